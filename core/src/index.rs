@@ -1,0 +1,412 @@
+//! The code index: chunking ([`chunk`], [`lang`]), incremental sync ([`sync`]) and the tantivy BM25
+//! index ([`lexical`]), behind one facade, [`CodeIndex`].
+//!
+//! On disk, under `<repo>/.code-intel/`:
+//! - `index/lexical/`: the tantivy index, one document per chunk (see [`lexical::schema`]).
+//! - `index/sync.lock`: held (`flock`) by the process that syncs; a second one gets
+//!   [`IndexError::Busy`].
+//! - `sync_state.json`: what the index holds, per file (see [`sync::SyncState`]); written only
+//!   after the tantivy commit it describes succeeded.
+
+pub mod chunk;
+pub mod lang;
+pub mod lexical;
+pub mod sync;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::schema::TantivyDocument;
+use tantivy::{Index, IndexReader, ReloadPolicy, Searcher};
+
+use crate::config::Config;
+use crate::persist::{FileLock, PersistError};
+use crate::repo_path::RepoRoot;
+
+pub use lexical::{NameMatch, StoredChunk};
+
+/// Errors of the code index.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// Another process (or thread) holds the sync lock of this repository.
+    #[error("another code-intel process is indexing {root}; retry")]
+    Busy {
+        /// The repository root.
+        root: PathBuf,
+    },
+    /// The tantivy index exists but cannot be opened.
+    #[error(
+        "the index at {path} is unreadable ({source}); delete .code-intel/index and run `code-intel index`"
+    )]
+    Corrupt {
+        /// The index directory.
+        path: PathBuf,
+        /// The tantivy error.
+        #[source]
+        source: tantivy::TantivyError,
+    },
+    /// A tantivy operation failed.
+    #[error("cannot {action} the index at {path}: {source}")]
+    Tantivy {
+        /// What was being done (`"open"`, `"commit"`, `"search"`, ...).
+        action: &'static str,
+        /// The index directory.
+        path: PathBuf,
+        /// The tantivy error.
+        #[source]
+        source: tantivy::TantivyError,
+    },
+    /// A file-system operation on the index's own files failed.
+    #[error("cannot access {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A pattern of `exclude_patterns` in `.code-intel/config.json` is not a valid glob.
+    #[error("invalid exclude pattern {pattern:?} in .code-intel/config.json: {source}")]
+    ExcludePattern {
+        /// The pattern as configured.
+        pattern: String,
+        /// The glob error.
+        #[source]
+        source: ignore::Error,
+    },
+    /// Writing `sync_state.json` failed (the index itself was committed; the next sync repairs it).
+    #[error(transparent)]
+    Persist(#[from] PersistError),
+}
+
+/// Progress of a sync, reported to the caller's callback on the calling thread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub enum SyncProgress {
+    /// The walk finished: `files` seen, `to_read` of them changed by size/mtime (or new),
+    /// `deleted` gone since the last sync.
+    Walked {
+        /// Files found by the walk.
+        files: usize,
+        /// Files that must be read and hashed.
+        to_read: usize,
+        /// Files removed since the last sync.
+        deleted: usize,
+    },
+    /// One more file of `to_read` was read (and, if changed, chunked).
+    Read {
+        /// Files read so far.
+        done: usize,
+        /// Files to read in total.
+        total: usize,
+    },
+    /// All documents are written; the index commit is running.
+    Committing,
+}
+
+/// A file the sync did not index, with the reason (an expected outcome, not an error).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    /// Repository-relative path (lossy for non-UTF-8 names).
+    pub path: String,
+    /// Why: `binary file`, `file too large (.. bytes, limit ..)`, `cannot read: ..`,
+    /// `path is not valid UTF-8`.
+    pub reason: String,
+}
+
+/// What a sync did. Counts are files; `files_skipped` lists only files examined by this sync
+/// (new or changed ones), so a no-change sync reports none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncReport {
+    /// Files new since the last sync (a rename is a delete plus an add).
+    pub files_added: usize,
+    /// Files whose content (SHA-256) changed.
+    pub files_modified: usize,
+    /// Files gone since the last sync.
+    pub files_deleted: usize,
+    /// Files unchanged, including ones whose mtime changed but whose SHA-256 did not.
+    pub files_unchanged: usize,
+    /// Files read and hashed by this sync (size/mtime differed, or the entry was too recent to
+    /// trust its mtime).
+    pub files_hashed: usize,
+    /// Files examined by this sync and not indexed.
+    pub files_skipped: Vec<SkippedFile>,
+    /// Chunks in the index after the sync.
+    pub chunks: u64,
+    /// Chunks written by this sync.
+    pub chunks_written: usize,
+    /// Whether the whole index was rebuilt (first sync, or the state file did not describe the
+    /// index: deleted, stale after a crash, older version or different chunking options).
+    pub full_rebuild: bool,
+    /// Wall-clock duration in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// One ranked hit of [`CodeIndex::search`]: a chunk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// Repository-relative path, `/`-separated.
+    pub file: String,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, 1-based inclusive.
+    pub end_line: u32,
+    /// Symbol name (the file name for module chunks).
+    pub symbol: String,
+    /// Qualified name (`Class.method`, `Namespace\Class::method`).
+    pub qualified_name: String,
+    /// Chunk kind, snake_case (`function`, `method`, `class`, `module`, ...).
+    pub kind: String,
+    /// Language id.
+    pub language: String,
+    /// BM25 score with field boosts (unbounded, higher is better; comparable within one query).
+    pub score: f32,
+    /// Signature (may be empty).
+    pub signature: String,
+    /// The first non-blank lines of the chunk, when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    /// Hex SHA-256 of the chunk content.
+    pub sha256: String,
+}
+
+/// Size and freshness of the index.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexStats {
+    /// Files with chunks in the index (per the sync state).
+    pub files: usize,
+    /// Chunks (documents) in the index.
+    pub chunks: u64,
+    /// End of the last successful sync, if any.
+    pub last_sync: Option<jiff::Timestamp>,
+}
+
+/// Directory of the lexical index inside the state directory.
+const LEXICAL_DIR: &str = "index/lexical";
+/// Name of the sync lock file (in `.code-intel/index/`).
+const LOCK_NAME: &str = "sync";
+
+/// The code index of one repository: a tantivy index plus the sync state that describes it.
+///
+/// Cheap to share by reference across threads (`Send + Sync`); searches see the latest commit
+/// of any process (the reader reloads on commit).
+pub struct CodeIndex {
+    root: RepoRoot,
+    config: Config,
+    index: Index,
+    reader: IndexReader,
+    fields: lexical::Fields,
+}
+
+impl std::fmt::Debug for CodeIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeIndex").field("root", &self.root.path()).finish_non_exhaustive()
+    }
+}
+
+impl CodeIndex {
+    /// Opens the index of `root`, creating an empty one if missing. An index built with an older
+    /// schema is rebuilt empty (the next sync fills it).
+    ///
+    /// # Errors
+    /// [`IndexError::Corrupt`] (with the fix in the message) when the index exists but cannot be
+    /// opened; [`IndexError::Io`]/[`IndexError::Tantivy`] when it cannot be created.
+    pub fn open(root: &RepoRoot, config: &Config) -> Result<Self, IndexError> {
+        let dir = Self::lexical_dir(root);
+        let (schema, fields) = lexical::schema();
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| IndexError::Io { path, source }
+        };
+        let index = if dir.join("meta.json").exists() {
+            let index = Index::open_in_dir(&dir)
+                .map_err(|source| IndexError::Corrupt { path: dir.clone(), source })?;
+            if index.schema() == schema {
+                index
+            } else {
+                // An older code-intel wrote this index. It is derived data: start over. The sync
+                // state will not match the new index's commit, so the next sync is a full one.
+                let _lock = FileLock::acquire(&Self::lock_base(root))?;
+                std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
+                std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+                Self::create(&dir, schema)?
+            }
+        } else {
+            std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+            let _lock = FileLock::acquire(&Self::lock_base(root))?;
+            if dir.join("meta.json").exists() {
+                // Another process created it while we waited for the lock.
+                Index::open_in_dir(&dir).map_err(|source| IndexError::Corrupt { path: dir.clone(), source })?
+            } else {
+                Self::create(&dir, schema)?
+            }
+        };
+        lexical::register_tokenizers(&index);
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::OnCommitWithDelay)
+            .try_into()
+            .map_err(|source| IndexError::Tantivy { action: "open a reader on", path: dir.clone(), source })?;
+        Ok(Self { root: root.clone(), config: config.clone(), index, reader, fields })
+    }
+
+    fn create(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index, IndexError> {
+        Index::create_in_dir(dir, schema)
+            .map_err(|source| IndexError::Tantivy { action: "create", path: dir.to_path_buf(), source })
+    }
+
+    /// `<root>/.code-intel/index/lexical`.
+    pub fn lexical_dir(root: &RepoRoot) -> PathBuf {
+        root.state_dir().join(LEXICAL_DIR)
+    }
+
+    /// The path whose `.lock` sibling is the sync lock: `<root>/.code-intel/index/sync`.
+    fn lock_base(root: &RepoRoot) -> PathBuf {
+        root.state_dir().join("index").join(LOCK_NAME)
+    }
+
+    /// The repository root.
+    pub fn root(&self) -> &RepoRoot {
+        &self.root
+    }
+
+    /// The configuration the index was opened with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Brings the index up to date with the files on disk (see [`sync`] for the algorithm and
+    /// its crash-safety argument). `progress` is called on this thread.
+    ///
+    /// # Errors
+    /// [`IndexError::Busy`] when another process or thread is syncing this repository;
+    /// [`IndexError::ExcludePattern`] for a bad glob in the config; [`IndexError::Tantivy`] when
+    /// the commit fails (nothing changed); [`IndexError::Persist`] when the state file cannot be
+    /// written after the commit (the next sync rebuilds).
+    pub fn sync(&self, progress: &mut dyn FnMut(SyncProgress)) -> Result<SyncReport, IndexError> {
+        let started = std::time::Instant::now();
+        let ctx = sync::SyncContext {
+            root: &self.root,
+            config: &self.config,
+            index: &self.index,
+            fields: &self.fields,
+            lock_base: Self::lock_base(&self.root),
+            state_path: sync::SyncState::path(&self.root),
+        };
+        let mut report = sync::run(&ctx, progress)?;
+        self.reader.reload().map_err(|source| IndexError::Tantivy {
+            action: "reload",
+            path: Self::lexical_dir(&self.root),
+            source,
+        })?;
+        report.chunks = self.reader.searcher().num_docs();
+        report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        Ok(report)
+    }
+
+    /// Whether a sync is due: the index was never synced, its state does not describe it, or the
+    /// last sync is older than `sync_ttl_hours`.
+    pub fn needs_sync(&self) -> bool {
+        let Some(state) = sync::SyncState::load(&sync::SyncState::path(&self.root)) else {
+            return true;
+        };
+        if !sync::state_matches_index(&state, &self.index, &self.config) {
+            return true;
+        }
+        let Some(last) = state.synced_at else { return true };
+        let age_hours = jiff::Timestamp::now().duration_since(last).as_secs_f64() / 3600.0;
+        !(0.0..self.config.sync_ttl_hours).contains(&age_hours)
+    }
+
+    /// Ranked BM25 search over chunks (see [`lexical::bm25_query`] for the query analysis and
+    /// [`lexical::FIELD_BOOSTS`] for the boosts). At most `top` hits, best first; a query with
+    /// no searchable term gives no hits.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search itself fails (I/O on the index files).
+    pub fn search(&self, query: &str, top: usize) -> Result<Vec<SearchHit>, IndexError> {
+        if top == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(q) = lexical::bm25_query(&self.fields, query) else { return Ok(Vec::new()) };
+        let searcher = self.reader.searcher();
+        let top_docs = searcher.search(&q, &TopDocs::with_limit(top)).map_err(|e| self.err("search", e))?;
+        let mut hits = Vec::with_capacity(top_docs.len());
+        for (score, addr) in top_docs {
+            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
+            let c = lexical::stored_chunk(&self.fields, &doc);
+            hits.push(SearchHit {
+                file: c.file,
+                start_line: c.start_line,
+                end_line: c.end_line,
+                symbol: c.symbol,
+                qualified_name: c.qualified_name,
+                kind: c.kind,
+                language: c.language,
+                score,
+                signature: c.signature,
+                snippet: Some(c.snippet).filter(|s| !s.is_empty()),
+                sha256: c.sha256,
+            });
+        }
+        Ok(hits)
+    }
+
+    /// Definition candidates for `name` (see [`NameMatch`]), restricted to `scope` (a
+    /// repo-relative file or directory; `None` or `""` = everywhere) and `language`, excluding
+    /// module and window chunks. Returns at most `limit` chunks in index order and the total
+    /// number of matches.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn definitions(
+        &self,
+        name: &str,
+        how: NameMatch,
+        scope: Option<&str>,
+        language: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<StoredChunk>, usize), IndexError> {
+        let q = lexical::definition_query(&self.fields, name, how, scope, language)
+            .map_err(|e| self.err("search", e))?;
+        self.collect(&*q, limit)
+    }
+
+    /// All chunks of one file (repo-relative path), in no particular order.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn chunks_of(&self, path: &str) -> Result<Vec<StoredChunk>, IndexError> {
+        let q = lexical::file_query(&self.fields, path);
+        Ok(self.collect(&*q, usize::MAX)?.0)
+    }
+
+    fn collect(&self, q: &dyn tantivy::query::Query, limit: usize) -> Result<(Vec<StoredChunk>, usize), IndexError> {
+        let searcher: Searcher = self.reader.searcher();
+        let docs = searcher.search(q, &DocSetCollector).map_err(|e| self.err("search", e))?;
+        let total = docs.len();
+        let mut addrs: Vec<_> = docs.into_iter().collect();
+        addrs.sort();
+        let mut out = Vec::with_capacity(addrs.len().min(limit));
+        for addr in addrs.into_iter().take(limit) {
+            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
+            out.push(lexical::stored_chunk(&self.fields, &doc));
+        }
+        Ok((out, total))
+    }
+
+    /// Files, chunks and the time of the last sync. Never fails: unreadable parts count as zero.
+    pub fn stats(&self) -> IndexStats {
+        let state = sync::SyncState::load(&sync::SyncState::path(&self.root));
+        IndexStats {
+            files: state.as_ref().map_or(0, |s| s.files.values().filter(|f| f.chunks > 0).count()),
+            chunks: self.reader.searcher().num_docs(),
+            last_sync: state.and_then(|s| s.synced_at),
+        }
+    }
+
+    fn err(&self, action: &'static str, source: tantivy::TantivyError) -> IndexError {
+        IndexError::Tantivy { action, path: Self::lexical_dir(&self.root), source }
+    }
+}

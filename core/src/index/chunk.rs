@@ -1,0 +1,560 @@
+//! Chunks: the unit of indexing and retrieval, and the generic tree-sitter chunking loop.
+//!
+//! [`chunk_source`] turns one file into a module chunk plus symbol chunks. Everything
+//! language-specific is data: the grammar and query file of [`super::lang`] (one `.scm` file per
+//! language under `index/queries/`), a few separators in the language table, and for Blade a
+//! directive table. One loop reads every query through the capture names below.
+//!
+//! # Capture contract of `queries/*.scm`
+//!
+//! | capture | meaning |
+//! |---|---|
+//! | `@chunk.<kind>` | the node is a chunk; `<kind>` is a [`ChunkKind`] in snake_case (`function`, `class`, `method`, `interface`, `trait`, `enum`, `directive`, `rule`, `at_rule`, `element`) |
+//! | `@chunk` | annotates a chunk made by another pattern (adds `@doc`/`@name`/`@body`); never makes one |
+//! | `@name` | the symbol name; several in one match are joined with the language's name joiner, in source order; without one the symbol is the signature |
+//! | `@doc` | docstring (inside the node) or docblock (before it: the chunk then starts at the docblock); in a match without a chunk capture, the module docstring |
+//! | `@body` | the body; the signature is the text before it (default: the node's `body` field, or that of a direct child, e.g. under a decorator or `export`) |
+//! | `@import` | an import statement of the file |
+//! | `@namespace` | a namespace name that qualifies the top-level chunks after it |
+//! | `@_x` | only used by predicates (`#eq?`, `#match?`, `#any-of?`) |
+//!
+//! When several patterns capture the same node, the earliest pattern in the file wins for the kind,
+//! the name, the doc and the body. Generic rules, the same for every language:
+//! - a chunk that is a direct syntax child of a chunk with the same kind and name (a decorated
+//!   definition around its definition) is absorbed into it;
+//! - a `function` whose nearest enclosing chunk is a class, interface, trait or enum is a `method`;
+//! - qualified names join the enclosing chunk's qualified name and the symbol with the member
+//!   separator, or prefix top-level symbols with the namespace;
+//! - chunks nest at most [`MAX_NESTING`] deep; deeper ones stay inside their ancestor's content;
+//! - a chunk's content elides the bodies of its nested chunks (`def save(self): …`), so no source
+//!   text is indexed twice; `meta.elided` counts them;
+//! - top-level code outside every chunk, import and module docstring (Laravel route files, config
+//!   arrays, scripts) becomes `window` chunks with `meta.gap = true` when a run has at least
+//!   [`MIN_GAP_LINES`] non-blank lines.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use streaming_iterator::StreamingIterator;
+use tree_sitter as ts;
+
+use super::lang::{self, Grammar, GrammarError, Language, Role};
+
+pub(crate) mod directive;
+
+/// Deepest chunk nesting kept (a class in a class is depth 2). Bounds work and qualified-name
+/// length on pathological input; real code rarely nests named definitions beyond 4.
+pub const MAX_NESTING: usize = 16;
+
+/// Fewest non-blank lines of uncovered top-level code that make a gap window (so `<?php` +
+/// `declare(strict_types=1);` or a `if __name__ == "__main__":` tail do not become chunks).
+pub const MIN_GAP_LINES: usize = 3;
+
+/// Longest signature kept, in bytes.
+const SIGNATURE_MAX_BYTES: usize = 256;
+/// Longest docstring kept, in bytes.
+const DOC_MAX_BYTES: usize = 1024;
+/// Longest symbol name kept, in bytes (CSS selector lists can be long).
+const NAME_MAX_BYTES: usize = 200;
+/// Longest elided child header kept in a parent's content, in bytes.
+const ELIDED_HEADER_MAX_BYTES: usize = 400;
+/// How far into a file the binary check looks (git and ripgrep use the same NUL heuristic).
+const BINARY_PROBE_BYTES: usize = 8 * 1024;
+
+/// What a chunk stands for. Serialised in snake_case (`"method"`, `"module"`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkKind {
+    /// One per file: path, top-level symbols, imports, module docstring.
+    Module,
+    /// A free function (or an arrow function / function expression bound to a name).
+    Function,
+    /// A class.
+    Class,
+    /// A method inside a class, trait or interface.
+    Method,
+    /// An interface (TypeScript, PHP).
+    Interface,
+    /// A PHP trait.
+    Trait,
+    /// An enum (TypeScript, PHP).
+    Enum,
+    /// A Blade component or a section/component/slot/push directive block.
+    Directive,
+    /// A CSS rule set.
+    Rule,
+    /// A CSS at-rule block (`@media`, `@keyframes`, ...).
+    AtRule,
+    /// An HTML semantic element or an element with an `id`.
+    Element,
+    /// A fixed-size line window (fallback for text without a grammar, and splits of oversize chunks).
+    Window,
+}
+
+/// One chunk of a source file.
+///
+/// Lines are 1-based and inclusive; `byte_range` is a half-open byte range into the file's UTF-8
+/// text. `path` is repository-relative with `/` separators. `sha256` is the lowercase hex SHA-256
+/// of `content`. `meta` is open for strategy-specific data (framework-aware strategies add keys
+/// there without a schema change).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// Repository-relative path, `/`-separated.
+    pub path: String,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, 1-based, inclusive.
+    pub end_line: u32,
+    /// Byte range `[start, end)` in the file.
+    pub byte_range: (usize, usize),
+    /// Symbol name (`login`, `UserController`); the file name for module chunks.
+    pub symbol: String,
+    /// Qualified name: `Class.method` (Python, JS, TS), `Namespace\Class::method` (PHP FQCN).
+    pub qualified_name: String,
+    /// What the chunk stands for.
+    pub kind: ChunkKind,
+    /// Language id (`python`, `php`, `javascript`, `typescript`, `tsx`, `blade`, `html`, `css`, `scss`, `text`).
+    pub language: String,
+    /// The declaration line(s) up to the body, whitespace-collapsed; empty when not applicable.
+    pub signature: String,
+    /// Docstring or docblock text, without comment markers; empty when absent.
+    pub docstring: String,
+    /// Imports in scope (PHP `use`, Python `import`, JS `import`/`require`), as written.
+    pub imports: Vec<String>,
+    /// The chunk's source text.
+    pub content: String,
+    /// Lowercase hex SHA-256 of `content`.
+    pub sha256: String,
+    /// Extensible strategy metadata (e.g. `"part": 2` for split chunks).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub meta: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Limits of the chunker. The defaults come from the design docs' `config.json`
+/// (`chunk_max_tokens: 512`, 50-line fallback windows).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ChunkOptions {
+    /// A chunk whose [`estimate_tokens`] exceeds this is split into consecutive parts. Default 512.
+    pub chunk_max_tokens: usize,
+    /// Lines per window for files without a grammar. Default 50.
+    pub window_lines: usize,
+    /// Files larger than this (bytes) are skipped with [`SkipReason::TooLarge`]. Default 1 MiB.
+    pub max_file_bytes: u64,
+}
+
+impl Default for ChunkOptions {
+    fn default() -> Self {
+        ChunkOptions {
+            chunk_max_tokens: 512,
+            window_lines: 50,
+            max_file_bytes: 1 << 20,
+        }
+    }
+}
+
+/// Why a file produced no chunks. An expected outcome (recorded by the sync), not an error.
+///
+/// Serialised as `{"reason": "binary"}` or `{"reason": "too_large", "bytes": .., "limit": ..}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The file has a NUL byte in its first 8 KiB (the heuristic git and ripgrep use).
+    #[error("binary file")]
+    Binary,
+    /// The file is larger than [`ChunkOptions::max_file_bytes`].
+    #[error("file too large ({bytes} bytes, limit {limit})")]
+    TooLarge {
+        /// File size in bytes.
+        bytes: u64,
+        /// The configured limit in bytes.
+        limit: u64,
+    },
+}
+
+/// Estimates the number of model tokens in `text`: `ceil(chars / 4)`.
+///
+/// The 4-characters-per-token rule of thumb is OpenAI's published estimate for English text and
+/// code under BPE tokenizers ("a token is about 4 characters"); it is cheap and monotone, which is
+/// all splitting needs. A part of at most `4 * chunk_max_tokens` characters is within the limit.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// Chunks one file: the module chunk first, then the other chunks in source order.
+///
+/// `path` is repository-relative and `/`-separated; it picks the language ([`lang::detect`]) and
+/// is copied into every chunk. The chunks are:
+/// - one [`ChunkKind::Module`] chunk: symbol = file name, content = path, module docstring,
+///   imports and top-level symbols (with their members), cut to `chunk_max_tokens`;
+///   `byte_range` covers the whole file;
+/// - symbol chunks found by the language's query (see the module docs for the rules);
+/// - [`ChunkKind::Window`] chunks of `window_lines` lines for text without a grammar, and for
+///   uncovered top-level code (`meta.gap = true`); symbol = file name, qualified name
+///   `path#L<start>-L<end>`.
+///
+/// A chunk over `chunk_max_tokens` ([`estimate_tokens`]) is split into consecutive parts at line
+/// ends (or at char boundaries inside a long line, preferring a break after whitespace or
+/// punctuation), each with the same kind and names and `meta.part` = 1..=n, `meta.parts` = n.
+/// Invalid UTF-8 is decoded lossily (U+FFFD) and every chunk gets `meta.lossy = true`; byte ranges
+/// are then offsets into the decoded text. If a bundled grammar fails to load, the file is chunked
+/// as text and chunks carry `meta.fallback` with the reason. Never panics.
+///
+/// # Errors
+/// [`SkipReason::TooLarge`] over [`ChunkOptions::max_file_bytes`]; [`SkipReason::Binary`] for a
+/// NUL byte in the first 8 KiB.
+pub fn chunk_source(
+    path: &str,
+    bytes: &[u8],
+    opts: &ChunkOptions,
+) -> Result<Vec<Chunk>, SkipReason> {
+    let size = bytes.len() as u64;
+    if size > opts.max_file_bytes {
+        return Err(SkipReason::TooLarge {
+            bytes: size,
+            limit: opts.max_file_bytes,
+        });
+    }
+    if bytes[..bytes.len().min(BINARY_PROBE_BYTES)].contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    let (text, lossy) = match std::str::from_utf8(bytes) {
+        Ok(text) => (Cow::Borrowed(text), false),
+        Err(_) => (String::from_utf8_lossy(bytes), true),
+    };
+    let language = lang::detect(path);
+    let mut fallback = None;
+    let outline = match language.grammar() {
+        Ok(Some(grammar)) => match outline(language, grammar, &text) {
+            Ok(outline) => outline,
+            Err(err) => {
+                fallback = Some(err.to_string());
+                Outline::default()
+            }
+        },
+        Ok(None) => Outline::default(),
+        Err(err) => {
+            fallback = Some(err.to_string());
+            Outline::default()
+        }
+    };
+    let file = File {
+        path,
+        name: path.rsplit('/').next().unwrap_or(path),
+        text: &text,
+        lines: LineIndex::new(&text),
+        language,
+        windows_only: language.spec().query.is_empty() || fallback.is_some(),
+    };
+    let mut chunks = assemble(&file, outline, opts);
+    let mut extra = serde_json::Map::new();
+    if lossy {
+        extra.insert("lossy".into(), true.into());
+    }
+    if let Some(reason) = fallback {
+        extra.insert("fallback".into(), reason.into());
+    }
+    if !extra.is_empty() {
+        for chunk in &mut chunks {
+            chunk.meta.extend(extra.clone());
+        }
+    }
+    Ok(chunks)
+}
+
+/// A chunk found in the source before nesting, naming and splitting.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    /// Start byte, including a preceding docblock.
+    pub start: usize,
+    /// Start byte of the declaration itself (where the signature starts).
+    pub node_start: usize,
+    /// End byte, exclusive.
+    pub end: usize,
+    /// What it is (functions may still become methods).
+    pub kind: ChunkKind,
+    /// Symbol name; empty when the signature names it.
+    pub name: String,
+    /// Cleaned docstring; empty when absent.
+    pub doc: String,
+    /// Where the body starts; the signature is `node_start..body_start`.
+    pub body_start: Option<usize>,
+}
+
+/// What the query (and the directive table) found in a file.
+#[derive(Debug, Default)]
+struct Outline {
+    candidates: Vec<Candidate>,
+    imports: Vec<(usize, usize)>,
+    namespaces: Vec<(usize, String)>,
+    module_doc: Option<((usize, usize), String)>,
+}
+
+/// The file being chunked.
+struct File<'a> {
+    path: &'a str,
+    name: &'a str,
+    text: &'a str,
+    lines: LineIndex,
+    language: Language,
+    windows_only: bool,
+}
+
+/// Byte offsets of line starts, for byte -> 1-based line lookups.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { starts }
+    }
+
+    /// 1-based line of `byte`.
+    fn line(&self, byte: usize) -> usize {
+        self.starts.partition_point(|&s| s <= byte).max(1)
+    }
+
+    /// 1-based inclusive lines of the byte range `[start, end)`.
+    fn span(&self, start: usize, end: usize) -> (u32, u32) {
+        let first = self.line(start);
+        let last = if end > start {
+            self.line(end - 1)
+        } else {
+            first
+        };
+        (to_u32(first), to_u32(last))
+    }
+
+    /// Number of lines (a trailing newline does not open a new line).
+    fn count(&self, text: &str) -> usize {
+        if text.ends_with('\n') {
+            self.starts.len() - 1
+        } else {
+            self.starts.len()
+        }
+        .max(1)
+    }
+
+    /// Byte range of 1-based `line` without its line terminator.
+    fn range(&self, text: &str, line: usize) -> (usize, usize) {
+        let start = self.starts[line - 1];
+        let mut end = self.starts.get(line).map_or(text.len(), |next| next - 1);
+        if end > start && text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        (start, end)
+    }
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// One query match, reduced to what the loop needs.
+struct Hit<'tree> {
+    pattern: usize,
+    target: Option<(ts::Node<'tree>, Option<ChunkKind>)>,
+    names: Vec<ts::Node<'tree>>,
+    doc: Option<ts::Node<'tree>>,
+    body: Option<ts::Node<'tree>>,
+}
+
+/// A chunk node with the best (earliest-pattern) annotations seen so far.
+struct Entry<'tree> {
+    node: ts::Node<'tree>,
+    kind: (usize, ChunkKind),
+    name: Option<(usize, String)>,
+    doc: Option<(usize, ts::Node<'tree>)>,
+    body: Option<(usize, usize)>,
+    absorbed: bool,
+}
+
+fn keep_earliest<T>(slot: &mut Option<(usize, T)>, pattern: usize, value: Option<T>) {
+    if let Some(value) = value
+        && slot.as_ref().is_none_or(|(p, _)| pattern < *p)
+    {
+        *slot = Some((pattern, value));
+    }
+}
+
+/// Runs the language's query (and directive table) over `text`.
+fn outline(language: Language, grammar: &Grammar, text: &str) -> Result<Outline, GrammarError> {
+    let spec = language.spec();
+    let Some(tree) = language.with_parser(grammar, |parser| parser.parse(text, None))? else {
+        return Ok(Outline::default());
+    };
+    let source = text.as_bytes();
+    let node_text = |node: ts::Node<'_>| text.get(node.byte_range()).unwrap_or("");
+    let mut out = Outline::default();
+
+    let mut hits = Vec::new();
+    let mut cursor = ts::QueryCursor::new();
+    let mut matches = cursor.matches(&grammar.query, tree.root_node(), source);
+    while let Some(m) = matches.next() {
+        let mut hit = Hit {
+            pattern: m.pattern_index,
+            target: None,
+            names: Vec::new(),
+            doc: None,
+            body: None,
+        };
+        for capture in m.captures {
+            let node = capture.node;
+            match grammar
+                .roles
+                .get(capture.index as usize)
+                .copied()
+                .unwrap_or(Role::Ignored)
+            {
+                Role::Chunk(kind) => hit.target = Some((node, Some(kind))),
+                Role::Annotate => hit.target = Some((node, None)),
+                Role::Name => hit.names.push(node),
+                Role::Doc => hit.doc = Some(node),
+                Role::Body => hit.body = Some(node),
+                Role::Import => out.imports.push((node.start_byte(), node.end_byte())),
+                Role::Namespace => out
+                    .namespaces
+                    .push((node.start_byte(), collapse(node_text(node)))),
+                Role::Ignored => {}
+            }
+        }
+        hits.push(hit);
+    }
+
+    // Patterns with a kind make chunks; bare `@chunk` patterns only annotate them.
+    let mut entries: HashMap<usize, Entry<'_>> = HashMap::new();
+    for hit in hits
+        .iter()
+        .filter(|h| matches!(h.target, Some((_, Some(_)))))
+    {
+        if let Some((node, Some(kind))) = hit.target {
+            let entry = entries.entry(node.id()).or_insert(Entry {
+                node,
+                kind: (hit.pattern, kind),
+                name: None,
+                doc: None,
+                body: None,
+                absorbed: false,
+            });
+            if hit.pattern < entry.kind.0 {
+                entry.kind = (hit.pattern, kind);
+            }
+        }
+    }
+    for hit in &hits {
+        match hit.target {
+            Some((node, _)) => {
+                let Some(entry) = entries.get_mut(&node.id()) else {
+                    continue;
+                };
+                let name = (!hit.names.is_empty()).then(|| {
+                    let mut names = hit.names.clone();
+                    names.sort_by_key(|n| n.start_byte());
+                    let parts: Vec<String> =
+                        names.iter().map(|n| collapse(node_text(*n))).collect();
+                    parts.join(spec.name_joiner)
+                });
+                keep_earliest(&mut entry.name, hit.pattern, name);
+                keep_earliest(&mut entry.doc, hit.pattern, hit.doc);
+                keep_earliest(
+                    &mut entry.body,
+                    hit.pattern,
+                    hit.body.map(|b| b.start_byte()),
+                );
+            }
+            None => {
+                if let Some(doc) = hit.doc
+                    && out
+                        .module_doc
+                        .as_ref()
+                        .is_none_or(|((start, _), _)| doc.start_byte() < *start)
+                {
+                    let range = (doc.start_byte(), doc.end_byte());
+                    out.module_doc = Some((range, clean_doc(node_text(doc))));
+                }
+            }
+        }
+    }
+
+    // A chunk that is a direct child of a chunk with the same kind and name is absorbed.
+    let mut walk = tree.walk();
+    let ids: Vec<usize> = entries.keys().copied().collect();
+    for id in ids {
+        let Some(parent) = entries.get(&id) else {
+            continue;
+        };
+        let (node, kind, name) = (
+            parent.node,
+            parent.kind.1,
+            parent.name.as_ref().map(|n| n.1.clone()),
+        );
+        let children: Vec<usize> = node.named_children(&mut walk).map(|c| c.id()).collect();
+        for child_id in children {
+            let Some(child) = entries.get_mut(&child_id) else {
+                continue;
+            };
+            if child.kind.1 != kind || child.name.as_ref().map(|n| &n.1) != name.as_ref() {
+                continue;
+            }
+            child.absorbed = true;
+            let (doc, body) = (child.doc, child.body);
+            if let Some(parent) = entries.get_mut(&id) {
+                parent.doc = parent.doc.or(doc);
+                parent.body = parent.body.or(body);
+            }
+        }
+    }
+
+    for entry in entries.values().filter(|e| !e.absorbed) {
+        let node = entry.node;
+        let body_start = entry
+            .body
+            .map(|b| b.1)
+            .or_else(|| body_field_start(grammar, node, &mut walk));
+        let doc_node = entry.doc.map(|d| d.1);
+        let start = doc_node.map_or(node.start_byte(), |d| d.start_byte().min(node.start_byte()));
+        out.candidates.push(Candidate {
+            start,
+            node_start: node.start_byte(),
+            end: node.end_byte(),
+            kind: entry.kind.1,
+            name: entry.name.as_ref().map(|n| n.1.clone()).unwrap_or_default(),
+            doc: doc_node
+                .map(|d| clean_doc(node_text(d)))
+                .unwrap_or_default(),
+            body_start,
+        });
+    }
+
+    if let Ok(Some(table)) = grammar.directives.as_ref().map(Some).transpose() {
+        let (candidates, imports) = directive::scan(table, text);
+        out.candidates.extend(candidates);
+        out.imports.extend(imports);
+    }
+    Ok(out)
+}
+
+/// Start of the node's `body` field, or of a direct named child's (decorators, `export`).
+fn body_field_start(
+    grammar: &Grammar,
+    node: ts::Node<'_>,
+    walk: &mut ts::TreeCursor<'_>,
+) -> Option<usize> {
+    let field = grammar.body_field?;
+    if let Some(body) = node.child_by_field_id(field) {
+        return Some(body.start_byte());
+    }
+    node.named_children(walk)
+        .find_map(|c| c.child_by_field_id(field))
+        .map(|b| b.start_byte())
+}

@@ -1,0 +1,378 @@
+//! Source languages: detection by file name, and the per-language table the chunker reads
+//! (tree-sitter grammar, query file, comment markers, qualified-name separators).
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter as ts;
+
+use super::chunk::ChunkKind;
+
+/// A language the chunker knows. Everything without a grammar is [`Language::Text`]
+/// (chunked by line windows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Language {
+    /// Python (`.py`, `.pyi`).
+    Python,
+    /// PHP (`.php`, ...), parsed with `LANGUAGE_PHP` (handles `<?php` mixed with HTML).
+    Php,
+    /// JavaScript including JSX (`.js`, `.jsx`, `.mjs`, `.cjs`).
+    JavaScript,
+    /// TypeScript (`.ts`, `.mts`, `.cts`).
+    TypeScript,
+    /// TypeScript with JSX (`.tsx`).
+    Tsx,
+    /// Laravel Blade templates (`.blade.php`), chunked by a directive table, not a grammar.
+    Blade,
+    /// HTML (`.html`, `.htm`).
+    Html,
+    /// CSS (`.css`).
+    Css,
+    /// SCSS (`.scss`).
+    Scss,
+    /// Any other text: line-window chunks.
+    Text,
+}
+
+impl Language {
+    /// The stable id used in [`Chunk::language`](super::chunk::Chunk::language):
+    /// `python`, `php`, `javascript`, `typescript`, `tsx`, `blade`, `html`, `css`, `scss`, `text`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Php => "php",
+            Language::JavaScript => "javascript",
+            Language::TypeScript => "typescript",
+            Language::Tsx => "tsx",
+            Language::Blade => "blade",
+            Language::Html => "html",
+            Language::Css => "css",
+            Language::Scss => "scss",
+            Language::Text => "text",
+        }
+    }
+}
+
+/// Detects the language of a file from its name (case-insensitive extension).
+///
+/// `path` is any `/`-separated path; only the file name counts. `*.blade.php` is checked before
+/// `*.php`. Unknown or missing extensions give [`Language::Text`].
+pub fn detect(path: &str) -> Language {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    if name.ends_with(".blade.php") {
+        return Language::Blade;
+    }
+    let ext = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => ext,
+        _ => return Language::Text,
+    };
+    match ext {
+        "py" | "pyi" => Language::Python,
+        "php" | "phtml" => Language::Php,
+        "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+        "ts" | "mts" | "cts" => Language::TypeScript,
+        "tsx" => Language::Tsx,
+        "html" | "htm" | "xhtml" => Language::Html,
+        "css" => Language::Css,
+        "scss" => Language::Scss,
+        _ => Language::Text,
+    }
+}
+
+/// What a capture name in a query file means to the generic chunking loop in [`super::chunk`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `@chunk.<kind>`: the node is a chunk of this kind.
+    Chunk(ChunkKind),
+    /// `@chunk`: the node is a chunk made by another pattern; this match only annotates it.
+    Annotate,
+    /// `@name`: (part of) the chunk's symbol name.
+    Name,
+    /// `@doc`: the chunk's docstring or docblock; without a chunk capture, the module's.
+    Doc,
+    /// `@body`: the chunk's body; the signature is the text before it.
+    Body,
+    /// `@import`: an import statement of the file.
+    Import,
+    /// `@namespace`: a namespace name qualifying the declarations after it.
+    Namespace,
+    /// `@_anything`: used by predicates only.
+    Ignored,
+}
+
+impl Role {
+    fn parse(capture: &str) -> Option<Role> {
+        let kind = match capture {
+            "chunk" => return Some(Role::Annotate),
+            "name" => return Some(Role::Name),
+            "doc" => return Some(Role::Doc),
+            "body" => return Some(Role::Body),
+            "import" => return Some(Role::Import),
+            "namespace" => return Some(Role::Namespace),
+            c if c.starts_with('_') => return Some(Role::Ignored),
+            "chunk.function" => ChunkKind::Function,
+            "chunk.class" => ChunkKind::Class,
+            "chunk.method" => ChunkKind::Method,
+            "chunk.interface" => ChunkKind::Interface,
+            "chunk.trait" => ChunkKind::Trait,
+            "chunk.enum" => ChunkKind::Enum,
+            "chunk.directive" => ChunkKind::Directive,
+            "chunk.rule" => ChunkKind::Rule,
+            "chunk.at_rule" => ChunkKind::AtRule,
+            "chunk.element" => ChunkKind::Element,
+            _ => return None,
+        };
+        Some(Role::Chunk(kind))
+    }
+}
+
+/// The per-language settings of the chunker: data only, no behaviour.
+pub(crate) struct LangSpec {
+    /// The tree-sitter grammar; `None` for line-window languages.
+    grammar: Option<fn() -> ts::Language>,
+    /// The chunk query (`queries/<lang>.scm`).
+    query: &'static str,
+    /// Joins a parent's qualified name and a member's name (`.` in `Class.method`).
+    pub member_sep: &'static str,
+    /// Joins a namespace and a top-level name (`\` in `App\Models\User`).
+    pub namespace_sep: &'static str,
+    /// Joins several `@name` captures of one match (`#` in `nav#main-nav`).
+    pub name_joiner: &'static str,
+    /// A directive table (`queries/blade.directives`), empty when the language has none.
+    pub directives: &'static str,
+}
+
+const NO_GRAMMAR: LangSpec = LangSpec {
+    grammar: None,
+    query: "",
+    member_sep: ".",
+    namespace_sep: ".",
+    name_joiner: "",
+    directives: "",
+};
+
+static PYTHON: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_python::LANGUAGE)),
+    query: include_str!("queries/python.scm"),
+    ..NO_GRAMMAR
+};
+// PHP's FQCN form: `App\Http\Controllers\UserController::store`.
+static PHP: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_php::LANGUAGE_PHP)),
+    query: include_str!("queries/php.scm"),
+    member_sep: "::",
+    namespace_sep: "\\",
+    ..NO_GRAMMAR
+};
+static JAVASCRIPT: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_javascript::LANGUAGE)),
+    query: include_str!("queries/javascript.scm"),
+    ..NO_GRAMMAR
+};
+static TYPESCRIPT: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_typescript::LANGUAGE_TYPESCRIPT)),
+    query: include_str!("queries/typescript.scm"),
+    ..NO_GRAMMAR
+};
+static TSX: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_typescript::LANGUAGE_TSX)),
+    query: include_str!("queries/typescript.scm"),
+    ..NO_GRAMMAR
+};
+static HTML: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_html::LANGUAGE)),
+    query: include_str!("queries/html.scm"),
+    member_sep: " > ",
+    name_joiner: "#",
+    ..NO_GRAMMAR
+};
+// Blade: the HTML grammar with component patterns first (they take precedence), plus directives.
+static BLADE: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_html::LANGUAGE)),
+    query: concat!(
+        include_str!("queries/blade.scm"),
+        include_str!("queries/html.scm")
+    ),
+    member_sep: " > ",
+    name_joiner: "#",
+    directives: include_str!("queries/blade.directives"),
+    ..NO_GRAMMAR
+};
+static CSS: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_css::LANGUAGE)),
+    query: include_str!("queries/css.scm"),
+    member_sep: " ",
+    ..NO_GRAMMAR
+};
+static SCSS: LangSpec = LangSpec {
+    grammar: Some(tree_sitter_scss::language),
+    query: include_str!("queries/scss.scm"),
+    member_sep: " ",
+    ..NO_GRAMMAR
+};
+static TEXT: LangSpec = NO_GRAMMAR;
+
+/// Every language, in declaration order (indexes the per-language caches).
+const ALL: [Language; 10] = [
+    Language::Python,
+    Language::Php,
+    Language::JavaScript,
+    Language::TypeScript,
+    Language::Tsx,
+    Language::Blade,
+    Language::Html,
+    Language::Css,
+    Language::Scss,
+    Language::Text,
+];
+
+impl Language {
+    /// Every language the chunker knows.
+    pub fn all() -> &'static [Language] {
+        &ALL
+    }
+
+    /// The language's settings.
+    pub(crate) fn spec(self) -> &'static LangSpec {
+        match self {
+            Language::Python => &PYTHON,
+            Language::Php => &PHP,
+            Language::JavaScript => &JAVASCRIPT,
+            Language::TypeScript => &TYPESCRIPT,
+            Language::Tsx => &TSX,
+            Language::Blade => &BLADE,
+            Language::Html => &HTML,
+            Language::Css => &CSS,
+            Language::Scss => &SCSS,
+            Language::Text => &TEXT,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The compiled grammar and query, built once per process and shared by all threads.
+    ///
+    /// `Ok(None)` for languages without a grammar.
+    ///
+    /// # Errors
+    /// [`GrammarError`] when the bundled grammar or query does not load (a build defect, covered by
+    /// the tests); callers fall back to line windows.
+    pub(crate) fn grammar(self) -> Result<Option<&'static Grammar>, &'static GrammarError> {
+        static CACHE: [OnceLock<Result<Option<Grammar>, GrammarError>>; 10] =
+            [const { OnceLock::new() }; 10];
+        CACHE[self.index()]
+            .get_or_init(|| Grammar::compile(self))
+            .as_ref()
+            .map(Option::as_ref)
+    }
+
+    /// Runs `f` with this thread's parser for the language (created on first use, then reused).
+    pub(crate) fn with_parser<R>(
+        self,
+        grammar: &Grammar,
+        f: impl FnOnce(&mut ts::Parser) -> R,
+    ) -> Result<R, GrammarError> {
+        thread_local! {
+            static PARSERS: RefCell<[Option<ts::Parser>; 10]> = RefCell::new(Default::default());
+        }
+        PARSERS.with(|cell| {
+            let mut parsers = cell.borrow_mut();
+            let slot = &mut parsers[self.index()];
+            let parser = match slot {
+                Some(parser) => parser,
+                None => {
+                    let mut parser = ts::Parser::new();
+                    parser.set_language(&grammar.language).map_err(|source| {
+                        GrammarError::Incompatible {
+                            language: self.id(),
+                            source,
+                        }
+                    })?;
+                    slot.insert(parser)
+                }
+            };
+            Ok(f(parser))
+        })
+    }
+}
+
+/// A loaded tree-sitter grammar with its compiled chunk query.
+pub(crate) struct Grammar {
+    /// The tree-sitter language.
+    pub language: ts::Language,
+    /// The compiled `queries/<lang>.scm`.
+    pub query: ts::Query,
+    /// The role of each capture, indexed by capture index.
+    pub roles: Vec<Role>,
+    /// The grammar's `body` field, if it has one (signature = text before the body).
+    pub body_field: Option<u16>,
+}
+
+impl Grammar {
+    fn compile(language: Language) -> Result<Option<Grammar>, GrammarError> {
+        let spec = language.spec();
+        let Some(load) = spec.grammar else {
+            return Ok(None);
+        };
+        let ts_language = load();
+        let query =
+            ts::Query::new(&ts_language, spec.query).map_err(|source| GrammarError::Query {
+                language: language.id(),
+                source,
+            })?;
+        let roles = query
+            .capture_names()
+            .iter()
+            .map(|name| {
+                Role::parse(name).ok_or_else(|| GrammarError::UnknownCapture {
+                    language: language.id(),
+                    capture: (*name).to_owned(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let body_field = ts_language
+            .field_id_for_name("body")
+            .map(std::num::NonZeroU16::get);
+        Ok(Some(Grammar {
+            language: ts_language,
+            query,
+            roles,
+            body_field,
+        }))
+    }
+}
+
+/// A bundled grammar or query that does not load: a build defect, never caused by user input.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum GrammarError {
+    /// The grammar's ABI does not match the linked tree-sitter runtime.
+    #[error("{language} grammar is incompatible with the tree-sitter runtime")]
+    Incompatible {
+        /// Language id.
+        language: &'static str,
+        /// The runtime's complaint.
+        #[source]
+        source: ts::LanguageError,
+    },
+    /// The `.scm` query does not compile against the grammar.
+    #[error("{language} chunk query does not compile")]
+    Query {
+        /// Language id.
+        language: &'static str,
+        /// Where and why.
+        #[source]
+        source: ts::QueryError,
+    },
+    /// The query uses a capture name the chunker does not know.
+    #[error("{language} chunk query uses unknown capture @{capture}")]
+    UnknownCapture {
+        /// Language id.
+        language: &'static str,
+        /// The capture name without `@`.
+        capture: String,
+    },
+}

@@ -1,0 +1,712 @@
+//! The tantivy BM25 side of the index: the schema, the identifier-aware and CJK tokenizers,
+//! chunk → document conversion, and the query builders (ranked search, definition lookup).
+//!
+//! Analysis, in one place so that indexing and querying agree:
+//! - [`CodeTokenizer`] (`code`): words are runs of letters, digits and `_` (plus `-` between two
+//!   ASCII alphanumerics, for kebab-case). Each word yields its lower-cased whole form and its
+//!   parts split at `_`, `-`, lower→upper (`getUser`), upper→upper+lower (`HTTPServer` →
+//!   `http`, `server`) and letter↔digit (`utf8` → `utf`, `8`) boundaries. CJK characters are
+//!   separators here; they go to the CJK field.
+//! - [`CjkBigramTokenizer`] (`cjk_bigram`): overlapping bigrams of runs of CJK characters (Han,
+//!   kana, Hangul), a single-character run as a unigram — the scheme of Lucene's `CJKAnalyzer`.
+
+use std::collections::HashSet;
+
+use tantivy::Term;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, RegexQuery, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
+    TextOptions, Value,
+};
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+
+use super::chunk::{Chunk, ChunkKind};
+
+/// Name under which [`CodeTokenizer`] is registered on the index.
+pub const CODE_TOKENIZER: &str = "code";
+/// Name under which [`CjkBigramTokenizer`] is registered on the index.
+pub const CJK_TOKENIZER: &str = "cjk_bigram";
+
+/// Tokens longer than this many bytes are dropped (minified code, base64 blobs); their parts are
+/// still indexed when short enough. 64 is above any identifier a person searches for.
+const MAX_TOKEN_BYTES: usize = 64;
+
+/// Field boosts of [`bm25_query`], highest first. A hit on the name of a chunk says more than a
+/// hit on its signature or docs, which says more than its path, which says more than one word
+/// somewhere in its body. The numbers are hand-tuned on the retrieval set of the real-code tests
+/// (`core/tests/real_code.rs`); they are ratios, only their order and spread matter to BM25 sums.
+pub const FIELD_BOOSTS: [(&str, f32); 8] = [
+    ("symbol", 5.0),
+    ("qualified_name", 3.0),
+    ("signature", 2.0),
+    ("docstring", 2.0),
+    ("path", 1.5),
+    ("content", 1.0),
+    ("cjk", 1.0),
+    ("imports", 0.5),
+];
+
+/// English words dropped from ranked queries (not from the index): they occur in most prose
+/// docstrings and add only noise to natural-language queries like "send a JSON response".
+const QUERY_STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "does", "for", "from", "how", "in", "is", "it",
+    "of", "on", "or", "that", "the", "this", "to", "what", "when", "where", "which", "with",
+];
+
+/// Whether `c` belongs to a CJK script: Han (incl. extension A/B+ and compatibility), Hiragana,
+/// Katakana (incl. half-width), Hangul syllables, and the iteration/closing marks `々〆〇`.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3005..=0x3007
+        | 0x3040..=0x30FF
+        | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        | 0xAC00..=0xD7AF
+        | 0xF900..=0xFAFF
+        | 0xFF66..=0xFF9F
+        | 0x20000..=0x3134F)
+}
+
+fn is_word_char(c: char) -> bool {
+    c == '_' || (c.is_alphanumeric() && !is_cjk(c))
+}
+
+/// Splits `text` into identifier-aware terms: for each word, the lower-cased whole word and then
+/// its lower-cased parts (see the module docs). Byte offsets index `text`.
+///
+/// Calls `emit(term, offset_from, offset_to, position)`; the whole word and its first part share
+/// a position, later parts take the following positions.
+fn split_code(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
+    let bytes = text.as_bytes();
+    let mut position = 0usize;
+    let mut lower = String::new();
+    let mut iter = text.char_indices().peekable();
+    while let Some((start, c)) = iter.next() {
+        if !is_word_char(c) {
+            continue;
+        }
+        // Find the end of the word; a '-' joins two ASCII alphanumerics (kebab-case).
+        let mut end = start + c.len_utf8();
+        while let Some(&(i, d)) = iter.peek() {
+            if is_word_char(d) {
+                end = i + d.len_utf8();
+                iter.next();
+            } else if d == '-'
+                && bytes[i - 1].is_ascii_alphanumeric()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                iter.next();
+            } else {
+                break;
+            }
+        }
+        let word = &text[start..end];
+        let parts = word_parts(word);
+        let whole_is_part = parts.len() == 1 && parts[0] == (0, word.len());
+        if !whole_is_part && word.len() <= MAX_TOKEN_BYTES {
+            lower.clear();
+            lower.extend(word.chars().flat_map(char::to_lowercase));
+            emit(&lower, start, end, position);
+        }
+        for (k, &(a, b)) in parts.iter().enumerate() {
+            if b - a > MAX_TOKEN_BYTES {
+                continue;
+            }
+            lower.clear();
+            lower.extend(word[a..b].chars().flat_map(char::to_lowercase));
+            emit(&lower, start + a, start + b, position + k);
+        }
+        position += parts.len().max(1);
+    }
+}
+
+/// Byte ranges of the parts of one word (see the module docs).
+fn word_parts(word: &str) -> Vec<(usize, usize)> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Class {
+        Upper,
+        Lower,
+        Digit,
+        Sep,
+    }
+    let class = |c: char| {
+        if c == '_' || c == '-' {
+            Class::Sep
+        } else if c.is_numeric() {
+            Class::Digit
+        } else if c.is_uppercase() {
+            Class::Upper
+        } else {
+            Class::Lower
+        }
+    };
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let mut parts = Vec::new();
+    let mut part_start: Option<usize> = None;
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        let cls = class(c);
+        if cls == Class::Sep {
+            if let Some(s) = part_start.take() {
+                parts.push((s, i));
+            }
+            continue;
+        }
+        let Some(s) = part_start else {
+            part_start = Some(i);
+            continue;
+        };
+        let prev = class(chars[k - 1].1);
+        let next = chars.get(k + 1).map(|&(_, n)| class(n));
+        let boundary = match (prev, cls) {
+            (Class::Lower, Class::Upper) => true,
+            (Class::Upper, Class::Upper) => next == Some(Class::Lower),
+            (Class::Digit, Class::Upper | Class::Lower) | (Class::Upper | Class::Lower, Class::Digit) => true,
+            _ => false,
+        };
+        if boundary {
+            parts.push((s, i));
+            part_start = Some(i);
+        }
+    }
+    if let Some(s) = part_start {
+        parts.push((s, word.len()));
+    }
+    parts
+}
+
+/// Calls `emit(term, offset_from, offset_to, position)` for the CJK bigrams of `text`.
+fn split_cjk(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
+    let mut position = 0usize;
+    let mut run: Vec<(usize, char)> = Vec::new();
+    let mut flush = |run: &mut Vec<(usize, char)>, position: &mut usize| {
+        let mut gram = String::new();
+        if run.len() == 1 {
+            let (i, c) = run[0];
+            gram.push(c);
+            emit(&gram, i, i + c.len_utf8(), *position);
+            *position += 1;
+        }
+        for pair in run.windows(2) {
+            let (i, a) = pair[0];
+            let (j, b) = pair[1];
+            gram.clear();
+            gram.push(a);
+            gram.push(b);
+            emit(&gram, i, j + b.len_utf8(), *position);
+            *position += 1;
+        }
+        run.clear();
+    };
+    for (i, c) in text.char_indices() {
+        if is_cjk(c) {
+            run.push((i, c));
+        } else if !run.is_empty() {
+            flush(&mut run, &mut position);
+        }
+    }
+    if !run.is_empty() {
+        flush(&mut run, &mut position);
+    }
+}
+
+/// A token stream over tokens computed eagerly into the tokenizer's reused buffer.
+pub struct BufferedTokenStream<'a> {
+    tokens: &'a mut [Token],
+    next: usize,
+    /// Returned by `token()` before the first `advance()`, which the trait allows.
+    before_start: Token,
+}
+
+impl TokenStream for BufferedTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        if self.next < self.tokens.len() {
+            self.next += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn token(&self) -> &Token {
+        match self.next.checked_sub(1) {
+            Some(i) => &self.tokens[i],
+            None => &self.before_start,
+        }
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        match self.next.checked_sub(1) {
+            Some(i) => &mut self.tokens[i],
+            None => &mut self.before_start,
+        }
+    }
+}
+
+fn fill_buffer(
+    buf: &mut Vec<Token>,
+    text: &str,
+    split: fn(&str, &mut dyn FnMut(&str, usize, usize, usize)),
+) {
+    let mut used = 0;
+    split(text, &mut |term, from, to, position| {
+        if used == buf.len() {
+            buf.push(Token::default());
+        }
+        let t = &mut buf[used];
+        t.text.clear();
+        t.text.push_str(term);
+        t.offset_from = from;
+        t.offset_to = to;
+        t.position = position;
+        t.position_length = 1;
+        used += 1;
+    });
+    buf.truncate(used);
+}
+
+/// The identifier-aware tokenizer (see the module docs).
+#[derive(Clone, Default)]
+pub struct CodeTokenizer {
+    buf: Vec<Token>,
+}
+
+impl Tokenizer for CodeTokenizer {
+    type TokenStream<'a> = BufferedTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> BufferedTokenStream<'a> {
+        fill_buffer(&mut self.buf, text, |t, f| split_code(t, f));
+        BufferedTokenStream { tokens: &mut self.buf, next: 0, before_start: Token::default() }
+    }
+}
+
+/// The CJK bigram tokenizer (see the module docs).
+#[derive(Clone, Default)]
+pub struct CjkBigramTokenizer {
+    buf: Vec<Token>,
+}
+
+impl Tokenizer for CjkBigramTokenizer {
+    type TokenStream<'a> = BufferedTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> BufferedTokenStream<'a> {
+        fill_buffer(&mut self.buf, text, |t, f| split_cjk(t, f));
+        BufferedTokenStream { tokens: &mut self.buf, next: 0, before_start: Token::default() }
+    }
+}
+
+/// The terms [`CodeTokenizer`] produces for `text`, in order (duplicates kept).
+pub fn code_terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    split_code(text, |t, _, _, _| out.push(t.to_string()));
+    out
+}
+
+/// The terms [`CjkBigramTokenizer`] produces for `text`, in order (duplicates kept).
+pub fn cjk_terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    split_cjk(text, |t, _, _, _| out.push(t.to_string()));
+    out
+}
+
+/// Normalises a qualified name for lookups: lower-cased, a leading `\` dropped, and the
+/// separators `::`, `\`, `->`, `#` and `/` replaced by `.`, so `App\Http\UserController::store`,
+/// `UserController.store` and `usercontroller::store` compare by suffix.
+pub fn normalize_qualified(name: &str) -> String {
+    let trimmed = name.trim().trim_start_matches('\\');
+    let lower = trimmed.to_lowercase();
+    lower.replace("::", ".").replace("->", ".").replace(['\\', '#', '/'], ".")
+}
+
+/// The fields of the schema, resolved once per index.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    /// Raw repository path (`STRING | STORED`): deletes and per-file lookups.
+    pub path_key: Field,
+    /// Every ancestor directory of the path (`STRING`, multi-valued): directory filters.
+    pub dirs: Field,
+    /// The path, code-tokenized.
+    pub path: Field,
+    /// Symbol name, code-tokenized, stored.
+    pub symbol: Field,
+    /// Lower-cased symbol (`STRING`): definition lookups.
+    pub symbol_key: Field,
+    /// Qualified name, code-tokenized, stored.
+    pub qualified_name: Field,
+    /// [`normalize_qualified`] qualified name (`STRING`): definition lookups.
+    pub qname_key: Field,
+    /// Chunk kind, snake_case (`STRING | STORED`).
+    pub kind: Field,
+    /// Language id (`STRING | STORED`).
+    pub language: Field,
+    /// Signature, code-tokenized, stored.
+    pub signature: Field,
+    /// Docstring, code-tokenized.
+    pub docstring: Field,
+    /// Imports, code-tokenized.
+    pub imports: Field,
+    /// Content, code-tokenized.
+    pub content: Field,
+    /// CJK bigrams of docstring and content.
+    pub cjk: Field,
+    /// First line, 1-based (stored).
+    pub start_line: Field,
+    /// Last line, 1-based inclusive (stored).
+    pub end_line: Field,
+    /// Byte offset of the chunk start (stored).
+    pub start_byte: Field,
+    /// Byte offset after the chunk end (stored).
+    pub end_byte: Field,
+    /// Hex SHA-256 of the chunk content (stored).
+    pub sha256: Field,
+    /// The first lines of the content (stored only).
+    pub snippet: Field,
+}
+
+/// Builds the schema of the lexical index and its [`Fields`].
+pub fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let code = |stored: bool| {
+        let indexing = TextFieldIndexing::default()
+            .set_tokenizer(CODE_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqs);
+        let opts = TextOptions::default().set_indexing_options(indexing);
+        if stored { opts.set_stored() } else { opts }
+    };
+    let cjk = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(CJK_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let fields = Fields {
+        path_key: b.add_text_field("path_key", STRING | STORED),
+        dirs: b.add_text_field("dirs", STRING),
+        path: b.add_text_field("path", code(false)),
+        symbol: b.add_text_field("symbol", code(true)),
+        symbol_key: b.add_text_field("symbol_key", STRING),
+        qualified_name: b.add_text_field("qualified_name", code(true)),
+        qname_key: b.add_text_field("qname_key", STRING),
+        kind: b.add_text_field("kind", STRING | STORED),
+        language: b.add_text_field("language", STRING | STORED),
+        signature: b.add_text_field("signature", code(true)),
+        docstring: b.add_text_field("docstring", code(false)),
+        imports: b.add_text_field("imports", code(false)),
+        content: b.add_text_field("content", code(false)),
+        cjk: b.add_text_field("cjk", cjk),
+        start_line: b.add_u64_field("start_line", STORED),
+        end_line: b.add_u64_field("end_line", STORED),
+        start_byte: b.add_u64_field("start_byte", STORED),
+        end_byte: b.add_u64_field("end_byte", STORED),
+        sha256: b.add_text_field("sha256", STORED),
+        snippet: b.add_text_field("snippet", STORED),
+    };
+    (b.build(), fields)
+}
+
+/// Registers the analyzers the schema names on `index`.
+pub fn register_tokenizers(index: &tantivy::Index) {
+    index.tokenizers().register(CODE_TOKENIZER, CodeTokenizer::default());
+    index.tokenizers().register(CJK_TOKENIZER, CjkBigramTokenizer::default());
+}
+
+/// The snake_case name of a kind, as serialised (`"method"`, `"at_rule"`).
+pub fn kind_name(kind: ChunkKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// At most this many characters of a chunk are kept as its stored snippet.
+const SNIPPET_CHARS: usize = 320;
+/// At most this many non-blank lines are kept as a chunk's stored snippet.
+const SNIPPET_LINES: usize = 4;
+
+fn snippet_of(content: &str) -> String {
+    let mut out = String::new();
+    for line in content.lines().filter(|l| !l.trim().is_empty()).take(SNIPPET_LINES) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line.trim_end());
+    }
+    match out.char_indices().nth(SNIPPET_CHARS) {
+        Some((i, _)) => {
+            out.truncate(i);
+            out.push('…');
+            out
+        }
+        None => out,
+    }
+}
+
+/// Converts a chunk into its index document.
+pub fn chunk_document(f: &Fields, chunk: &Chunk) -> TantivyDocument {
+    let mut doc = TantivyDocument::new();
+    doc.add_text(f.path_key, &chunk.path);
+    let mut dir = chunk.path.as_str();
+    while let Some((parent, _)) = dir.rsplit_once('/') {
+        doc.add_text(f.dirs, parent);
+        dir = parent;
+    }
+    doc.add_text(f.path, &chunk.path);
+    doc.add_text(f.symbol, &chunk.symbol);
+    doc.add_text(f.symbol_key, chunk.symbol.to_lowercase());
+    doc.add_text(f.qualified_name, &chunk.qualified_name);
+    doc.add_text(f.qname_key, normalize_qualified(&chunk.qualified_name));
+    doc.add_text(f.kind, kind_name(chunk.kind));
+    doc.add_text(f.language, &chunk.language);
+    doc.add_text(f.signature, &chunk.signature);
+    doc.add_text(f.docstring, &chunk.docstring);
+    for import in &chunk.imports {
+        doc.add_text(f.imports, import);
+    }
+    doc.add_text(f.content, &chunk.content);
+    if chunk.content.chars().any(is_cjk) || chunk.docstring.chars().any(is_cjk) {
+        doc.add_text(f.cjk, &chunk.docstring);
+        doc.add_text(f.cjk, &chunk.content);
+    }
+    doc.add_u64(f.start_line, u64::from(chunk.start_line));
+    doc.add_u64(f.end_line, u64::from(chunk.end_line));
+    doc.add_u64(f.start_byte, chunk.byte_range.0 as u64);
+    doc.add_u64(f.end_byte, chunk.byte_range.1 as u64);
+    doc.add_text(f.sha256, &chunk.sha256);
+    doc.add_text(f.snippet, snippet_of(&chunk.content));
+    doc
+}
+
+/// The stored part of an indexed chunk: enough to answer without reading the file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoredChunk {
+    /// Repository-relative path, `/`-separated.
+    pub file: String,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, 1-based inclusive.
+    pub end_line: u32,
+    /// Byte range `[start, end)` in the file as indexed.
+    pub byte_range: (usize, usize),
+    /// Symbol name.
+    pub symbol: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Chunk kind, snake_case.
+    pub kind: String,
+    /// Language id.
+    pub language: String,
+    /// Signature (may be empty).
+    pub signature: String,
+    /// Hex SHA-256 of the chunk content.
+    pub sha256: String,
+    /// The first lines of the chunk.
+    pub snippet: String,
+}
+
+/// Reads the stored fields of a document.
+pub fn stored_chunk(f: &Fields, doc: &TantivyDocument) -> StoredChunk {
+    let text = |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    let num = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or_default();
+    StoredChunk {
+        file: text(f.path_key),
+        start_line: u32::try_from(num(f.start_line)).unwrap_or(u32::MAX),
+        end_line: u32::try_from(num(f.end_line)).unwrap_or(u32::MAX),
+        byte_range: (num(f.start_byte) as usize, num(f.end_byte) as usize),
+        symbol: text(f.symbol),
+        qualified_name: text(f.qualified_name),
+        kind: text(f.kind),
+        language: text(f.language),
+        signature: text(f.signature),
+        sha256: text(f.sha256),
+        snippet: text(f.snippet),
+    }
+}
+
+fn field_by_name(f: &Fields, name: &str) -> Field {
+    match name {
+        "symbol" => f.symbol,
+        "qualified_name" => f.qualified_name,
+        "signature" => f.signature,
+        "docstring" => f.docstring,
+        "path" => f.path,
+        "imports" => f.imports,
+        "cjk" => f.cjk,
+        _ => f.content,
+    }
+}
+
+/// Builds the ranked BM25 query for free text: the query is analysed with the index's own
+/// tokenizers (so punctuation never errors and `getUserName` matches "user name"), English stop
+/// words are dropped, and every remaining term is OR-ed across the fields of [`FIELD_BOOSTS`]
+/// with their boosts. Returns `None` when the text has no searchable term.
+pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
+    let mut seen = HashSet::new();
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let code: Vec<String> = code_terms(text)
+        .into_iter()
+        .filter(|t| !QUERY_STOP_WORDS.contains(&t.as_str()))
+        .filter(|t| seen.insert(t.clone()))
+        .collect();
+    for term in &code {
+        for (name, boost) in FIELD_BOOSTS {
+            if name == "cjk" {
+                continue;
+            }
+            let field = field_by_name(f, name);
+            let q = TermQuery::new(Term::from_field_text(field, term), IndexRecordOption::WithFreqs);
+            clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+        }
+    }
+    let cjk_boost = FIELD_BOOSTS.iter().find(|(n, _)| *n == "cjk").map_or(1.0, |&(_, b)| b);
+    for term in cjk_terms(text) {
+        if seen.insert(term.clone()) {
+            let q = TermQuery::new(Term::from_field_text(f.cjk, &term), IndexRecordOption::WithFreqs);
+            clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), cjk_boost))));
+        }
+    }
+    if clauses.is_empty() { None } else { Some(Box::new(BooleanQuery::new(clauses))) }
+}
+
+/// How a definition lookup matches names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameMatch {
+    /// The symbol equals the name, or the qualified name equals it or ends with `.name` after
+    /// [`normalize_qualified`] (so `Router::get` finds `Illuminate\Routing\Router::get`).
+    /// Case-insensitive here; callers rank case-exact matches first.
+    Exact,
+    /// The name is a case-insensitive substring of the symbol or the qualified name.
+    Substring,
+}
+
+/// Builds the candidate query of a definition lookup: name matches per [`NameMatch`], optionally
+/// restricted to a file or directory (`scope`, repo-relative; `None` = everywhere) and a language,
+/// never module or window chunks.
+///
+/// # Errors
+/// A tantivy error if the generated automaton is too large (very long names).
+pub fn definition_query(
+    f: &Fields,
+    name: &str,
+    how: NameMatch,
+    scope: Option<&str>,
+    language: Option<&str>,
+) -> tantivy::Result<Box<dyn Query>> {
+    let norm = normalize_qualified(name);
+    let esc = regex::escape(&norm);
+    let mut names: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    match how {
+        NameMatch::Exact => {
+            names.push((Occur::Should, term_query(f.symbol_key, &norm)));
+            names.push((Occur::Should, term_query(f.qname_key, &norm)));
+            names.push((
+                Occur::Should,
+                Box::new(RegexQuery::from_pattern(&format!(".*\\.{esc}"), f.qname_key)?),
+            ));
+        }
+        NameMatch::Substring => {
+            let pattern = format!(".*{esc}.*");
+            names.push((Occur::Should, Box::new(RegexQuery::from_pattern(&pattern, f.symbol_key)?)));
+            names.push((Occur::Should, Box::new(RegexQuery::from_pattern(&pattern, f.qname_key)?)));
+        }
+    }
+    let mut must: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(names)))];
+    if let Some(scope) = scope.filter(|s| !s.is_empty()) {
+        let within: Vec<(Occur, Box<dyn Query>)> = vec![
+            (Occur::Should, term_query(f.path_key, scope)),
+            (Occur::Should, term_query(f.dirs, scope)),
+        ];
+        must.push((Occur::Must, Box::new(BooleanQuery::new(within))));
+    }
+    if let Some(language) = language {
+        must.push((Occur::Must, term_query(f.language, language)));
+    }
+    for kind in [ChunkKind::Module, ChunkKind::Window] {
+        must.push((Occur::MustNot, term_query(f.kind, &kind_name(kind))));
+    }
+    Ok(Box::new(BooleanQuery::new(must)))
+}
+
+/// A query matching every chunk of one file.
+pub fn file_query(f: &Fields, path: &str) -> Box<dyn Query> {
+    term_query(f.path_key, path)
+}
+
+fn term_query(field: Field, text: &str) -> Box<dyn Query> {
+    Box::new(TermQuery::new(Term::from_field_text(field, text), IndexRecordOption::Basic))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::{Expect, expect};
+
+    fn check(input: &str, expect: Expect) {
+        expect.assert_eq(&code_terms(input).join(" "));
+    }
+
+    #[test]
+    fn splits_identifiers() {
+        check("getUserName", expect!["getusername get user name"]);
+        check("HTTPServerError", expect!["httpservererror http server error"]);
+        check("snake_case_name", expect!["snake_case_name snake case name"]);
+        check("kebab-case-name", expect!["kebab-case-name kebab case name"]);
+        check("utf8Decode sha256", expect!["utf8decode utf 8 decode sha256 sha 256"]);
+        check("__init__", expect!["__init__ init"]);
+        check("a - b", expect!["a b"]);
+        check("$userName->save()", expect!["username user name save"]);
+        check(
+            r"App\Http\UserController::store",
+            expect!["app http usercontroller user controller store"],
+        );
+        check("x", expect!["x"]);
+        check("Ünïcode_näme", expect!["ünïcode_näme ünïcode näme"]);
+    }
+
+    #[test]
+    fn code_terms_skip_cjk_and_cjk_terms_are_bigrams() {
+        let text = "// ユーザー認証を行う login()";
+        assert_eq!(code_terms(text), vec!["login"]);
+        assert_eq!(
+            cjk_terms(text),
+            vec!["ユー", "ーザ", "ザー", "ー認", "認証", "証を", "を行", "行う"]
+        );
+        assert_eq!(cjk_terms("a 日 b"), vec!["日"]);
+        assert!(cjk_terms("plain ascii").is_empty());
+    }
+
+    #[test]
+    fn long_tokens_are_dropped_but_their_parts_kept() {
+        let long = format!("{}Tail", "a".repeat(70));
+        assert_eq!(code_terms(&long), vec!["tail"]);
+    }
+
+    #[test]
+    fn tokenizer_streams_match_the_term_functions() {
+        let mut t = CodeTokenizer::default();
+        let mut s = t.token_stream("fooBar baz");
+        let mut got = Vec::new();
+        while s.advance() {
+            let tok = s.token();
+            got.push((tok.text.clone(), tok.offset_from, tok.offset_to, tok.position));
+        }
+        assert_eq!(
+            got,
+            vec![
+                ("foobar".into(), 0, 6, 0),
+                ("foo".into(), 0, 3, 0),
+                ("bar".into(), 3, 6, 1),
+                ("baz".into(), 7, 10, 2)
+            ]
+        );
+    }
+
+    #[test]
+    fn qualified_names_normalise_separators() {
+        assert_eq!(normalize_qualified(r"\App\Http\UserController::store"), "app.http.usercontroller.store");
+        assert_eq!(normalize_qualified("Flask.route"), "flask.route");
+        assert_eq!(normalize_qualified("res->send"), "res.send");
+    }
+
+    #[test]
+    fn snippets_keep_the_first_lines() {
+        assert_eq!(snippet_of("\n\ndef f():\n    x = 1\n\n    y = 2\n    z\n    w\n"), "def f():\n    x = 1\n    y = 2\n    z");
+    }
+}

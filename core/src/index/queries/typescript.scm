@@ -1,0 +1,51 @@
+; TypeScript and TSX chunks (one query for both grammars; TSX only adds JSX nodes). Capture
+; contract: see `index/chunk.rs`. Earlier patterns take precedence when several capture the same node.
+
+(class_declaration name: (type_identifier) @name) @chunk.class
+(abstract_class_declaration name: (type_identifier) @name) @chunk.class
+(interface_declaration name: (type_identifier) @name) @chunk.interface
+(enum_declaration name: (identifier) @name) @chunk.enum
+(function_declaration name: (identifier) @name) @chunk.function
+(generator_function_declaration name: (identifier) @name) @chunk.function
+(method_definition name: (_) @name) @chunk.method
+; `handle = () => {}` class fields.
+(public_field_definition
+  name: (_) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @chunk.method
+
+; `const f = () => ...`, `let g = function () {}`: the declaration is the chunk.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+            (generator_function body: (_) @body)])) @chunk.function
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+            (generator_function body: (_) @body)])) @chunk.function
+
+; Docblocks: a `/** ... */` comment immediately before the declaration or its `export`. A bare
+; `@chunk` capture annotates a chunk made by another pattern; it never makes one.
+((comment) @doc
+  . [(class_declaration) (abstract_class_declaration) (interface_declaration) (enum_declaration)
+     (function_declaration) (generator_function_declaration) (lexical_declaration)
+     (variable_declaration) (method_definition) (public_field_definition)] @chunk
+  (#match? @doc "^/\\*\\*"))
+((comment) @doc
+  . (export_statement
+      declaration: [(class_declaration) (abstract_class_declaration) (interface_declaration)
+                    (enum_declaration) (function_declaration) (generator_function_declaration)
+                    (lexical_declaration) (variable_declaration)] @chunk)
+  (#match? @doc "^/\\*\\*"))
+
+(import_statement) @import
+; CommonJS: `const x = require("x")`, `require("x");`
+((lexical_declaration
+   (variable_declarator value: (call_expression function: (identifier) @_f))) @import
+  (#eq? @_f "require"))
+((variable_declaration
+   (variable_declarator value: (call_expression function: (identifier) @_f))) @import
+  (#eq? @_f "require"))
+((expression_statement (call_expression function: (identifier) @_f)) @import
+  (#eq? @_f "require"))

@@ -1,0 +1,526 @@
+//! Incremental sync: walks the repository, finds added, modified and deleted files (size and
+//! mtime first, then SHA-256), re-chunks what changed, commits it to the lexical index, and only
+//! then records `sync_state.json`.
+//!
+//! Crash safety. The state file names the tantivy commit it describes (`commit`, also stored as
+//! the commit's payload in tantivy's `meta.json`). A sync that dies before its commit leaves the
+//! previous commit and state, which still agree. One that dies between commit and state write
+//! leaves a state naming an older commit: the next sync sees the mismatch and rebuilds the index
+//! from scratch, so no change is ever lost and the result equals a from-scratch build. The same
+//! holds for a deleted or hand-edited state file, a deleted index, a state of another version,
+//! and changed chunking options.
+//!
+//! Racy mtimes. File systems stamp mtimes from a coarse clock, so a file rewritten right after
+//! it was read can keep its size and mtime. As in git's "racy clean" rule, an entry whose mtime
+//! is less than [`RACY_WINDOW_NS`] older than the moment it was read is not trusted: the file
+//! is hashed again (and re-chunked only if the hash differs).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use ignore::WalkBuilder;
+use ignore::overrides::OverrideBuilder;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tantivy::schema::TantivyDocument;
+use tantivy::{Index, IndexWriter, Term};
+
+use super::chunk::{ChunkOptions, SkipReason, chunk_source};
+use super::lexical::{self, Fields};
+use super::{IndexError, SkippedFile, SyncProgress, SyncReport};
+use crate::config::Config;
+use crate::persist;
+use crate::repo_path::RepoRoot;
+
+/// File name of the sync state inside `.code-intel/`.
+pub const STATE_FILE: &str = "sync_state.json";
+/// Version of the state file format; another version is treated as no state (full rebuild).
+pub const STATE_VERSION: u32 = 1;
+/// An entry whose mtime is within this many nanoseconds before its read time is re-hashed
+/// (2 s: covers the coarsest common mtime granularity, FAT's 2 s; ext4/xfs/APFS are finer).
+pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
+/// Memory budget of the tantivy writer, bytes: tantivy's 15 MB per-thread minimum plus headroom
+/// for large files, sized for a 2-core machine with one indexing thread.
+const WRITER_HEAP_BYTES: usize = 48 << 20;
+/// Indexing threads of the tantivy writer. Chunking (tree-sitter) runs on the other core(s).
+const WRITER_THREADS: usize = 1;
+
+/// What the index holds, per file. Persisted as `.code-intel/sync_state.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncState {
+    /// Format version, [`STATE_VERSION`].
+    pub version: u32,
+    /// Id of the tantivy commit this state describes (the commit's payload).
+    pub commit: String,
+    /// Fingerprint of everything besides file content that shapes the chunks (see
+    /// [`options_fingerprint`]); a change forces a full rebuild.
+    pub options: String,
+    /// End of the last successful sync.
+    pub synced_at: Option<jiff::Timestamp>,
+    /// Per file, keyed by repository-relative `/`-separated path.
+    pub files: BTreeMap<String, FileState>,
+}
+
+/// The state of one file as last indexed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Lowercase hex SHA-256 of the file bytes.
+    pub sha256: String,
+    /// Chunks of this file in the index (0 when skipped).
+    pub chunks: u32,
+    /// When the file was read for this entry.
+    pub indexed_at: jiff::Timestamp,
+    /// Why the file is not indexed, when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+impl SyncState {
+    /// `<root>/.code-intel/sync_state.json`.
+    pub fn path(root: &RepoRoot) -> PathBuf {
+        root.state_dir().join(STATE_FILE)
+    }
+
+    /// Loads the state; `None` when missing, unreadable, not valid JSON, or of another version
+    /// (all of which mean "rebuild").
+    pub fn load(path: &Path) -> Option<Self> {
+        let bytes = std::fs::read(path).ok()?;
+        let state: Self = serde_json::from_slice(&bytes).ok()?;
+        (state.version == STATE_VERSION).then_some(state)
+    }
+
+    fn save(&self, path: &Path) -> Result<(), IndexError> {
+        let bytes = serde_json::to_vec(self).map_err(|e| IndexError::Io { path: path.to_path_buf(), source: e.into() })?;
+        persist::write_atomic(path, &bytes)?;
+        Ok(())
+    }
+}
+
+/// The chunker options of a config.
+pub fn chunk_options(config: &Config) -> ChunkOptions {
+    ChunkOptions {
+        chunk_max_tokens: config.chunk_max_tokens,
+        window_lines: config.window_lines,
+        max_file_bytes: config.max_file_bytes,
+    }
+}
+
+/// Everything besides file content that shapes the index: the crate version (stands for the
+/// chunker and schema code) and the chunker options.
+pub fn options_fingerprint(config: &Config) -> String {
+    let o = chunk_options(config);
+    format!(
+        "code-intel-core {}; chunk_max_tokens={}; window_lines={}; max_file_bytes={}",
+        env!("CARGO_PKG_VERSION"),
+        o.chunk_max_tokens,
+        o.window_lines,
+        o.max_file_bytes
+    )
+}
+
+/// Whether `state` describes the index's current commit with the current options.
+pub fn state_matches_index(state: &SyncState, index: &Index, config: &Config) -> bool {
+    let payload = index.load_metas().ok().and_then(|m| m.payload);
+    payload.as_deref() == Some(state.commit.as_str()) && state.options == options_fingerprint(config)
+}
+
+/// A walker over `starts` (absolute paths inside `root`) that honours `.gitignore`, `.ignore` and
+/// git's global/exclude files even outside a git repository, skips hidden files, never follows
+/// symlinks, and excludes `config.exclude_patterns` (gitignore-style globs relative to the root)
+/// and the `.code-intel`/`.git` directories.
+///
+/// # Errors
+/// [`IndexError::ExcludePattern`] for a pattern that is not a valid glob.
+pub fn walker(root: &RepoRoot, config: &Config, starts: &[PathBuf]) -> Result<WalkBuilder, IndexError> {
+    let mut overrides = OverrideBuilder::new(root.path());
+    let mut add = |glob: String, pattern: &str| {
+        overrides
+            .add(&glob)
+            .map(|_| ())
+            .map_err(|source| IndexError::ExcludePattern { pattern: pattern.to_string(), source })
+    };
+    for pattern in &config.exclude_patterns {
+        let p = pattern.trim();
+        if p.is_empty() || p.starts_with('#') {
+            continue;
+        }
+        // An override glob without `!` whitelists; with `!` it ignores.
+        let p = p.strip_prefix('!').unwrap_or(p);
+        add(format!("!{p}"), pattern)?;
+        // `**/node_modules/**` matches the files inside, not the directory: also match the
+        // directory so the walk does not descend into it.
+        if let Some(dir) = p.strip_suffix("/**") {
+            add(format!("!{dir}"), pattern)?;
+        }
+    }
+    let overrides = overrides
+        .build()
+        .map_err(|source| IndexError::ExcludePattern { pattern: config.exclude_patterns.join(", "), source })?;
+    let (first, rest) = match starts.split_first() {
+        Some((first, rest)) => (first.clone(), rest),
+        None => (root.path().to_path_buf(), &[][..]),
+    };
+    let mut builder = WalkBuilder::new(first);
+    for s in rest {
+        builder.add(s);
+    }
+    let state_dir = root.state_dir();
+    let git_dir = root.path().join(".git");
+    builder
+        .require_git(false)
+        .follow_links(false)
+        .hidden(true)
+        .overrides(overrides)
+        .filter_entry(move |e| e.path() != state_dir && e.path() != git_dir);
+    Ok(builder)
+}
+
+/// The absolute walk starts of the index: the `source_dirs` that exist as directories inside
+/// the root, or the root itself when none does.
+pub fn source_starts(root: &RepoRoot, config: &Config) -> Vec<PathBuf> {
+    let mut starts: Vec<PathBuf> = Vec::new();
+    for dir in &config.source_dirs {
+        let Ok(rp) = root.resolve(dir) else { continue };
+        let abs = root.absolute(&rp);
+        if abs.is_dir() {
+            starts.push(abs);
+        }
+    }
+    starts.sort();
+    // Drop starts nested in another start (`src` and `src/app`), and the root makes all others moot.
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for s in starts {
+        if !kept.iter().any(|k| s.starts_with(k)) {
+            kept.push(s);
+        }
+    }
+    if kept.is_empty() {
+        kept.push(root.path().to_path_buf());
+    }
+    kept
+}
+
+/// Nanoseconds since the Unix epoch (negative before it; saturating).
+fn unix_ns(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+        Err(e) => i64::try_from(e.duration().as_nanos()).map_or(i64::MIN, |n| -n),
+    }
+}
+
+/// One file seen by the walk.
+struct Seen {
+    rel: String,
+    abs: PathBuf,
+    size: u64,
+    mtime_ns: i64,
+    /// SHA-256 of the indexed version, if the file is indexed (not skipped).
+    prev_sha: Option<String>,
+}
+
+/// What reading one changed-or-new file gave.
+enum Outcome {
+    /// Same SHA-256 as the state entry: only size/mtime changed.
+    Same { sha256: String, read_at: jiff::Timestamp },
+    /// New content, chunked into documents.
+    Chunked { sha256: String, read_at: jiff::Timestamp, docs: Vec<TantivyDocument> },
+    /// Not indexable; `keep` says whether to remember it in the state (binary, too large) or to
+    /// retry next time (read errors).
+    Skipped { sha256: String, read_at: jiff::Timestamp, reason: String, keep: bool },
+    /// Gone between the walk and the read.
+    Vanished,
+}
+
+fn read_one(seen: &Seen, opts: &ChunkOptions, fields: &Fields) -> Outcome {
+    let read_at = jiff::Timestamp::now();
+    if seen.size > opts.max_file_bytes {
+        let reason = SkipReason::TooLarge { bytes: seen.size, limit: opts.max_file_bytes }.to_string();
+        return Outcome::Skipped { sha256: String::new(), read_at, reason, keep: true };
+    }
+    let bytes = match std::fs::read(&seen.abs) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
+        Err(e) => {
+            return Outcome::Skipped { sha256: String::new(), read_at, reason: format!("cannot read: {e}"), keep: false };
+        }
+    };
+    let sha256 = hex::encode(Sha256::digest(&bytes));
+    if seen.prev_sha.as_deref() == Some(sha256.as_str()) {
+        return Outcome::Same { sha256, read_at };
+    }
+    match chunk_source(&seen.rel, &bytes, opts) {
+        Ok(chunks) => {
+            let docs = chunks.iter().map(|c| lexical::chunk_document(fields, c)).collect();
+            Outcome::Chunked { sha256, read_at, docs }
+        }
+        Err(reason) => Outcome::Skipped { sha256, read_at, reason: reason.to_string(), keep: true },
+    }
+}
+
+/// What [`run`] needs of the index facade.
+pub(crate) struct SyncContext<'a> {
+    pub root: &'a RepoRoot,
+    pub config: &'a Config,
+    pub index: &'a Index,
+    pub fields: &'a Fields,
+    /// The sync lock is `<lock_base>.lock`.
+    pub lock_base: PathBuf,
+    pub state_path: PathBuf,
+}
+
+/// Tries the exclusive sync lock without blocking; `None` when another holder has it.
+fn try_lock(ctx: &SyncContext<'_>) -> Result<Option<File>, IndexError> {
+    let mut name = ctx.lock_base.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".lock");
+    let path = ctx.lock_base.with_file_name(name);
+    let io = |source| IndexError::Io { path: path.clone(), source };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
+/// Runs one sync (see the module docs). `report.chunks` and `duration_ms` are left for the
+/// caller, which owns the reader.
+pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress)) -> Result<SyncReport, IndexError> {
+    let Some(_lock) = try_lock(ctx)? else {
+        return Err(IndexError::Busy { root: ctx.root.path().to_path_buf() });
+    };
+    let opts = chunk_options(ctx.config);
+    let mut report = SyncReport::default();
+
+    let previous = SyncState::load(&ctx.state_path).filter(|s| state_matches_index(s, ctx.index, ctx.config));
+    report.full_rebuild = previous.is_none();
+    let mut state = previous.unwrap_or_else(|| SyncState {
+        version: STATE_VERSION,
+        options: options_fingerprint(ctx.config),
+        ..SyncState::default()
+    });
+
+    // Walk, and split into unchanged (by size and mtime) and to-read.
+    let (seen, unnamed) = walk(ctx)?;
+    report.files_skipped.extend(unnamed);
+    let mut to_read: Vec<Seen> = Vec::new();
+    let mut seen_paths = std::collections::HashSet::with_capacity(seen.len());
+    let files_seen = seen.len();
+    for mut s in seen {
+        let trusted = state.files.get(&s.rel).is_some_and(|e| {
+            e.size == s.size
+                && e.mtime_ns == s.mtime_ns
+                && s.mtime_ns.saturating_add(RACY_WINDOW_NS) < e.indexed_at.as_nanosecond() as i64
+        });
+        seen_paths.insert(s.rel.clone());
+        s.prev_sha = state.files.get(&s.rel).filter(|e| e.skipped.is_none()).map(|e| e.sha256.clone());
+        if trusted {
+            report.files_unchanged += 1;
+        } else {
+            to_read.push(s);
+        }
+    }
+    let deleted: Vec<String> = state.files.keys().filter(|p| !seen_paths.contains(p.as_str())).cloned().collect();
+    progress(SyncProgress::Walked { files: files_seen, to_read: to_read.len(), deleted: deleted.len() });
+
+    let full = state.commit.is_empty();
+    let mut writer: Option<IndexWriter<TantivyDocument>> = None;
+    let open_writer = |writer: &mut Option<IndexWriter<TantivyDocument>>| -> Result<(), IndexError> {
+        if writer.is_none() {
+            let w = ctx.index.writer_with_num_threads(WRITER_THREADS, WRITER_HEAP_BYTES).map_err(|source| match source {
+                tantivy::TantivyError::LockFailure(..) => IndexError::Busy { root: ctx.root.path().to_path_buf() },
+                source => IndexError::Tantivy { action: "open a writer on", path: index_dir(ctx), source },
+            })?;
+            if full {
+                w.delete_all_documents().map_err(|source| IndexError::Tantivy {
+                    action: "clear",
+                    path: index_dir(ctx),
+                    source,
+                })?;
+            }
+            *writer = Some(w);
+        }
+        Ok(())
+    };
+    let path_term = |p: &str| Term::from_field_text(ctx.fields.path_key, p);
+
+    if full {
+        // Full rebuild: clear whatever the index holds, even if no file is left to add.
+        open_writer(&mut writer)?;
+    }
+    for p in &deleted {
+        open_writer(&mut writer)?;
+        if let Some(w) = &writer {
+            w.delete_term(path_term(p));
+        }
+        state.files.remove(p);
+        report.files_deleted += 1;
+    }
+
+    // Read, hash and chunk in parallel; index on this thread, in completion order.
+    let total = to_read.len();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4).min(total.max(1));
+    let next = AtomicUsize::new(0);
+    let cancel = AtomicBool::new(false);
+    let result: Result<(), IndexError> = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Outcome)>(64);
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (to_read, next, cancel) = (&to_read, &next, &cancel);
+            let (opts, fields) = (&opts, ctx.fields);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= to_read.len() || cancel.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let s = &to_read[i];
+                    let outcome = read_one(s, opts, fields);
+                    if tx.send((i, outcome)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut done = 0;
+        let mut run = || -> Result<(), IndexError> {
+            for (i, outcome) in rx.iter() {
+                let s = &to_read[i];
+                let existed = state.files.contains_key(&s.rel);
+                done += 1;
+                match outcome {
+                    Outcome::Vanished => {
+                        if existed {
+                            open_writer(&mut writer)?;
+                            if let Some(w) = &writer {
+                                w.delete_term(path_term(&s.rel));
+                            }
+                            state.files.remove(&s.rel);
+                            report.files_deleted += 1;
+                        }
+                    }
+                    Outcome::Same { sha256, read_at } => {
+                        report.files_hashed += 1;
+                        report.files_unchanged += 1;
+                        if let Some(e) = state.files.get_mut(&s.rel) {
+                            e.size = s.size;
+                            e.mtime_ns = s.mtime_ns;
+                            e.sha256 = sha256;
+                            e.indexed_at = read_at;
+                        }
+                    }
+                    Outcome::Chunked { sha256, read_at, docs } => {
+                        report.files_hashed += 1;
+                        open_writer(&mut writer)?;
+                        if let Some(w) = &writer {
+                            w.delete_term(path_term(&s.rel));
+                            for doc in docs.iter().cloned() {
+                                w.add_document(doc).map_err(|source| IndexError::Tantivy {
+                                    action: "write",
+                                    path: index_dir(ctx),
+                                    source,
+                                })?;
+                            }
+                        }
+                        report.chunks_written += docs.len();
+                        if existed { report.files_modified += 1 } else { report.files_added += 1 }
+                        let chunks = u32::try_from(docs.len()).unwrap_or(u32::MAX);
+                        let entry = FileState { size: s.size, mtime_ns: s.mtime_ns, sha256, chunks, indexed_at: read_at, skipped: None };
+                        state.files.insert(s.rel.clone(), entry);
+                    }
+                    Outcome::Skipped { sha256, read_at, reason, keep } => {
+                        if sha256.is_empty() {
+                            // Not read (too large, unreadable): nothing to compare, count it.
+                        } else {
+                            report.files_hashed += 1;
+                        }
+                        if existed {
+                            open_writer(&mut writer)?;
+                            if let Some(w) = &writer {
+                                w.delete_term(path_term(&s.rel));
+                            }
+                            state.files.remove(&s.rel);
+                        }
+                        if keep {
+                            let entry = FileState {
+                                size: s.size,
+                                mtime_ns: s.mtime_ns,
+                                sha256,
+                                chunks: 0,
+                                indexed_at: read_at,
+                                skipped: Some(reason.clone()),
+                            };
+                            state.files.insert(s.rel.clone(), entry);
+                        }
+                        report.files_skipped.push(SkippedFile { path: s.rel.clone(), reason });
+                    }
+                }
+                progress(SyncProgress::Read { done, total });
+            }
+            Ok(())
+        };
+        let r = run();
+        if r.is_err() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        drop(rx);
+        r
+    });
+    result?;
+
+    if let Some(mut w) = writer {
+        progress(SyncProgress::Committing);
+        let commit = uuid::Uuid::new_v4().simple().to_string();
+        let tantivy_err = |action, source| IndexError::Tantivy { action, path: index_dir(ctx), source };
+        let mut prepared = w.prepare_commit().map_err(|e| tantivy_err("commit", e))?;
+        prepared.set_payload(&commit);
+        prepared.commit().map_err(|e| tantivy_err("commit", e))?;
+        w.wait_merging_threads().map_err(|e| tantivy_err("merge segments of", e))?;
+        state.commit = commit;
+    }
+    report.files_skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    state.synced_at = Some(jiff::Timestamp::now());
+    state.save(&ctx.state_path)?;
+    Ok(report)
+}
+
+fn index_dir(ctx: &SyncContext<'_>) -> PathBuf {
+    ctx.root.state_dir().join("index").join("lexical")
+}
+
+/// Walks the index's sources; files only (no symlinks), with size and mtime from one `stat`.
+fn walk(ctx: &SyncContext<'_>) -> Result<(Vec<Seen>, Vec<SkippedFile>), IndexError> {
+    let starts = source_starts(ctx.root, ctx.config);
+    let walk = walker(ctx.root, ctx.config, &starts)?.build();
+    let mut out: BTreeMap<String, Seen> = BTreeMap::new();
+    let mut skipped = Vec::new();
+    for entry in walk {
+        // Unreadable directories and broken ignore files are skipped like the rest of the
+        // ecosystem (ripgrep) does; they cannot be indexed either way.
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let Ok(rel) = entry.path().strip_prefix(ctx.root.path()) else { continue };
+        let Some(rel) = rel.to_str().map(|r| r.replace(std::path::MAIN_SEPARATOR, "/")) else {
+            let path = rel.to_string_lossy().into_owned();
+            skipped.push(SkippedFile { path, reason: "path is not valid UTF-8".into() });
+            continue;
+        };
+        let mtime_ns = meta.modified().map(unix_ns).unwrap_or(0);
+        let seen = Seen { rel: rel.clone(), abs: entry.path().to_path_buf(), size: meta.len(), mtime_ns, prev_sha: None };
+        out.insert(rel, seen);
+    }
+    Ok((out.into_values().collect(), skipped))
+}

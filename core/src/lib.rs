@@ -1,0 +1,23 @@
+//! code-intel-core: the domain logic of code-intel.
+//!
+//! Sessions and the write gate ([`session`], [`gate`]), the structured request ([`query_frame`]),
+//! the exploration planner ([`router`]), the decision journal ([`journal`]), and, behind the
+//! `index` feature, the code index ([`index`]) and the exploration tools ([`explore`]).
+//!
+//! Invariants (see `ARCHITECTURE.md`): this crate never reads stdin, writes stdout, reads environment
+//! variables or the current directory; it reads and writes only under the roots its caller passes in.
+//! It is synchronous; every persisted record is versioned and written atomically.
+
+pub mod config;
+pub mod gate;
+pub mod journal;
+pub mod persist;
+pub mod query_frame;
+pub mod repo_path;
+pub mod router;
+pub mod session;
+
+#[cfg(feature = "index")]
+pub mod explore;
+#[cfg(feature = "index")]
+pub mod index;

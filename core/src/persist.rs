@@ -1,0 +1,176 @@
+//! Durable file primitives: atomic replace, advisory locks, append-only JSON lines.
+//!
+//! Every persisted record of code-intel goes through here, so that two Claude Code windows (two
+//! MCP servers and many hook processes) on one repository never tear or lose state:
+//! - [`write_atomic`] writes a temp file in the target's directory, fsyncs it and renames it over
+//!   the target (POSIX `rename(2)` is atomic within a file system).
+//! - [`FileLock`] holds an exclusive advisory lock (`flock(2)` via `std::fs::File::lock`) on a
+//!   sidecar `*.lock` file for the span of a read-modify-write.
+//! - [`append_jsonl`] appends one line under the same lock, so concurrent writers interleave whole
+//!   lines only.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Errors of the file primitives. Each names the path it failed on.
+#[derive(Debug, thiserror::Error)]
+pub enum PersistError {
+    /// Creating the parent directory failed.
+    #[error("cannot create directory {path}: {source}")]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing, syncing or renaming the file failed; the previous content is intact.
+    #[error("cannot write {path} (previous content left intact): {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Taking the lock failed.
+    #[error("cannot lock {path}: {source}")]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn ensure_parent(path: &Path) -> Result<(), PersistError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| PersistError::CreateDir { path: parent.to_path_buf(), source })?;
+    }
+    Ok(())
+}
+
+/// Replaces `path` with `bytes` atomically: readers see the old content or the new, never a mix.
+///
+/// Creates the parent directory if needed.
+///
+/// # Errors
+/// [`PersistError::CreateDir`] or [`PersistError::Write`]; on error the old file is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PersistError> {
+    ensure_parent(path)?;
+    let err = |source| PersistError::Write { path: path.to_path_buf(), source };
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = path.with_file_name(format!(".{file_name}.{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4().simple()));
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        // Best effort: the temp file is garbage either way.
+        std::fs::remove_file(&tmp).ok();
+    }
+    result.map_err(err)
+}
+
+/// An exclusive advisory lock on `<path>.lock`, released on drop.
+#[derive(Debug)]
+pub struct FileLock {
+    file: File,
+}
+
+impl FileLock {
+    /// Blocks until the exclusive lock guarding `path` is held.
+    ///
+    /// # Errors
+    /// [`PersistError::CreateDir`] or [`PersistError::Lock`].
+    pub fn acquire(path: &Path) -> Result<Self, PersistError> {
+        let lock_path = lock_path(path);
+        ensure_parent(&lock_path)?;
+        let err = |source| PersistError::Lock { path: lock_path.clone(), source };
+        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(err)?;
+        file.lock().map_err(err)?;
+        Ok(Self { file })
+    }
+
+    /// Blocks until a shared lock guarding `path` is held (readers that must not see a
+    /// read-modify-write in progress). A missing lock file means nobody writes: returns `None`.
+    ///
+    /// # Errors
+    /// [`PersistError::Lock`] when the lock file exists but cannot be locked.
+    pub fn acquire_shared(path: &Path) -> Result<Option<Self>, PersistError> {
+        let lock_path = lock_path(path);
+        let file = match File::open(&lock_path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(PersistError::Lock { path: lock_path, source }),
+        };
+        file.lock_shared().map_err(|source| PersistError::Lock { path: lock_path, source })?;
+        Ok(Some(Self { file }))
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // Closing the descriptor releases the lock too; unlocking first is just explicit.
+        self.file.unlock().ok();
+    }
+}
+
+fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// Appends `record` as one JSON line to `path` (created if missing) under the file's lock.
+///
+/// # Errors
+/// [`PersistError`] when the directory, lock or file cannot be written.
+pub fn append_jsonl<T: serde::Serialize>(path: &Path, record: &T) -> Result<(), PersistError> {
+    let mut line = serde_json::to_vec(record).map_err(|e| PersistError::Write { path: path.to_path_buf(), source: e.into() })?;
+    line.push(b'\n');
+    let _lock = FileLock::acquire(path)?;
+    let err = |source| PersistError::Write { path: path.to_path_buf(), source };
+    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(err)?;
+    f.write_all(&line).map_err(err)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_creates_parents() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a/b/state.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        let leftovers: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("state.json")]);
+    }
+
+    #[test]
+    fn concurrent_appends_keep_whole_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log.jsonl");
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let p = &p;
+                s.spawn(move || {
+                    for i in 0..50 {
+                        append_jsonl(p, &serde_json::json!({"t": t, "i": i, "pad": "x".repeat(500)})).unwrap();
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(&p).unwrap();
+        let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 200);
+    }
+}

@@ -1,0 +1,77 @@
+//! `code-intel-pre-tool-use`: the PreToolUse hook. Denies writes the gate refuses; fails closed.
+//!
+//! Every path ends in a deliberate decision: a panic, unreadable stdin, malformed JSON or an
+//! internal error all deny (JSON on stdout + reason on stderr + exit 2). Allow prints nothing and
+//! exits 0. `--self-check` runs a synthetic Write through the gate in a temporary directory and
+//! exits 0 only if it is denied (for `code-intel doctor`).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use code_intel_core::gate::Verdict;
+use code_intel_hooks::{decide_pre, deny_json, project_dir, read_input};
+
+fn decide() -> Verdict {
+    // Fault injection for the end-to-end tests of the fail-closed path.
+    if std::env::var_os("CODE_INTEL_HOOK_FAULT").is_some_and(|v| v == "panic") {
+        panic!("injected fault (CODE_INTEL_HOOK_FAULT=panic)");
+    }
+    let input = match read_input(std::io::stdin().lock()) {
+        Ok(i) => i,
+        Err(e) => return Verdict::Deny { reason: format!("code-intel gate blocked this call: {e}") },
+    };
+    let project = match project_dir(&input, std::env::var_os("CLAUDE_PROJECT_DIR").map(Into::into)) {
+        Ok(p) => p,
+        Err(e) => return Verdict::Deny { reason: format!("code-intel gate blocked this call: {e}") },
+    };
+    decide_pre(&input, &project)
+}
+
+fn self_check() -> ExitCode {
+    let dir = std::env::temp_dir().join(format!("code-intel-self-check-{}", std::process::id()));
+    let result = (|| -> Result<Verdict, String> {
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let input = format!(
+            r#"{{"session_id":"self-check","cwd":{cwd},"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{{"file_path":{file},"content":"x"}}}}"#,
+            cwd = serde_json::Value::String(dir.display().to_string()),
+            file = serde_json::Value::String(dir.join("probe.txt").display().to_string()),
+        );
+        let parsed = read_input(input.as_bytes()).map_err(|e| e.to_string())?;
+        Ok(decide_pre(&parsed, &dir))
+    })();
+    std::fs::remove_dir_all(&dir).ok();
+    match result {
+        Ok(Verdict::Deny { .. }) => {
+            eprintln!("ok: a Write without a code-intel session is denied");
+            ExitCode::SUCCESS
+        }
+        Ok(Verdict::Allow) => {
+            eprintln!("FAILED: a Write without a session was allowed (gate_mode off?)");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("--self-check") {
+        return self_check();
+    }
+    // The default panic message goes to stderr, which is fine; stdout stays ours.
+    let verdict = std::panic::catch_unwind(decide).unwrap_or_else(|_| Verdict::Deny {
+        reason: "code-intel gate crashed while checking this call, so it was blocked to be safe; run `code-intel doctor` and report the stderr above".into(),
+    });
+    match verdict {
+        Verdict::Allow => ExitCode::SUCCESS,
+        Verdict::Deny { reason } => {
+            let mut out = std::io::stdout().lock();
+            // Exit 2 blocks even if stdout is gone, so a failed write changes nothing.
+            writeln!(out, "{}", deny_json(&reason)).ok();
+            eprintln!("{reason}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Thin adapters from Claude Code's hook JSON to `code_intel_core::gate`.
+//!
+//! The binaries `code-intel-pre-tool-use` and `code-intel-post-tool-use` read one JSON object on
+//! stdin (the hook input of `shared/docs/CLAUDE_CODE.md` §2.3), call the gate, and answer in the
+//! hook output contract (§2.4): a PreToolUse denial is JSON on stdout with `hookEventName`, the
+//! reason on stderr, and exit code 2 — which blocks even if the JSON were unreadable. Allow is
+//! silence and exit 0, never `"allow"` (that would skip the user's permission prompt).
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use code_intel_core::gate::{self, HookCall, Verdict};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Hook stdin larger than this is refused (Write inputs carry whole files; 64 MiB is generous).
+pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The fields of Claude Code's hook input that the gate uses.
+#[derive(Debug, Deserialize)]
+pub struct HookInput {
+    /// Claude Code session id.
+    pub session_id: Option<String>,
+    /// Working directory of the session.
+    pub cwd: Option<PathBuf>,
+    /// Event name (`PreToolUse`, `PostToolUse`).
+    pub hook_event_name: Option<String>,
+    /// Tool name.
+    pub tool_name: String,
+    /// Tool input.
+    #[serde(default)]
+    pub tool_input: Value,
+    /// Tool response (PostToolUse only).
+    #[serde(default)]
+    pub tool_response: Value,
+}
+
+/// Errors reading the hook input.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// stdin could not be read.
+    #[error("cannot read hook input from stdin: {0}")]
+    Read(#[from] std::io::Error),
+    /// Too large.
+    #[error("hook input exceeds {MAX_INPUT_BYTES} bytes")]
+    TooLarge,
+    /// Not the JSON Claude Code sends.
+    #[error("hook input is not the JSON Claude Code sends ({0}); check the hook command in .claude/settings.json")]
+    Parse(#[from] serde_json::Error),
+    /// No project directory.
+    #[error("hook input has no cwd and CLAUDE_PROJECT_DIR is unset")]
+    NoProject,
+}
+
+/// Reads and parses hook JSON from `reader`.
+///
+/// # Errors
+/// [`InputError`] for unreadable, oversized or malformed input.
+pub fn read_input(reader: impl Read) -> Result<HookInput, InputError> {
+    let mut buf = Vec::new();
+    reader.take(MAX_INPUT_BYTES + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > MAX_INPUT_BYTES {
+        return Err(InputError::TooLarge);
+    }
+    Ok(serde_json::from_slice(&buf)?)
+}
+
+/// The project directory: `CLAUDE_PROJECT_DIR` (where the session started; it does not follow
+/// `cd`), else the input's `cwd`.
+///
+/// # Errors
+/// [`InputError::NoProject`] when neither is known.
+pub fn project_dir(input: &HookInput, env_project_dir: Option<PathBuf>) -> Result<PathBuf, InputError> {
+    env_project_dir.filter(|p| !p.as_os_str().is_empty()).or_else(|| input.cwd.clone()).ok_or(InputError::NoProject)
+}
+
+/// Runs the PreToolUse decision for parsed input.
+pub fn decide_pre(input: &HookInput, project: &std::path::Path) -> Verdict {
+    let cwd = input.cwd.clone().unwrap_or_else(|| project.to_path_buf());
+    let call = HookCall { claude_session_id: input.session_id.as_deref(), cwd: &cwd, tool_name: &input.tool_name, tool_input: &input.tool_input };
+    gate::pre_tool_use(project, &call)
+}
+
+/// The PreToolUse denial JSON (`hookSpecificOutput` with the required `hookEventName`).
+pub fn deny_json(reason: &str) -> String {
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    })
+    .to_string()
+}

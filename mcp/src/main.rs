@@ -1,0 +1,51 @@
+//! The `code-intel` binary: `code-intel serve` (the MCP stdio server) and the human command line.
+//!
+//! Exit codes (ripgrep's convention): 0 success, 1 error (the message and its fix on stderr),
+//! 2 usage error. Logs go to stderr through `tracing`, filtered by `CODE_INTEL_LOG` (default `info`);
+//! stdout carries only the protocol (`serve`) or the command's output.
+
+mod cli;
+mod root;
+mod server;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+/// Environment variable holding the `tracing` filter (`EnvFilter` syntax, e.g. `debug` or
+/// `code_intel=trace`).
+const LOG_ENV: &str = "CODE_INTEL_LOG";
+
+fn main() -> ExitCode {
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            // `--help`/`--version` print to stdout and exit 0; usage errors print to stderr and exit 2.
+            let code = u8::try_from(e.exit_code()).unwrap_or(2);
+            if let Err(io) = e.print() {
+                report(&format!("cannot print usage: {io}"));
+            }
+            return ExitCode::from(code);
+        }
+    };
+    init_tracing();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            report(&format!("error: {e:#}"));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Writes a final message to stderr (the only direct stderr write; everything else is `tracing`).
+#[allow(clippy::print_stderr)]
+fn report(msg: &str) {
+    eprintln!("{msg}");
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env(LOG_ENV)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+}
