@@ -1,0 +1,79 @@
+//! Whole-process latency of the PreToolUse hook, next to a Rust hello-world.
+//!
+//! Run: `cargo bench -p code-intel-hooks --bench latency` (release profile). Each scenario spawns
+//! the hook binary N times (default 300, `HOOK_BENCH_RUNS`) with the JSON on stdin, waits for exit,
+//! and reports p50/p95/max wall time in milliseconds. The hello-world is compiled with `rustc -O`
+//! into a temp dir, so the floor of process creation on this machine is measured the same way.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+fn time_runs(bin: &Path, args: &[&str], stdin: &str, cwd: &Path, runs: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut child = Command::new(bin)
+            .args(args)
+            .current_dir(cwd)
+            .env("CLAUDE_PROJECT_DIR", cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).ok();
+        child.wait().expect("wait");
+        out.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    out.sort_by(|a, b| a.total_cmp(b));
+    out
+}
+
+fn pct(v: &[f64], p: f64) -> f64 {
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn report(name: &str, v: &[f64]) {
+    println!("{name:<44} p50 {:>6.2} ms   p95 {:>6.2} ms   max {:>6.2} ms", pct(v, 0.5), pct(v, 0.95), v[v.len() - 1]);
+}
+
+fn main() {
+    let runs: usize = std::env::var("HOOK_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let hook = Path::new(env!("CARGO_BIN_EXE_code-intel-pre-tool-use"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).expect("mkdir");
+    std::fs::write(repo.join("src/app.py"), "def f():\n    pass\n").expect("write");
+    std::fs::write(repo.join(".gitignore"), "target/\n").expect("write");
+
+    let hello_src = dir.path().join("hello.rs");
+    std::fs::write(&hello_src, "fn main() { println!(\"hello\"); }").expect("write");
+    let hello = dir.path().join("hello");
+    let ok = Command::new("rustc").args(["-O", "-o"]).arg(&hello).arg(&hello_src).status().map(|s| s.success()).unwrap_or(false);
+
+    // A READY session with src/ explored, bound to Claude Code session "bench".
+    let root = code_intel_core::repo_path::RepoRoot::new(&repo).expect("root");
+    let store = code_intel_core::session::store::SessionStore::new(root);
+    let id = store.start(code_intel_core::session::Intent::Modify, "bench", Some("bench")).expect("start").session_id;
+    store
+        .update(&id, |s| {
+            s.phase = code_intel_core::session::Phase::Ready;
+            s.explored.insert(code_intel_core::repo_path::RepoPath::parse_relative("src").expect("path"));
+        })
+        .expect("update");
+
+    let file = repo.join("src/app.py");
+    let input = |sid: &str, tool: &str, tool_input: serde_json::Value| {
+        serde_json::json!({"session_id": sid, "cwd": repo, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input}).to_string()
+    };
+    println!("PreToolUse whole-process latency, {runs} runs each");
+    if ok {
+        report("rust hello-world (rustc -O)", &time_runs(&hello, &[], "", &repo, runs));
+    }
+    report("Write, no session (deny)", &time_runs(hook, &[], &input("nobody", "Write", serde_json::json!({"file_path": file, "content": "x"})), &repo, runs));
+    report("Edit, READY + explored (allow)", &time_runs(hook, &[], &input("bench", "Edit", serde_json::json!({"file_path": file, "old_string": "a", "new_string": "b"})), &repo, runs));
+    report("Bash `sed -i` on explored file (allow)", &time_runs(hook, &[], &input("bench", "Bash", serde_json::json!({"command": "sed -i 's/a/b/' src/app.py && cargo test 2>&1 | tail"})), &repo, runs));
+    report("Bash read-only `grep -rn foo src` (allow)", &time_runs(hook, &[], &input("nobody", "Bash", serde_json::json!({"command": "grep -rn foo src | head -5"})), &repo, runs));
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (`.ci/run` calls this). Works on a fresh machine: it installs
+# what the tests need (Claude Code from npm, real-code corpora from PyPI/Debian/npm), then checks
+# formatting, lints, the hook's dependency boundary, builds the binaries the end-to-end tests run,
+# runs every test and builds the docs with warnings as errors.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "tool versions"
+cargo --version; rustc --version; node --version || true; npm --version || true; python3 --version || true
+
+step "install Claude Code (pinned) for the end-to-end tests"
+bash scripts/install-claude-code.sh
+
+step "fetch real-code corpora (Flask, laravel-framework, Express)"
+bash scripts/fetch-corpora.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "hooks must not link tantivy, ort or tree-sitter"
+if cargo tree -p code-intel-hooks -e normal --prefix none | grep -E '^(tantivy|ort|tree-sitter|fastembed)[ -]'; then
+  echo "code-intel-hooks links a heavy crate (see above): a hook must start in about a millisecond" >&2
+  exit 1
+fi
+
+step "clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "build binaries used by the end-to-end tests"
+cargo build --workspace --bins
+
+step "tests"
+cargo test --workspace --no-fail-fast
+
+step "docs"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
