@@ -97,7 +97,10 @@ const ALWAYS_IGNORED_DIRS: [&str; 5] = ["node_modules", "target", "__pycache__",
 /// Whether the agent may never write `p` (the gate's and Claude Code's own configuration).
 fn is_protected(p: &RepoPath) -> bool {
     let s = p.as_str();
-    s == crate::config::STATE_DIR || s.starts_with(".code-intel/") || s == ".claude/settings.json" || s == ".claude/settings.local.json"
+    s == crate::config::STATE_DIR
+        || s.starts_with(".code-intel/")
+        || s == ".claude/settings.json"
+        || s == ".claude/settings.local.json"
 }
 
 struct Ignores {
@@ -111,15 +114,26 @@ impl Ignores {
         // the returned error, which we ignore on purpose: the gate then gates more, not less.
         b.add(root.path().join(".gitignore"));
         b.add(root.path().join(".git/info/exclude"));
-        Self { gitignore: b.build().unwrap_or_else(|_| ignore::gitignore::Gitignore::empty()) }
+        Self {
+            gitignore: b
+                .build()
+                .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty()),
+        }
     }
 
     fn ignored(&self, root: &RepoRoot, p: &RepoPath) -> bool {
-        if p.as_str().split('/').any(|seg| ALWAYS_IGNORED_DIRS.contains(&seg)) {
+        if p.as_str()
+            .split('/')
+            .any(|seg| ALWAYS_IGNORED_DIRS.contains(&seg))
+        {
             return true;
         }
         let abs = root.absolute(p);
-        !p.is_root() && self.gitignore.matched_path_or_any_parents(&abs, abs.is_dir()).is_ignore()
+        !p.is_root()
+            && self
+                .gitignore
+                .matched_path_or_any_parents(&abs, abs.is_dir())
+                .is_ignore()
     }
 }
 
@@ -132,15 +146,47 @@ enum Target {
     Dynamic { word: String, via: String },
 }
 
+/// The directory part of `word` before its first shell expansion (`target/debug/*.o` →
+/// `target/debug`), if the expansion comes after a `/`. `~`-prefixed words have no literal prefix.
+fn literal_dir_prefix(word: &str) -> Option<&str> {
+    let first_dynamic = word.find(['*', '?', '[', '{', '$', '`', '~'])?;
+    let slash = word[..first_dynamic].rfind('/')?;
+    let prefix = &word[..slash];
+    (!prefix.is_empty() || word.starts_with('/')).then_some(if prefix.is_empty() {
+        "/"
+    } else {
+        prefix
+    })
+}
+
 /// The repository targets a call writes, or `None` when the tool does not write.
 fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Target>>, GateError> {
     let mut raw: Vec<(BashTarget, String)> = Vec::new();
     if let Some(field) = file_write_field(call.tool_name) {
-        let path = call.tool_input.get(field).and_then(Value::as_str).ok_or_else(|| GateError::BadInput { tool: call.tool_name.into(), field })?;
+        let path = call
+            .tool_input
+            .get(field)
+            .and_then(Value::as_str)
+            .ok_or_else(|| GateError::BadInput {
+                tool: call.tool_name.into(),
+                field,
+            })?;
         raw.push((BashTarget::Path(path.into()), call.tool_name.into()));
     } else if call.tool_name == "Bash" {
-        let cmd = call.tool_input.get("command").and_then(Value::as_str).ok_or_else(|| GateError::BadInput { tool: "Bash".into(), field: "command" })?;
-        raw.extend(bash::analyze(cmd).writes.into_iter().map(|w| (w.target, w.via)));
+        let cmd = call
+            .tool_input
+            .get("command")
+            .and_then(Value::as_str)
+            .ok_or_else(|| GateError::BadInput {
+                tool: "Bash".into(),
+                field: "command",
+            })?;
+        raw.extend(
+            bash::analyze(cmd)
+                .writes
+                .into_iter()
+                .map(|w| (w.target, w.via)),
+        );
     } else {
         return Ok(None);
     }
@@ -150,7 +196,18 @@ fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Targ
         let word = match t {
             BashTarget::Path(w) | BashTarget::Tree(w) => w,
             BashTarget::Dynamic(word) => {
-                targets.push(Target::Dynamic { word, via });
+                // `rm -rf target/*`: a dynamic word whose literal directory prefix lies outside the
+                // repository or in an ignored directory cannot reach source files.
+                let harmless = literal_dir_prefix(&word).is_some_and(|prefix| {
+                    match root.resolve_from(call.cwd, prefix) {
+                        Ok(p) => !p.is_root() && !is_protected(&p) && ignores.ignored(root, &p),
+                        Err(RepoPathError::OutsideRoot { .. }) => true,
+                        Err(_) => false,
+                    }
+                });
+                if !harmless {
+                    targets.push(Target::Dynamic { word, via });
+                }
                 continue;
             }
         };
@@ -170,7 +227,9 @@ pub fn pre_tool_use(project_dir: &Path, call: &HookCall<'_>) -> Verdict {
     match decide(project_dir, call) {
         Ok(v) => v,
         Err(e) => Verdict::Deny {
-            reason: format!("code-intel gate could not check this write ({e}), so it was blocked to be safe. Fix the cause, or run `code-intel doctor`."),
+            reason: format!(
+                "code-intel gate could not check this write ({e}), so it was blocked to be safe. Fix the cause, or run `code-intel doctor`."
+            ),
         },
     }
 }
@@ -180,9 +239,14 @@ fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError>
     let Some(targets) = write_targets(&root, call)? else {
         return Ok(Verdict::Allow);
     };
-    if let Some(Target::Path(p)) = targets.iter().find(|t| matches!(t, Target::Path(p) if is_protected(p))) {
+    if let Some(Target::Path(p)) = targets
+        .iter()
+        .find(|t| matches!(t, Target::Path(p) if is_protected(p)))
+    {
         return Ok(Verdict::Deny {
-            reason: format!("{p} belongs to code-intel's or Claude Code's own configuration; the agent may not change it in any phase. Ask the user to edit it."),
+            reason: format!(
+                "{p} belongs to code-intel's or Claude Code's own configuration; the agent may not change it in any phase. Ask the user to edit it."
+            ),
         });
     }
     if targets.is_empty() {
@@ -218,7 +282,8 @@ fn judge(root: &RepoRoot, state: &SessionState, targets: &[Target]) -> Verdict {
         match t {
             Target::Dynamic { word, via } => {
                 // Outside READY the phase message is the more useful one.
-                let reason = match state.write_permission(&RepoPath::root(), true, NewFiles::Never) {
+                let reason = match state.write_permission(&RepoPath::root(), true, NewFiles::Never)
+                {
                     Err(d) if !d.recoverable_in_ready => d.reason,
                     _ => format!(
                         "this command writes to `{word}` ({via}), which the gate cannot resolve to a file; use Edit/Write, or a literal path of an explored file"
@@ -258,14 +323,22 @@ pub struct GateEvent {
 
 fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, reason: &str) {
     let store = SessionStore::new(root.clone());
-    let session_id = call.claude_session_id.and_then(|cs| store.bound(cs).ok().flatten());
+    let session_id = call
+        .claude_session_id
+        .and_then(|cs| store.bound(cs).ok().flatten());
     let event = GateEvent {
         timestamp: crate::session::now(),
         event: "pre_tool_use_deny".into(),
         claude_session_id: call.claude_session_id.map(String::from),
         session_id,
         tool: call.tool_name.into(),
-        files: call.tool_input.get(file_write_field(call.tool_name).unwrap_or("file_path")).and_then(Value::as_str).map(String::from).into_iter().collect(),
+        files: call
+            .tool_input
+            .get(file_write_field(call.tool_name).unwrap_or("file_path"))
+            .and_then(Value::as_str)
+            .map(String::from)
+            .into_iter()
+            .collect(),
         reason: Some(reason.into()),
     };
     // The denial stands whether or not the journal can be written.
@@ -284,20 +357,31 @@ pub struct PostOutcome {
 /// Whether `tool_name` is code-intel's `start_session` MCP tool, in project
 /// (`mcp__code-intel__start_session`) or plugin (`mcp__plugin_code-intel_code-intel__start_session`) form.
 pub fn is_start_session_tool(tool_name: &str) -> bool {
-    tool_name.starts_with("mcp__") && tool_name.ends_with("__start_session") && (tool_name.contains("code-intel") || tool_name.contains("code_intel"))
+    tool_name.starts_with("mcp__")
+        && tool_name.ends_with("__start_session")
+        && (tool_name.contains("code-intel") || tool_name.contains("code_intel"))
 }
 
 /// Finds `session_id` in an MCP tool response as PostToolUse delivers it: a JSON string of the
 /// structured content, a list of content blocks whose text is JSON, or an object.
 pub fn session_id_in_response(resp: &Value) -> Option<String> {
     match resp {
-        Value::String(s) => serde_json::from_str::<Value>(s).ok().and_then(|v| session_id_in_response(&v)),
-        Value::Array(items) => items.iter().find_map(|i| i.get("text").and_then(|t| session_id_in_response(t)).or_else(|| session_id_in_response(i))),
+        Value::String(s) => serde_json::from_str::<Value>(s)
+            .ok()
+            .and_then(|v| session_id_in_response(&v)),
+        Value::Array(items) => items.iter().find_map(|i| {
+            i.get("text")
+                .and_then(session_id_in_response)
+                .or_else(|| session_id_in_response(i))
+        }),
         Value::Object(map) => map
             .get("session_id")
             .and_then(Value::as_str)
             .map(String::from)
-            .or_else(|| map.get("structuredContent").and_then(session_id_in_response))
+            .or_else(|| {
+                map.get("structuredContent")
+                    .and_then(session_id_in_response)
+            })
             .or_else(|| map.get("content").and_then(session_id_in_response)),
         _ => None,
     }
@@ -306,19 +390,37 @@ pub fn session_id_in_response(resp: &Value) -> Option<String> {
 /// Files a read-like tool touched, as written in its input/response (unresolved).
 fn touched_files(call: &HookCall<'_>, resp: &Value) -> Vec<String> {
     let s = |v: Option<&Value>| v.and_then(Value::as_str).map(String::from);
-    let list = |v: Option<&Value>| v.and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect::<Vec<_>>()).unwrap_or_default();
+    let list = |v: Option<&Value>| {
+        v.and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
     match call.tool_name {
-        "Read" | "Edit" | "Write" | "MultiEdit" => s(call.tool_input.get("file_path")).into_iter().collect(),
-        "NotebookEdit" => s(call.tool_input.get("notebook_path")).into_iter().collect(),
+        "Read" | "Edit" | "Write" | "MultiEdit" => {
+            s(call.tool_input.get("file_path")).into_iter().collect()
+        }
+        "NotebookEdit" => s(call.tool_input.get("notebook_path"))
+            .into_iter()
+            .collect(),
         "Grep" | "Glob" => list(resp.get("filenames")),
         "Bash" => call
             .tool_input
             .get("command")
             .and_then(Value::as_str)
-            .map(|c| bash::analyze(c).reads.into_iter().filter_map(|t| match t {
-                BashTarget::Path(p) | BashTarget::Tree(p) => Some(p),
-                BashTarget::Dynamic(_) => None,
-            }).collect())
+            .map(|c| {
+                bash::analyze(c)
+                    .reads
+                    .into_iter()
+                    .filter_map(|t| match t {
+                        BashTarget::Path(p) | BashTarget::Tree(p) => Some(p),
+                        BashTarget::Dynamic(_) => None,
+                    })
+                    .collect()
+            })
             .unwrap_or_default(),
         _ => Vec::new(),
     }
@@ -330,7 +432,11 @@ fn touched_files(call: &HookCall<'_>, resp: &Value) -> Vec<String> {
 /// # Errors
 /// [`GateError`] when state cannot be read or written; the hook reports it on stderr and the
 /// tool's result stands (PostToolUse runs after the tool).
-pub fn post_tool_use(project_dir: &Path, call: &HookCall<'_>, tool_response: &Value) -> Result<PostOutcome, GateError> {
+pub fn post_tool_use(
+    project_dir: &Path,
+    call: &HookCall<'_>,
+    tool_response: &Value,
+) -> Result<PostOutcome, GateError> {
     let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
     let store = SessionStore::new(root.clone());
     let Some(cs) = call.claude_session_id else {
@@ -341,7 +447,10 @@ pub fn post_tool_use(project_dir: &Path, call: &HookCall<'_>, tool_response: &Va
             return Ok(PostOutcome::default());
         };
         store.bind(cs, &id)?;
-        return Ok(PostOutcome { bound_session: Some(id), recorded_files: Vec::new() });
+        return Ok(PostOutcome {
+            bound_session: Some(id),
+            recorded_files: Vec::new(),
+        });
     }
     let Some(id) = store.bound(cs)? else {
         return Ok(PostOutcome::default());
@@ -355,7 +464,12 @@ pub fn post_tool_use(project_dir: &Path, call: &HookCall<'_>, tool_response: &Va
         .collect();
     files.sort();
     files.dedup();
-    if files.is_empty() && !matches!(call.tool_name, "Read" | "Grep" | "Glob" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit") {
+    if files.is_empty()
+        && !matches!(
+            call.tool_name,
+            "Read" | "Grep" | "Glob" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit"
+        )
+    {
         return Ok(PostOutcome::default());
     }
     let record = ToolCallRecord {
@@ -367,7 +481,10 @@ pub fn post_tool_use(project_dir: &Path, call: &HookCall<'_>, tool_response: &Va
         timestamp: String::new(),
     };
     store.record_tool_call(&id, record)?;
-    Ok(PostOutcome { bound_session: None, recorded_files: files })
+    Ok(PostOutcome {
+        bound_session: None,
+        recorded_files: files,
+    })
 }
 
 #[cfg(test)]

@@ -23,7 +23,12 @@ fn time_runs(bin: &Path, args: &[&str], stdin: &str, cwd: &Path, runs: usize) ->
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn");
-        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).ok();
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .ok();
         child.wait().expect("wait");
         out.push(t.elapsed().as_secs_f64() * 1000.0);
     }
@@ -36,11 +41,19 @@ fn pct(v: &[f64], p: f64) -> f64 {
 }
 
 fn report(name: &str, v: &[f64]) {
-    println!("{name:<44} p50 {:>6.2} ms   p95 {:>6.2} ms   max {:>6.2} ms", pct(v, 0.5), pct(v, 0.95), v[v.len() - 1]);
+    println!(
+        "{name:<44} p50 {:>6.2} ms   p95 {:>6.2} ms   max {:>6.2} ms",
+        pct(v, 0.5),
+        pct(v, 0.95),
+        v[v.len() - 1]
+    );
 }
 
 fn main() {
-    let runs: usize = std::env::var("HOOK_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let runs: usize = std::env::var("HOOK_BENCH_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
     let hook = Path::new(env!("CARGO_BIN_EXE_code-intel-pre-tool-use"));
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().join("repo");
@@ -51,16 +64,30 @@ fn main() {
     let hello_src = dir.path().join("hello.rs");
     std::fs::write(&hello_src, "fn main() { println!(\"hello\"); }").expect("write");
     let hello = dir.path().join("hello");
-    let ok = Command::new("rustc").args(["-O", "-o"]).arg(&hello).arg(&hello_src).status().map(|s| s.success()).unwrap_or(false);
+    let ok = Command::new("rustc")
+        .args(["-O", "-o"])
+        .arg(&hello)
+        .arg(&hello_src)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
 
     // A READY session with src/ explored, bound to Claude Code session "bench".
     let root = code_intel_core::repo_path::RepoRoot::new(&repo).expect("root");
     let store = code_intel_core::session::store::SessionStore::new(root);
-    let id = store.start(code_intel_core::session::Intent::Modify, "bench", Some("bench")).expect("start").session_id;
+    let id = store
+        .start(
+            code_intel_core::session::Intent::Modify,
+            "bench",
+            Some("bench"),
+        )
+        .expect("start")
+        .session_id;
     store
         .update(&id, |s| {
             s.phase = code_intel_core::session::Phase::Ready;
-            s.explored.insert(code_intel_core::repo_path::RepoPath::parse_relative("src").expect("path"));
+            s.explored
+                .insert(code_intel_core::repo_path::RepoPath::parse_relative("src").expect("path"));
         })
         .expect("update");
 
@@ -70,10 +97,65 @@ fn main() {
     };
     println!("PreToolUse whole-process latency, {runs} runs each");
     if ok {
-        report("rust hello-world (rustc -O)", &time_runs(&hello, &[], "", &repo, runs));
+        report(
+            "rust hello-world (rustc -O)",
+            &time_runs(&hello, &[], "", &repo, runs),
+        );
     }
-    report("Write, no session (deny)", &time_runs(hook, &[], &input("nobody", "Write", serde_json::json!({"file_path": file, "content": "x"})), &repo, runs));
-    report("Edit, READY + explored (allow)", &time_runs(hook, &[], &input("bench", "Edit", serde_json::json!({"file_path": file, "old_string": "a", "new_string": "b"})), &repo, runs));
-    report("Bash `sed -i` on explored file (allow)", &time_runs(hook, &[], &input("bench", "Bash", serde_json::json!({"command": "sed -i 's/a/b/' src/app.py && cargo test 2>&1 | tail"})), &repo, runs));
-    report("Bash read-only `grep -rn foo src` (allow)", &time_runs(hook, &[], &input("nobody", "Bash", serde_json::json!({"command": "grep -rn foo src | head -5"})), &repo, runs));
+    report(
+        "Write, no session (deny)",
+        &time_runs(
+            hook,
+            &[],
+            &input(
+                "nobody",
+                "Write",
+                serde_json::json!({"file_path": file, "content": "x"}),
+            ),
+            &repo,
+            runs,
+        ),
+    );
+    report(
+        "Edit, READY + explored (allow)",
+        &time_runs(
+            hook,
+            &[],
+            &input(
+                "bench",
+                "Edit",
+                serde_json::json!({"file_path": file, "old_string": "a", "new_string": "b"}),
+            ),
+            &repo,
+            runs,
+        ),
+    );
+    report(
+        "Bash `sed -i` on explored file (allow)",
+        &time_runs(
+            hook,
+            &[],
+            &input(
+                "bench",
+                "Bash",
+                serde_json::json!({"command": "sed -i 's/a/b/' src/app.py && cargo test 2>&1 | tail"}),
+            ),
+            &repo,
+            runs,
+        ),
+    );
+    report(
+        "Bash read-only `grep -rn foo src` (allow)",
+        &time_runs(
+            hook,
+            &[],
+            &input(
+                "nobody",
+                "Bash",
+                serde_json::json!({"command": "grep -rn foo src | head -5"}),
+            ),
+            &repo,
+            runs,
+        ),
+    );
 }

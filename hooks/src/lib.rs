@@ -45,7 +45,9 @@ pub enum InputError {
     #[error("hook input exceeds {MAX_INPUT_BYTES} bytes")]
     TooLarge,
     /// Not the JSON Claude Code sends.
-    #[error("hook input is not the JSON Claude Code sends ({0}); check the hook command in .claude/settings.json")]
+    #[error(
+        "hook input is not the JSON Claude Code sends ({0}); check the hook command in .claude/settings.json"
+    )]
     Parse(#[from] serde_json::Error),
     /// No project directory.
     #[error("hook input has no cwd and CLAUDE_PROJECT_DIR is unset")]
@@ -70,14 +72,25 @@ pub fn read_input(reader: impl Read) -> Result<HookInput, InputError> {
 ///
 /// # Errors
 /// [`InputError::NoProject`] when neither is known.
-pub fn project_dir(input: &HookInput, env_project_dir: Option<PathBuf>) -> Result<PathBuf, InputError> {
-    env_project_dir.filter(|p| !p.as_os_str().is_empty()).or_else(|| input.cwd.clone()).ok_or(InputError::NoProject)
+pub fn project_dir(
+    input: &HookInput,
+    env_project_dir: Option<PathBuf>,
+) -> Result<PathBuf, InputError> {
+    env_project_dir
+        .filter(|p| !p.as_os_str().is_empty())
+        .or_else(|| input.cwd.clone())
+        .ok_or(InputError::NoProject)
 }
 
 /// Runs the PreToolUse decision for parsed input.
 pub fn decide_pre(input: &HookInput, project: &std::path::Path) -> Verdict {
     let cwd = input.cwd.clone().unwrap_or_else(|| project.to_path_buf());
-    let call = HookCall { claude_session_id: input.session_id.as_deref(), cwd: &cwd, tool_name: &input.tool_name, tool_input: &input.tool_input };
+    let call = HookCall {
+        claude_session_id: input.session_id.as_deref(),
+        cwd: &cwd,
+        tool_name: &input.tool_name,
+        tool_input: &input.tool_input,
+    };
     gate::pre_tool_use(project, &call)
 }
 

@@ -11,10 +11,21 @@ use code_intel_hooks::{project_dir, read_input};
 
 fn run() -> Result<(), String> {
     let input = read_input(std::io::stdin().lock()).map_err(|e| e.to_string())?;
-    let project = project_dir(&input, std::env::var_os("CLAUDE_PROJECT_DIR").map(Into::into)).map_err(|e| e.to_string())?;
+    let project = project_dir(
+        &input,
+        std::env::var_os("CLAUDE_PROJECT_DIR").map(Into::into),
+    )
+    .map_err(|e| e.to_string())?;
     let cwd = input.cwd.clone().unwrap_or_else(|| project.clone());
-    let call = HookCall { claude_session_id: input.session_id.as_deref(), cwd: &cwd, tool_name: &input.tool_name, tool_input: &input.tool_input };
-    gate::post_tool_use(&project, &call, &input.tool_response).map(|_| ()).map_err(|e| e.to_string())
+    let call = HookCall {
+        claude_session_id: input.session_id.as_deref(),
+        cwd: &cwd,
+        tool_name: &input.tool_name,
+        tool_input: &input.tool_input,
+    };
+    gate::post_tool_use(&project, &call, &input.tool_response)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {

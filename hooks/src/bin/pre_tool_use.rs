@@ -18,11 +18,22 @@ fn decide() -> Verdict {
     }
     let input = match read_input(std::io::stdin().lock()) {
         Ok(i) => i,
-        Err(e) => return Verdict::Deny { reason: format!("code-intel gate blocked this call: {e}") },
+        Err(e) => {
+            return Verdict::Deny {
+                reason: format!("code-intel gate blocked this call: {e}"),
+            };
+        }
     };
-    let project = match project_dir(&input, std::env::var_os("CLAUDE_PROJECT_DIR").map(Into::into)) {
+    let project = match project_dir(
+        &input,
+        std::env::var_os("CLAUDE_PROJECT_DIR").map(Into::into),
+    ) {
         Ok(p) => p,
-        Err(e) => return Verdict::Deny { reason: format!("code-intel gate blocked this call: {e}") },
+        Err(e) => {
+            return Verdict::Deny {
+                reason: format!("code-intel gate blocked this call: {e}"),
+            };
+        }
     };
     decide_pre(&input, &project)
 }
