@@ -24,7 +24,9 @@ pub enum RepoPathError {
         source: std::io::Error,
     },
     /// The path's real location is outside the repository.
-    #[error("path {input} is outside the repository {root}; only files inside it can be explored or written")]
+    #[error(
+        "path {input} is outside the repository {root}; only files inside it can be explored or written"
+    )]
     OutsideRoot {
         /// The path as given.
         input: String,
@@ -51,7 +53,12 @@ impl RepoRoot {
     /// # Errors
     /// [`RepoPathError::BadRoot`] if it does not exist or is not a directory.
     pub fn new(path: &Path) -> Result<Self, RepoPathError> {
-        let canonical = path.canonicalize().map_err(|source| RepoPathError::BadRoot { path: path.to_path_buf(), source })?;
+        let canonical = path
+            .canonicalize()
+            .map_err(|source| RepoPathError::BadRoot {
+                path: path.to_path_buf(),
+                source,
+            })?;
         if !canonical.is_dir() {
             return Err(RepoPathError::BadRoot {
                 path: path.to_path_buf(),
@@ -73,7 +80,11 @@ impl RepoRoot {
 
     /// Absolute path of a repository path.
     pub fn absolute(&self, p: &RepoPath) -> PathBuf {
-        if p.is_root() { self.path.clone() } else { self.path.join(&p.0) }
+        if p.is_root() {
+            self.path.clone()
+        } else {
+            self.path.join(&p.0)
+        }
     }
 
     /// Resolves `input` (absolute, or relative to the root) to a [`RepoPath`].
@@ -91,16 +102,25 @@ impl RepoRoot {
     /// As [`RepoRoot::resolve`].
     pub fn resolve_from(&self, base: &Path, input: &str) -> Result<RepoPath, RepoPathError> {
         if input.is_empty() || input.contains('\0') {
-            return Err(RepoPathError::Invalid { input: input.into() });
+            return Err(RepoPathError::Invalid {
+                input: input.into(),
+            });
         }
         let joined = base.join(input);
         let real = real_location(&joined);
-        let outside = || RepoPathError::OutsideRoot { input: input.into(), root: self.path.clone() };
+        let outside = || RepoPathError::OutsideRoot {
+            input: input.into(),
+            root: self.path.clone(),
+        };
         let rel = real.strip_prefix(&self.path).map_err(|_| outside())?;
         let mut parts = Vec::new();
         for c in rel.components() {
             match c {
-                Component::Normal(s) => parts.push(s.to_str().ok_or_else(|| RepoPathError::Invalid { input: input.into() })?),
+                Component::Normal(s) => {
+                    parts.push(s.to_str().ok_or_else(|| RepoPathError::Invalid {
+                        input: input.into(),
+                    })?)
+                }
                 // real_location already removed these; anything else is not a plain relative path.
                 _ => return Err(outside()),
             }
@@ -109,30 +129,25 @@ impl RepoRoot {
     }
 }
 
-/// The real location of an absolute path: the longest existing prefix is canonicalised (following
-/// symlinks, as the OS would), the rest is normalised lexically (it does not exist, so it holds no
-/// symlinks).
+/// The real location of an absolute path, component by component as the OS walks it: every
+/// prefix that exists is canonicalised (following symlinks, so `link/..` is the link target's
+/// parent), `..` pops, and components that do not exist are appended as they are. Re-resolving
+/// after each step matters: `missing/../link` must land on `link`'s target, not on `link`.
 fn real_location(path: &Path) -> PathBuf {
-    let comps: Vec<Component<'_>> = path.components().collect();
-    // Find the longest prefix that canonicalises.
-    let mut split = comps.len();
-    let mut base = None;
-    while split > 0 {
-        let prefix: PathBuf = comps[..split].iter().collect();
-        if let Ok(c) = prefix.canonicalize() {
-            base = Some(c);
-            break;
-        }
-        split -= 1;
-    }
-    let mut out = base.unwrap_or_else(|| PathBuf::from("/"));
-    for c in &comps[split..] {
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
         match c {
+            Component::RootDir | Component::Prefix(_) => out = PathBuf::from("/"),
+            Component::CurDir => {}
             Component::ParentDir => {
                 out.pop();
             }
-            Component::Normal(s) => out.push(s),
-            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            Component::Normal(s) => {
+                out.push(s);
+                if let Ok(canonical) = out.canonicalize() {
+                    out = canonical;
+                }
+            }
         }
     }
     out
@@ -155,7 +170,10 @@ impl RepoPath {
     /// # Errors
     /// [`RepoPathError::OutsideRoot`] for absolute paths or a `..` that climbs above the root.
     pub fn parse_relative(input: &str) -> Result<Self, RepoPathError> {
-        let outside = || RepoPathError::OutsideRoot { input: input.into(), root: PathBuf::new() };
+        let outside = || RepoPathError::OutsideRoot {
+            input: input.into(),
+            root: PathBuf::new(),
+        };
         let mut parts: Vec<&str> = Vec::new();
         if input.starts_with('/') {
             return Err(outside());
@@ -185,7 +203,9 @@ impl RepoPath {
     /// Whether `self` equals `dir` or lies under it (component-wise: `src/a` is under `src`,
     /// `srcx` is not).
     pub fn is_within(&self, dir: &RepoPath) -> bool {
-        dir.is_root() || self.0 == dir.0 || (self.0.starts_with(&dir.0) && self.0.as_bytes().get(dir.0.len()) == Some(&b'/'))
+        dir.is_root()
+            || self.0 == dir.0
+            || (self.0.starts_with(&dir.0) && self.0.as_bytes().get(dir.0.len()) == Some(&b'/'))
     }
 
     /// The parent directory (`None` for the root).
@@ -202,7 +222,11 @@ impl RepoPath {
 
 impl fmt::Display for RepoPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_root() { f.write_str(".") } else { f.write_str(&self.0) }
+        if self.is_root() {
+            f.write_str(".")
+        } else {
+            f.write_str(&self.0)
+        }
     }
 }
 
@@ -217,8 +241,10 @@ mod tests {
         std::fs::write(dir.path().join("repo/src/a.py"), "x").unwrap();
         std::fs::create_dir_all(dir.path().join("outside")).unwrap();
         std::fs::write(dir.path().join("outside/secret"), "x").unwrap();
-        std::os::unix::fs::symlink(dir.path().join("outside"), dir.path().join("repo/link_out")).unwrap();
-        std::os::unix::fs::symlink(dir.path().join("repo/src"), dir.path().join("repo/link_in")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), dir.path().join("repo/link_out"))
+            .unwrap();
+        std::os::unix::fs::symlink(dir.path().join("repo/src"), dir.path().join("repo/link_in"))
+            .unwrap();
         let root = RepoRoot::new(&dir.path().join("repo")).unwrap();
         (dir, root)
     }
@@ -228,9 +254,18 @@ mod tests {
         let (_d, root) = repo();
         let abs = root.path().join("src/a.py");
         assert_eq!(root.resolve("src/a.py").unwrap().as_str(), "src/a.py");
-        assert_eq!(root.resolve(abs.to_str().unwrap()).unwrap().as_str(), "src/a.py");
-        assert_eq!(root.resolve("./src/sub/../a.py").unwrap().as_str(), "src/a.py");
-        assert_eq!(root.resolve("src/new/file.rs").unwrap().as_str(), "src/new/file.rs");
+        assert_eq!(
+            root.resolve(abs.to_str().unwrap()).unwrap().as_str(),
+            "src/a.py"
+        );
+        assert_eq!(
+            root.resolve("./src/sub/../a.py").unwrap().as_str(),
+            "src/a.py"
+        );
+        assert_eq!(
+            root.resolve("src/new/file.rs").unwrap().as_str(),
+            "src/new/file.rs"
+        );
         assert_eq!(root.resolve(".").unwrap(), RepoPath::root());
         assert_eq!(root.resolve("link_in/a.py").unwrap().as_str(), "src/a.py");
     }
@@ -238,8 +273,18 @@ mod tests {
     #[test]
     fn refuses_escapes() {
         let (_d, root) = repo();
-        for p in ["../outside/secret", "/etc/passwd", "link_out/secret", "link_out", "src/../../outside", "nope/../../x"] {
-            assert!(matches!(root.resolve(p), Err(RepoPathError::OutsideRoot { .. })), "{p}");
+        for p in [
+            "../outside/secret",
+            "/etc/passwd",
+            "link_out/secret",
+            "link_out",
+            "src/../../outside",
+            "nope/../../x",
+        ] {
+            assert!(
+                matches!(root.resolve(p), Err(RepoPathError::OutsideRoot { .. })),
+                "{p}"
+            );
         }
     }
 
