@@ -2,13 +2,37 @@
 //! `ServerHandler`. Tools are thin adapters over `code_intel_core` (parse the wire input, one core
 //! call on a blocking thread, convert the result).
 
-use std::sync::{Arc, Mutex};
+mod shared_index;
+mod wire;
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use code_intel_core::config::Config;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::explore::{
+    self, ExploreContext, ExploreError, FindDefinitionsResult, FindReferencesResult,
+    FunctionAtLineResult, SearchTextResult, StructureResult, TouchedFiles,
+};
+use code_intel_core::query_frame::LiteralOnly;
+use code_intel_core::repo_path::{RepoPathError, RepoRoot};
+use code_intel_core::session::store::{SessionError, SessionStore, StartResponse};
+use code_intel_core::session::{
+    AddExploredResult, Intent, Phase, PhaseViolation, RevertResult, SemanticResult, SessionStatus,
+    SetQueryFrameResult, ToolCallRecord, UnderstandingResult, VerificationResult, WriteCheck,
+};
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, ServiceExt as _, tool_handler, tool_router};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
+use serde::Serialize;
+use serde_json::json;
+
+use shared_index::{SharedIndex, SyncStatus};
+use wire::{
+    AddExploredFilesParams, AnalyzeStructureToolParams, CheckWriteTargetParams,
+    FindDefinitionsToolParams, FindReferencesToolParams, FunctionAtLineToolParams, RevertParams,
+    SearchTextToolParams, SessionParams, SetQueryFrameParams, StartSessionParams,
+    SubmitSemanticParams, SubmitUnderstandingParams, SubmitVerificationParams,
+};
 
 /// What the model reads first (CLAUDE_CODE.md §6: Claude Code cuts server instructions at 2 KB).
 pub const INSTRUCTIONS: &str = "\
@@ -28,32 +52,549 @@ add_explored_files(files) after reading them, or revert_to_exploration.
 session_id is optional: it defaults to the session this server started last. get_session_status shows \
 the phase and what is missing. A tool refused in the current phase says which tool to call next.";
 
-/// The server: shared state plus the tool router. Cloned per request by rmcp; every field is shared.
+/// The server: shared state plus the tool router. rmcp clones it per request; every field is shared.
 #[derive(Clone)]
 pub struct CodeIntel {
     root: RepoRoot,
-    #[allow(dead_code)]
     config: Arc<Config>,
+    store: SessionStore,
+    index: Arc<SharedIndex>,
     /// `CLAUDE_CODE_SESSION_ID` at spawn (CLAUDE_CODE.md §3), recorded on sessions this server starts.
-    #[allow(dead_code)]
     claude_session_id: Option<String>,
-    /// The session most recently started by this process: the default `session_id`.
-    #[allow(dead_code)]
+    /// The session most recently started by this process: the default `session_id`. Locked only
+    /// briefly, never across an `.await`.
     current_session: Arc<Mutex<Option<String>>>,
     tool_router: ToolRouter<Self>,
 }
 
-#[tool_router(allow_empty)]
+/// `start_session` result: core's answer plus the index sync status.
+#[derive(Debug, Serialize)]
+struct StartSessionResult {
+    #[serde(flatten)]
+    start: StartResponse,
+    /// `fresh` | `synced` | `running` | `disabled` | `failed: <why>`.
+    sync_status: SyncStatus,
+}
+
+/// Why a tool call did not produce its result: each becomes an `isError` result with a
+/// structured body `{error, message, ...}` the model can act on.
+#[derive(Debug)]
+enum Refusal {
+    /// No `session_id` given and this server has started none.
+    NoSession,
+    /// The tool is not allowed in the session's phase (core's matrix).
+    Phase(PhaseViolation),
+    /// Unknown session, corrupt state, I/O (core's message carries the recovery hint).
+    Session(SessionError),
+    /// An exploration tool refused its input (path outside the repository, bad regex, ...).
+    Explore(ExploreError),
+    /// The core call panicked or could not be scheduled.
+    Internal(String),
+}
+
+impl Refusal {
+    fn into_result(self) -> CallToolResult {
+        let body = match self {
+            Refusal::NoSession => json!({
+                "error": "no_active_session",
+                "message": "no code-intel session: call start_session(intent, query) first, or pass session_id",
+            }),
+            Refusal::Phase(v) => json!({
+                "error": "phase_violation",
+                "tool": v.tool,
+                "phase": v.phase,
+                "message": v.message,
+            }),
+            Refusal::Session(e) => {
+                json!({ "error": session_error_code(&e), "message": e.to_string() })
+            }
+            Refusal::Explore(e) => {
+                json!({ "error": explore_error_code(&e), "message": e.to_string() })
+            }
+            Refusal::Internal(msg) => json!({ "error": "internal", "message": msg }),
+        };
+        CallToolResult::structured_error(body)
+    }
+}
+
+fn session_error_code(e: &SessionError) -> &'static str {
+    match e {
+        SessionError::Unknown { .. } => "unknown_session",
+        SessionError::InvalidId { .. } => "invalid_session_id",
+        SessionError::Corrupt { .. } => "corrupt_session",
+        SessionError::Version { .. } => "session_version",
+        SessionError::Read { .. } | SessionError::Persist(_) => "session_io",
+    }
+}
+
+fn explore_error_code(e: &ExploreError) -> &'static str {
+    match e {
+        ExploreError::BadRegex { .. } => "bad_regex",
+        ExploreError::Path(RepoPathError::OutsideRoot { .. }) => "outside_repository",
+        ExploreError::Path(_) => "bad_path",
+        ExploreError::NotFound { .. } => "not_found",
+        ExploreError::NotAFile { .. } => "not_a_file",
+        ExploreError::LineOutOfRange { .. } => "line_out_of_range",
+        ExploreError::EmptySymbol => "empty_symbol",
+        ExploreError::UnknownFileType { .. } => "unknown_file_type",
+        ExploreError::Read { .. } => "read_failed",
+        ExploreError::Unparsable { .. } => "unparsable",
+        ExploreError::Index(_) => "index_error",
+    }
+}
+
+/// The one-line `result_summary` recorded on the session for an exploration call.
+trait RecordSummary {
+    fn summary(&self) -> String;
+}
+
+impl RecordSummary for SearchTextResult {
+    fn summary(&self) -> String {
+        format!(
+            "{} matches of {:?} in {} files",
+            self.total,
+            self.pattern,
+            self.files().len()
+        )
+    }
+}
+
+impl RecordSummary for FindDefinitionsResult {
+    fn summary(&self) -> String {
+        let first = self
+            .definitions
+            .first()
+            .map(|d| format!(" (first: {} at {}:{})", d.qualified_name, d.file, d.line));
+        format!(
+            "{} definitions of {}{}",
+            self.total,
+            self.symbol,
+            first.unwrap_or_default()
+        )
+    }
+}
+
+impl RecordSummary for FindReferencesResult {
+    fn summary(&self) -> String {
+        format!(
+            "{} references to {} in {} files",
+            self.total,
+            self.symbol,
+            self.files().len()
+        )
+    }
+}
+
+impl RecordSummary for StructureResult {
+    fn summary(&self) -> String {
+        format!("structure of {}: {} files", self.path, self.files_total)
+    }
+}
+
+impl RecordSummary for FunctionAtLineResult {
+    fn summary(&self) -> String {
+        match &self.function {
+            Some(f) => format!(
+                "{}:{} is in {} (lines {}-{})",
+                self.file, self.line, f.qualified_name, f.start_line, f.end_line
+            ),
+            None => format!("{}:{} is outside any function", self.file, self.line),
+        }
+    }
+}
+
+/// A core result as a tool result: `structuredContent` plus the same JSON as text; `isError` when
+/// core reports the submission as not successful (the body still says why).
+fn structured<T: Serialize>(value: &T, is_error: bool) -> CallToolResult {
+    match serde_json::to_value(value) {
+        Ok(v) if is_error => CallToolResult::structured_error(v),
+        Ok(v) => CallToolResult::structured(v),
+        Err(e) => Refusal::Internal(format!("cannot serialise the result: {e}")).into_result(),
+    }
+}
+
+/// Runs synchronous core code on the blocking pool.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Refusal> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Refusal::Internal(format!("core call failed: {e}")))
+}
+
 impl CodeIntel {
     /// Creates the server for `root` with its loaded `config`.
     pub fn new(root: RepoRoot, config: Config, claude_session_id: Option<String>) -> Self {
+        let config = Arc::new(config);
         Self {
+            store: SessionStore::new(root.clone()),
+            index: Arc::new(SharedIndex::new(root.clone(), Arc::clone(&config))),
             root,
-            config: Arc::new(config),
+            config,
             claude_session_id,
             current_session: Arc::new(Mutex::new(None)),
             tool_router: Self::tool_router(),
         }
+    }
+
+    /// The session a call applies to: the explicit id, else the one this server started last,
+    /// else the one bound to this server's Claude Code session (a restarted server), else none.
+    async fn session_for(&self, explicit: Option<String>) -> Result<Option<String>, Refusal> {
+        if let Some(id) = explicit.filter(|s| !s.trim().is_empty()) {
+            return Ok(Some(id));
+        }
+        if let Some(id) = self
+            .current_session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+        {
+            return Ok(Some(id));
+        }
+        let Some(claude) = self.claude_session_id.clone() else {
+            return Ok(None);
+        };
+        let store = self.store.clone();
+        match blocking(move || store.bound(&claude)).await? {
+            Ok(bound) => Ok(bound),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the session binding");
+                Ok(None)
+            }
+        }
+    }
+
+    /// A session tool: resolve the session and run `f` (a core call that checks the phase
+    /// matrix under the session lock) on a blocking thread. `failed` says whether core's result
+    /// reports a refused submission.
+    async fn session_tool<T: Serialize + Send + 'static>(
+        &self,
+        explicit: Option<String>,
+        failed: fn(&T) -> bool,
+        f: impl FnOnce(&SessionStore, &str) -> Result<Result<T, PhaseViolation>, SessionError>
+        + Send
+        + 'static,
+    ) -> CallToolResult {
+        let id = match self.session_for(explicit).await {
+            Ok(Some(id)) => id,
+            Ok(None) => return Refusal::NoSession.into_result(),
+            Err(r) => return r.into_result(),
+        };
+        let store = self.store.clone();
+        let outcome = blocking(move || match f(&store, &id) {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(v)) => Err(Refusal::Phase(v)),
+            Err(e) => Err(Refusal::Session(e)),
+        })
+        .await;
+        match outcome.and_then(|r| r) {
+            Ok(value) => structured(&value, failed(&value)),
+            Err(r) => r.into_result(),
+        }
+    }
+}
+
+/// The signature shared by core's exploration functions.
+type ExploreFn<P, R> = fn(&ExploreContext<'_>, &P) -> Result<R, ExploreError>;
+
+impl CodeIntel {
+    /// An exploration tool: with a session, check core's phase matrix first and record the call
+    /// (parameters, touched files, summary) after; without one, just run it. One blocking thread.
+    async fn explore_tool<P, R>(
+        &self,
+        tool: &'static str,
+        explicit: Option<String>,
+        params: P,
+        run: ExploreFn<P, R>,
+    ) -> CallToolResult
+    where
+        P: Serialize + Send + 'static,
+        R: Serialize + TouchedFiles + RecordSummary + Send + 'static,
+    {
+        let id = match self.session_for(explicit).await {
+            Ok(id) => id,
+            Err(r) => return r.into_result(),
+        };
+        let index = self.index.for_tools().await;
+        let (store, root, config) = (
+            self.store.clone(),
+            self.root.clone(),
+            Arc::clone(&self.config),
+        );
+        let outcome = blocking(move || {
+            if let Some(id) = &id {
+                match store.check_tool_allowed(id, tool, None) {
+                    Ok(Ok(())) => {}
+                    Ok(Err(v)) => return Err(Refusal::Phase(v)),
+                    Err(e) => return Err(Refusal::Session(e)),
+                }
+            }
+            let cx = ExploreContext {
+                root: &root,
+                config: &config,
+                index: index.as_deref(),
+            };
+            let result = run(&cx, &params).map_err(Refusal::Explore)?;
+            if let Some(id) = &id {
+                let record = ToolCallRecord {
+                    tool: tool.to_string(),
+                    params: serde_json::to_value(&params).unwrap_or_default(),
+                    files: result.files(),
+                    result_summary: result.summary(),
+                    phase: Phase::Exploration,
+                    timestamp: String::new(),
+                };
+                match store.record_tool_call_in_phase(id, record) {
+                    Ok(Ok(())) => {}
+                    Ok(Err(v)) => return Err(Refusal::Phase(v)),
+                    Err(e) => return Err(Refusal::Session(e)),
+                }
+            }
+            Ok(result)
+        })
+        .await;
+        match outcome.and_then(|r| r) {
+            Ok(value) => structured(&value, false),
+            Err(r) => r.into_result(),
+        }
+    }
+}
+
+#[tool_router]
+impl CodeIntel {
+    #[tool(
+        description = "Start a code-intel session (required before any edit). Returns session_id, extraction_prompt and the exploration plan."
+    )]
+    async fn start_session(&self, Parameters(p): Parameters<StartSessionParams>) -> CallToolResult {
+        let intent = match p.intent.parse::<Intent>() {
+            Ok(i) => i,
+            Err(e) => {
+                return CallToolResult::structured_error(
+                    json!({ "error": "unknown_intent", "message": e.to_string() }),
+                );
+            }
+        };
+        let (store, claude) = (self.store.clone(), self.claude_session_id.clone());
+        let started = blocking(move || store.start(intent, &p.query, claude.as_deref())).await;
+        let start = match started {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return Refusal::Session(e).into_result(),
+            Err(r) => return r.into_result(),
+        };
+        *self
+            .current_session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(start.session_id.clone());
+        tracing::info!(session = %start.session_id, intent = %start.intent, "session started");
+        let sync_status = self.index.sync_on_start().await;
+        structured(&StartSessionResult { start, sync_status }, false)
+    }
+
+    #[tool(
+        description = "Set QueryFrame slots from the request, each {value, quote}; the quote must be copied from the request. EXPLORATION phase."
+    )]
+    async fn set_query_frame(
+        &self,
+        Parameters(p): Parameters<SetQueryFrameParams>,
+    ) -> CallToolResult {
+        let frame = p.frame();
+        self.session_tool(
+            p.session_id,
+            |r: &SetQueryFrameResult| !r.success,
+            move |store, id| store.set_query_frame(id, &frame, &LiteralOnly),
+        )
+        .await
+    }
+
+    #[tool(
+        description = "Show the session's phase, query frame, explored files and what is missing.",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_session_status(&self, Parameters(p): Parameters<SessionParams>) -> CallToolResult {
+        self.session_tool(
+            p.session_id,
+            |_: &SessionStatus| false,
+            |store, id| store.status(id).map(Ok),
+        )
+        .await
+    }
+
+    #[tool(
+        description = "Finish EXPLORATION: report symbols, entry points, files and patterns found. Answer: READY, or SEMANTIC with missing_requirements."
+    )]
+    async fn submit_understanding(
+        &self,
+        Parameters(p): Parameters<SubmitUnderstandingParams>,
+    ) -> CallToolResult {
+        let session_id = p.session_id.clone();
+        let input = p.understanding();
+        self.session_tool(
+            session_id,
+            |r: &UnderstandingResult| !r.success,
+            move |store, id| store.submit_understanding(id, input),
+        )
+        .await
+    }
+
+    #[tool(
+        description = "SEMANTIC phase: submit hypotheses and why exploration fell short; moves to VERIFICATION."
+    )]
+    async fn submit_semantic(
+        &self,
+        Parameters(p): Parameters<SubmitSemanticParams>,
+    ) -> CallToolResult {
+        let hypotheses = p.hypotheses.into_iter().map(Into::into).collect();
+        let reason = p.semantic_reason.into();
+        self.session_tool(
+            p.session_id,
+            |r: &SemanticResult| !r.success,
+            move |store, id| store.submit_semantic(id, hypotheses, reason),
+        )
+        .await
+    }
+
+    #[tool(
+        description = "VERIFICATION phase: confirm or reject each hypothesis with evidence from an exploration tool; READY when none is left."
+    )]
+    async fn submit_verification(
+        &self,
+        Parameters(p): Parameters<SubmitVerificationParams>,
+    ) -> CallToolResult {
+        let results = p.results.into_iter().map(Into::into).collect();
+        self.session_tool(
+            p.session_id,
+            |r: &VerificationResult| !r.success,
+            move |store, id| store.submit_verification(id, results),
+        )
+        .await
+    }
+
+    #[tool(
+        description = "Call before every edit: may this file be written now? Allowed only in READY for explored files; a denial lists recovery_options."
+    )]
+    async fn check_write_target(
+        &self,
+        Parameters(p): Parameters<CheckWriteTargetParams>,
+    ) -> CallToolResult {
+        let (path, allow) = (p.path, p.allow_new_files);
+        self.session_tool(
+            p.session_id,
+            |_: &WriteCheck| false,
+            move |store, id| store.check_write_target(id, &path, allow).map(Ok),
+        )
+        .await
+    }
+
+    #[tool(
+        description = "READY phase: add files or directories you have read to the explored set, so they may be edited."
+    )]
+    async fn add_explored_files(
+        &self,
+        Parameters(p): Parameters<AddExploredFilesParams>,
+    ) -> CallToolResult {
+        let files = p.files;
+        self.session_tool(
+            p.session_id,
+            |r: &AddExploredResult| !r.success,
+            move |store, id| store.add_explored_files(id, &files),
+        )
+        .await
+    }
+
+    #[tool(
+        description = "Go back to EXPLORATION from any phase (keep_results keeps explored files and tool calls)."
+    )]
+    async fn revert_to_exploration(
+        &self,
+        Parameters(p): Parameters<RevertParams>,
+    ) -> CallToolResult {
+        let keep = p.keep_results;
+        self.session_tool(
+            p.session_id,
+            |_: &RevertResult| false,
+            move |store, id| store.revert_to_exploration(id, keep).map(Ok),
+        )
+        .await
+    }
+
+    #[tool(
+        description = "Regex or literal search over the repository's files (gitignore-aware), with context lines. EXPLORATION, VERIFICATION, READY.",
+        annotations(read_only_hint = true)
+    )]
+    async fn search_text(&self, Parameters(p): Parameters<SearchTextToolParams>) -> CallToolResult {
+        let session = p.session_id.clone();
+        self.explore_tool("search_text", session, p.core(), explore::search_text)
+            .await
+    }
+
+    #[tool(
+        description = "Where a symbol is defined: file, line, kind, scope, signature. EXPLORATION, VERIFICATION, READY.",
+        annotations(read_only_hint = true)
+    )]
+    async fn find_definitions(
+        &self,
+        Parameters(p): Parameters<FindDefinitionsToolParams>,
+    ) -> CallToolResult {
+        let session = p.session_id.clone();
+        self.explore_tool(
+            "find_definitions",
+            session,
+            p.core(),
+            explore::find_definitions,
+        )
+        .await
+    }
+
+    #[tool(
+        description = "Where a symbol is used (definitions excluded), each with its enclosing symbol. EXPLORATION, VERIFICATION, READY.",
+        annotations(read_only_hint = true)
+    )]
+    async fn find_references(
+        &self,
+        Parameters(p): Parameters<FindReferencesToolParams>,
+    ) -> CallToolResult {
+        let session = p.session_id.clone();
+        self.explore_tool(
+            "find_references",
+            session,
+            p.core(),
+            explore::find_references,
+        )
+        .await
+    }
+
+    #[tool(
+        description = "Nested symbol tree (classes, functions, methods with lines) of a file or directory. EXPLORATION, VERIFICATION, READY.",
+        annotations(read_only_hint = true)
+    )]
+    async fn analyze_structure(
+        &self,
+        Parameters(p): Parameters<AnalyzeStructureToolParams>,
+    ) -> CallToolResult {
+        let session = p.session_id.clone();
+        self.explore_tool(
+            "analyze_structure",
+            session,
+            p.core(),
+            explore::analyze_structure,
+        )
+        .await
+    }
+
+    #[tool(
+        description = "The function or method enclosing a line, with its source. EXPLORATION, VERIFICATION, READY.",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_function_at_line(
+        &self,
+        Parameters(p): Parameters<FunctionAtLineToolParams>,
+    ) -> CallToolResult {
+        let session = p.session_id.clone();
+        self.explore_tool(
+            "get_function_at_line",
+            session,
+            p.core(),
+            explore::get_function_at_line,
+        )
+        .await
     }
 }
 
@@ -61,7 +602,10 @@ impl CodeIntel {
 impl ServerHandler for CodeIntel {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(rmcp::model::Implementation::new("code-intel", env!("CARGO_PKG_VERSION")))
+            .with_server_info(rmcp::model::Implementation::new(
+                "code-intel",
+                env!("CARGO_PKG_VERSION"),
+            ))
             .with_instructions(INSTRUCTIONS.to_string())
     }
 }
@@ -75,9 +619,18 @@ const CLAUDE_SESSION_ENV: &str = "CLAUDE_CODE_SESSION_ID";
 /// When the configuration cannot be loaded or the transport fails to start.
 pub async fn serve(root: RepoRoot) -> anyhow::Result<()> {
     let config = Config::load(root.path())?;
-    let claude_session_id = std::env::var(CLAUDE_SESSION_ENV).ok().filter(|s| !s.is_empty());
+    let claude_session_id = std::env::var(CLAUDE_SESSION_ENV)
+        .ok()
+        .filter(|s| !s.is_empty());
     tracing::info!(root = %root.path().display(), claude_session = ?claude_session_id, "code-intel MCP server starting");
     let server = CodeIntel::new(root, config, claude_session_id);
+    // Open the index in the background so the first tool call does not pay for it.
+    let warm = Arc::clone(&server.index);
+    tokio::spawn(async move {
+        if let Err(e) = warm.get().await {
+            tracing::warn!(error = %e, "code index unavailable; exploration tools parse files from disk");
+        }
+    });
     let running = server.serve(rmcp::transport::stdio()).await?;
     let reason = running.waiting().await?;
     tracing::info!(?reason, "code-intel MCP server stopped");

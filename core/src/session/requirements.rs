@@ -8,7 +8,18 @@ use crate::router::RiskLevel;
 
 /// Extensions of pure markup files (seed 000 `MARKUP_EXTENSIONS`, exactly). Template languages
 /// coupled with logic (`.blade.php`, `.vue`, `.jsx`, `.tsx`, `.svelte`, `.twig`, ...) are not markup.
-pub const MARKUP_EXTENSIONS: [&str; 10] = [".html", ".htm", ".css", ".scss", ".sass", ".less", ".xml", ".svg", ".md", ".markdown"];
+pub const MARKUP_EXTENSIONS: [&str; 10] = [
+    ".html",
+    ".htm",
+    ".css",
+    ".scss",
+    ".sass",
+    ".less",
+    ".xml",
+    ".svg",
+    ".md",
+    ".markdown",
+];
 
 /// Whether every file is pure markup (and there is at least one).
 pub fn is_markup_context(files: &[String]) -> bool {
@@ -46,16 +57,51 @@ pub struct Requirements {
 pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requirements {
     let tools = |t: &[&str]| t.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     match intent {
-        Intent::Question => Requirements { symbols: 0, entry_points: 0, files: 0, patterns: 0, tools: vec![], slot_evidence: false },
-        Intent::Investigate => Requirements { symbols: 1, entry_points: 0, files: 1, patterns: 0, tools: vec![], slot_evidence: false },
+        Intent::Question => Requirements {
+            symbols: 0,
+            entry_points: 0,
+            files: 0,
+            patterns: 0,
+            tools: vec![],
+            slot_evidence: false,
+        },
+        Intent::Investigate => Requirements {
+            symbols: 1,
+            entry_points: 0,
+            files: 1,
+            patterns: 0,
+            tools: vec![],
+            slot_evidence: false,
+        },
         Intent::Implement | Intent::Modify => {
             let high = risk == RiskLevel::High;
             if markup {
-                Requirements { symbols: 0, entry_points: 0, files: 1, patterns: 0, tools: tools(&["search_text"]), slot_evidence: high }
+                Requirements {
+                    symbols: 0,
+                    entry_points: 0,
+                    files: 1,
+                    patterns: 0,
+                    tools: tools(&["search_text"]),
+                    slot_evidence: high,
+                }
             } else if high {
-                Requirements { symbols: 5, entry_points: 2, files: 4, patterns: 2, tools: tools(&["find_definitions", "find_references"]), slot_evidence: true }
+                Requirements {
+                    symbols: 5,
+                    entry_points: 2,
+                    files: 4,
+                    patterns: 2,
+                    tools: tools(&["find_definitions", "find_references"]),
+                    slot_evidence: true,
+                }
             } else {
-                Requirements { symbols: 3, entry_points: 1, files: 2, patterns: 1, tools: tools(&["find_definitions", "find_references"]), slot_evidence: false }
+                Requirements {
+                    symbols: 3,
+                    entry_points: 1,
+                    files: 2,
+                    patterns: 1,
+                    tools: tools(&["find_definitions", "find_references"]),
+                    slot_evidence: false,
+                }
             }
         }
     }
@@ -107,9 +153,19 @@ impl SemanticReason {
 
 /// Seed 000 `validate_exploration_consistency`: entry points linked to symbols, no duplicates,
 /// patterns require files. Returns the error messages (empty = consistent).
-pub fn consistency_errors(symbols: &[String], entry_points: &[String], files: &[String], patterns: &[String]) -> Vec<String> {
+pub fn consistency_errors(
+    symbols: &[String],
+    entry_points: &[String],
+    files: &[String],
+    patterns: &[String],
+) -> Vec<String> {
     let mut errors = Vec::new();
-    for (name, list) in [("symbols_identified", symbols), ("entry_points", entry_points), ("files_analyzed", files), ("existing_patterns", patterns)] {
+    for (name, list) in [
+        ("symbols_identified", symbols),
+        ("entry_points", entry_points),
+        ("files_analyzed", files),
+        ("existing_patterns", patterns),
+    ] {
         let mut seen = std::collections::HashSet::new();
         for item in list {
             if item.trim().is_empty() {
@@ -120,7 +176,9 @@ pub fn consistency_errors(symbols: &[String], entry_points: &[String], files: &[
         }
     }
     for ep in entry_points {
-        let linked = symbols.iter().any(|s| !s.is_empty() && (ep.contains(s.as_str()) || s.contains(ep.as_str())));
+        let linked = symbols
+            .iter()
+            .any(|s| !s.is_empty() && (ep.contains(s.as_str()) || s.contains(ep.as_str())));
         if !linked {
             errors.push(format!("entry point '{ep}' is not linked to any of symbols_identified (name its symbol there too)"));
         }
@@ -141,7 +199,12 @@ mod tests {
 
     #[test]
     fn markup_is_exactly_the_seed_list() {
-        assert!(is_markup_context(&v(&["a.html", "b/C.CSS", "d.svg", "README.md"])));
+        assert!(is_markup_context(&v(&[
+            "a.html",
+            "b/C.CSS",
+            "d.svg",
+            "README.md"
+        ])));
         assert!(!is_markup_context(&v(&["a.html", "v.blade.php"])));
         assert!(!is_markup_context(&v(&["App.tsx"])));
         assert!(!is_markup_context(&v(&["x.vue"])));
@@ -151,21 +214,58 @@ mod tests {
     #[test]
     fn table_by_intent_and_risk() {
         let r = requirements(Intent::Modify, RiskLevel::High, false);
-        assert_eq!((r.symbols, r.entry_points, r.files, r.patterns, r.slot_evidence), (5, 2, 4, 2, true));
+        assert_eq!(
+            (
+                r.symbols,
+                r.entry_points,
+                r.files,
+                r.patterns,
+                r.slot_evidence
+            ),
+            (5, 2, 4, 2, true)
+        );
         let r = requirements(Intent::Implement, RiskLevel::Low, false);
-        assert_eq!((r.symbols, r.entry_points, r.files, r.patterns, r.slot_evidence), (3, 1, 2, 1, false));
+        assert_eq!(
+            (
+                r.symbols,
+                r.entry_points,
+                r.files,
+                r.patterns,
+                r.slot_evidence
+            ),
+            (3, 1, 2, 1, false)
+        );
         assert_eq!(r.tools, ["find_definitions", "find_references"]);
         let r = requirements(Intent::Modify, RiskLevel::Medium, true);
-        assert_eq!((r.symbols, r.files, r.tools.clone()), (0, 1, v(&["search_text"])));
+        assert_eq!(
+            (r.symbols, r.files, r.tools.clone()),
+            (0, 1, v(&["search_text"]))
+        );
         let r = requirements(Intent::Investigate, RiskLevel::High, false);
         assert_eq!((r.symbols, r.files, r.tools.len()), (1, 1, 0));
-        assert_eq!(requirements(Intent::Question, RiskLevel::High, false).files, 0);
+        assert_eq!(
+            requirements(Intent::Question, RiskLevel::High, false).files,
+            0
+        );
     }
 
     #[test]
     fn consistency_catches_unlinked_entry_points_duplicates_and_orphan_patterns() {
-        let errs = consistency_errors(&v(&["LoginService", "LoginService"]), &v(&["AuthController::store"]), &[], &v(&["guard pattern"]));
+        let errs = consistency_errors(
+            &v(&["LoginService", "LoginService"]),
+            &v(&["AuthController::store"]),
+            &[],
+            &v(&["guard pattern"]),
+        );
         assert_eq!(errs.len(), 3, "{errs:?}");
-        assert!(consistency_errors(&v(&["LoginService", "login"]), &v(&["LoginService.login"]), &v(&["a.py"]), &v(&["p"])).is_empty());
+        assert!(
+            consistency_errors(
+                &v(&["LoginService", "login"]),
+                &v(&["LoginService.login"]),
+                &v(&["a.py"]),
+                &v(&["p"])
+            )
+            .is_empty()
+        );
     }
 }

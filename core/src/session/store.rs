@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AddExploredResult, HypothesisInput, Intent, Phase, PhaseViolation, RevertResult, SemanticResult, SessionState, SessionStatus, SetQueryFrameResult,
-    ToolCallRecord, Understanding, UnderstandingResult, VerificationInput, VerificationResult, WriteCheck,
+    AddExploredResult, HypothesisInput, Intent, Phase, PhaseViolation, RevertResult,
+    SemanticResult, SessionState, SessionStatus, SetQueryFrameResult, ToolCallRecord,
+    Understanding, UnderstandingResult, VerificationInput, VerificationResult, WriteCheck,
 };
 use crate::journal::{self, DecisionRecord};
 use crate::persist::{self, FileLock, PersistError};
@@ -26,7 +27,9 @@ use crate::session::requirements::SemanticReason;
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     /// No session with this id.
-    #[error("unknown session '{id}': call start_session to begin one (get_session_status lists the active session)")]
+    #[error(
+        "unknown session '{id}': call start_session to begin one (get_session_status lists the active session)"
+    )]
     Unknown {
         /// The id asked for.
         id: String,
@@ -38,7 +41,9 @@ pub enum SessionError {
         id: String,
     },
     /// The state file exists but does not parse.
-    #[error("session state {path} is corrupt ({source}); it was left untouched for inspection: start a new session with start_session")]
+    #[error(
+        "session state {path} is corrupt ({source}); it was left untouched for inspection: start a new session with start_session"
+    )]
     Corrupt {
         /// The file.
         path: PathBuf,
@@ -47,7 +52,9 @@ pub enum SessionError {
         source: serde_json::Error,
     },
     /// The state file was written by another format version.
-    #[error("session state {path} has format version {found}, this code-intel reads version {expected}: start a new session with start_session")]
+    #[error(
+        "session state {path} has format version {found}, this code-intel reads version {expected}: start a new session with start_session"
+    )]
     Version {
         /// The file.
         path: PathBuf,
@@ -118,7 +125,11 @@ pub struct SessionStore {
 }
 
 fn valid_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 128 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 impl SessionStore {
@@ -149,9 +160,15 @@ impl SessionStore {
 
     fn binding_path(&self, claude_session_id: &str) -> Result<PathBuf, SessionError> {
         if !valid_id(claude_session_id) {
-            return Err(SessionError::InvalidId { id: claude_session_id.into() });
+            return Err(SessionError::InvalidId {
+                id: claude_session_id.into(),
+            });
         }
-        Ok(self.root.state_dir().join("bindings").join(format!("{claude_session_id}.json")))
+        Ok(self
+            .root
+            .state_dir()
+            .join("bindings")
+            .join(format!("{claude_session_id}.json")))
     }
 
     /// Starts a session: creates its state in EXPLORATION, journals the plan, and binds the
@@ -159,13 +176,30 @@ impl SessionStore {
     ///
     /// # Errors
     /// [`SessionError::Persist`] when the state cannot be written.
-    pub fn start(&self, intent: Intent, query: &str, claude_session_id: Option<&str>) -> Result<StartResponse, SessionError> {
+    pub fn start(
+        &self,
+        intent: Intent,
+        query: &str,
+        claude_session_id: Option<&str>,
+    ) -> Result<StartResponse, SessionError> {
         let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
         let rand = uuid::Uuid::new_v4().simple().to_string();
         let id = format!("{stamp}-{}", &rand[..6]);
-        let state = SessionState::new(id.clone(), intent, query.to_string(), claude_session_id.map(String::from));
+        let state = SessionState::new(
+            id.clone(),
+            intent,
+            query.to_string(),
+            claude_session_id.map(String::from),
+        );
         self.save(&state)?;
-        let record = DecisionRecord::new(&id, intent.name(), "start_session", &state.query_frame, &state.plan, state.created_at.clone());
+        let record = DecisionRecord::new(
+            &id,
+            intent.name(),
+            "start_session",
+            &state.query_frame,
+            &state.plan,
+            state.created_at.clone(),
+        );
         journal::record_decision(&self.root.state_dir(), &record)?;
         if let Some(cs) = claude_session_id {
             // An odd Claude Code id must not prevent the session; the PostToolUse hook binds again.
@@ -173,12 +207,22 @@ impl SessionStore {
                 self.bind(cs, &id)?;
             }
         }
-        Ok(StartResponse { session_id: id, phase: state.phase, intent, extraction_prompt: query_frame::extraction_prompt(query), plan: state.plan })
+        Ok(StartResponse {
+            session_id: id,
+            phase: state.phase,
+            intent,
+            extraction_prompt: query_frame::extraction_prompt(query),
+            plan: state.plan,
+        })
     }
 
     fn save(&self, state: &SessionState) -> Result<(), SessionError> {
         let path = self.state_path(&state.session_id)?;
-        let mut bytes = serde_json::to_vec_pretty(state).map_err(|source| SessionError::Corrupt { path: path.clone(), source })?;
+        let mut bytes =
+            serde_json::to_vec_pretty(state).map_err(|source| SessionError::Corrupt {
+                path: path.clone(),
+                source,
+            })?;
         bytes.push(b'\n');
         persist::write_atomic(&path, &bytes)?;
         Ok(())
@@ -198,7 +242,11 @@ impl SessionStore {
     ///
     /// # Errors
     /// As [`SessionStore::load`], plus [`SessionError::Persist`].
-    pub fn update<T>(&self, id: &str, f: impl FnOnce(&mut SessionState) -> T) -> Result<T, SessionError> {
+    pub fn update<T>(
+        &self,
+        id: &str,
+        f: impl FnOnce(&mut SessionState) -> T,
+    ) -> Result<T, SessionError> {
         let path = self.state_path(id)?;
         let _lock = FileLock::acquire(&path)?;
         let mut state = load_state(&path, id)?;
@@ -211,17 +259,43 @@ impl SessionStore {
         Ok(out)
     }
 
+    /// [`SessionStore::update`] guarded by the phase matrix: `tool` is checked against the phase
+    /// read under the lock, so a concurrent transition cannot slip between check and change.
+    ///
+    /// # Errors
+    /// Outer: as [`SessionStore::update`]; inner: the [`PhaseViolation`] (nothing changed).
+    pub fn update_in_phase<T>(
+        &self,
+        id: &str,
+        tool: &str,
+        collection: Option<&str>,
+        f: impl FnOnce(&mut SessionState) -> T,
+    ) -> Result<Result<T, PhaseViolation>, SessionError> {
+        self.update(id, |s| {
+            super::check_tool(s.phase, tool, collection).map(|()| f(s))
+        })
+    }
+
     /// Binds a Claude Code session id to a code-intel session (the latest binding wins).
     ///
     /// # Errors
     /// [`SessionError::InvalidId`] or [`SessionError::Persist`].
     pub fn bind(&self, claude_session_id: &str, session_id: &str) -> Result<(), SessionError> {
         if !valid_id(session_id) {
-            return Err(SessionError::InvalidId { id: session_id.into() });
+            return Err(SessionError::InvalidId {
+                id: session_id.into(),
+            });
         }
         let path = self.binding_path(claude_session_id)?;
-        let b = Binding { version: 1, session_id: session_id.into(), bound_at: super::now() };
-        let bytes = serde_json::to_vec(&b).map_err(|source| SessionError::Corrupt { path: path.clone(), source })?;
+        let b = Binding {
+            version: 1,
+            session_id: session_id.into(),
+            bound_at: super::now(),
+        };
+        let bytes = serde_json::to_vec(&b).map_err(|source| SessionError::Corrupt {
+            path: path.clone(),
+            source,
+        })?;
         persist::write_atomic(&path, &bytes)?;
         Ok(())
     }
@@ -237,7 +311,8 @@ impl SessionStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(SessionError::Read { path, source }),
         };
-        let b: Binding = serde_json::from_slice(&bytes).map_err(|source| SessionError::Corrupt { path, source })?;
+        let b: Binding = serde_json::from_slice(&bytes)
+            .map_err(|source| SessionError::Corrupt { path, source })?;
         Ok(Some(b.session_id))
     }
 
@@ -258,25 +333,48 @@ impl SessionStore {
                 let name = e.file_name().into_string().ok()?;
                 let id = name.strip_suffix(".json")?;
                 let s = self.load(id).ok()?;
-                Some(SessionSummary { session_id: s.session_id, intent: s.intent, phase: s.phase, query: s.query, updated_at: s.updated_at })
+                Some(SessionSummary {
+                    session_id: s.session_id,
+                    intent: s.intent,
+                    phase: s.phase,
+                    query: s.query,
+                    updated_at: s.updated_at,
+                })
             })
             .collect();
         out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
         Ok(out)
     }
 
-    /// `set_query_frame`, journaling the new plan.
+    /// `set_query_frame` (EXPLORATION only), journaling the new plan.
     ///
     /// # Errors
-    /// As [`SessionStore::update`].
-    pub fn set_query_frame(&self, id: &str, input: &QueryFrameInput, checker: &dyn QuoteChecker) -> Result<SetQueryFrameResult, SessionError> {
-        let (result, record) = self.update(id, |s| {
+    /// As [`SessionStore::update_in_phase`].
+    pub fn set_query_frame(
+        &self,
+        id: &str,
+        input: &QueryFrameInput,
+        checker: &dyn QuoteChecker,
+    ) -> Result<Result<SetQueryFrameResult, PhaseViolation>, SessionError> {
+        let outcome = self.update_in_phase(id, "set_query_frame", None, |s| {
             let r = s.set_query_frame(input, checker);
-            let rec = DecisionRecord::new(&s.session_id, s.intent.name(), "set_query_frame", &s.query_frame, &s.plan, super::now());
+            let rec = DecisionRecord::new(
+                &s.session_id,
+                s.intent.name(),
+                "set_query_frame",
+                &s.query_frame,
+                &s.plan,
+                super::now(),
+            );
             (r, rec)
         })?;
-        journal::record_decision(&self.root.state_dir(), &record)?;
-        Ok(result)
+        Ok(match outcome {
+            Ok((result, record)) => {
+                journal::record_decision(&self.root.state_dir(), &record)?;
+                Ok(result)
+            }
+            Err(v) => Err(v),
+        })
     }
 
     /// `get_session_status`.
@@ -291,7 +389,12 @@ impl SessionStore {
     ///
     /// # Errors
     /// Outer: as [`SessionStore::load`]; inner: the [`PhaseViolation`].
-    pub fn check_tool_allowed(&self, id: &str, tool: &str, collection: Option<&str>) -> Result<Result<(), PhaseViolation>, SessionError> {
+    pub fn check_tool_allowed(
+        &self,
+        id: &str,
+        tool: &str,
+        collection: Option<&str>,
+    ) -> Result<Result<(), PhaseViolation>, SessionError> {
         Ok(super::check_tool(self.load(id)?.phase, tool, collection))
     }
 
@@ -303,54 +406,103 @@ impl SessionStore {
         self.update(id, |s| s.record_tool_call(call))
     }
 
-    /// `submit_understanding`.
+    /// Records a call of a phase-restricted tool (an exploration tool), re-checking the phase
+    /// under the lock: a call whose session moved to a phase that forbids the tool while it ran
+    /// is refused rather than recorded.
     ///
     /// # Errors
-    /// As [`SessionStore::update`].
-    pub fn submit_understanding(&self, id: &str, input: Understanding) -> Result<UnderstandingResult, SessionError> {
+    /// Outer: as [`SessionStore::update`]; inner: the [`PhaseViolation`].
+    pub fn record_tool_call_in_phase(
+        &self,
+        id: &str,
+        call: ToolCallRecord,
+    ) -> Result<Result<(), PhaseViolation>, SessionError> {
+        let tool = call.tool.clone();
+        self.update_in_phase(id, &tool, None, |s| s.record_tool_call(call))
+    }
+
+    /// `submit_understanding` (EXPLORATION only).
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn submit_understanding(
+        &self,
+        id: &str,
+        input: Understanding,
+    ) -> Result<Result<UnderstandingResult, PhaseViolation>, SessionError> {
         let root = self.root.clone();
-        self.update(id, |s| s.submit_understanding(&root, input))
+        self.update_in_phase(id, "submit_understanding", None, |s| {
+            s.submit_understanding(&root, input)
+        })
     }
 
-    /// `submit_semantic`.
+    /// `submit_semantic`, guarded by the phase matrix.
     ///
     /// # Errors
-    /// As [`SessionStore::update`].
-    pub fn submit_semantic(&self, id: &str, hypotheses: Vec<HypothesisInput>, reason: SemanticReason) -> Result<SemanticResult, SessionError> {
-        self.update(id, |s| s.submit_semantic(hypotheses, reason))
+    /// As [`SessionStore::update_in_phase`].
+    pub fn submit_semantic(
+        &self,
+        id: &str,
+        hypotheses: Vec<HypothesisInput>,
+        reason: SemanticReason,
+    ) -> Result<Result<SemanticResult, PhaseViolation>, SessionError> {
+        self.update_in_phase(id, "submit_semantic", None, |s| {
+            s.submit_semantic(hypotheses, reason)
+        })
     }
 
-    /// `submit_verification`.
+    /// `submit_verification`, guarded by the phase matrix.
     ///
     /// # Errors
-    /// As [`SessionStore::update`].
-    pub fn submit_verification(&self, id: &str, results: Vec<VerificationInput>) -> Result<VerificationResult, SessionError> {
-        self.update(id, |s| s.submit_verification(results))
+    /// As [`SessionStore::update_in_phase`].
+    pub fn submit_verification(
+        &self,
+        id: &str,
+        results: Vec<VerificationInput>,
+    ) -> Result<Result<VerificationResult, PhaseViolation>, SessionError> {
+        self.update_in_phase(id, "submit_verification", None, |s| {
+            s.submit_verification(results)
+        })
     }
 
     /// `check_write_target`.
     ///
     /// # Errors
     /// As [`SessionStore::update`].
-    pub fn check_write_target(&self, id: &str, path: &str, allow_new_files: bool) -> Result<WriteCheck, SessionError> {
+    pub fn check_write_target(
+        &self,
+        id: &str,
+        path: &str,
+        allow_new_files: bool,
+    ) -> Result<WriteCheck, SessionError> {
         let root = self.root.clone();
         self.update(id, |s| s.check_write_target(&root, path, allow_new_files))
     }
 
-    /// `add_explored_files`.
+    /// `add_explored_files`, guarded by the phase matrix.
     ///
     /// # Errors
-    /// As [`SessionStore::update`].
-    pub fn add_explored_files(&self, id: &str, files: &[String]) -> Result<AddExploredResult, SessionError> {
+    /// As [`SessionStore::update_in_phase`].
+    pub fn add_explored_files(
+        &self,
+        id: &str,
+        files: &[String],
+    ) -> Result<Result<AddExploredResult, PhaseViolation>, SessionError> {
         let root = self.root.clone();
-        self.update(id, |s| s.add_explored_files(&root, files))
+        self.update_in_phase(id, "add_explored_files", None, |s| {
+            s.add_explored_files(&root, files)
+        })
     }
 
     /// `revert_to_exploration`.
     ///
     /// # Errors
     /// As [`SessionStore::update`].
-    pub fn revert_to_exploration(&self, id: &str, keep_results: bool) -> Result<RevertResult, SessionError> {
+    pub fn revert_to_exploration(
+        &self,
+        id: &str,
+        keep_results: bool,
+    ) -> Result<RevertResult, SessionError> {
         self.update(id, |s| s.revert_to_exploration(keep_results))
     }
 }
@@ -358,17 +510,34 @@ impl SessionStore {
 fn load_state(path: &Path, id: &str) -> Result<SessionState, SessionError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(SessionError::Unknown { id: id.into() }),
-        Err(source) => return Err(SessionError::Read { path: path.into(), source }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SessionError::Unknown { id: id.into() });
+        }
+        Err(source) => {
+            return Err(SessionError::Read {
+                path: path.into(),
+                source,
+            });
+        }
     };
     // Check the version before the full parse, so a future format gives the version error.
     #[derive(Deserialize)]
     struct Head {
         version: u32,
     }
-    let head: Head = serde_json::from_slice(&bytes).map_err(|source| SessionError::Corrupt { path: path.into(), source })?;
+    let head: Head = serde_json::from_slice(&bytes).map_err(|source| SessionError::Corrupt {
+        path: path.into(),
+        source,
+    })?;
     if head.version != super::SESSION_VERSION {
-        return Err(SessionError::Version { path: path.into(), found: head.version, expected: super::SESSION_VERSION });
+        return Err(SessionError::Version {
+            path: path.into(),
+            found: head.version,
+            expected: super::SESSION_VERSION,
+        });
     }
-    serde_json::from_slice(&bytes).map_err(|source| SessionError::Corrupt { path: path.into(), source })
+    serde_json::from_slice(&bytes).map_err(|source| SessionError::Corrupt {
+        path: path.into(),
+        source,
+    })
 }
