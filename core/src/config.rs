@@ -45,7 +45,12 @@ pub struct SearchWeights {
 
 impl Default for SearchWeights {
     fn default() -> Self {
-        Self { vector: 0.4, keyword: 0.2, definition: 0.3, reference: 0.1 }
+        Self {
+            vector: 0.4,
+            keyword: 0.2,
+            definition: 0.3,
+            reference: 0.1,
+        }
     }
 }
 
@@ -175,7 +180,9 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     /// The file is not valid JSON for this schema.
-    #[error("{path} is not a valid code-intel config ({source}); fix the JSON or delete the file to use the defaults")]
+    #[error(
+        "{path} is not a valid code-intel config ({source}); fix the JSON or delete the file to use the defaults"
+    )]
     Parse {
         /// The config file.
         path: PathBuf,
@@ -202,7 +209,9 @@ impl Config {
     pub fn load(root: &Path) -> Result<Self, ConfigError> {
         let path = Self::path(root);
         match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| ConfigError::Parse { path, source }),
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes).map_err(|source| ConfigError::Parse { path, source })
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(source) => Err(ConfigError::Read { path, source }),
         }
@@ -213,7 +222,10 @@ impl Config {
     /// # Errors
     /// [`ConfigError::Write`] when the directory or file cannot be written.
     pub fn save(&self, root: &Path) -> Result<(), ConfigError> {
-        let mut text = serde_json::to_string_pretty(self).map_err(|source| ConfigError::Parse { path: Self::path(root), source })?;
+        let mut text = serde_json::to_string_pretty(self).map_err(|source| ConfigError::Parse {
+            path: Self::path(root),
+            source,
+        })?;
         text.push('\n');
         persist::write_atomic(&Self::path(root), text.as_bytes())?;
         Ok(())
@@ -229,7 +241,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Config::load(dir.path()).unwrap(), Config::default());
         std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
-        std::fs::write(Config::path(dir.path()), r#"{"gate_mode":"session","chunk_max_tokens":256,"future_key":[1,2]}"#).unwrap();
+        std::fs::write(
+            Config::path(dir.path()),
+            r#"{"gate_mode":"session","chunk_max_tokens":256,"future_key":[1,2]}"#,
+        )
+        .unwrap();
         let cfg = Config::load(dir.path()).unwrap();
         assert_eq!(cfg.gate_mode, GateMode::Session);
         assert_eq!(cfg.chunk_max_tokens, 256);

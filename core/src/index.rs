@@ -201,7 +201,9 @@ pub struct CodeIndex {
 
 impl std::fmt::Debug for CodeIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CodeIndex").field("root", &self.root.path()).finish_non_exhaustive()
+        f.debug_struct("CodeIndex")
+            .field("root", &self.root.path())
+            .finish_non_exhaustive()
     }
 }
 
@@ -220,8 +222,10 @@ impl CodeIndex {
             move |source| IndexError::Io { path, source }
         };
         let index = if dir.join("meta.json").exists() {
-            let index = Index::open_in_dir(&dir)
-                .map_err(|source| IndexError::Corrupt { path: dir.clone(), source })?;
+            let index = Index::open_in_dir(&dir).map_err(|source| IndexError::Corrupt {
+                path: dir.clone(),
+                source,
+            })?;
             if index.schema() == schema {
                 index
             } else {
@@ -237,7 +241,10 @@ impl CodeIndex {
             let _lock = FileLock::acquire(&Self::lock_base(root))?;
             if dir.join("meta.json").exists() {
                 // Another process created it while we waited for the lock.
-                Index::open_in_dir(&dir).map_err(|source| IndexError::Corrupt { path: dir.clone(), source })?
+                Index::open_in_dir(&dir).map_err(|source| IndexError::Corrupt {
+                    path: dir.clone(),
+                    source,
+                })?
             } else {
                 Self::create(&dir, schema)?
             }
@@ -247,13 +254,26 @@ impl CodeIndex {
             .reader_builder()
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
             .try_into()
-            .map_err(|source| IndexError::Tantivy { action: "open a reader on", path: dir.clone(), source })?;
-        Ok(Self { root: root.clone(), config: config.clone(), index, reader, fields })
+            .map_err(|source| IndexError::Tantivy {
+                action: "open a reader on",
+                path: dir.clone(),
+                source,
+            })?;
+        Ok(Self {
+            root: root.clone(),
+            config: config.clone(),
+            index,
+            reader,
+            fields,
+        })
     }
 
     fn create(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index, IndexError> {
-        Index::create_in_dir(dir, schema)
-            .map_err(|source| IndexError::Tantivy { action: "create", path: dir.to_path_buf(), source })
+        Index::create_in_dir(dir, schema).map_err(|source| IndexError::Tantivy {
+            action: "create",
+            path: dir.to_path_buf(),
+            source,
+        })
     }
 
     /// `<root>/.code-intel/index/lexical`.
@@ -294,12 +314,16 @@ impl CodeIndex {
             lock_base: Self::lock_base(&self.root),
             state_path: sync::SyncState::path(&self.root),
         };
-        let mut report = sync::run(&ctx, progress)?;
-        self.reader.reload().map_err(|source| IndexError::Tantivy {
+        let result = sync::run(&ctx, progress);
+        // Reload even when the run failed: its commit may have gone through (a failed state
+        // write), and searches should see what the index holds.
+        let reloaded = self.reader.reload().map_err(|source| IndexError::Tantivy {
             action: "reload",
             path: Self::lexical_dir(&self.root),
             source,
-        })?;
+        });
+        let mut report = result?;
+        reloaded?;
         report.chunks = self.reader.searcher().num_docs();
         report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         Ok(report)
@@ -314,7 +338,9 @@ impl CodeIndex {
         if !sync::state_matches_index(&state, &self.index, &self.config) {
             return true;
         }
-        let Some(last) = state.synced_at else { return true };
+        let Some(last) = state.synced_at else {
+            return true;
+        };
         let age_hours = jiff::Timestamp::now().duration_since(last).as_secs_f64() / 3600.0;
         !(0.0..self.config.sync_ttl_hours).contains(&age_hours)
     }
@@ -329,9 +355,13 @@ impl CodeIndex {
         if top == 0 {
             return Ok(Vec::new());
         }
-        let Some(q) = lexical::bm25_query(&self.fields, query) else { return Ok(Vec::new()) };
+        let Some(q) = lexical::bm25_query(&self.fields, query) else {
+            return Ok(Vec::new());
+        };
         let searcher = self.reader.searcher();
-        let top_docs = searcher.search(&q, &TopDocs::with_limit(top)).map_err(|e| self.err("search", e))?;
+        let top_docs = searcher
+            .search(&q, &TopDocs::with_limit(top))
+            .map_err(|e| self.err("search", e))?;
         let mut hits = Vec::with_capacity(top_docs.len());
         for (score, addr) in top_docs {
             let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
@@ -382,9 +412,15 @@ impl CodeIndex {
         Ok(self.collect(&*q, usize::MAX)?.0)
     }
 
-    fn collect(&self, q: &dyn tantivy::query::Query, limit: usize) -> Result<(Vec<StoredChunk>, usize), IndexError> {
+    fn collect(
+        &self,
+        q: &dyn tantivy::query::Query,
+        limit: usize,
+    ) -> Result<(Vec<StoredChunk>, usize), IndexError> {
         let searcher: Searcher = self.reader.searcher();
-        let docs = searcher.search(q, &DocSetCollector).map_err(|e| self.err("search", e))?;
+        let docs = searcher
+            .search(q, &DocSetCollector)
+            .map_err(|e| self.err("search", e))?;
         let total = docs.len();
         let mut addrs: Vec<_> = docs.into_iter().collect();
         addrs.sort();
@@ -400,13 +436,19 @@ impl CodeIndex {
     pub fn stats(&self) -> IndexStats {
         let state = sync::SyncState::load(&sync::SyncState::path(&self.root));
         IndexStats {
-            files: state.as_ref().map_or(0, |s| s.files.values().filter(|f| f.chunks > 0).count()),
+            files: state
+                .as_ref()
+                .map_or(0, |s| s.files.values().filter(|f| f.chunks > 0).count()),
             chunks: self.reader.searcher().num_docs(),
             last_sync: state.and_then(|s| s.synced_at),
         }
     }
 
     fn err(&self, action: &'static str, source: tantivy::TantivyError) -> IndexError {
-        IndexError::Tantivy { action, path: Self::lexical_dir(&self.root), source }
+        IndexError::Tantivy {
+            action,
+            path: Self::lexical_dir(&self.root),
+            source,
+        }
     }
 }

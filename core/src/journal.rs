@@ -45,7 +45,14 @@ pub struct DecisionRecord {
 
 impl DecisionRecord {
     /// A record of `plan` for a session.
-    pub fn new(session_id: &str, intent: &str, trigger: &str, frame: &QueryFrame, plan: &Plan, timestamp: String) -> Self {
+    pub fn new(
+        session_id: &str,
+        intent: &str,
+        trigger: &str,
+        frame: &QueryFrame,
+        plan: &Plan,
+        timestamp: String,
+    ) -> Self {
         Self {
             version: DECISION_VERSION,
             session_id: session_id.into(),

@@ -17,6 +17,8 @@ pub mod repo_path;
 pub mod router;
 pub mod session;
 
+#[cfg(feature = "embed")]
+pub mod embed;
 #[cfg(feature = "index")]
 pub mod explore;
 #[cfg(feature = "index")]

@@ -47,7 +47,10 @@ pub enum PersistError {
 
 fn ensure_parent(path: &Path) -> Result<(), PersistError> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| PersistError::CreateDir { path: parent.to_path_buf(), source })?;
+        std::fs::create_dir_all(parent).map_err(|source| PersistError::CreateDir {
+            path: parent.to_path_buf(),
+            source,
+        })?;
     }
     Ok(())
 }
@@ -60,9 +63,16 @@ fn ensure_parent(path: &Path) -> Result<(), PersistError> {
 /// [`PersistError::CreateDir`] or [`PersistError::Write`]; on error the old file is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PersistError> {
     ensure_parent(path)?;
-    let err = |source| PersistError::Write { path: path.to_path_buf(), source };
+    let err = |source| PersistError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
     let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = path.with_file_name(format!(".{file_name}.{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4().simple()));
+    let tmp = path.with_file_name(format!(
+        ".{file_name}.{}.{}.tmp",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    ));
     let result = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -90,8 +100,16 @@ impl FileLock {
     pub fn acquire(path: &Path) -> Result<Self, PersistError> {
         let lock_path = lock_path(path);
         ensure_parent(&lock_path)?;
-        let err = |source| PersistError::Lock { path: lock_path.clone(), source };
-        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(err)?;
+        let err = |source| PersistError::Lock {
+            path: lock_path.clone(),
+            source,
+        };
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(err)?;
         file.lock().map_err(err)?;
         Ok(Self { file })
     }
@@ -106,9 +124,17 @@ impl FileLock {
         let file = match File::open(&lock_path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(PersistError::Lock { path: lock_path, source }),
+            Err(source) => {
+                return Err(PersistError::Lock {
+                    path: lock_path,
+                    source,
+                });
+            }
         };
-        file.lock_shared().map_err(|source| PersistError::Lock { path: lock_path, source })?;
+        file.lock_shared().map_err(|source| PersistError::Lock {
+            path: lock_path,
+            source,
+        })?;
         Ok(Some(Self { file }))
     }
 }
@@ -121,7 +147,10 @@ impl Drop for FileLock {
 }
 
 fn lock_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".lock");
     path.with_file_name(name)
 }
@@ -131,11 +160,21 @@ fn lock_path(path: &Path) -> PathBuf {
 /// # Errors
 /// [`PersistError`] when the directory, lock or file cannot be written.
 pub fn append_jsonl<T: serde::Serialize>(path: &Path, record: &T) -> Result<(), PersistError> {
-    let mut line = serde_json::to_vec(record).map_err(|e| PersistError::Write { path: path.to_path_buf(), source: e.into() })?;
+    let mut line = serde_json::to_vec(record).map_err(|e| PersistError::Write {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })?;
     line.push(b'\n');
     let _lock = FileLock::acquire(path)?;
-    let err = |source| PersistError::Write { path: path.to_path_buf(), source };
-    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(err)?;
+    let err = |source| PersistError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(err)?;
     f.write_all(&line).map_err(err)?;
     Ok(())
 }
@@ -151,7 +190,10 @@ mod tests {
         write_atomic(&p, b"one").unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
-        let leftovers: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let leftovers: Vec<_> = std::fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(leftovers, vec![std::ffi::OsString::from("state.json")]);
     }
 
@@ -164,13 +206,20 @@ mod tests {
                 let p = &p;
                 s.spawn(move || {
                     for i in 0..50 {
-                        append_jsonl(p, &serde_json::json!({"t": t, "i": i, "pad": "x".repeat(500)})).unwrap();
+                        append_jsonl(
+                            p,
+                            &serde_json::json!({"t": t, "i": i, "pad": "x".repeat(500)}),
+                        )
+                        .unwrap();
                     }
                 });
             }
         });
         let text = std::fs::read_to_string(&p).unwrap();
-        let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         assert_eq!(lines.len(), 200);
     }
 }

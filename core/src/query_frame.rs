@@ -28,7 +28,12 @@ pub enum Slot {
 
 impl Slot {
     /// All slots in their canonical order.
-    pub const ALL: [Slot; 4] = [Slot::TargetFeature, Slot::TriggerCondition, Slot::ObservedIssue, Slot::DesiredAction];
+    pub const ALL: [Slot; 4] = [
+        Slot::TargetFeature,
+        Slot::TriggerCondition,
+        Slot::ObservedIssue,
+        Slot::DesiredAction,
+    ];
 
     /// The wire name (`target_feature`, ...).
     pub fn name(self) -> &'static str {
@@ -122,18 +127,34 @@ pub struct QueryFrame {
 impl QueryFrame {
     /// An empty frame for `raw_query`.
     pub fn new(raw_query: impl Into<String>) -> Self {
-        Self { raw_query: raw_query.into(), slots: BTreeMap::new(), mapped_symbols: Vec::new(), slot_evidence: BTreeMap::new() }
+        Self {
+            raw_query: raw_query.into(),
+            slots: BTreeMap::new(),
+            mapped_symbols: Vec::new(),
+            slot_evidence: BTreeMap::new(),
+        }
     }
 
     /// Slots not filled, in canonical order.
     pub fn missing_slots(&self) -> Vec<Slot> {
-        Slot::ALL.into_iter().filter(|s| !self.slots.contains_key(s)).collect()
+        Slot::ALL
+            .into_iter()
+            .filter(|s| !self.slots.contains_key(s))
+            .collect()
     }
 
     /// Slots or mapped symbols still HYPOTHESIS, as human-readable items.
     pub fn hypotheses(&self) -> Vec<String> {
-        let slots = self.slots.iter().filter(|(_, v)| v.source == SlotSource::Hypothesis).map(|(s, _)| format!("slot {}", s.name()));
-        let syms = self.mapped_symbols.iter().filter(|m| m.source == SlotSource::Hypothesis).map(|m| format!("symbol {}", m.symbol));
+        let slots = self
+            .slots
+            .iter()
+            .filter(|(_, v)| v.source == SlotSource::Hypothesis)
+            .map(|(s, _)| format!("slot {}", s.name()));
+        let syms = self
+            .mapped_symbols
+            .iter()
+            .filter(|m| m.source == SlotSource::Hypothesis)
+            .map(|m| format!("symbol {}", m.symbol));
         slots.chain(syms).collect()
     }
 }
@@ -237,23 +258,45 @@ pub fn match_quote(quote: &str, query: &str) -> Option<QuoteMatch> {
         return Some(QuoteMatch::Normalized);
     }
     let squash = |s: &str| s.chars().filter(|c| *c != ' ').collect::<String>();
-    squash(&r).contains(&squash(&q)).then_some(QuoteMatch::Normalized)
+    squash(&r)
+        .contains(&squash(&q))
+        .then_some(QuoteMatch::Normalized)
 }
 
 /// Validates one submitted slot against the request.
 ///
 /// # Errors
 /// A [`SlotValidationError`] (`empty value`, `quote not found in query`) when the slot is rejected.
-pub fn validate_slot(slot: Slot, input: &SlotInput, query: &str, checker: &dyn QuoteChecker) -> Result<SlotValue, SlotValidationError> {
+pub fn validate_slot(
+    slot: Slot,
+    input: &SlotInput,
+    query: &str,
+    checker: &dyn QuoteChecker,
+) -> Result<SlotValue, SlotValidationError> {
     if input.value.trim().is_empty() {
-        return Err(SlotValidationError { slot, error: "empty value".into() });
+        return Err(SlotValidationError {
+            slot,
+            error: "empty value".into(),
+        });
     }
     let matched = match match_quote(&input.quote, query) {
         Some(m) => m,
-        None if checker.semantically_consistent(&input.value, &input.quote, query) => QuoteMatch::Semantic,
-        None => return Err(SlotValidationError { slot, error: "quote not found in query".into() }),
+        None if checker.semantically_consistent(&input.value, &input.quote, query) => {
+            QuoteMatch::Semantic
+        }
+        None => {
+            return Err(SlotValidationError {
+                slot,
+                error: "quote not found in query".into(),
+            });
+        }
     };
-    Ok(SlotValue { value: input.value.trim().into(), quote: input.quote.clone(), source: SlotSource::Fact, matched })
+    Ok(SlotValue {
+        value: input.value.trim().into(),
+        quote: input.quote.clone(),
+        source: SlotSource::Fact,
+        matched,
+    })
 }
 
 /// The prompt that asks the model to extract the slots (seed 000 `QueryDecomposer.get_extraction_prompt`).
@@ -275,27 +318,60 @@ mod tests {
     use proptest::prelude::*;
 
     fn si(v: &str, q: &str) -> SlotInput {
-        SlotInput { value: v.into(), quote: q.into() }
+        SlotInput {
+            value: v.into(),
+            quote: q.into(),
+        }
     }
 
     #[test]
     fn quotes_match_across_width_case_and_spacing() {
         let q = "ログイン機能でパスワードが空のとき、エラーが出ない。Fix the LoginService ASAP";
-        assert_eq!(match_quote("パスワードが空のとき", q), Some(QuoteMatch::Exact));
+        assert_eq!(
+            match_quote("パスワードが空のとき", q),
+            Some(QuoteMatch::Exact)
+        );
         // Half-width katakana and full-width Latin in the quote.
         assert_eq!(match_quote("ﾛｸﾞｲﾝ機能", q), Some(QuoteMatch::Normalized));
-        assert_eq!(match_quote("ＬｏｇｉｎＳｅｒｖｉｃｅ", q), Some(QuoteMatch::Normalized));
-        assert_eq!(match_quote("fix  the\nloginservice", q), Some(QuoteMatch::Normalized));
-        assert_eq!(match_quote("ログイン 機能", q), Some(QuoteMatch::Normalized));
+        assert_eq!(
+            match_quote("ＬｏｇｉｎＳｅｒｖｉｃｅ", q),
+            Some(QuoteMatch::Normalized)
+        );
+        assert_eq!(
+            match_quote("fix  the\nloginservice", q),
+            Some(QuoteMatch::Normalized)
+        );
+        assert_eq!(
+            match_quote("ログイン 機能", q),
+            Some(QuoteMatch::Normalized)
+        );
         assert_eq!(match_quote("ユーザー登録", q), None);
         assert_eq!(match_quote("   ", q), None);
     }
 
     #[test]
     fn rejected_slots_carry_the_seed_error_text() {
-        let err = validate_slot(Slot::ObservedIssue, &si("crash", "it crashes"), "login is slow", &LiteralOnly).unwrap_err();
-        assert_eq!(err, SlotValidationError { slot: Slot::ObservedIssue, error: "quote not found in query".into() });
-        let err = validate_slot(Slot::TargetFeature, &si(" ", "login"), "login is slow", &LiteralOnly).unwrap_err();
+        let err = validate_slot(
+            Slot::ObservedIssue,
+            &si("crash", "it crashes"),
+            "login is slow",
+            &LiteralOnly,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            SlotValidationError {
+                slot: Slot::ObservedIssue,
+                error: "quote not found in query".into()
+            }
+        );
+        let err = validate_slot(
+            Slot::TargetFeature,
+            &si(" ", "login"),
+            "login is slow",
+            &LiteralOnly,
+        )
+        .unwrap_err();
         assert_eq!(err.error, "empty value");
     }
 
@@ -307,7 +383,13 @@ mod tests {
                 true
             }
         }
-        let v = validate_slot(Slot::TargetFeature, &si("auth", "sign-in"), "login is slow", &Yes).unwrap();
+        let v = validate_slot(
+            Slot::TargetFeature,
+            &si("auth", "sign-in"),
+            "login is slow",
+            &Yes,
+        )
+        .unwrap();
         assert_eq!(v.matched, QuoteMatch::Semantic);
     }
 

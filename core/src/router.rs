@@ -19,7 +19,9 @@ use crate::query_frame::{QueryFrame, Slot};
 use crate::session::Intent;
 
 /// Risk level (seed 003 "risk_level"), ordered LOW < MEDIUM < HIGH.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum RiskLevel {
     /// Little uncertainty.
@@ -65,11 +67,19 @@ pub struct Plan {
 /// Builds the plan for `intent` and the current frame.
 pub fn plan(intent: Intent, frame: &QueryFrame) -> Plan {
     let missing = frame.missing_slots();
-    let mut tools: Vec<&'static str> = missing.iter().flat_map(|s| tools_for_slot(*s).iter().copied()).collect();
+    let mut tools: Vec<&'static str> = missing
+        .iter()
+        .flat_map(|s| tools_for_slot(*s).iter().copied())
+        .collect();
     // Intent adjustments (seed 000 `_select_tools`; seed 001 adds analyze_structure for EXPLORE).
     match intent {
         // Seed 000: IMPLEMENT recommends all tools; the gate requires definitions and references.
-        Intent::Implement => tools.extend(["find_definitions", "find_references", "search_text", "analyze_structure"]),
+        Intent::Implement => tools.extend([
+            "find_definitions",
+            "find_references",
+            "search_text",
+            "analyze_structure",
+        ]),
         // Seed 000: MODIFY prioritises find_references; the gate requires definitions too.
         Intent::Modify => {
             tools.insert(0, "find_references");
@@ -81,9 +91,14 @@ pub fn plan(intent: Intent, frame: &QueryFrame) -> Plan {
         Intent::Question => tools.truncate(1),
     }
     let mut seen = std::collections::HashSet::new();
-    let tools: Vec<String> = tools.into_iter().filter(|t| seen.insert(*t)).map(String::from).collect();
+    let tools: Vec<String> = tools
+        .into_iter()
+        .filter(|t| seen.insert(*t))
+        .map(String::from)
+        .collect();
     let risk_level = assess_risk(intent, frame);
-    let needs_bootstrap = !frame.slots.contains_key(&Slot::TargetFeature) && intent != Intent::Question;
+    let needs_bootstrap =
+        !frame.slots.contains_key(&Slot::TargetFeature) && intent != Intent::Question;
     // SEMANTIC and VERIFICATION are entered only when exploration falls short.
     let required_phases = vec!["EXPLORATION".into(), "READY".into()];
     Plan {
@@ -127,20 +142,45 @@ mod tests {
     fn frame(filled: &[Slot]) -> QueryFrame {
         let mut f = QueryFrame::new("q");
         for s in filled {
-            f.slots.insert(*s, SlotValue { value: "v".into(), quote: "q".into(), source: SlotSource::Fact, matched: QuoteMatch::Exact });
+            f.slots.insert(
+                *s,
+                SlotValue {
+                    value: "v".into(),
+                    quote: "q".into(),
+                    source: SlotSource::Fact,
+                    matched: QuoteMatch::Exact,
+                },
+            );
         }
         f
     }
 
     #[test]
     fn plan_follows_slot_to_tools_and_intent() {
-        let p = plan(Intent::Modify, &frame(&[Slot::TargetFeature, Slot::ObservedIssue]));
-        assert_eq!(p.tools, ["find_references", "search_text", "find_definitions"]);
-        assert_eq!(p.missing_slots, [Slot::TriggerCondition, Slot::DesiredAction]);
+        let p = plan(
+            Intent::Modify,
+            &frame(&[Slot::TargetFeature, Slot::ObservedIssue]),
+        );
+        assert_eq!(
+            p.tools,
+            ["find_references", "search_text", "find_definitions"]
+        );
+        assert_eq!(
+            p.missing_slots,
+            [Slot::TriggerCondition, Slot::DesiredAction]
+        );
         assert_eq!(p.risk_level, RiskLevel::Medium);
         assert!(!p.needs_bootstrap);
         let p = plan(Intent::Investigate, &frame(&[]));
-        assert_eq!(p.tools, ["analyze_structure", "find_definitions", "search_text", "find_references"]);
+        assert_eq!(
+            p.tools,
+            [
+                "analyze_structure",
+                "find_definitions",
+                "search_text",
+                "find_references"
+            ]
+        );
         assert!(p.needs_bootstrap);
     }
 
@@ -148,11 +188,45 @@ mod tests {
     fn risk_takes_the_higher_rule() {
         use Slot::*;
         // Count rule alone.
-        assert_eq!(assess_risk(Intent::Investigate, &frame(&[TargetFeature])), RiskLevel::High);
-        assert_eq!(assess_risk(Intent::Investigate, &frame(&[TargetFeature, ObservedIssue])), RiskLevel::Medium);
+        assert_eq!(
+            assess_risk(Intent::Investigate, &frame(&[TargetFeature])),
+            RiskLevel::High
+        );
+        assert_eq!(
+            assess_risk(Intent::Investigate, &frame(&[TargetFeature, ObservedIssue])),
+            RiskLevel::Medium
+        );
         // Intent rule dominates.
-        assert_eq!(assess_risk(Intent::Modify, &frame(&[TargetFeature, TriggerCondition, DesiredAction])), RiskLevel::High);
-        assert_eq!(assess_risk(Intent::Implement, &frame(&[TargetFeature, TriggerCondition, ObservedIssue, DesiredAction])), RiskLevel::Medium);
-        assert_eq!(assess_risk(Intent::Modify, &frame(&[TargetFeature, TriggerCondition, ObservedIssue, DesiredAction])), RiskLevel::Low);
+        assert_eq!(
+            assess_risk(
+                Intent::Modify,
+                &frame(&[TargetFeature, TriggerCondition, DesiredAction])
+            ),
+            RiskLevel::High
+        );
+        assert_eq!(
+            assess_risk(
+                Intent::Implement,
+                &frame(&[
+                    TargetFeature,
+                    TriggerCondition,
+                    ObservedIssue,
+                    DesiredAction
+                ])
+            ),
+            RiskLevel::Medium
+        );
+        assert_eq!(
+            assess_risk(
+                Intent::Modify,
+                &frame(&[
+                    TargetFeature,
+                    TriggerCondition,
+                    ObservedIssue,
+                    DesiredAction
+                ])
+            ),
+            RiskLevel::Low
+        );
     }
 }

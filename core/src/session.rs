@@ -22,7 +22,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::query_frame::{self, MappedSymbol, QueryFrame, QueryFrameInput, QuoteChecker, Slot, SlotEvidence, SlotSource, SlotValidationError};
+use crate::query_frame::{
+    self, MappedSymbol, QueryFrame, QueryFrameInput, QuoteChecker, Slot, SlotEvidence, SlotSource,
+    SlotValidationError,
+};
 use crate::repo_path::{RepoPath, RepoRoot};
 use crate::router::{self, Plan, RiskLevel};
 use requirements::{SemanticReason, Shortfall};
@@ -129,11 +132,15 @@ impl Phase {
             Phase::Exploration => {
                 "explore with find_definitions, find_references and search_text (see the plan), then call submit_understanding"
             }
-            Phase::Semantic => "form hypotheses about what exploration could not find, then call submit_semantic(hypotheses, semantic_reason)",
+            Phase::Semantic => {
+                "form hypotheses about what exploration could not find, then call submit_semantic(hypotheses, semantic_reason)"
+            }
             Phase::Verification => {
                 "verify each hypothesis with find_definitions/find_references/search_text, then call submit_verification(results)"
             }
-            Phase::Ready => "call check_write_target(path) before editing; edit only explored files",
+            Phase::Ready => {
+                "call check_write_target(path) before editing; edit only explored files"
+            }
         }
     }
 }
@@ -145,7 +152,13 @@ impl fmt::Display for Phase {
 }
 
 /// Tools of the EXPLORATION phase (code-intel's "forest" tools).
-pub const EXPLORATION_TOOLS: [&str; 5] = ["search_text", "find_definitions", "find_references", "analyze_structure", "get_function_at_line"];
+pub const EXPLORATION_TOOLS: [&str; 5] = [
+    "search_text",
+    "find_definitions",
+    "find_references",
+    "analyze_structure",
+    "get_function_at_line",
+];
 
 /// A tool called in a phase that does not allow it (seed 002 v3.9 tool matrix).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -173,7 +186,11 @@ pub struct PhaseViolation {
 ///
 /// # Errors
 /// A [`PhaseViolation`] naming the phase and the next step.
-pub fn check_tool(phase: Phase, tool: &str, collection: Option<&str>) -> Result<(), PhaseViolation> {
+pub fn check_tool(
+    phase: Phase,
+    tool: &str,
+    collection: Option<&str>,
+) -> Result<(), PhaseViolation> {
     use Phase::*;
     let allowed: &[Phase] = match tool {
         t if EXPLORATION_TOOLS.contains(&t) => &[Exploration, Verification, Ready],
@@ -272,8 +289,17 @@ pub struct MissingRequirement {
 
 impl MissingRequirement {
     fn count(s: Shortfall, required: usize, provided: usize) -> Self {
-        let name = serde_json::to_value(s).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-        Self { message: format!("{name}: {provided} given, at least {required} required"), requirement: name, required: Some(required), provided: Some(provided), item: None }
+        let name = serde_json::to_value(s)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        Self {
+            message: format!("{name}: {provided} given, at least {required} required"),
+            requirement: name,
+            required: Some(required),
+            provided: Some(provided),
+            item: None,
+        }
     }
 }
 
@@ -582,7 +608,12 @@ const MAX_PARAMS_BYTES: usize = 2_000;
 
 impl SessionState {
     /// A new session in EXPLORATION with the plan for an empty frame.
-    pub fn new(session_id: String, intent: Intent, query: String, claude_session_id: Option<String>) -> Self {
+    pub fn new(
+        session_id: String,
+        intent: Intent,
+        query: String,
+        claude_session_id: Option<String>,
+    ) -> Self {
         let frame = QueryFrame::new(query.clone());
         let plan = router::plan(intent, &frame);
         let t = now();
@@ -617,7 +648,12 @@ impl SessionState {
 
     fn set_phase(&mut self, to: Phase, by: &str) {
         if self.phase != to {
-            self.phase_history.push(PhaseChange { from: self.phase, to, by: by.into(), at: now() });
+            self.phase_history.push(PhaseChange {
+                from: self.phase,
+                to,
+                by: by.into(),
+                at: now(),
+            });
             self.phase = to;
         }
     }
@@ -635,12 +671,20 @@ impl SessionState {
     /// Whether a directory counts as explored for new files: explored itself (or inside an
     /// explored directory), or holding an explored file.
     pub fn is_dir_explored(&self, dir: &RepoPath) -> bool {
-        self.is_explored(dir) || self.explored.iter().any(|e| e.parent().as_ref() == Some(dir))
+        self.is_explored(dir)
+            || self
+                .explored
+                .iter()
+                .any(|e| e.parent().as_ref() == Some(dir))
     }
 
     /// Applies `set_query_frame`: validates each submitted slot's quote against the request,
     /// stores the accepted ones as FACT, and re-plans (the decision journal entry is the store's).
-    pub fn set_query_frame(&mut self, input: &QueryFrameInput, checker: &dyn QuoteChecker) -> SetQueryFrameResult {
+    pub fn set_query_frame(
+        &mut self,
+        input: &QueryFrameInput,
+        checker: &dyn QuoteChecker,
+    ) -> SetQueryFrameResult {
         let mut errors = Vec::new();
         let mut accepted = Vec::new();
         for (slot, slot_input) in input.slots() {
@@ -677,7 +721,10 @@ impl SessionState {
         if call.timestamp.is_empty() {
             call.timestamp = now();
         }
-        if serde_json::to_string(&call.params).map(|s| s.len() > MAX_PARAMS_BYTES).unwrap_or(false) {
+        if serde_json::to_string(&call.params)
+            .map(|s| s.len() > MAX_PARAMS_BYTES)
+            .unwrap_or(false)
+        {
             call.params = serde_json::json!({"truncated": true});
         }
         for f in &call.files {
@@ -692,8 +739,17 @@ impl SessionState {
     /// risk with markup relaxation, required tools from the session's own record, slot evidence
     /// at HIGH risk. Invalid input or missing tools/evidence keep the phase (fix and resubmit);
     /// count shortfalls move to SEMANTIC; otherwise READY.
-    pub fn submit_understanding(&mut self, root: &RepoRoot, input: Understanding) -> UnderstandingResult {
-        let mut validation_errors = requirements::consistency_errors(&input.symbols_identified, &input.entry_points, &input.files_analyzed, &input.existing_patterns);
+    pub fn submit_understanding(
+        &mut self,
+        root: &RepoRoot,
+        input: Understanding,
+    ) -> UnderstandingResult {
+        let mut validation_errors = requirements::consistency_errors(
+            &input.symbols_identified,
+            &input.entry_points,
+            &input.files_analyzed,
+            &input.existing_patterns,
+        );
         let mut files = Vec::new();
         for f in &input.files_analyzed {
             match root.resolve(f) {
@@ -705,7 +761,11 @@ impl SessionState {
         let used = self.tools_used();
         for (slot, ev) in &input.slot_evidence {
             if !used.contains(ev.tool.as_str()) {
-                validation_errors.push(format!("slot_evidence for {} names tool '{}', which this session never called", slot.name(), ev.tool));
+                validation_errors.push(format!(
+                    "slot_evidence for {} names tool '{}', which this session never called",
+                    slot.name(),
+                    ev.tool
+                ));
             }
         }
         let risk = self.risk_level();
@@ -740,7 +800,9 @@ impl SessionState {
         }
         if req.slot_evidence {
             for slot in [Slot::TargetFeature, Slot::ObservedIssue] {
-                if self.query_frame.slots.contains_key(&slot) && !input.slot_evidence.contains_key(&slot) {
+                if self.query_frame.slots.contains_key(&slot)
+                    && !input.slot_evidence.contains_key(&slot)
+                {
                     blocking.push(MissingRequirement {
                         requirement: "slot_evidence".into(),
                         required: None,
@@ -757,9 +819,22 @@ impl SessionState {
         // Accepted input: record it.
         self.explored.extend(files.iter().cloned());
         for s in &input.symbols_identified {
-            if !self.query_frame.mapped_symbols.iter().any(|m| &m.symbol == s) {
-                let nl_term = self.query_frame.slots.get(&Slot::TargetFeature).map(|v| v.value.clone());
-                self.query_frame.mapped_symbols.push(MappedSymbol { symbol: s.clone(), source: SlotSource::Fact, nl_term });
+            if !self
+                .query_frame
+                .mapped_symbols
+                .iter()
+                .any(|m| &m.symbol == s)
+            {
+                let nl_term = self
+                    .query_frame
+                    .slots
+                    .get(&Slot::TargetFeature)
+                    .map(|v| v.value.clone());
+                self.query_frame.mapped_symbols.push(MappedSymbol {
+                    symbol: s.clone(),
+                    source: SlotSource::Fact,
+                    nl_term,
+                });
             }
         }
         let t = now();
@@ -769,15 +844,32 @@ impl SessionState {
             self.query_frame.slot_evidence.insert(*slot, ev);
         }
         let counts = [
-            (Shortfall::SymbolsIdentified, req.symbols, input.symbols_identified.len()),
-            (Shortfall::EntryPoints, req.entry_points, input.entry_points.len()),
+            (
+                Shortfall::SymbolsIdentified,
+                req.symbols,
+                input.symbols_identified.len(),
+            ),
+            (
+                Shortfall::EntryPoints,
+                req.entry_points,
+                input.entry_points.len(),
+            ),
             (Shortfall::FilesAnalyzed, req.files, files.len()),
-            (Shortfall::ExistingPatterns, req.patterns, input.existing_patterns.len()),
+            (
+                Shortfall::ExistingPatterns,
+                req.patterns,
+                input.existing_patterns.len(),
+            ),
         ];
-        let shortfalls: Vec<(Shortfall, usize, usize)> = counts.into_iter().filter(|(_, r, p)| p < r).collect();
+        let shortfalls: Vec<(Shortfall, usize, usize)> =
+            counts.into_iter().filter(|(_, r, p)| p < r).collect();
         self.understanding = Some(input);
         if !blocking.is_empty() {
-            let next = blocking.iter().map(|m| m.message.clone()).collect::<Vec<_>>().join("; ");
+            let next = blocking
+                .iter()
+                .map(|m| m.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ");
             self.missing_requirements = blocking.clone();
             return UnderstandingResult {
                 success: true,
@@ -797,7 +889,10 @@ impl SessionState {
             let next_action = if self.intent.may_write() {
                 Phase::Ready.next_step().to_string()
             } else {
-                format!("{} sessions never write: answer from what you explored", self.intent)
+                format!(
+                    "{} sessions never write: answer from what you explored",
+                    self.intent
+                )
             };
             return UnderstandingResult {
                 success: true,
@@ -811,7 +906,10 @@ impl SessionState {
                 next_action,
             };
         }
-        let missing: Vec<MissingRequirement> = shortfalls.iter().map(|(s, r, p)| MissingRequirement::count(*s, *r, *p)).collect();
+        let missing: Vec<MissingRequirement> = shortfalls
+            .iter()
+            .map(|(s, r, p)| MissingRequirement::count(*s, *r, *p))
+            .collect();
         let mut reasons: Vec<SemanticReason> = Vec::new();
         for (s, _, _) in &shortfalls {
             for r in SemanticReason::allowed_for(*s) {
@@ -838,13 +936,22 @@ impl SessionState {
     fn shortfalls(&self) -> Vec<Shortfall> {
         self.missing_requirements
             .iter()
-            .filter_map(|m| serde_json::from_value::<Shortfall>(serde_json::Value::String(m.requirement.clone())).ok())
+            .filter_map(|m| {
+                serde_json::from_value::<Shortfall>(serde_json::Value::String(
+                    m.requirement.clone(),
+                ))
+                .ok()
+            })
             .collect()
     }
 
     /// Applies `submit_semantic`: the reason must be one seed 000 allows for what is missing;
     /// the hypotheses are recorded as HYPOTHESIS and the session moves to VERIFICATION.
-    pub fn submit_semantic(&mut self, hypotheses: Vec<HypothesisInput>, reason: SemanticReason) -> SemanticResult {
+    pub fn submit_semantic(
+        &mut self,
+        hypotheses: Vec<HypothesisInput>,
+        reason: SemanticReason,
+    ) -> SemanticResult {
         let reject = |this: &Self, error: String| SemanticResult {
             success: false,
             next_phase: this.phase,
@@ -853,41 +960,84 @@ impl SessionState {
             next_action: "fix the submission and call submit_semantic again".into(),
         };
         if hypotheses.is_empty() || hypotheses.iter().any(|h| h.text.trim().is_empty()) {
-            return reject(self, "give at least one hypothesis, each with a non-empty text".into());
+            return reject(
+                self,
+                "give at least one hypothesis, each with a non-empty text".into(),
+            );
         }
         let shortfalls = self.shortfalls();
-        if !shortfalls.is_empty() && !shortfalls.iter().any(|s| SemanticReason::allowed_for(*s).contains(&reason)) {
+        if !shortfalls.is_empty()
+            && !shortfalls
+                .iter()
+                .any(|s| SemanticReason::allowed_for(*s).contains(&reason))
+        {
             let allowed: Vec<String> = shortfalls
                 .iter()
                 .flat_map(|s| SemanticReason::allowed_for(*s).iter())
-                .map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+                .map(|r| {
+                    serde_json::to_value(r)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                })
                 .collect();
-            return reject(self, format!("semantic_reason does not match what is missing; allowed: {}", allowed.join(", ")));
+            return reject(
+                self,
+                format!(
+                    "semantic_reason does not match what is missing; allowed: {}",
+                    allowed.join(", ")
+                ),
+            );
         }
         let start = self.hypotheses.len();
         for (i, h) in hypotheses.into_iter().enumerate() {
             if let (Some(slot), Some(value)) = (h.slot, h.value.as_ref()) {
                 self.query_frame.slots.insert(
                     slot,
-                    query_frame::SlotValue { value: value.clone(), quote: String::new(), source: SlotSource::Hypothesis, matched: query_frame::QuoteMatch::Semantic },
+                    query_frame::SlotValue {
+                        value: value.clone(),
+                        quote: String::new(),
+                        source: SlotSource::Hypothesis,
+                        matched: query_frame::QuoteMatch::Semantic,
+                    },
                 );
             }
             if let Some(sym) = &h.symbol {
                 self.query_frame.mapped_symbols.retain(|m| &m.symbol != sym);
-                self.query_frame.mapped_symbols.push(MappedSymbol { symbol: sym.clone(), source: SlotSource::Hypothesis, nl_term: h.slot.map(|s| s.name().to_string()) });
+                self.query_frame.mapped_symbols.push(MappedSymbol {
+                    symbol: sym.clone(),
+                    source: SlotSource::Hypothesis,
+                    nl_term: h.slot.map(|s| s.name().to_string()),
+                });
             }
-            self.hypotheses.push(Hypothesis { id: format!("h{}", start + i + 1), input: h, status: HypothesisStatus::Hypothesis, evidence: None });
+            self.hypotheses.push(Hypothesis {
+                id: format!("h{}", start + i + 1),
+                input: h,
+                status: HypothesisStatus::Hypothesis,
+                evidence: None,
+            });
         }
         self.semantic_reason = Some(reason);
         self.set_phase(Phase::Verification, "submit_semantic");
-        SemanticResult { success: true, next_phase: Phase::Verification, error: None, hypotheses: self.hypotheses.clone(), next_action: Phase::Verification.next_step().into() }
+        SemanticResult {
+            success: true,
+            next_phase: Phase::Verification,
+            error: None,
+            hypotheses: self.hypotheses.clone(),
+            next_action: Phase::Verification.next_step().into(),
+        }
     }
 
     /// Applies `submit_verification`: each result needs evidence from an exploration tool called
     /// in this VERIFICATION phase; confirmed → FACT, rejected → dropped from the frame. READY only
     /// when no HYPOTHESIS remains.
     pub fn submit_verification(&mut self, results: Vec<VerificationInput>) -> VerificationResult {
-        let verified_with: BTreeSet<&str> = self.tool_calls.iter().filter(|c| c.phase == Phase::Verification).map(|c| c.tool.as_str()).collect();
+        let verified_with: BTreeSet<&str> = self
+            .tool_calls
+            .iter()
+            .filter(|c| c.phase == Phase::Verification)
+            .map(|c| c.tool.as_str())
+            .collect();
         let mut errors = Vec::new();
         let mut updates = Vec::new();
         for r in results {
@@ -896,11 +1046,19 @@ impl SessionState {
                 continue;
             };
             if !EXPLORATION_TOOLS.contains(&r.evidence.tool.as_str()) {
-                errors.push(format!("{}: evidence tool '{}' is not an exploration tool ({})", r.hypothesis_id, r.evidence.tool, EXPLORATION_TOOLS.join(", ")));
+                errors.push(format!(
+                    "{}: evidence tool '{}' is not an exploration tool ({})",
+                    r.hypothesis_id,
+                    r.evidence.tool,
+                    EXPLORATION_TOOLS.join(", ")
+                ));
                 continue;
             }
             if !verified_with.contains(r.evidence.tool.as_str()) {
-                errors.push(format!("{}: '{}' was not called in the VERIFICATION phase; run it, then resubmit", r.hypothesis_id, r.evidence.tool));
+                errors.push(format!(
+                    "{}: '{}' was not called in the VERIFICATION phase; run it, then resubmit",
+                    r.hypothesis_id, r.evidence.tool
+                ));
                 continue;
             }
             updates.push((idx, r));
@@ -908,7 +1066,11 @@ impl SessionState {
         for (idx, r) in updates {
             let confirmed = r.status == VerdictStatus::Confirmed;
             let h = &mut self.hypotheses[idx];
-            h.status = if confirmed { HypothesisStatus::Confirmed } else { HypothesisStatus::Rejected };
+            h.status = if confirmed {
+                HypothesisStatus::Confirmed
+            } else {
+                HypothesisStatus::Rejected
+            };
             h.evidence = Some(r.evidence);
             let (slot, symbol) = (h.input.slot, h.input.symbol.clone());
             if let Some(slot) = slot {
@@ -916,13 +1078,23 @@ impl SessionState {
                     if let Some(v) = self.query_frame.slots.get_mut(&slot) {
                         v.source = SlotSource::Fact;
                     }
-                } else if self.query_frame.slots.get(&slot).is_some_and(|v| v.source == SlotSource::Hypothesis) {
+                } else if self
+                    .query_frame
+                    .slots
+                    .get(&slot)
+                    .is_some_and(|v| v.source == SlotSource::Hypothesis)
+                {
                     self.query_frame.slots.remove(&slot);
                 }
             }
             if let Some(sym) = symbol {
                 if confirmed {
-                    for m in self.query_frame.mapped_symbols.iter_mut().filter(|m| m.symbol == sym) {
+                    for m in self
+                        .query_frame
+                        .mapped_symbols
+                        .iter_mut()
+                        .filter(|m| m.symbol == sym)
+                    {
                         m.source = SlotSource::Fact;
                     }
                 } else {
@@ -930,7 +1102,12 @@ impl SessionState {
                 }
             }
         }
-        let mut remaining: Vec<String> = self.hypotheses.iter().filter(|h| h.status == HypothesisStatus::Hypothesis).map(|h| format!("{}: {}", h.id, h.input.text)).collect();
+        let mut remaining: Vec<String> = self
+            .hypotheses
+            .iter()
+            .filter(|h| h.status == HypothesisStatus::Hypothesis)
+            .map(|h| format!("{}: {}", h.id, h.input.text))
+            .collect();
         if remaining.is_empty() {
             // Slots or symbols still HYPOTHESIS without an open hypothesis record (e.g. edited state).
             remaining = self.query_frame.hypotheses();
@@ -945,7 +1122,11 @@ impl SessionState {
             errors,
             remaining_hypotheses: remaining,
             hypotheses: self.hypotheses.clone(),
-            next_action: if ready { Phase::Ready.next_step().into() } else { Phase::Verification.next_step().into() },
+            next_action: if ready {
+                Phase::Ready.next_step().into()
+            } else {
+                Phase::Verification.next_step().into()
+            },
         }
     }
 
@@ -954,20 +1135,47 @@ impl SessionState {
     ///
     /// # Errors
     /// A [`WriteDenial`] whose reason names the next tool to call.
-    pub fn write_permission(&self, path: &RepoPath, exists: bool, new_files: NewFiles) -> Result<(), WriteDenial> {
-        let deny = |reason: String, recoverable_in_ready| Err(WriteDenial { reason, recoverable_in_ready });
+    pub fn write_permission(
+        &self,
+        path: &RepoPath,
+        exists: bool,
+        new_files: NewFiles,
+    ) -> Result<(), WriteDenial> {
+        let deny = |reason: String, recoverable_in_ready| {
+            Err(WriteDenial {
+                reason,
+                recoverable_in_ready,
+            })
+        };
         if !self.intent.may_write() {
             return deny(
-                format!("session {} is {}: such sessions never write. Start an IMPLEMENT or MODIFY session with start_session to change code", self.session_id, self.intent),
+                format!(
+                    "session {} is {}: such sessions never write. Start an IMPLEMENT or MODIFY session with start_session to change code",
+                    self.session_id, self.intent
+                ),
                 false,
             );
         }
         if self.phase != Phase::Ready {
-            return deny(format!("code-intel session {} is in phase {}, writes are allowed only in READY. Next: {}", self.session_id, self.phase, self.phase.next_step()), false);
+            return deny(
+                format!(
+                    "code-intel session {} is in phase {}, writes are allowed only in READY. Next: {}",
+                    self.session_id,
+                    self.phase,
+                    self.phase.next_step()
+                ),
+                false,
+            );
         }
         let open = self.query_frame.hypotheses();
         if !open.is_empty() {
-            return deny(format!("unverified HYPOTHESIS left ({}): call revert_to_exploration and verify them first", open.join(", ")), false);
+            return deny(
+                format!(
+                    "unverified HYPOTHESIS left ({}): call revert_to_exploration and verify them first",
+                    open.join(", ")
+                ),
+                false,
+            );
         }
         if exists {
             if self.is_explored(path) {
@@ -983,14 +1191,30 @@ impl SessionState {
         }
         let parent = path.parent().unwrap_or_default();
         match new_files {
-            NewFiles::ApprovedOnly if self.approved_new_files.contains(path) || self.is_explored(path) => Ok(()),
-            NewFiles::InExploredDir if self.is_dir_explored(&parent) || self.is_explored(path) => Ok(()),
-            NewFiles::Never => deny(format!("{path} does not exist: call check_write_target(\"{path}\", allow_new_files=true) to create it"), true),
-            NewFiles::ApprovedOnly if self.is_dir_explored(&parent) => {
-                deny(format!("{path} is a new file: call check_write_target(\"{path}\", allow_new_files=true) first"), true)
+            NewFiles::ApprovedOnly
+                if self.approved_new_files.contains(path) || self.is_explored(path) =>
+            {
+                Ok(())
             }
+            NewFiles::InExploredDir if self.is_dir_explored(&parent) || self.is_explored(path) => {
+                Ok(())
+            }
+            NewFiles::Never => deny(
+                format!(
+                    "{path} does not exist: call check_write_target(\"{path}\", allow_new_files=true) to create it"
+                ),
+                true,
+            ),
+            NewFiles::ApprovedOnly if self.is_dir_explored(&parent) => deny(
+                format!(
+                    "{path} is a new file: call check_write_target(\"{path}\", allow_new_files=true) first"
+                ),
+                true,
+            ),
             _ => deny(
-                format!("{path} is a new file in the unexplored directory {parent}: explore it, then call add_explored_files([\"{parent}\"]) and check_write_target(\"{path}\", allow_new_files=true)"),
+                format!(
+                    "{path} is a new file in the unexplored directory {parent}: explore it, then call add_explored_files([\"{parent}\"]) and check_write_target(\"{path}\", allow_new_files=true)"
+                ),
                 true,
             ),
         }
@@ -998,21 +1222,47 @@ impl SessionState {
 
     /// `check_write_target` (seed 000 `validate_write_target` + seed 002 v3.10 recovery options).
     /// An allowed new file is remembered, so the hook lets its Write through.
-    pub fn check_write_target(&mut self, root: &RepoRoot, path: &str, allow_new_files: bool) -> WriteCheck {
+    pub fn check_write_target(
+        &mut self,
+        root: &RepoRoot,
+        path: &str,
+        allow_new_files: bool,
+    ) -> WriteCheck {
         let rp = match root.resolve(path) {
             Ok(p) => p,
-            Err(e) => return WriteCheck { allowed: false, path: path.into(), error: Some(e.to_string()), recovery_options: BTreeMap::new() },
+            Err(e) => {
+                return WriteCheck {
+                    allowed: false,
+                    path: path.into(),
+                    error: Some(e.to_string()),
+                    recovery_options: BTreeMap::new(),
+                };
+            }
         };
         let exists = root.absolute(&rp).exists();
-        let policy = if allow_new_files { NewFiles::InExploredDir } else { NewFiles::Never };
+        let policy = if allow_new_files {
+            NewFiles::InExploredDir
+        } else {
+            NewFiles::Never
+        };
         match self.write_permission(&rp, exists, policy) {
             Ok(()) => {
                 if !exists {
                     self.approved_new_files.insert(rp.clone());
                 }
-                WriteCheck { allowed: true, path: rp.as_str().into(), error: None, recovery_options: BTreeMap::new() }
+                WriteCheck {
+                    allowed: true,
+                    path: rp.as_str().into(),
+                    error: None,
+                    recovery_options: BTreeMap::new(),
+                }
             }
-            Err(d) => WriteCheck { allowed: false, path: rp.as_str().into(), error: Some(d.reason), recovery_options: recovery_options(&rp) },
+            Err(d) => WriteCheck {
+                allowed: false,
+                path: rp.as_str().into(),
+                error: Some(d.reason),
+                recovery_options: recovery_options(&rp),
+            },
         }
     }
 
@@ -1030,7 +1280,12 @@ impl SessionState {
                 Err(e) => rejected.push(format!("{f}: {e}")),
             }
         }
-        AddExploredResult { success: rejected.is_empty(), added, rejected, explored_count: self.explored.len() }
+        AddExploredResult {
+            success: rejected.is_empty(),
+            added,
+            rejected,
+            explored_count: self.explored.len(),
+        }
     }
 
     /// `revert_to_exploration`: back to EXPLORATION from any phase. Unverified hypotheses are
@@ -1038,9 +1293,14 @@ impl SessionState {
     /// symbols and approvals (the quoted slots stay: the request did not change).
     pub fn revert_to_exploration(&mut self, keep_results: bool) -> RevertResult {
         let previous = self.phase;
-        self.hypotheses.retain(|h| h.status != HypothesisStatus::Hypothesis);
-        self.query_frame.slots.retain(|_, v| v.source == SlotSource::Fact);
-        self.query_frame.mapped_symbols.retain(|m| m.source == SlotSource::Fact);
+        self.hypotheses
+            .retain(|h| h.status != HypothesisStatus::Hypothesis);
+        self.query_frame
+            .slots
+            .retain(|_, v| v.source == SlotSource::Fact);
+        self.query_frame
+            .mapped_symbols
+            .retain(|m| m.source == SlotSource::Fact);
         if !keep_results {
             self.tool_calls.clear();
             self.explored.clear();
@@ -1052,7 +1312,13 @@ impl SessionState {
         }
         self.missing_requirements.clear();
         self.set_phase(Phase::Exploration, "revert_to_exploration");
-        RevertResult { success: true, previous_phase: previous, phase: self.phase, kept_results: keep_results, explored_count: self.explored.len() }
+        RevertResult {
+            success: true,
+            previous_phase: previous,
+            phase: self.phase,
+            kept_results: keep_results,
+            explored_count: self.explored.len(),
+        }
     }
 
     /// A compact view for `get_session_status`.
@@ -1069,7 +1335,12 @@ impl SessionState {
             plan: self.plan.clone(),
             tools_used: self.tools_used().into_iter().map(String::from).collect(),
             explored_count: self.explored.len(),
-            explored_files: self.explored.iter().take(MAX_LISTED).map(|p| p.as_str().to_string()).collect(),
+            explored_files: self
+                .explored
+                .iter()
+                .take(MAX_LISTED)
+                .map(|p| p.as_str().to_string())
+                .collect(),
             hypotheses: self.hypotheses.clone(),
             missing_requirements: self.missing_requirements.clone(),
             next_action: self.phase.next_step().into(),
@@ -1084,13 +1355,17 @@ pub fn recovery_options(path: &RepoPath) -> BTreeMap<String, RecoveryOption> {
         (
             "add_explored_files".to_string(),
             RecoveryOption {
-                description: "Add files/directories to explored list without leaving READY phase".into(),
+                description: "Add files/directories to explored list without leaving READY phase"
+                    .into(),
                 example: format!("add_explored_files(files=[\"{path}\", \"{dir}\"])"),
             },
         ),
         (
             "revert_to_exploration".to_string(),
-            RecoveryOption { description: "Go back to EXPLORATION phase for thorough re-exploration".into(), example: "revert_to_exploration(keep_results=true)".into() },
+            RecoveryOption {
+                description: "Go back to EXPLORATION phase for thorough re-exploration".into(),
+                example: "revert_to_exploration(keep_results=true)".into(),
+            },
         ),
     ])
 }

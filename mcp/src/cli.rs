@@ -1,10 +1,24 @@
 //! Command-line parsing and the human/script subcommands (`index`, `search`, `status`, the
 //! exploration commands); `serve` hands over to [`crate::server`].
 
+mod render;
+
+use std::io::{BufRead as _, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
+use code_intel_core::config::Config;
+use code_intel_core::explore::{
+    self, AnalyzeStructureParams, ExploreContext, FindDefinitionsParams, FindReferencesParams,
+    FunctionAtLineParams, SearchTextParams,
+};
+use code_intel_core::index::{CodeIndex, IndexStats, SearchHit, SyncProgress, SyncReport};
+use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::session::store::{SessionStore, SessionSummary};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
 
 use crate::root;
 
@@ -51,6 +65,8 @@ pub enum Command {
     AnalyzeStructure(AnalyzeStructureArgs),
     /// The function or method enclosing a line.
     FunctionAtLine(FunctionAtLineArgs),
+    /// The embedding model: `fetch` it into the model cache, show its `status`.
+    Model(crate::model::ModelArgs),
 }
 
 /// `code-intel search`.
@@ -128,7 +144,7 @@ pub struct FunctionAtLineArgs {
     /// File (repository-relative).
     pub file: String,
     /// 1-based line number.
-    pub line: usize,
+    pub line: u32,
 }
 
 /// Runs a parsed command line.
@@ -136,15 +152,302 @@ pub struct FunctionAtLineArgs {
 /// # Errors
 /// Any failure of the command, with context saying what to do about it.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // `model` works on the model cache, not on a repository.
+    let cli = match cli {
+        Cli {
+            command: Command::Model(args),
+            global,
+        } => return crate::model::run(args, global.json),
+        cli => cli,
+    };
     let root = root::project_root(cli.global.repo.as_deref())?;
-    match cli.command {
-        Command::Serve => {
-            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-            runtime.block_on(crate::server::serve(root))?;
-            Ok(ExitCode::SUCCESS)
-        }
-        other => anyhow::bail!("`{other:?}` is not available in this build yet"),
+    let json = cli.global.json;
+    if let Command::Serve = cli.command {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        let served = runtime.block_on(crate::server::serve(root));
+        // The client is gone. A background index sync may still run on a blocking thread: give it
+        // a moment to commit, then exit anyway (a sync cut short is repaired by the next one).
+        runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+        served?;
+        return Ok(ExitCode::SUCCESS);
     }
+    let config = Config::load(root.path())?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = match cli.command {
+        Command::Serve | Command::Model(_) => Ok(()),
+        Command::Index => index(&root, &config, json, &mut out),
+        Command::Search(args) => search(&root, &config, json, &args, &mut out),
+        Command::Status => status(&root, &config, json, &mut out),
+        Command::FindDefinitions(a) => {
+            let params = FindDefinitionsParams {
+                symbol: a.symbol,
+                path: a.path,
+                language: a.language,
+                exact_match: a.exact,
+                max_results: None,
+            };
+            explore_cmd(
+                &root,
+                &config,
+                json,
+                &mut out,
+                |cx| explore::find_definitions(cx, &params),
+                render::definitions,
+            )
+        }
+        Command::FindReferences(a) => {
+            let params = FindReferencesParams {
+                symbol: a.symbol,
+                path: a.path,
+                max_results: None,
+            };
+            explore_cmd(
+                &root,
+                &config,
+                json,
+                &mut out,
+                |cx| explore::find_references(cx, &params),
+                render::references,
+            )
+        }
+        Command::SearchText(a) => {
+            let params = SearchTextParams {
+                pattern: a.pattern,
+                path: a.path,
+                file_type: a.file_type,
+                context_lines: a.context,
+                max_results: a.max_results,
+                literal: a.literal,
+            };
+            explore_cmd(
+                &root,
+                &config,
+                json,
+                &mut out,
+                |cx| explore::search_text(cx, &params),
+                render::text_matches,
+            )
+        }
+        Command::AnalyzeStructure(a) => {
+            let params = AnalyzeStructureParams { path: a.path };
+            explore_cmd(
+                &root,
+                &config,
+                json,
+                &mut out,
+                |cx| explore::analyze_structure(cx, &params),
+                render::structure,
+            )
+        }
+        Command::FunctionAtLine(a) => {
+            let params = FunctionAtLineParams {
+                file: a.file,
+                line: a.line,
+            };
+            explore_cmd(
+                &root,
+                &config,
+                json,
+                &mut out,
+                |cx| explore::get_function_at_line(cx, &params),
+                render::function_at,
+            )
+        }
+    };
+    match written.and_then(|()| out.flush().map_err(Into::into)) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        // `code-intel search x | head`: the reader left; that is not an error.
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e),
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes `value` as one line of JSON.
+fn json_line<T: Serialize>(out: &mut dyn Write, value: &T) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Opens the index, creating it when missing.
+fn open_index(root: &RepoRoot, config: &Config) -> anyhow::Result<CodeIndex> {
+    CodeIndex::open(root, config).context("cannot open the code index")
+}
+
+/// The index if one was built and synced, without creating anything (read-only commands).
+fn existing_synced_index(root: &RepoRoot, config: &Config) -> anyhow::Result<Option<CodeIndex>> {
+    if !CodeIndex::lexical_dir(root).exists() {
+        return Ok(None);
+    }
+    let index = open_index(root, config)?;
+    Ok(index.stats().last_sync.is_some().then_some(index))
+}
+
+/// Syncs with a progress bar on stderr (drawn only when stderr is a terminal).
+fn sync_with_progress(index: &CodeIndex) -> anyhow::Result<SyncReport> {
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} files ({elapsed})")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message("scanning");
+    let report = index.sync(&mut |p| match p {
+        SyncProgress::Walked { to_read, .. } => {
+            bar.set_length(to_read as u64);
+            bar.set_message("indexing");
+        }
+        SyncProgress::Read { done, .. } => bar.set_position(done as u64),
+        SyncProgress::Committing => bar.set_message("committing"),
+    });
+    bar.finish_and_clear();
+    report.context("index sync failed")
+}
+
+fn index(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let index = open_index(root, config)?;
+    let report = sync_with_progress(&index)?;
+    if json {
+        return json_line(out, &report);
+    }
+    render::sync_report(out, &report)
+}
+
+/// One query of `search --batch`.
+#[derive(Debug, Deserialize)]
+struct BatchQuery {
+    query: String,
+    #[serde(default)]
+    top: Option<usize>,
+    /// Echoed back, so an evaluation can match answers to questions.
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+}
+
+/// One answer of `search` (`--json` and `--batch`).
+#[derive(Debug, Serialize)]
+struct SearchAnswer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<serde_json::Value>,
+    query: &'a str,
+    hits: Vec<SearchHit>,
+}
+
+fn search(
+    root: &RepoRoot,
+    config: &Config,
+    json: bool,
+    args: &SearchArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let index = open_index(root, config)?;
+    if index.needs_sync() {
+        tracing::info!("the index is out of date; syncing first");
+        sync_with_progress(&index)?;
+    }
+    if args.batch {
+        for (n, line) in std::io::stdin().lock().lines().enumerate() {
+            let line = line.context("cannot read stdin")?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let q: BatchQuery = serde_json::from_str(&line).with_context(|| {
+                format!("stdin line {}: expected {{\"query\": \"...\"}}", n + 1)
+            })?;
+            let hits = index.search(&q.query, q.top.unwrap_or(args.top))?;
+            json_line(
+                out,
+                &SearchAnswer {
+                    id: q.id,
+                    query: &q.query,
+                    hits,
+                },
+            )?;
+        }
+        return Ok(());
+    }
+    let query = args.query.as_deref().unwrap_or_default();
+    let hits = index.search(query, args.top)?;
+    if json {
+        return json_line(
+            out,
+            &SearchAnswer {
+                id: None,
+                query,
+                hits,
+            },
+        );
+    }
+    render::hits(out, &hits)
+}
+
+/// `status --json`.
+#[derive(Debug, Serialize)]
+struct Status {
+    root: String,
+    index: Option<IndexStats>,
+    needs_sync: bool,
+    sessions: Vec<SessionSummary>,
+}
+
+fn status(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let (index, needs_sync) = if CodeIndex::lexical_dir(root).exists() {
+        let index = open_index(root, config)?;
+        (Some(index.stats()), index.needs_sync())
+    } else {
+        (None, true)
+    };
+    let sessions = SessionStore::new(root.clone())
+        .list()
+        .context("cannot list sessions")?;
+    let status = Status {
+        root: root.path().display().to_string(),
+        index,
+        needs_sync,
+        sessions,
+    };
+    if json {
+        return json_line(out, &status);
+    }
+    render::status(
+        out,
+        &status.root,
+        status.index.as_ref(),
+        status.needs_sync,
+        &status.sessions,
+    )
+}
+
+/// An exploration command: run it with the synced index (if any), print JSON or text.
+fn explore_cmd<R: Serialize>(
+    root: &RepoRoot,
+    config: &Config,
+    json: bool,
+    out: &mut dyn Write,
+    run: impl FnOnce(&ExploreContext<'_>) -> Result<R, explore::ExploreError>,
+    text: fn(&mut dyn Write, &R) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let index = existing_synced_index(root, config)?;
+    let cx = ExploreContext {
+        root,
+        config,
+        index: index.as_ref(),
+    };
+    let result = run(&cx)?;
+    if json {
+        return json_line(out, &result);
+    }
+    text(out, &result)
 }
 
 #[cfg(test)]
@@ -159,12 +462,30 @@ mod tests {
 
     #[test]
     fn parses_global_options_after_the_subcommand() {
-        let cli = Cli::try_parse_from(["code-intel", "search", "--repo", "/r", "--json", "--top", "3", "login form"]).unwrap();
+        let cli = Cli::try_parse_from([
+            "code-intel",
+            "search",
+            "--repo",
+            "/r",
+            "--json",
+            "--top",
+            "3",
+            "login form",
+        ])
+        .unwrap();
         assert_eq!(cli.global.repo.as_deref(), Some(std::path::Path::new("/r")));
         assert!(cli.global.json);
-        let Command::Search(s) = cli.command else { panic!("not search") };
-        assert_eq!((s.query.as_deref(), s.top, s.batch), (Some("login form"), 3, false));
-        assert!(Cli::try_parse_from(["code-intel", "search"]).is_err(), "a query or --batch is required");
+        let Command::Search(s) = cli.command else {
+            panic!("not search")
+        };
+        assert_eq!(
+            (s.query.as_deref(), s.top, s.batch),
+            (Some("login form"), 3, false)
+        );
+        assert!(
+            Cli::try_parse_from(["code-intel", "search"]).is_err(),
+            "a query or --batch is required"
+        );
         assert!(Cli::try_parse_from(["code-intel", "search", "--batch"]).is_ok());
     }
 }

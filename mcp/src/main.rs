@@ -5,6 +5,7 @@
 //! stdout carries only the protocol (`serve`) or the command's output.
 
 mod cli;
+mod model;
 mod root;
 mod server;
 
@@ -15,6 +16,9 @@ use clap::Parser as _;
 /// Environment variable holding the `tracing` filter (`EnvFilter` syntax, e.g. `debug` or
 /// `code_intel=trace`).
 const LOG_ENV: &str = "CODE_INTEL_LOG";
+/// The filter without `CODE_INTEL_LOG`: `info`, except tantivy, which logs every commit and
+/// meta-file change at info.
+const DEFAULT_LOG: &str = "info,tantivy=warn";
 
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {
@@ -45,7 +49,13 @@ fn report(msg: &str) {
 }
 
 fn init_tracing() {
+    use std::io::IsTerminal as _;
     let filter = tracing_subscriber::EnvFilter::try_from_env(LOG_ENV)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .init();
 }

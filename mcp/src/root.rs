@@ -23,15 +23,23 @@ pub const CLAUDE_PROJECT_ENV: &str = "CLAUDE_PROJECT_DIR";
 /// # Errors
 /// When the current directory cannot be read, or the chosen directory is not a readable directory.
 pub fn project_root(explicit: Option<&Path>) -> anyhow::Result<RepoRoot> {
-    let cwd = std::env::current_dir().context("cannot read the current directory; pass --repo DIR")?;
+    let cwd =
+        std::env::current_dir().context("cannot read the current directory; pass --repo DIR")?;
     let dir = choose_root(explicit, |k| std::env::var_os(k), &cwd);
     RepoRoot::new(&dir).with_context(|| {
-        format!("cannot use {} as the repository root; pass --repo DIR or set {PROJECT_ENV}", dir.display())
+        format!(
+            "cannot use {} as the repository root; pass --repo DIR or set {PROJECT_ENV}",
+            dir.display()
+        )
     })
 }
 
 /// The pure part of [`project_root`]: `env` looks variables up, `cwd` is the current directory.
-fn choose_root(explicit: Option<&Path>, env: impl Fn(&str) -> Option<OsString>, cwd: &Path) -> PathBuf {
+fn choose_root(
+    explicit: Option<&Path>,
+    env: impl Fn(&str) -> Option<OsString>,
+    cwd: &Path,
+) -> PathBuf {
     if let Some(dir) = explicit {
         return cwd.join(dir);
     }
@@ -59,19 +67,34 @@ mod tests {
         std::fs::create_dir_all(repo.join(".git")).unwrap();
         let none = |_: &str| None;
         let env = |k: &str| (k == CLAUDE_PROJECT_ENV).then(|| OsString::from("/from/claude"));
-        let both = |k: &str| Some(OsString::from(if k == PROJECT_ENV { "/from/ci" } else { "/from/claude" }));
+        let both = |k: &str| {
+            Some(OsString::from(if k == PROJECT_ENV {
+                "/from/ci"
+            } else {
+                "/from/claude"
+            }))
+        };
         let empty = |k: &str| (k == PROJECT_ENV).then(OsString::new);
 
-        assert_eq!(choose_root(Some(Path::new("/x")), both, &deep), PathBuf::from("/x"));
-        assert_eq!(choose_root(Some(Path::new("rel")), none, &deep), deep.join("rel"));
+        assert_eq!(
+            choose_root(Some(Path::new("/x")), both, &deep),
+            PathBuf::from("/x")
+        );
+        assert_eq!(
+            choose_root(Some(Path::new("rel")), none, &deep),
+            deep.join("rel")
+        );
         assert_eq!(choose_root(None, both, &deep), PathBuf::from("/from/ci"));
         assert_eq!(choose_root(None, env, &deep), PathBuf::from("/from/claude"));
         assert_eq!(choose_root(None, none, &deep), repo);
-        assert_eq!(choose_root(None, empty, &deep), repo, "an empty variable counts as unset");
+        assert_eq!(
+            choose_root(None, empty, &deep),
+            repo,
+            "an empty variable counts as unset"
+        );
 
         // A .code-intel directory nearer than .git wins.
         std::fs::create_dir_all(repo.join("src/.code-intel")).unwrap();
         assert_eq!(choose_root(None, none, &deep), repo.join("src"));
     }
-
 }

@@ -96,6 +96,35 @@ impl ClaudeCase {
     /// # Errors
     /// Creating the temp directories or writing the fixture failed.
     pub fn new() -> Result<Self, CaseError> {
+        let case = Self::in_temp_dir(None)?;
+        fixture::write_fixture(&case.project)
+            .map_err(io_err("writing fixture in", &case.project))?;
+        Ok(case)
+    }
+
+    /// A case whose project is the existing directory `project` (e.g. a real repository), used
+    /// as it is: nothing is written into it until the caller does (settings, `.mcp.json`), and it
+    /// is never deleted. `home/`, `config/` and `bin/` live in a fresh temp directory as for
+    /// [`Self::new`]; defaults as for [`Self::new`].
+    ///
+    /// # Errors
+    /// `project` is not a directory, or creating the temp directories failed.
+    pub fn with_project(project: &Path) -> Result<Self, CaseError> {
+        let project = project
+            .canonicalize()
+            .map_err(io_err("resolving project", project))?;
+        if !project.is_dir() {
+            return Err(io_err("using as project", &project)(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                "not a directory",
+            )));
+        }
+        Self::in_temp_dir(Some(project))
+    }
+
+    /// The temp directory with `home/`, `config/`, `bin/` and, unless `project` is given, an
+    /// empty `proj/` as the project.
+    fn in_temp_dir(project: Option<PathBuf>) -> Result<Self, CaseError> {
         let mut dir = tempfile::Builder::new()
             .prefix("code-intel-e2e-")
             .tempdir()
@@ -111,12 +140,15 @@ impl ClaudeCase {
             }
         }
         let root = dir.path().to_owned();
-        for sub in ["proj", "home", "config", "bin"] {
-            let path = root.join(sub);
+        let project = project.unwrap_or_else(|| root.join("proj"));
+        for path in [
+            project.clone(),
+            root.join("home"),
+            root.join("config"),
+            root.join("bin"),
+        ] {
             std::fs::create_dir_all(&path).map_err(io_err("creating", &path))?;
         }
-        let project = root.join("proj");
-        fixture::write_fixture(&project).map_err(io_err("writing fixture in", &project))?;
         Ok(Self {
             dir,
             project,
@@ -616,6 +648,36 @@ echo '{"type":"result","is_error":false,"result":"ok","permission_denials":[{"to
         .unwrap();
         let key = case.project_dir().to_str().unwrap();
         assert_eq!(trust["projects"][key]["hasTrustDialogAccepted"], true);
+    }
+
+    #[test]
+    fn with_project_runs_in_the_given_directory_without_a_fixture() {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(project.path().join("app.py"), "x = 1\n").unwrap();
+        let real = project.path().canonicalize().unwrap();
+        let case = ClaudeCase::with_project(project.path()).unwrap();
+        assert_eq!(case.project_dir(), real);
+        assert!(!case.case_dir().starts_with(&real));
+        let claude = case.write_script("fake-claude", FAKE_CLAUDE).unwrap();
+        let run = case.run(&claude).unwrap();
+
+        assert!(run.status.success(), "{}", run.describe());
+        let cwd = std::fs::read_to_string(case.case_dir().join("cwd.txt")).unwrap();
+        assert_eq!(Path::new(cwd.trim()), real);
+        let names: Vec<_> = std::fs::read_dir(&real)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["app.py"], "nothing but the caller's files");
+        let trust: Value = serde_json::from_str(
+            &std::fs::read_to_string(case.case_dir().join("config/.claude.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            trust["projects"][real.to_str().unwrap()]["hasTrustDialogAccepted"],
+            true
+        );
+        assert!(ClaudeCase::with_project(&real.join("missing")).is_err());
     }
 
     #[test]

@@ -183,7 +183,8 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
-/// Chunks one file: the module chunk first, then the other chunks in source order.
+/// Chunks one file: the module chunk first, then the other chunks in source order of their
+/// starts (the parts of a split chunk stay together, before the chunks nested in it).
 ///
 /// `path` is repository-relative and `/`-separated; it picks the language ([`lang::detect`]) and
 /// is copied into every chunk. The chunks are:
@@ -246,7 +247,7 @@ pub fn chunk_source(
         text: &text,
         lines: LineIndex::new(&text),
         language,
-        windows_only: language.spec().query.is_empty() || fallback.is_some(),
+        windows_only: !language.spec().has_grammar() || fallback.is_some(),
     };
     let mut chunks = assemble(&file, outline, opts);
     let mut extra = serde_json::Map::new();
@@ -536,7 +537,7 @@ fn outline(language: Language, grammar: &Grammar, text: &str) -> Result<Outline,
         });
     }
 
-    if let Ok(Some(table)) = grammar.directives.as_ref().map(Some).transpose() {
+    if let Some(table) = &grammar.directives {
         let (candidates, imports) = directive::scan(table, text);
         out.candidates.extend(candidates);
         out.imports.extend(imports);
@@ -545,10 +546,10 @@ fn outline(language: Language, grammar: &Grammar, text: &str) -> Result<Outline,
 }
 
 /// Start of the node's `body` field, or of a direct named child's (decorators, `export`).
-fn body_field_start(
+fn body_field_start<'tree>(
     grammar: &Grammar,
-    node: ts::Node<'_>,
-    walk: &mut ts::TreeCursor<'_>,
+    node: ts::Node<'tree>,
+    walk: &mut ts::TreeCursor<'tree>,
 ) -> Option<usize> {
     let field = grammar.body_field?;
     if let Some(body) = node.child_by_field_id(field) {
@@ -557,4 +558,584 @@ fn body_field_start(
     node.named_children(walk)
         .find_map(|c| c.child_by_field_id(field))
         .map(|b| b.start_byte())
+}
+
+/// A chunk candidate placed in the nesting tree and named.
+struct Placed {
+    cand: Candidate,
+    parent: Option<usize>,
+    children: Vec<usize>,
+    symbol: String,
+    qualified: String,
+    signature: String,
+}
+
+/// A region to emit as window chunks.
+struct Window {
+    start: usize,
+    end: usize,
+    gap: bool,
+}
+
+/// Nests, names and splits the outline into the final chunk list.
+fn assemble(file: &File<'_>, outline: Outline, opts: &ChunkOptions) -> Vec<Chunk> {
+    let spec = file.language.spec();
+    let text = file.text;
+    let mut import_ranges = outline.imports.clone();
+    import_ranges.sort_unstable();
+    let mut imports: Vec<String> = Vec::new();
+    for &(start, end) in &import_ranges {
+        let import = collapse(text.get(start..end).unwrap_or(""));
+        if !import.is_empty() && !imports.contains(&import) {
+            imports.push(import);
+        }
+    }
+
+    // Nesting: sort by start, widest first; an explicit stack keeps this iterative.
+    let mut cands = outline.candidates;
+    cands.retain(|c| c.end > c.start && c.end <= text.len());
+    cands.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    cands.dedup_by(|b, a| a.start == b.start && a.end == b.end);
+    let mut namespaces = outline.namespaces;
+    namespaces.sort_unstable_by_key(|n| n.0);
+    let mut placed: Vec<Placed> = Vec::with_capacity(cands.len());
+    let mut stack: Vec<usize> = Vec::new();
+    for mut cand in cands {
+        while let Some(&top) = stack.last() {
+            let t = &placed[top].cand;
+            if t.start <= cand.start && cand.end <= t.end {
+                break;
+            }
+            stack.pop();
+        }
+        if stack.len() >= MAX_NESTING {
+            continue;
+        }
+        let parent = stack.last().copied();
+        let in_type = parent.is_some_and(|p| {
+            matches!(
+                placed[p].cand.kind,
+                ChunkKind::Class | ChunkKind::Interface | ChunkKind::Trait | ChunkKind::Enum
+            )
+        });
+        if cand.kind == ChunkKind::Function && in_type {
+            cand.kind = ChunkKind::Method;
+        }
+        let signature = signature(text, &cand);
+        let symbol = if !cand.name.is_empty() {
+            cap(&cand.name, NAME_MAX_BYTES).to_owned()
+        } else if !signature.is_empty() {
+            signature.clone()
+        } else {
+            let line = collapse(first_line(&text[cand.node_start..cand.end]));
+            cap(&line, NAME_MAX_BYTES).to_owned()
+        };
+        let qualified = match parent {
+            Some(p) => format!("{}{}{}", placed[p].qualified, spec.member_sep, symbol),
+            None => {
+                let before = namespaces.partition_point(|n| n.0 < cand.start);
+                match before.checked_sub(1).map(|i| &namespaces[i].1) {
+                    Some(ns) if !ns.is_empty() => format!("{ns}{}{symbol}", spec.namespace_sep),
+                    _ => symbol.clone(),
+                }
+            }
+        };
+        let index = placed.len();
+        if let Some(p) = parent {
+            placed[p].children.push(index);
+        }
+        placed.push(Placed {
+            cand,
+            parent,
+            children: Vec::new(),
+            symbol,
+            qualified,
+            signature,
+        });
+        stack.push(index);
+    }
+
+    // Windows: the whole file for text, uncovered top-level runs for parsed languages.
+    let line_count = file.lines.count(text);
+    let windows = if file.windows_only {
+        windows(file, &vec![false; line_count + 1], 1, opts)
+    } else {
+        let mut covered = vec![false; line_count + 1];
+        let mut cover = |start: usize, end: usize| {
+            let (first, last) = file.lines.span(start, end);
+            let (first, last) = (first as usize, (last as usize).min(line_count));
+            if first <= last {
+                covered[first..=last].fill(true);
+            }
+        };
+        for p in placed.iter().filter(|p| p.parent.is_none()) {
+            cover(p.cand.start, p.cand.end);
+        }
+        for &(start, end) in &import_ranges {
+            cover(start, end);
+        }
+        for (start, ns) in &namespaces {
+            cover(*start, start + ns.len());
+        }
+        if let Some(((start, end), _)) = &outline.module_doc {
+            cover(*start, *end);
+        }
+        windows(file, &covered, MIN_GAP_LINES, opts)
+    };
+
+    let max_chars = opts.chunk_max_tokens.max(1).saturating_mul(4);
+    let mut chunks = Vec::with_capacity(placed.len() + windows.len() + 1);
+    chunks.push(module_chunk(
+        file,
+        &placed,
+        &imports,
+        outline.module_doc.map(|d| d.1),
+        max_chars,
+    ));
+
+    let template = |kind: ChunkKind, symbol: &str, qualified: String| Chunk {
+        path: file.path.to_owned(),
+        start_line: 0,
+        end_line: 0,
+        byte_range: (0, 0),
+        symbol: symbol.to_owned(),
+        qualified_name: qualified,
+        kind,
+        language: file.language.id().to_owned(),
+        signature: String::new(),
+        docstring: String::new(),
+        imports: imports.clone(),
+        content: String::new(),
+        sha256: String::new(),
+        meta: serde_json::Map::new(),
+    };
+    let mut body: Vec<(usize, Vec<Chunk>)> = Vec::with_capacity(placed.len() + windows.len());
+    for p in &placed {
+        let c = &p.cand;
+        let mut pieces = Vec::new();
+        let mut pos = c.start;
+        for &child in &p.children {
+            let ch = &placed[child].cand;
+            if ch.start < pos {
+                continue;
+            }
+            verbatim(text, pos, ch.start, &mut pieces);
+            let header = Cow::Owned(elided_header(text, ch));
+            pieces.push(Piece {
+                text: header,
+                src: (ch.start, ch.end),
+            });
+            pos = ch.end;
+        }
+        verbatim(text, pos, c.end, &mut pieces);
+        let mut chunk = template(c.kind, &p.symbol, p.qualified.clone());
+        chunk.signature = p.signature.clone();
+        chunk.docstring = c.doc.clone();
+        if !p.children.is_empty() {
+            chunk.meta.insert("elided".into(), p.children.len().into());
+        }
+        body.push((c.start, split(file, chunk, pieces, max_chars)));
+    }
+    for w in &windows {
+        let mut pieces = Vec::new();
+        verbatim(text, w.start, w.end, &mut pieces);
+        let mut chunk = template(ChunkKind::Window, file.name, String::new());
+        if w.gap {
+            chunk.meta.insert("gap".into(), true.into());
+        }
+        let mut parts = split(file, chunk, pieces, max_chars);
+        // A window is named by its lines, so each part names its own.
+        for part in &mut parts {
+            part.qualified_name = format!("{}#L{}-L{}", file.path, part.start_line, part.end_line);
+        }
+        body.push((w.start, parts));
+    }
+    body.sort_by_key(|b| b.0);
+    chunks.extend(body.into_iter().flat_map(|b| b.1));
+    chunks
+}
+
+/// Line windows over runs of lines not marked `covered` (index = 1-based line), each run holding
+/// at least `min_nonblank` non-blank lines; blank lines at window edges are trimmed.
+fn windows(
+    file: &File<'_>,
+    covered: &[bool],
+    min_nonblank: usize,
+    opts: &ChunkOptions,
+) -> Vec<Window> {
+    let text = file.text;
+    let per_window = opts.window_lines.max(1);
+    let line_count = covered.len() - 1;
+    let blank = |line: usize| {
+        let (s, e) = file.lines.range(text, line);
+        text[s..e].trim().is_empty()
+    };
+    let mut out = Vec::new();
+    let mut line = 1;
+    while line <= line_count {
+        if covered[line] {
+            line += 1;
+            continue;
+        }
+        let run_start = line;
+        while line <= line_count && !covered[line] {
+            line += 1;
+        }
+        let run_end = line - 1;
+        if (run_start..=run_end).filter(|&l| !blank(l)).count() < min_nonblank {
+            continue;
+        }
+        let mut first = run_start;
+        while first <= run_end {
+            let last = (first + per_window - 1).min(run_end);
+            let (mut a, mut b) = (first, last);
+            while a < b && blank(a) {
+                a += 1;
+            }
+            while b > a && blank(b) {
+                b -= 1;
+            }
+            let (start, end) = (file.lines.range(text, a).0, file.lines.range(text, b).1);
+            if !text[start..end].trim().is_empty() {
+                out.push(Window {
+                    start,
+                    end,
+                    gap: min_nonblank > 1,
+                });
+            }
+            first = last + 1;
+        }
+    }
+    out
+}
+
+/// Builds the module chunk: path, docstring, imports and top-level symbols (with their members),
+/// cut to `max_chars`.
+fn module_chunk(
+    file: &File<'_>,
+    placed: &[Placed],
+    imports: &[String],
+    doc: Option<String>,
+    max_chars: usize,
+) -> Chunk {
+    let doc = doc.unwrap_or_default();
+    let mut lines: Vec<String> = vec![file.path.to_owned()];
+    if !doc.is_empty() {
+        lines.push(doc.clone());
+    }
+    lines.extend(imports.iter().cloned());
+    for p in placed.iter().filter(|p| p.parent.is_none()) {
+        let mut line = format!("{} {}", kind_label(p.cand.kind), p.qualified);
+        let members: Vec<&str> = p
+            .children
+            .iter()
+            .map(|&c| placed[c].symbol.as_str())
+            .collect();
+        if !members.is_empty() {
+            line.push_str(": ");
+            line.push_str(&members.join(", "));
+        }
+        lines.push(line);
+    }
+    let mut content = lines.join("\n");
+    if content.chars().count() > max_chars {
+        let keep = content
+            .char_indices()
+            .nth(max_chars.saturating_sub(1))
+            .map_or(0, |(i, _)| i);
+        content.truncate(keep);
+        content.push('…');
+    }
+    Chunk {
+        path: file.path.to_owned(),
+        start_line: 1,
+        end_line: to_u32(file.lines.count(file.text)),
+        byte_range: (0, file.text.len()),
+        symbol: file.name.to_owned(),
+        qualified_name: file.path.to_owned(),
+        kind: ChunkKind::Module,
+        language: file.language.id().to_owned(),
+        signature: String::new(),
+        docstring: doc,
+        imports: imports.to_vec(),
+        sha256: sha256_hex(&content),
+        content,
+        meta: serde_json::Map::new(),
+    }
+}
+
+fn kind_label(kind: ChunkKind) -> &'static str {
+    match kind {
+        ChunkKind::Module => "module",
+        ChunkKind::Function => "function",
+        ChunkKind::Class => "class",
+        ChunkKind::Method => "method",
+        ChunkKind::Interface => "interface",
+        ChunkKind::Trait => "trait",
+        ChunkKind::Enum => "enum",
+        ChunkKind::Directive => "directive",
+        ChunkKind::Rule => "rule",
+        ChunkKind::AtRule => "at_rule",
+        ChunkKind::Element => "element",
+        ChunkKind::Window => "window",
+    }
+}
+
+/// A run of chunk content and the source bytes it stands for.
+struct Piece<'a> {
+    text: Cow<'a, str>,
+    src: (usize, usize),
+}
+
+/// Pushes `text[start..end]` as one piece per line.
+fn verbatim<'a>(text: &'a str, start: usize, end: usize, pieces: &mut Vec<Piece<'a>>) {
+    if end <= start {
+        return;
+    }
+    let mut pos = start;
+    for line in text[start..end].split_inclusive('\n') {
+        pieces.push(Piece {
+            text: Cow::Borrowed(line),
+            src: (pos, pos + line.len()),
+        });
+        pos += line.len();
+    }
+}
+
+/// Where a candidate's header ends: its body, or the end of its first line.
+fn head_end(text: &str, c: &Candidate) -> usize {
+    c.body_start
+        .filter(|&b| b > c.node_start && b <= c.end)
+        .unwrap_or_else(|| c.node_start + first_line(&text[c.node_start..c.end]).len())
+}
+
+/// What a nested chunk leaves in its parent's content: its header (text before the body) and `…`.
+fn elided_header(text: &str, c: &Candidate) -> String {
+    let head = cap(
+        text[c.node_start..head_end(text, c)].trim_end(),
+        ELIDED_HEADER_MAX_BYTES,
+    );
+    format!("{head} …")
+}
+
+/// The declaration up to the body, whitespace-collapsed, without a trailing `{` or `:`, capped.
+fn signature(text: &str, c: &Candidate) -> String {
+    // Collapsing a huge header (minified code) is wasted work: cap first, with room for spaces.
+    let head = cap(
+        &text[c.node_start..head_end(text, c)],
+        SIGNATURE_MAX_BYTES * 4,
+    );
+    let collapsed = collapse(head);
+    let trimmed = collapsed.trim_end_matches(['{', ':', ' ']);
+    cap(trimmed, SIGNATURE_MAX_BYTES).to_owned()
+}
+
+/// Splits `template` into parts of at most `max_chars` characters; fills lines, content and hash.
+fn split(file: &File<'_>, template: Chunk, pieces: Vec<Piece<'_>>, max_chars: usize) -> Vec<Chunk> {
+    // No piece may exceed the budget on its own: cut long lines at char boundaries.
+    let mut sized: Vec<(Piece<'_>, usize)> = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        let chars = piece.text.chars().count();
+        if chars <= max_chars {
+            sized.push((piece, chars));
+            continue;
+        }
+        match piece.text {
+            Cow::Borrowed(s) => {
+                let mut offset = piece.src.0;
+                for part in cut(s, max_chars) {
+                    let src = (offset, offset + part.len());
+                    offset += part.len();
+                    sized.push((
+                        Piece {
+                            text: Cow::Borrowed(part),
+                            src,
+                        },
+                        part.chars().count(),
+                    ));
+                }
+            }
+            Cow::Owned(s) => {
+                for part in cut(&s, max_chars) {
+                    let text = Cow::Owned(part.to_owned());
+                    sized.push((
+                        Piece {
+                            text,
+                            src: piece.src,
+                        },
+                        part.chars().count(),
+                    ));
+                }
+            }
+        }
+    }
+    let mut groups: Vec<Vec<Piece<'_>>> = Vec::new();
+    let mut current: Vec<Piece<'_>> = Vec::new();
+    let mut chars = 0;
+    for (piece, n) in sized {
+        if chars + n > max_chars && !current.is_empty() {
+            groups.push(std::mem::take(&mut current));
+            chars = 0;
+        }
+        chars += n;
+        current.push(piece);
+    }
+    if !current.is_empty() || groups.is_empty() {
+        groups.push(current);
+    }
+    let parts = groups.len();
+    groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, group)| {
+            let mut chunk = template.clone();
+            if let (Some(first), Some(last)) = (group.first(), group.last()) {
+                chunk.byte_range = (first.src.0, last.src.1.max(first.src.0));
+            }
+            let (start, end) = file.lines.span(chunk.byte_range.0, chunk.byte_range.1);
+            chunk.start_line = start;
+            chunk.end_line = end;
+            chunk.content = group.iter().map(|p| p.text.as_ref()).collect();
+            chunk.sha256 = sha256_hex(&chunk.content);
+            if parts > 1 {
+                chunk.meta.insert("part".into(), (i + 1).into());
+                chunk.meta.insert("parts".into(), parts.into());
+            }
+            chunk
+        })
+        .collect()
+}
+
+/// Cuts `s` into slices of at most `max_chars` chars at char boundaries, preferring to break after
+/// whitespace or one of `;,})>` in the last quarter of each slice.
+fn cut(s: &str, max_chars: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while !rest.is_empty() {
+        let hard = rest
+            .char_indices()
+            .nth(max_chars)
+            .map_or(rest.len(), |(i, _)| i);
+        let mut at = hard;
+        if hard < rest.len() {
+            let floor = rest
+                .char_indices()
+                .nth(max_chars - max_chars / 4)
+                .map_or(0, |(i, _)| i);
+            let soft = rest.as_bytes()[floor..hard]
+                .iter()
+                .rposition(|b| matches!(b, b' ' | b'\t' | b';' | b',' | b'}' | b')' | b'>'));
+            if let Some(i) = soft {
+                at = floor + i + 1;
+            }
+        }
+        let at = (at.max(1)..=rest.len())
+            .find(|&i| rest.is_char_boundary(i))
+            .unwrap_or(rest.len());
+        out.push(&rest[..at]);
+        rest = &rest[at..];
+    }
+    out
+}
+
+fn sha256_hex(content: &str) -> String {
+    hex::encode(Sha256::digest(content.as_bytes()))
+}
+
+/// The first line of `s` without its terminator.
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+/// Whitespace runs collapsed to one space, trimmed.
+fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// `s` cut to at most `max` bytes at a char boundary.
+fn cap(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// A docstring or docblock without comment markers or quotes, dedented, capped.
+///
+/// Dispatches on the text, not the language: `/** */` and `/* */` blocks lose the markers and the
+/// leading `*` of each line; `//` and `#` line comments lose the markers; string literals lose an
+/// optional prefix (`r`, `u`, `b`, `f`) and their quotes (triple or single). Then the common
+/// indentation of the lines after the first is removed, as in Python's `inspect.cleandoc` (PEP 257).
+fn clean_doc(raw: &str) -> String {
+    let raw = raw.trim();
+    let body: String = if let Some(inner) = raw.strip_prefix("/*") {
+        let inner = inner.trim_start_matches('*');
+        let inner = inner.strip_suffix("*/").unwrap_or(inner);
+        let lines: Vec<&str> = inner
+            .lines()
+            .map(|l| match l.trim_start().strip_prefix('*') {
+                Some(rest) => rest.strip_prefix(' ').unwrap_or(rest),
+                None => l,
+            })
+            .collect();
+        lines.join("\n")
+    } else if raw.starts_with("//") || raw.starts_with('#') {
+        let lines: Vec<&str> = raw
+            .lines()
+            .map(|l| {
+                let t = l
+                    .trim_start()
+                    .trim_start_matches('/')
+                    .trim_start_matches('#');
+                t.strip_prefix(' ').unwrap_or(t)
+            })
+            .collect();
+        lines.join("\n")
+    } else {
+        let s = raw.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B', 'f', 'F']);
+        let quote = ["\"\"\"", "'''", "\"", "'"]
+            .into_iter()
+            .find(|q| s.starts_with(q));
+        match quote {
+            Some(q) => {
+                let inner = &s[q.len()..];
+                inner.strip_suffix(q).unwrap_or(inner).to_owned()
+            }
+            None => s.to_owned(),
+        }
+    };
+    let lines: Vec<&str> = body.lines().collect();
+    let indent = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let line = if i == 0 {
+            line.trim()
+        } else {
+            line.get(indent..).unwrap_or(line.trim_start()).trim_end()
+        };
+        out.push(line);
+    }
+    let first = out.iter().position(|l| !l.is_empty()).unwrap_or(out.len());
+    let last = out
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(first, |i| i + 1);
+    cap(&out[first..last.max(first)].join("\n"), DOC_MAX_BYTES).to_owned()
 }

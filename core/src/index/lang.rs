@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 use tree_sitter as ts;
 
 use super::chunk::ChunkKind;
+use super::chunk::directive::{DirectiveTable, DirectiveTableError};
 
 /// A language the chunker knows. Everything without a grammar is [`Language::Text`]
-/// (chunked by line windows).
+/// (chunked by line windows). Serialised as its [`Language::id`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "lowercase")]
 pub enum Language {
     /// Python (`.py`, `.pyi`).
     Python,
@@ -228,6 +229,13 @@ const ALL: [Language; 10] = [
     Language::Text,
 ];
 
+impl LangSpec {
+    /// Whether the language is parsed (otherwise it is chunked by line windows).
+    pub fn has_grammar(&self) -> bool {
+        self.grammar.is_some()
+    }
+}
+
 impl Language {
     /// Every language the chunker knows.
     pub fn all() -> &'static [Language] {
@@ -250,7 +258,7 @@ impl Language {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
@@ -310,6 +318,8 @@ pub(crate) struct Grammar {
     pub roles: Vec<Role>,
     /// The grammar's `body` field, if it has one (signature = text before the body).
     pub body_field: Option<u16>,
+    /// The compiled directive table, for languages that have one.
+    pub directives: Option<DirectiveTable>,
 }
 
 impl Grammar {
@@ -337,11 +347,23 @@ impl Grammar {
         let body_field = ts_language
             .field_id_for_name("body")
             .map(std::num::NonZeroU16::get);
+        let directives = if spec.directives.is_empty() {
+            None
+        } else {
+            let table = DirectiveTable::parse(spec.directives).map_err(|source| {
+                GrammarError::DirectiveTable {
+                    language: language.id(),
+                    source,
+                }
+            })?;
+            Some(table)
+        };
         Ok(Some(Grammar {
             language: ts_language,
             query,
             roles,
             body_field,
+            directives,
         }))
     }
 }
@@ -367,6 +389,15 @@ pub(crate) enum GrammarError {
         #[source]
         source: ts::QueryError,
     },
+    /// The directive table does not parse.
+    #[error("{language} directive table does not parse")]
+    DirectiveTable {
+        /// Language id.
+        language: &'static str,
+        /// The bad line.
+        #[source]
+        source: DirectiveTableError,
+    },
     /// The query uses a capture name the chunker does not know.
     #[error("{language} chunk query uses unknown capture @{capture}")]
     UnknownCapture {
@@ -375,4 +406,105 @@ pub(crate) enum GrammarError {
         /// The capture name without `@`.
         capture: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_by_extension() {
+        let cases = [
+            ("resources/views/users/index.blade.php", Language::Blade),
+            ("app/Models/User.php", Language::Php),
+            ("app/Models/USER.PHP", Language::Php),
+            ("src/a.js", Language::JavaScript),
+            ("src/a.jsx", Language::JavaScript),
+            ("src/a.mjs", Language::JavaScript),
+            ("src/a.cjs", Language::JavaScript),
+            ("src/a.ts", Language::TypeScript),
+            ("src/a.d.ts", Language::TypeScript),
+            ("src/a.mts", Language::TypeScript),
+            ("src/a.cts", Language::TypeScript),
+            ("src/a.tsx", Language::Tsx),
+            ("index.html", Language::Html),
+            ("index.htm", Language::Html),
+            ("site.css", Language::Css),
+            ("site.scss", Language::Scss),
+            ("a.py", Language::Python),
+            ("stubs/a.pyi", Language::Python),
+            ("README.md", Language::Text),
+            ("Makefile", Language::Text),
+            (".py", Language::Text),
+            ("dir.php/file", Language::Text),
+        ];
+        for (path, want) in cases {
+            assert_eq!(detect(path), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn ids_are_distinct_snake_case() {
+        let ids: Vec<&str> = Language::all().iter().map(|l| l.id()).collect();
+        assert_eq!(
+            ids,
+            [
+                "python",
+                "php",
+                "javascript",
+                "typescript",
+                "tsx",
+                "blade",
+                "html",
+                "css",
+                "scss",
+                "text"
+            ]
+        );
+        for lang in Language::all() {
+            assert_eq!(serde_json::to_value(lang).unwrap(), lang.id());
+            assert_eq!(
+                lang.index(),
+                Language::all().iter().position(|l| l == lang).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn every_bundled_grammar_and_query_loads() {
+        for &lang in Language::all() {
+            let grammar = lang
+                .grammar()
+                .unwrap_or_else(|e| panic!("{}: {e:?}", lang.id()));
+            assert_eq!(grammar.is_some(), lang != Language::Text, "{}", lang.id());
+            if let Some(grammar) = grammar {
+                assert!(
+                    grammar.roles.iter().any(|r| matches!(r, Role::Chunk(_))),
+                    "{}",
+                    lang.id()
+                );
+                lang.with_parser(grammar, |parser| assert!(parser.parse("", None).is_some()))
+                    .unwrap();
+            }
+        }
+        assert!(
+            Language::Blade
+                .grammar()
+                .unwrap()
+                .unwrap()
+                .directives
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn unknown_capture_is_rejected() {
+        assert_eq!(Role::parse("chunk.module"), None);
+        assert_eq!(Role::parse("chunk.frobnicate"), None);
+        assert_eq!(Role::parse("_f"), Some(Role::Ignored));
+        assert_eq!(
+            Role::parse("chunk.at_rule"),
+            Some(Role::Chunk(ChunkKind::AtRule))
+        );
+    }
 }

@@ -13,7 +13,9 @@
 use std::collections::HashSet;
 
 use tantivy::Term;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, RegexQuery, TermQuery};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, DisjunctionMaxQuery, Occur, Query, RegexQuery, TermQuery,
+};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
     TextOptions, Value,
@@ -49,8 +51,8 @@ pub const FIELD_BOOSTS: [(&str, f32); 8] = [
 /// English words dropped from ranked queries (not from the index): they occur in most prose
 /// docstrings and add only noise to natural-language queries like "send a JSON response".
 const QUERY_STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "does", "for", "from", "how", "in", "is", "it",
-    "of", "on", "or", "that", "the", "this", "to", "what", "when", "where", "which", "with",
+    "a", "an", "and", "are", "as", "at", "be", "by", "does", "for", "from", "how", "in", "is",
+    "it", "of", "on", "or", "that", "the", "this", "to", "what", "when", "where", "which", "with",
 ];
 
 /// Whether `c` belongs to a CJK script: Han (incl. extension A/B+ and compatibility), Hiragana,
@@ -71,15 +73,9 @@ fn is_word_char(c: char) -> bool {
     c == '_' || (c.is_alphanumeric() && !is_cjk(c))
 }
 
-/// Splits `text` into identifier-aware terms: for each word, the lower-cased whole word and then
-/// its lower-cased parts (see the module docs). Byte offsets index `text`.
-///
-/// Calls `emit(term, offset_from, offset_to, position)`; the whole word and its first part share
-/// a position, later parts take the following positions.
-fn split_code(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
+/// Calls `word(start, end)` for the byte range of each word of `text` (see the module docs).
+fn for_each_word(text: &str, mut word: impl FnMut(usize, usize)) {
     let bytes = text.as_bytes();
-    let mut position = 0usize;
-    let mut lower = String::new();
     let mut iter = text.char_indices().peekable();
     while let Some((start, c)) = iter.next() {
         if !is_word_char(c) {
@@ -100,6 +96,19 @@ fn split_code(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
                 break;
             }
         }
+        word(start, end);
+    }
+}
+
+/// Splits `text` into identifier-aware terms: for each word, the lower-cased whole word and then
+/// its lower-cased parts (see the module docs). Byte offsets index `text`.
+///
+/// Calls `emit(term, offset_from, offset_to, position)`; the whole word and its first part share
+/// a position, later parts take the following positions.
+fn split_code(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
+    let mut position = 0usize;
+    let mut lower = String::new();
+    for_each_word(text, |start, end| {
         let word = &text[start..end];
         let parts = word_parts(word);
         let whole_is_part = parts.len() == 1 && parts[0] == (0, word.len());
@@ -117,7 +126,7 @@ fn split_code(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
             emit(&lower, start + a, start + b, position + k);
         }
         position += parts.len().max(1);
-    }
+    });
 }
 
 /// Byte ranges of the parts of one word (see the module docs).
@@ -160,7 +169,8 @@ fn word_parts(word: &str) -> Vec<(usize, usize)> {
         let boundary = match (prev, cls) {
             (Class::Lower, Class::Upper) => true,
             (Class::Upper, Class::Upper) => next == Some(Class::Lower),
-            (Class::Digit, Class::Upper | Class::Lower) | (Class::Upper | Class::Lower, Class::Digit) => true,
+            (Class::Digit, Class::Upper | Class::Lower)
+            | (Class::Upper | Class::Lower, Class::Digit) => true,
             _ => false,
         };
         if boundary {
@@ -275,7 +285,11 @@ impl Tokenizer for CodeTokenizer {
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> BufferedTokenStream<'a> {
         fill_buffer(&mut self.buf, text, |t, f| split_code(t, f));
-        BufferedTokenStream { tokens: &mut self.buf, next: 0, before_start: Token::default() }
+        BufferedTokenStream {
+            tokens: &mut self.buf,
+            next: 0,
+            before_start: Token::default(),
+        }
     }
 }
 
@@ -290,7 +304,11 @@ impl Tokenizer for CjkBigramTokenizer {
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> BufferedTokenStream<'a> {
         fill_buffer(&mut self.buf, text, |t, f| split_cjk(t, f));
-        BufferedTokenStream { tokens: &mut self.buf, next: 0, before_start: Token::default() }
+        BufferedTokenStream {
+            tokens: &mut self.buf,
+            next: 0,
+            before_start: Token::default(),
+        }
     }
 }
 
@@ -314,7 +332,10 @@ pub fn cjk_terms(text: &str) -> Vec<String> {
 pub fn normalize_qualified(name: &str) -> String {
     let trimmed = name.trim().trim_start_matches('\\');
     let lower = trimmed.to_lowercase();
-    lower.replace("::", ".").replace("->", ".").replace(['\\', '#', '/'], ".")
+    lower
+        .replace("::", ".")
+        .replace("->", ".")
+        .replace(['\\', '#', '/'], ".")
 }
 
 /// The fields of the schema, resolved once per index.
@@ -404,16 +425,30 @@ pub fn schema() -> (Schema, Fields) {
 
 /// Registers the analyzers the schema names on `index`.
 pub fn register_tokenizers(index: &tantivy::Index) {
-    index.tokenizers().register(CODE_TOKENIZER, CodeTokenizer::default());
-    index.tokenizers().register(CJK_TOKENIZER, CjkBigramTokenizer::default());
+    index
+        .tokenizers()
+        .register(CODE_TOKENIZER, CodeTokenizer::default());
+    index
+        .tokenizers()
+        .register(CJK_TOKENIZER, CjkBigramTokenizer::default());
 }
 
 /// The snake_case name of a kind, as serialised (`"method"`, `"at_rule"`).
-pub fn kind_name(kind: ChunkKind) -> String {
-    serde_json::to_value(kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+pub fn kind_name(kind: ChunkKind) -> &'static str {
+    match kind {
+        ChunkKind::Module => "module",
+        ChunkKind::Function => "function",
+        ChunkKind::Class => "class",
+        ChunkKind::Method => "method",
+        ChunkKind::Interface => "interface",
+        ChunkKind::Trait => "trait",
+        ChunkKind::Enum => "enum",
+        ChunkKind::Directive => "directive",
+        ChunkKind::Rule => "rule",
+        ChunkKind::AtRule => "at_rule",
+        ChunkKind::Element => "element",
+        ChunkKind::Window => "window",
+    }
 }
 
 /// At most this many characters of a chunk are kept as its stored snippet.
@@ -423,7 +458,11 @@ const SNIPPET_LINES: usize = 4;
 
 fn snippet_of(content: &str) -> String {
     let mut out = String::new();
-    for line in content.lines().filter(|l| !l.trim().is_empty()).take(SNIPPET_LINES) {
+    for line in content
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(SNIPPET_LINES)
+    {
         if !out.is_empty() {
             out.push('\n');
         }
@@ -457,8 +496,12 @@ pub fn chunk_document(f: &Fields, chunk: &Chunk) -> TantivyDocument {
     doc.add_text(f.language, &chunk.language);
     doc.add_text(f.signature, &chunk.signature);
     doc.add_text(f.docstring, &chunk.docstring);
-    for import in &chunk.imports {
-        doc.add_text(f.imports, import);
+    // Every chunk carries its file's imports; indexing them once, on the module chunk, keeps
+    // an import from making every chunk of the file match.
+    if chunk.kind == ChunkKind::Module {
+        for import in &chunk.imports {
+            doc.add_text(f.imports, import);
+        }
     }
     doc.add_text(f.content, &chunk.content);
     if chunk.content.chars().any(is_cjk) || chunk.docstring.chars().any(is_cjk) {
@@ -503,8 +546,17 @@ pub struct StoredChunk {
 
 /// Reads the stored fields of a document.
 pub fn stored_chunk(f: &Fields, doc: &TantivyDocument) -> StoredChunk {
-    let text = |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-    let num = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or_default();
+    let text = |field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let num = |field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_u64())
+            .unwrap_or_default()
+    };
     StoredChunk {
         file: text(f.path_key),
         start_line: u32::try_from(num(f.start_line)).unwrap_or(u32::MAX),
@@ -533,36 +585,78 @@ fn field_by_name(f: &Fields, name: &str) -> Field {
     }
 }
 
-/// Builds the ranked BM25 query for free text: the query is analysed with the index's own
-/// tokenizers (so punctuation never errors and `getUserName` matches "user name"), English stop
-/// words are dropped, and every remaining term is OR-ed across the fields of [`FIELD_BOOSTS`]
-/// with their boosts. Returns `None` when the text has no searchable term.
+/// Tie-breaker of the per-word disjunction in [`bm25_query`]: a field matching several terms of
+/// one query word (`getUserName` → `getusername`, `get`, `user`, `name`) scores its best term plus
+/// this fraction of the others (Lucene's `DisjunctionMaxQuery` tie-breaker idea).
+const WORD_TIE_BREAKER: f32 = 0.3;
+
+/// Builds the ranked BM25 query for free text. Returns `None` when the text has no searchable
+/// term.
+///
+/// The text is analysed with the index's own tokenizers, so punctuation never errors and
+/// `getUserName` matches "user name". Each query word (English stop words dropped) contributes,
+/// per field of [`FIELD_BOOSTS`], the best-scoring of its terms (whole word or parts; see
+/// [`WORD_TIE_BREAKER`]) times the field boost; the contributions of all words and fields are
+/// summed. Counting a word once per field keeps an identifier made of many parts from outweighing
+/// a query's other words. CJK bigrams are summed one by one.
 pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
-    let mut seen = HashSet::new();
+    let mut seen_words = HashSet::new();
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-    let code: Vec<String> = code_terms(text)
-        .into_iter()
-        .filter(|t| !QUERY_STOP_WORDS.contains(&t.as_str()))
-        .filter(|t| seen.insert(t.clone()))
-        .collect();
-    for term in &code {
+    for_each_word(text, |start, end| {
+        let mut terms: Vec<String> = Vec::new();
+        split_code(&text[start..end], |t, _, _, _| {
+            if !terms.iter().any(|x| x == t) {
+                terms.push(t.to_string());
+            }
+        });
+        // The whole word (or its only part) comes first.
+        let whole = terms.first().cloned().unwrap_or_default();
+        if terms.is_empty()
+            || QUERY_STOP_WORDS.contains(&whole.as_str())
+            || !seen_words.insert(whole)
+        {
+            return;
+        }
         for (name, boost) in FIELD_BOOSTS {
             if name == "cjk" {
                 continue;
             }
             let field = field_by_name(f, name);
-            let q = TermQuery::new(Term::from_field_text(field, term), IndexRecordOption::WithFreqs);
+            let disjuncts: Vec<Box<dyn Query>> = terms
+                .iter()
+                .map(|t| {
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(field, t),
+                        IndexRecordOption::WithFreqs,
+                    )) as Box<dyn Query>
+                })
+                .collect();
+            let q = DisjunctionMaxQuery::with_tie_breaker(disjuncts, WORD_TIE_BREAKER);
             clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
         }
-    }
-    let cjk_boost = FIELD_BOOSTS.iter().find(|(n, _)| *n == "cjk").map_or(1.0, |&(_, b)| b);
+    });
+    let cjk_boost = FIELD_BOOSTS
+        .iter()
+        .find(|(n, _)| *n == "cjk")
+        .map_or(1.0, |&(_, b)| b);
+    let mut seen_grams = HashSet::new();
     for term in cjk_terms(text) {
-        if seen.insert(term.clone()) {
-            let q = TermQuery::new(Term::from_field_text(f.cjk, &term), IndexRecordOption::WithFreqs);
-            clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), cjk_boost))));
+        if seen_grams.insert(term.clone()) {
+            let q = TermQuery::new(
+                Term::from_field_text(f.cjk, &term),
+                IndexRecordOption::WithFreqs,
+            );
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(q), cjk_boost)),
+            ));
         }
     }
-    if clauses.is_empty() { None } else { Some(Box::new(BooleanQuery::new(clauses))) }
+    if clauses.is_empty() {
+        None
+    } else {
+        Some(Box::new(BooleanQuery::new(clauses)))
+    }
 }
 
 /// How a definition lookup matches names.
@@ -598,16 +692,26 @@ pub fn definition_query(
             names.push((Occur::Should, term_query(f.qname_key, &norm)));
             names.push((
                 Occur::Should,
-                Box::new(RegexQuery::from_pattern(&format!(".*\\.{esc}"), f.qname_key)?),
+                Box::new(RegexQuery::from_pattern(
+                    &format!(".*\\.{esc}"),
+                    f.qname_key,
+                )?),
             ));
         }
         NameMatch::Substring => {
             let pattern = format!(".*{esc}.*");
-            names.push((Occur::Should, Box::new(RegexQuery::from_pattern(&pattern, f.symbol_key)?)));
-            names.push((Occur::Should, Box::new(RegexQuery::from_pattern(&pattern, f.qname_key)?)));
+            names.push((
+                Occur::Should,
+                Box::new(RegexQuery::from_pattern(&pattern, f.symbol_key)?),
+            ));
+            names.push((
+                Occur::Should,
+                Box::new(RegexQuery::from_pattern(&pattern, f.qname_key)?),
+            ));
         }
     }
-    let mut must: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(names)))];
+    let mut must: Vec<(Occur, Box<dyn Query>)> =
+        vec![(Occur::Must, Box::new(BooleanQuery::new(names)))];
     if let Some(scope) = scope.filter(|s| !s.is_empty()) {
         let within: Vec<(Occur, Box<dyn Query>)> = vec![
             (Occur::Should, term_query(f.path_key, scope)),
@@ -619,7 +723,7 @@ pub fn definition_query(
         must.push((Occur::Must, term_query(f.language, language)));
     }
     for kind in [ChunkKind::Module, ChunkKind::Window] {
-        must.push((Occur::MustNot, term_query(f.kind, &kind_name(kind))));
+        must.push((Occur::MustNot, term_query(f.kind, kind_name(kind))));
     }
     Ok(Box::new(BooleanQuery::new(must)))
 }
@@ -630,7 +734,10 @@ pub fn file_query(f: &Fields, path: &str) -> Box<dyn Query> {
 }
 
 fn term_query(field: Field, text: &str) -> Box<dyn Query> {
-    Box::new(TermQuery::new(Term::from_field_text(field, text), IndexRecordOption::Basic))
+    Box::new(TermQuery::new(
+        Term::from_field_text(field, text),
+        IndexRecordOption::Basic,
+    ))
 }
 
 #[cfg(test)]
@@ -645,10 +752,22 @@ mod tests {
     #[test]
     fn splits_identifiers() {
         check("getUserName", expect!["getusername get user name"]);
-        check("HTTPServerError", expect!["httpservererror http server error"]);
-        check("snake_case_name", expect!["snake_case_name snake case name"]);
-        check("kebab-case-name", expect!["kebab-case-name kebab case name"]);
-        check("utf8Decode sha256", expect!["utf8decode utf 8 decode sha256 sha 256"]);
+        check(
+            "HTTPServerError",
+            expect!["httpservererror http server error"],
+        );
+        check(
+            "snake_case_name",
+            expect!["snake_case_name snake case name"],
+        );
+        check(
+            "kebab-case-name",
+            expect!["kebab-case-name kebab case name"],
+        );
+        check(
+            "utf8Decode sha256",
+            expect!["utf8decode utf 8 decode sha256 sha 256"],
+        );
         check("__init__", expect!["__init__ init"]);
         check("a - b", expect!["a b"]);
         check("$userName->save()", expect!["username user name save"]);
@@ -666,7 +785,9 @@ mod tests {
         assert_eq!(code_terms(text), vec!["login"]);
         assert_eq!(
             cjk_terms(text),
-            vec!["ユー", "ーザ", "ザー", "ー認", "認証", "証を", "を行", "行う"]
+            vec![
+                "ユー", "ーザ", "ザー", "ー認", "認証", "証を", "を行", "行う"
+            ]
         );
         assert_eq!(cjk_terms("a 日 b"), vec!["日"]);
         assert!(cjk_terms("plain ascii").is_empty());
@@ -685,7 +806,12 @@ mod tests {
         let mut got = Vec::new();
         while s.advance() {
             let tok = s.token();
-            got.push((tok.text.clone(), tok.offset_from, tok.offset_to, tok.position));
+            got.push((
+                tok.text.clone(),
+                tok.offset_from,
+                tok.offset_to,
+                tok.position,
+            ));
         }
         assert_eq!(
             got,
@@ -700,13 +826,34 @@ mod tests {
 
     #[test]
     fn qualified_names_normalise_separators() {
-        assert_eq!(normalize_qualified(r"\App\Http\UserController::store"), "app.http.usercontroller.store");
+        assert_eq!(
+            normalize_qualified(r"\App\Http\UserController::store"),
+            "app.http.usercontroller.store"
+        );
         assert_eq!(normalize_qualified("Flask.route"), "flask.route");
         assert_eq!(normalize_qualified("res->send"), "res.send");
     }
 
     #[test]
+    fn kind_names_match_serde() {
+        for kind in [
+            ChunkKind::Module,
+            ChunkKind::AtRule,
+            ChunkKind::Method,
+            ChunkKind::Window,
+        ] {
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::json!(kind_name(kind))
+            );
+        }
+    }
+
+    #[test]
     fn snippets_keep_the_first_lines() {
-        assert_eq!(snippet_of("\n\ndef f():\n    x = 1\n\n    y = 2\n    z\n    w\n"), "def f():\n    x = 1\n    y = 2\n    z");
+        assert_eq!(
+            snippet_of("\n\ndef f():\n    x = 1\n\n    y = 2\n    z\n    w\n"),
+            "def f():\n    x = 1\n    y = 2\n    z"
+        );
     }
 }

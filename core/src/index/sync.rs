@@ -97,7 +97,10 @@ impl SyncState {
     }
 
     fn save(&self, path: &Path) -> Result<(), IndexError> {
-        let bytes = serde_json::to_vec(self).map_err(|e| IndexError::Io { path: path.to_path_buf(), source: e.into() })?;
+        let bytes = serde_json::to_vec(self).map_err(|e| IndexError::Io {
+            path: path.to_path_buf(),
+            source: e.into(),
+        })?;
         persist::write_atomic(path, &bytes)?;
         Ok(())
     }
@@ -128,7 +131,8 @@ pub fn options_fingerprint(config: &Config) -> String {
 /// Whether `state` describes the index's current commit with the current options.
 pub fn state_matches_index(state: &SyncState, index: &Index, config: &Config) -> bool {
     let payload = index.load_metas().ok().and_then(|m| m.payload);
-    payload.as_deref() == Some(state.commit.as_str()) && state.options == options_fingerprint(config)
+    payload.as_deref() == Some(state.commit.as_str())
+        && state.options == options_fingerprint(config)
 }
 
 /// A walker over `starts` (absolute paths inside `root`) that honours `.gitignore`, `.ignore` and
@@ -138,13 +142,20 @@ pub fn state_matches_index(state: &SyncState, index: &Index, config: &Config) ->
 ///
 /// # Errors
 /// [`IndexError::ExcludePattern`] for a pattern that is not a valid glob.
-pub fn walker(root: &RepoRoot, config: &Config, starts: &[PathBuf]) -> Result<WalkBuilder, IndexError> {
+pub fn walker(
+    root: &RepoRoot,
+    config: &Config,
+    starts: &[PathBuf],
+) -> Result<WalkBuilder, IndexError> {
     let mut overrides = OverrideBuilder::new(root.path());
     let mut add = |glob: String, pattern: &str| {
         overrides
             .add(&glob)
             .map(|_| ())
-            .map_err(|source| IndexError::ExcludePattern { pattern: pattern.to_string(), source })
+            .map_err(|source| IndexError::ExcludePattern {
+                pattern: pattern.to_string(),
+                source,
+            })
     };
     for pattern in &config.exclude_patterns {
         let p = pattern.trim();
@@ -162,7 +173,10 @@ pub fn walker(root: &RepoRoot, config: &Config, starts: &[PathBuf]) -> Result<Wa
     }
     let overrides = overrides
         .build()
-        .map_err(|source| IndexError::ExcludePattern { pattern: config.exclude_patterns.join(", "), source })?;
+        .map_err(|source| IndexError::ExcludePattern {
+            pattern: config.exclude_patterns.join(", "),
+            source,
+        })?;
     let (first, rest) = match starts.split_first() {
         Some((first, rest)) => (first.clone(), rest),
         None => (root.path().to_path_buf(), &[][..]),
@@ -228,12 +242,24 @@ struct Seen {
 /// What reading one changed-or-new file gave.
 enum Outcome {
     /// Same SHA-256 as the state entry: only size/mtime changed.
-    Same { sha256: String, read_at: jiff::Timestamp },
+    Same {
+        sha256: String,
+        read_at: jiff::Timestamp,
+    },
     /// New content, chunked into documents.
-    Chunked { sha256: String, read_at: jiff::Timestamp, docs: Vec<TantivyDocument> },
+    Chunked {
+        sha256: String,
+        read_at: jiff::Timestamp,
+        docs: Vec<TantivyDocument>,
+    },
     /// Not indexable; `keep` says whether to remember it in the state (binary, too large) or to
     /// retry next time (read errors).
-    Skipped { sha256: String, read_at: jiff::Timestamp, reason: String, keep: bool },
+    Skipped {
+        sha256: String,
+        read_at: jiff::Timestamp,
+        reason: String,
+        keep: bool,
+    },
     /// Gone between the walk and the read.
     Vanished,
 }
@@ -241,14 +267,28 @@ enum Outcome {
 fn read_one(seen: &Seen, opts: &ChunkOptions, fields: &Fields) -> Outcome {
     let read_at = jiff::Timestamp::now();
     if seen.size > opts.max_file_bytes {
-        let reason = SkipReason::TooLarge { bytes: seen.size, limit: opts.max_file_bytes }.to_string();
-        return Outcome::Skipped { sha256: String::new(), read_at, reason, keep: true };
+        let reason = SkipReason::TooLarge {
+            bytes: seen.size,
+            limit: opts.max_file_bytes,
+        }
+        .to_string();
+        return Outcome::Skipped {
+            sha256: String::new(),
+            read_at,
+            reason,
+            keep: true,
+        };
     }
     let bytes = match std::fs::read(&seen.abs) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
         Err(e) => {
-            return Outcome::Skipped { sha256: String::new(), read_at, reason: format!("cannot read: {e}"), keep: false };
+            return Outcome::Skipped {
+                sha256: String::new(),
+                read_at,
+                reason: format!("cannot read: {e}"),
+                keep: false,
+            };
         }
     };
     let sha256 = hex::encode(Sha256::digest(&bytes));
@@ -257,10 +297,22 @@ fn read_one(seen: &Seen, opts: &ChunkOptions, fields: &Fields) -> Outcome {
     }
     match chunk_source(&seen.rel, &bytes, opts) {
         Ok(chunks) => {
-            let docs = chunks.iter().map(|c| lexical::chunk_document(fields, c)).collect();
-            Outcome::Chunked { sha256, read_at, docs }
+            let docs = chunks
+                .iter()
+                .map(|c| lexical::chunk_document(fields, c))
+                .collect();
+            Outcome::Chunked {
+                sha256,
+                read_at,
+                docs,
+            }
         }
-        Err(reason) => Outcome::Skipped { sha256, read_at, reason: reason.to_string(), keep: true },
+        Err(reason) => Outcome::Skipped {
+            sha256,
+            read_at,
+            reason: reason.to_string(),
+            keep: true,
+        },
     }
 }
 
@@ -277,14 +329,26 @@ pub(crate) struct SyncContext<'a> {
 
 /// Tries the exclusive sync lock without blocking; `None` when another holder has it.
 fn try_lock(ctx: &SyncContext<'_>) -> Result<Option<File>, IndexError> {
-    let mut name = ctx.lock_base.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = ctx
+        .lock_base
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".lock");
     let path = ctx.lock_base.with_file_name(name);
-    let io = |source| IndexError::Io { path: path.clone(), source };
+    let io = |source| IndexError::Io {
+        path: path.clone(),
+        source,
+    };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(io)?;
     }
-    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(file)),
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),
@@ -294,14 +358,21 @@ fn try_lock(ctx: &SyncContext<'_>) -> Result<Option<File>, IndexError> {
 
 /// Runs one sync (see the module docs). `report.chunks` and `duration_ms` are left for the
 /// caller, which owns the reader.
-pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress)) -> Result<SyncReport, IndexError> {
+pub(crate) fn run(
+    ctx: &SyncContext<'_>,
+    progress: &mut dyn FnMut(SyncProgress),
+) -> Result<SyncReport, IndexError> {
+    let t0 = std::time::Instant::now();
     let Some(_lock) = try_lock(ctx)? else {
-        return Err(IndexError::Busy { root: ctx.root.path().to_path_buf() });
+        return Err(IndexError::Busy {
+            root: ctx.root.path().to_path_buf(),
+        });
     };
     let opts = chunk_options(ctx.config);
     let mut report = SyncReport::default();
 
-    let previous = SyncState::load(&ctx.state_path).filter(|s| state_matches_index(s, ctx.index, ctx.config));
+    let previous =
+        SyncState::load(&ctx.state_path).filter(|s| state_matches_index(s, ctx.index, ctx.config));
     report.full_rebuild = previous.is_none();
     let mut state = previous.unwrap_or_else(|| SyncState {
         version: STATE_VERSION,
@@ -309,8 +380,10 @@ pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress))
         ..SyncState::default()
     });
 
+    eprintln!("TIMING state loaded {:?}", t0.elapsed());
     // Walk, and split into unchanged (by size and mtime) and to-read.
     let (seen, unnamed) = walk(ctx)?;
+    eprintln!("TIMING walked {:?}", t0.elapsed());
     report.files_skipped.extend(unnamed);
     let mut to_read: Vec<Seen> = Vec::new();
     let mut seen_paths = std::collections::HashSet::with_capacity(seen.len());
@@ -322,35 +395,59 @@ pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress))
                 && s.mtime_ns.saturating_add(RACY_WINDOW_NS) < e.indexed_at.as_nanosecond() as i64
         });
         seen_paths.insert(s.rel.clone());
-        s.prev_sha = state.files.get(&s.rel).filter(|e| e.skipped.is_none()).map(|e| e.sha256.clone());
+        s.prev_sha = state
+            .files
+            .get(&s.rel)
+            .filter(|e| e.skipped.is_none())
+            .map(|e| e.sha256.clone());
         if trusted {
             report.files_unchanged += 1;
         } else {
             to_read.push(s);
         }
     }
-    let deleted: Vec<String> = state.files.keys().filter(|p| !seen_paths.contains(p.as_str())).cloned().collect();
-    progress(SyncProgress::Walked { files: files_seen, to_read: to_read.len(), deleted: deleted.len() });
+    let deleted: Vec<String> = state
+        .files
+        .keys()
+        .filter(|p| !seen_paths.contains(p.as_str()))
+        .cloned()
+        .collect();
+    progress(SyncProgress::Walked {
+        files: files_seen,
+        to_read: to_read.len(),
+        deleted: deleted.len(),
+    });
 
     let full = state.commit.is_empty();
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
-    let open_writer = |writer: &mut Option<IndexWriter<TantivyDocument>>| -> Result<(), IndexError> {
-        if writer.is_none() {
-            let w = ctx.index.writer_with_num_threads(WRITER_THREADS, WRITER_HEAP_BYTES).map_err(|source| match source {
-                tantivy::TantivyError::LockFailure(..) => IndexError::Busy { root: ctx.root.path().to_path_buf() },
-                source => IndexError::Tantivy { action: "open a writer on", path: index_dir(ctx), source },
-            })?;
-            if full {
-                w.delete_all_documents().map_err(|source| IndexError::Tantivy {
-                    action: "clear",
-                    path: index_dir(ctx),
-                    source,
-                })?;
+    let open_writer =
+        |writer: &mut Option<IndexWriter<TantivyDocument>>| -> Result<(), IndexError> {
+            if writer.is_none() {
+                let w = ctx
+                    .index
+                    .writer_with_num_threads(WRITER_THREADS, WRITER_HEAP_BYTES)
+                    .map_err(|source| match source {
+                        tantivy::TantivyError::LockFailure(..) => IndexError::Busy {
+                            root: ctx.root.path().to_path_buf(),
+                        },
+                        source => IndexError::Tantivy {
+                            action: "open a writer on",
+                            path: index_dir(ctx),
+                            source,
+                        },
+                    })?;
+                if full {
+                    w.delete_all_documents()
+                        .map_err(|source| IndexError::Tantivy {
+                            action: "clear",
+                            path: index_dir(ctx),
+                            source,
+                        })?;
+                }
+                *writer = Some(w);
             }
-            *writer = Some(w);
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     let path_term = |p: &str| Term::from_field_text(ctx.fields.path_key, p);
 
     if full {
@@ -368,7 +465,10 @@ pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress))
 
     // Read, hash and chunk in parallel; index on this thread, in completion order.
     let total = to_read.len();
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4).min(total.max(1));
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+        .min(total.max(1));
     let next = AtomicUsize::new(0);
     let cancel = AtomicBool::new(false);
     let result: Result<(), IndexError> = std::thread::scope(|scope| {
@@ -419,7 +519,11 @@ pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress))
                             e.indexed_at = read_at;
                         }
                     }
-                    Outcome::Chunked { sha256, read_at, docs } => {
+                    Outcome::Chunked {
+                        sha256,
+                        read_at,
+                        docs,
+                    } => {
                         report.files_hashed += 1;
                         open_writer(&mut writer)?;
                         if let Some(w) = &writer {
@@ -433,12 +537,28 @@ pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress))
                             }
                         }
                         report.chunks_written += docs.len();
-                        if existed { report.files_modified += 1 } else { report.files_added += 1 }
+                        if existed {
+                            report.files_modified += 1
+                        } else {
+                            report.files_added += 1
+                        }
                         let chunks = u32::try_from(docs.len()).unwrap_or(u32::MAX);
-                        let entry = FileState { size: s.size, mtime_ns: s.mtime_ns, sha256, chunks, indexed_at: read_at, skipped: None };
+                        let entry = FileState {
+                            size: s.size,
+                            mtime_ns: s.mtime_ns,
+                            sha256,
+                            chunks,
+                            indexed_at: read_at,
+                            skipped: None,
+                        };
                         state.files.insert(s.rel.clone(), entry);
                     }
-                    Outcome::Skipped { sha256, read_at, reason, keep } => {
+                    Outcome::Skipped {
+                        sha256,
+                        read_at,
+                        reason,
+                        keep,
+                    } => {
                         if sha256.is_empty() {
                             // Not read (too large, unreadable): nothing to compare, count it.
                         } else {
@@ -462,7 +582,10 @@ pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress))
                             };
                             state.files.insert(s.rel.clone(), entry);
                         }
-                        report.files_skipped.push(SkippedFile { path: s.rel.clone(), reason });
+                        report.files_skipped.push(SkippedFile {
+                            path: s.rel.clone(),
+                            reason,
+                        });
                     }
                 }
                 progress(SyncProgress::Read { done, total });
@@ -481,16 +604,23 @@ pub(crate) fn run(ctx: &SyncContext<'_>, progress: &mut dyn FnMut(SyncProgress))
     if let Some(mut w) = writer {
         progress(SyncProgress::Committing);
         let commit = uuid::Uuid::new_v4().simple().to_string();
-        let tantivy_err = |action, source| IndexError::Tantivy { action, path: index_dir(ctx), source };
+        let tantivy_err = |action, source| IndexError::Tantivy {
+            action,
+            path: index_dir(ctx),
+            source,
+        };
         let mut prepared = w.prepare_commit().map_err(|e| tantivy_err("commit", e))?;
         prepared.set_payload(&commit);
         prepared.commit().map_err(|e| tantivy_err("commit", e))?;
-        w.wait_merging_threads().map_err(|e| tantivy_err("merge segments of", e))?;
+        w.wait_merging_threads()
+            .map_err(|e| tantivy_err("merge segments of", e))?;
         state.commit = commit;
     }
+    eprintln!("TIMING committed {:?}", t0.elapsed());
     report.files_skipped.sort_by(|a, b| a.path.cmp(&b.path));
     state.synced_at = Some(jiff::Timestamp::now());
     state.save(&ctx.state_path)?;
+    eprintln!("TIMING saved {:?}", t0.elapsed());
     Ok(report)
 }
 
@@ -512,14 +642,28 @@ fn walk(ctx: &SyncContext<'_>) -> Result<(Vec<Seen>, Vec<SkippedFile>), IndexErr
             continue;
         }
         let Ok(meta) = entry.metadata() else { continue };
-        let Ok(rel) = entry.path().strip_prefix(ctx.root.path()) else { continue };
-        let Some(rel) = rel.to_str().map(|r| r.replace(std::path::MAIN_SEPARATOR, "/")) else {
+        let Ok(rel) = entry.path().strip_prefix(ctx.root.path()) else {
+            continue;
+        };
+        let Some(rel) = rel
+            .to_str()
+            .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
+        else {
             let path = rel.to_string_lossy().into_owned();
-            skipped.push(SkippedFile { path, reason: "path is not valid UTF-8".into() });
+            skipped.push(SkippedFile {
+                path,
+                reason: "path is not valid UTF-8".into(),
+            });
             continue;
         };
         let mtime_ns = meta.modified().map(unix_ns).unwrap_or(0);
-        let seen = Seen { rel: rel.clone(), abs: entry.path().to_path_buf(), size: meta.len(), mtime_ns, prev_sha: None };
+        let seen = Seen {
+            rel: rel.clone(),
+            abs: entry.path().to_path_buf(),
+            size: meta.len(),
+            mtime_ns,
+            prev_sha: None,
+        };
         out.insert(rel, seen);
     }
     Ok((out.into_values().collect(), skipped))

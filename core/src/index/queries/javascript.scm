@@ -22,11 +22,21 @@
     value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)
             (generator_function body: (_) @body)])) @chunk.function
 
+; `res.send = function send() {}`, `exports.f = () => {}`: the statement is the chunk.
+(expression_statement
+  (assignment_expression
+    left: [(identifier) (member_expression)] @name
+    right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @chunk.function
+; Object-literal methods: `{ total() {} }` is a `method_definition` above; `{ total: () => {} }`.
+(pair
+  key: [(property_identifier) @name (string (string_fragment) @name)]
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @chunk.method
+
 ; Docblocks: a `/** ... */` comment immediately before the declaration or its `export`. A bare
 ; `@chunk` capture annotates a chunk made by another pattern; it never makes one.
 ((comment) @doc
   . [(class_declaration) (function_declaration) (generator_function_declaration)
-     (lexical_declaration) (variable_declaration) (method_definition) (field_definition)] @chunk
+     (lexical_declaration) (variable_declaration) (expression_statement) (method_definition) (field_definition)] @chunk
   (#match? @doc "^/\\*\\*"))
 ((comment) @doc
   . (export_statement

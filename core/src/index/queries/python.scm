@@ -14,8 +14,8 @@
 
 ; Docstrings: the first statement of the body when it is a string literal. A bare `@chunk` capture
 ; annotates a chunk made by another pattern; it never makes one.
-([(class_definition) (function_definition)]
-  body: (block . (expression_statement (string) @doc))) @chunk
+(class_definition body: (block . (expression_statement (string) @doc))) @chunk
+(function_definition body: (block . (expression_statement (string) @doc))) @chunk
 
 ; Module docstring (a match without a chunk capture documents the module).
 (module . (comment)* . (expression_statement (string) @doc))

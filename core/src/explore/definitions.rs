@@ -1,0 +1,311 @@
+//! `find_definitions`: symbol definitions by name or qualified name, from the index (or from
+//! files parsed on the spot when no index is open).
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Budget, ExploreContext, ExploreError, Span, TouchedFiles, chunks_from_disk, dedup_files,
+    language_id, resolve_existing, result_cap, scope_of,
+};
+use crate::index::NameMatch;
+use crate::index::lexical::normalize_qualified;
+use crate::index::sync;
+
+/// Substring lookups load at most this many candidate chunks (exact matches are always all
+/// loaded); beyond it the result is marked truncated.
+const SUBSTRING_CANDIDATES: usize = 2_000;
+
+/// Parameters of [`find_definitions`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FindDefinitionsParams {
+    /// A name (`route`), or a qualified name or suffix of one (`Scaffold.route`,
+    /// `UserController::store`, `App\Http\Controllers\UserController`). Separators `::`, `.`,
+    /// `\`, `->` and `#` are interchangeable.
+    pub symbol: String,
+    /// A file or directory to search in; everywhere if absent.
+    pub path: Option<String>,
+    /// A language id (`python`, `php`, `javascript`, `typescript`, ...; `py`/`js`/`ts` accepted).
+    pub language: Option<String>,
+    /// `true`: the symbol or qualified name equals `symbol`, or the qualified name ends with it
+    /// (case-insensitive). `false` (default): additionally any case-insensitive substring.
+    pub exact_match: bool,
+    /// Definitions to return (default `max_results`, capped by `max_results_ceiling`).
+    pub max_results: Option<usize>,
+}
+
+/// One definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Definition {
+    /// The symbol name.
+    pub name: String,
+    /// The qualified name (`Class.method`, `Namespace\Class::method`).
+    pub qualified_name: String,
+    /// Repository-relative path.
+    pub file: String,
+    /// First line of the definition, 1-based (decorators and doc comments may precede the name).
+    pub line: u32,
+    /// Last line, 1-based inclusive.
+    pub end_line: u32,
+    /// Chunk kind: `function`, `method`, `class`, `interface`, `trait`, `enum`, `rule`, ...
+    pub kind: String,
+    /// The enclosing qualified name (`App\Http\UserController` for its `store` method); absent at
+    /// top level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// The declaration, whitespace-collapsed (may be empty).
+    pub signature: String,
+    /// Language id.
+    pub language: String,
+}
+
+/// Result of [`find_definitions`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindDefinitionsResult {
+    /// The symbol as given.
+    pub symbol: String,
+    /// Definitions, best match first: case-exact name matches, then case-insensitive ones, then
+    /// substrings; within each, by path and line.
+    pub definitions: Vec<Definition>,
+    /// All definitions found, including those not returned.
+    pub total: usize,
+    /// Whether definitions were left out (result cap, output budget, candidate limit).
+    pub truncated: bool,
+}
+
+impl TouchedFiles for FindDefinitionsResult {
+    fn files(&self) -> Vec<String> {
+        dedup_files(self.definitions.iter().map(|d| d.file.as_str()))
+    }
+}
+
+/// A candidate: a chunk's span plus its file and language.
+struct Candidate {
+    file: String,
+    language: String,
+    span: Span,
+}
+
+/// Finds definitions of a symbol. Module and line-window chunks are never definitions. Parts of
+/// a chunk split for size are merged back into one definition.
+///
+/// # Errors
+/// [`ExploreError::EmptySymbol`], [`ExploreError::Path`], [`ExploreError::NotFound`],
+/// [`ExploreError::Index`].
+pub fn find_definitions(
+    cx: &ExploreContext<'_>,
+    params: &FindDefinitionsParams,
+) -> Result<FindDefinitionsResult, ExploreError> {
+    let symbol = params.symbol.trim();
+    if normalize_qualified(symbol).trim_matches('.').is_empty() {
+        return Err(ExploreError::EmptySymbol);
+    }
+    let (scope, _) = resolve_existing(cx.root, params.path.as_deref())?;
+    let scope = Some(scope.as_str()).filter(|s| !s.is_empty());
+    let language = params.language.as_deref().map(language_id);
+    let mut truncated = false;
+
+    let mut candidates: Vec<Candidate> = Vec::new();
+    if let Some(index) = cx.index {
+        let mut add = |chunks: Vec<crate::index::StoredChunk>| {
+            candidates.extend(chunks.iter().map(|c| Candidate {
+                file: c.file.clone(),
+                language: c.language.clone(),
+                span: Span::from_stored(c),
+            }));
+        };
+        let (exact, _) = index.definitions(
+            symbol,
+            NameMatch::Exact,
+            scope,
+            language.as_deref(),
+            usize::MAX,
+        )?;
+        add(exact);
+        if !params.exact_match {
+            let (sub, total) = index.definitions(
+                symbol,
+                NameMatch::Substring,
+                scope,
+                language.as_deref(),
+                SUBSTRING_CANDIDATES,
+            )?;
+            truncated |= total > SUBSTRING_CANDIDATES;
+            add(sub);
+        }
+    } else {
+        candidates = scan_disk(cx, scope, language.as_deref(), symbol, params.exact_match)?;
+    }
+
+    // Merge split parts and duplicates (exact and substring lookups overlap).
+    candidates.sort_by(|a, b| {
+        (
+            &a.file,
+            &a.span.qualified_name,
+            &a.span.kind,
+            a.span.start_line,
+        )
+            .cmp(&(
+                &b.file,
+                &b.span.qualified_name,
+                &b.span.kind,
+                b.span.start_line,
+            ))
+    });
+    let mut merged: Vec<Candidate> = Vec::new();
+    for c in candidates {
+        if let Some(last) = merged.last_mut() {
+            let same = last.file == c.file
+                && last.span.qualified_name == c.span.qualified_name
+                && last.span.kind == c.span.kind
+                && last.span.symbol == c.span.symbol;
+            if same && c.span.start_line <= last.span.end_line.saturating_add(1) {
+                last.span.end_line = last.span.end_line.max(c.span.end_line);
+                continue;
+            }
+        }
+        merged.push(c);
+    }
+
+    let mut ranked: Vec<(u8, Candidate)> = merged
+        .into_iter()
+        .map(|c| (rank(symbol, &c.span), c))
+        .collect();
+    ranked.sort_by(|(ra, a), (rb, b)| {
+        (ra, &a.file, a.span.start_line).cmp(&(rb, &b.file, b.span.start_line))
+    });
+
+    let limits = &cx.config.limits;
+    let cap = result_cap(limits, params.max_results);
+    let mut budget = Budget::new(limits);
+    let total = ranked.len();
+    let mut definitions = Vec::new();
+    for (_, c) in ranked {
+        let d = Definition {
+            name: c.span.symbol,
+            scope: scope_of(&c.span.qualified_name),
+            qualified_name: c.span.qualified_name,
+            file: c.file,
+            line: c.span.start_line,
+            end_line: c.span.end_line,
+            kind: c.span.kind,
+            signature: super::cut_line(&c.span.signature, limits.max_line_chars),
+            language: c.language,
+        };
+        let size =
+            d.name.len() + d.qualified_name.len() + d.file.len() + d.signature.len() + d.kind.len();
+        if definitions.len() < cap && budget.take(size) {
+            definitions.push(d);
+        } else {
+            truncated = true;
+        }
+    }
+    Ok(FindDefinitionsResult {
+        symbol: params.symbol.clone(),
+        definitions,
+        total,
+        truncated,
+    })
+}
+
+/// 0: the name or qualified name equals `symbol` (or the qualified name ends with it) with the
+/// same case; 1: the same ignoring case; 2: a substring match.
+fn rank(symbol: &str, span: &Span) -> u8 {
+    let seps = |s: &str| {
+        s.trim_start_matches('\\')
+            .replace("::", ".")
+            .replace("->", ".")
+            .replace(['\\', '#'], ".")
+    };
+    let (q, own) = (seps(symbol), seps(&span.qualified_name));
+    if span.symbol == symbol || own == q || own.ends_with(&format!(".{q}")) {
+        return 0;
+    }
+    let (ql, ownl) = (q.to_lowercase(), own.to_lowercase());
+    if span.symbol.to_lowercase() == ql || ownl == ql || ownl.ends_with(&format!(".{ql}")) {
+        return 1;
+    }
+    2
+}
+
+/// Without an index: parse the files of the scope (or the index's source directories) and keep
+/// the chunks that match like the index lookup would.
+fn scan_disk(
+    cx: &ExploreContext<'_>,
+    scope: Option<&str>,
+    language: Option<&str>,
+    symbol: &str,
+    exact_only: bool,
+) -> Result<Vec<Candidate>, ExploreError> {
+    let starts = match scope {
+        Some(s) => vec![cx.root.path().join(s)],
+        None => sync::source_starts(cx.root, cx.config),
+    };
+    let q = normalize_qualified(symbol);
+    let mut out = Vec::new();
+    for entry in sync::walker(cx.root, cx.config, &starts)?.build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = entry
+            .path()
+            .strip_prefix(cx.root.path())
+            .ok()
+            .and_then(|p| p.to_str())
+        else {
+            continue;
+        };
+        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
+        let Ok(chunks) = chunks_from_disk(cx, &rel) else {
+            continue;
+        };
+        for c in &chunks {
+            let span = Span::from_chunk(c);
+            if !span.is_symbol() || language.is_some_and(|l| l != c.language) {
+                continue;
+            }
+            let (sym, own) = (
+                c.symbol.to_lowercase(),
+                normalize_qualified(&c.qualified_name),
+            );
+            let exact = sym == q || own == q || own.ends_with(&format!(".{q}"));
+            let matches = exact || (!exact_only && (sym.contains(&q) || own.contains(&q)));
+            if matches {
+                out.push(Candidate {
+                    file: rel.clone(),
+                    language: c.language.clone(),
+                    span,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(symbol: &str, qualified: &str) -> Span {
+        Span {
+            start_line: 1,
+            end_line: 2,
+            bytes: (0, 1),
+            symbol: symbol.into(),
+            qualified_name: qualified.into(),
+            kind: "method".into(),
+            signature: String::new(),
+        }
+    }
+
+    #[test]
+    fn ranks_case_exact_then_case_insensitive_then_substring() {
+        let s = span("get", r"Illuminate\Routing\Router::get");
+        assert_eq!(rank("get", &s), 0);
+        assert_eq!(rank("Router::get", &s), 0);
+        assert_eq!(rank(r"Illuminate\Routing\Router::get", &s), 0);
+        assert_eq!(rank("router.get", &s), 1);
+        assert_eq!(rank("GET", &s), 1);
+        assert_eq!(rank("ge", &s), 2);
+    }
+}

@@ -1,0 +1,516 @@
+//! Text tools over the files on disk: `search_text` (regex or literal, with context) and
+//! `find_references` (word-boundary uses minus definition sites), with grep-searcher over an
+//! `ignore` walk.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use ignore::types::TypesBuilder;
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Budget, ExploreContext, ExploreError, Span, TouchedFiles, cut_line, dedup_files, file_spans,
+    innermost, resolve_existing, result_cap,
+};
+use crate::index::lang::{self, Language};
+use crate::index::lexical::normalize_qualified;
+use crate::index::sync;
+
+/// Parameters of [`search_text`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SearchTextParams {
+    /// A regular expression (Rust `regex` syntax), or the text itself when `literal`.
+    pub pattern: String,
+    /// A repository-relative (or absolute, inside the repo) file or directory; the root if absent.
+    pub path: Option<String>,
+    /// Restrict to a file type: a language id (`python`, `php`, `javascript`, `typescript`,
+    /// `blade`, `html`, `css`, `scss`) or a ripgrep type name (`py`, `js`, `ts`, `rust`, ...).
+    pub file_type: Option<String>,
+    /// Lines of context before and after each match (capped by `max_context_lines`; default 0).
+    pub context_lines: Option<usize>,
+    /// Matches to return (default `max_results`, capped by `max_results_ceiling`).
+    pub max_results: Option<usize>,
+    /// Treat `pattern` as literal text.
+    pub literal: bool,
+}
+
+/// One matching line of [`search_text`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextMatch {
+    /// Repository-relative path.
+    pub file: String,
+    /// Line number, 1-based.
+    pub line: u64,
+    /// The line (cut to `max_line_chars`).
+    pub content: String,
+    /// Up to `context_lines` lines before, in order.
+    pub context_before: Vec<String>,
+    /// Up to `context_lines` lines after, in order.
+    pub context_after: Vec<String>,
+}
+
+/// Result of [`search_text`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchTextResult {
+    /// The pattern as given.
+    pub pattern: String,
+    /// Matches in path order, then line order.
+    pub matches: Vec<TextMatch>,
+    /// All matching lines, including those not returned.
+    pub total: usize,
+    /// Whether matches were left out (result cap or output budget).
+    pub truncated: bool,
+    /// Files searched.
+    pub files_searched: usize,
+}
+
+impl TouchedFiles for SearchTextResult {
+    fn files(&self) -> Vec<String> {
+        dedup_files(self.matches.iter().map(|m| m.file.as_str()))
+    }
+}
+
+/// Parameters of [`find_references`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FindReferencesParams {
+    /// The symbol: a name (`store`) or a qualified name (`UserController::store`, whose last
+    /// segment is searched and whose definitions are excluded).
+    pub symbol: String,
+    /// A file or directory to search in; the root if absent.
+    pub path: Option<String>,
+    /// References to return (default `max_results`, capped by `max_results_ceiling`).
+    pub max_results: Option<usize>,
+}
+
+/// One use of a symbol.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    /// Repository-relative path.
+    pub file: String,
+    /// Line number, 1-based.
+    pub line: u64,
+    /// The line (cut to `max_line_chars`).
+    pub content: String,
+    /// Qualified name of the innermost symbol (function, method, class, ...) containing the
+    /// line; absent at file level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enclosing_symbol: Option<String>,
+}
+
+/// Result of [`find_references`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindReferencesResult {
+    /// The symbol as given.
+    pub symbol: String,
+    /// References: source files first, then other text files; each group in path order, then
+    /// line order.
+    pub references: Vec<Reference>,
+    /// All references found, including those not returned.
+    pub total: usize,
+    /// Whether references were left out (result cap or output budget).
+    pub truncated: bool,
+    /// Matches dropped because they are definition sites of the symbol.
+    pub definitions_excluded: usize,
+    /// Files searched.
+    pub files_searched: usize,
+}
+
+impl TouchedFiles for FindReferencesResult {
+    fn files(&self) -> Vec<String> {
+        dedup_files(self.references.iter().map(|r| r.file.as_str()))
+    }
+}
+
+/// Searches file contents for a regex or literal, like `rg`: `.gitignore`/`.ignore`-aware,
+/// hidden files and `exclude_patterns` skipped, binary files skipped, symlinks not followed.
+///
+/// # Errors
+/// [`ExploreError::BadRegex`] (the message suggests `literal: true`), [`ExploreError::Path`] for
+/// a path outside the repository, [`ExploreError::NotFound`], [`ExploreError::UnknownFileType`].
+pub fn search_text(
+    cx: &ExploreContext<'_>,
+    params: &SearchTextParams,
+) -> Result<SearchTextResult, ExploreError> {
+    let limits = &cx.config.limits;
+    let mut builder = RegexMatcherBuilder::new();
+    builder
+        .line_terminator(Some(b'\n'))
+        .fixed_strings(params.literal);
+    let matcher = builder
+        .build(&params.pattern)
+        .map_err(|source| ExploreError::BadRegex {
+            pattern: params.pattern.clone(),
+            source,
+        })?;
+    let context = params
+        .context_lines
+        .unwrap_or(0)
+        .min(limits.max_context_lines);
+    let cap = result_cap(limits, params.max_results);
+    let files = files_to_search(cx, params.path.as_deref(), params.file_type.as_deref())?;
+
+    let mut result = SearchTextResult {
+        pattern: params.pattern.clone(),
+        matches: Vec::new(),
+        total: 0,
+        truncated: false,
+        files_searched: 0,
+    };
+    let mut budget = Budget::new(limits);
+    let mut with_context = searcher(context);
+    let mut count_only = searcher(0);
+    for (rel, abs) in &files {
+        result.files_searched += 1;
+        let keep = if result.truncated {
+            0
+        } else {
+            cap - result.matches.len()
+        };
+        let searcher = if keep > 0 {
+            &mut with_context
+        } else {
+            &mut count_only
+        };
+        let mut sink = Collector::new(context, keep, limits.max_line_chars);
+        if searcher.search_path(&matcher, abs, &mut sink).is_err() {
+            // Unreadable (permissions, vanished): skipped like rg does with a warning.
+            continue;
+        }
+        result.total += sink.counted;
+        for m in sink.kept {
+            let size = m.content.len()
+                + m.before
+                    .iter()
+                    .chain(&m.after)
+                    .map(String::len)
+                    .sum::<usize>()
+                + rel.len();
+            if result.matches.len() < cap && budget.take(size) {
+                result.matches.push(TextMatch {
+                    file: rel.clone(),
+                    line: m.line,
+                    content: m.content,
+                    context_before: m.before,
+                    context_after: m.after,
+                });
+            } else {
+                result.truncated = true;
+            }
+        }
+        if sink.counted > sink.kept_count {
+            result.truncated = true;
+        }
+    }
+    Ok(result)
+}
+
+/// Finds word-boundary uses of a symbol, minus its definition sites, each with the innermost
+/// enclosing symbol. Files of languages with a grammar come first (in path order), then other
+/// text files (docs, changelogs).
+///
+/// A qualified symbol (`Router::get`, `Flask.route`) searches its last segment; definition sites
+/// excluded are the declaration lines of chunks named like that segment (and, for a qualified
+/// symbol, whose qualified name ends like it). Case-sensitive.
+///
+/// # Errors
+/// [`ExploreError::EmptySymbol`], [`ExploreError::Path`], [`ExploreError::NotFound`].
+pub fn find_references(
+    cx: &ExploreContext<'_>,
+    params: &FindReferencesParams,
+) -> Result<FindReferencesResult, ExploreError> {
+    let limits = &cx.config.limits;
+    let symbol = params.symbol.trim();
+    let name = last_segment(symbol);
+    if name.is_empty() {
+        return Err(ExploreError::EmptySymbol);
+    }
+    let qualified = (name != symbol).then(|| normalize_qualified(symbol));
+    let matcher = RegexMatcherBuilder::new()
+        .line_terminator(Some(b'\n'))
+        .fixed_strings(true)
+        .word(true)
+        .build(name)
+        .map_err(|source| ExploreError::BadRegex {
+            pattern: name.to_string(),
+            source,
+        })?;
+    let cap = result_cap(limits, params.max_results);
+    let mut files = files_to_search(cx, params.path.as_deref(), None)?;
+    // Code before prose: uses in source files matter more than mentions in docs and changelogs.
+    files.sort_by_key(|(rel, _)| lang::detect(rel) == Language::Text);
+    let mut result = FindReferencesResult {
+        symbol: params.symbol.clone(),
+        references: Vec::new(),
+        total: 0,
+        truncated: false,
+        definitions_excluded: 0,
+        files_searched: 0,
+    };
+    let mut budget = Budget::new(limits);
+    let mut searcher = searcher(0);
+    for (rel, abs) in &files {
+        result.files_searched += 1;
+        let mut sink = Collector::new(0, usize::MAX, limits.max_line_chars);
+        if searcher.search_path(&matcher, abs, &mut sink).is_err() || sink.kept.is_empty() {
+            continue;
+        }
+        let spans = file_spans(cx, rel);
+        let definition_lines = definition_lines(&spans, &sink.kept, name, qualified.as_deref());
+        for m in sink.kept {
+            if definition_lines.contains(&m.line) {
+                result.definitions_excluded += 1;
+                continue;
+            }
+            result.total += 1;
+            let line = u32::try_from(m.line).unwrap_or(u32::MAX);
+            let enclosing = innermost(&spans, line).map(|s| {
+                if s.qualified_name.is_empty() {
+                    s.symbol.clone()
+                } else {
+                    s.qualified_name.clone()
+                }
+            });
+            let size = m.content.len() + rel.len() + enclosing.as_ref().map_or(0, String::len);
+            if result.references.len() < cap && budget.take(size) {
+                result.references.push(Reference {
+                    file: rel.clone(),
+                    line: m.line,
+                    content: m.content,
+                    enclosing_symbol: enclosing,
+                });
+            } else {
+                result.truncated = true;
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// The last segment of a possibly qualified name (`A\B::c` → `c`, `a.b` → `b`, `$x->y` → `y`).
+fn last_segment(symbol: &str) -> &str {
+    let cut = ["::", ".", "\\", "->", "#"]
+        .iter()
+        .filter_map(|sep| symbol.rfind(sep).map(|i| i + sep.len()))
+        .max()
+        .unwrap_or(0);
+    &symbol[cut..]
+}
+
+/// Lines (1-based) that declare `name`: per chunk named `name` (and, when `qualified` is given,
+/// whose normalised qualified name equals it or ends with `.qualified`), the first match in the
+/// chunk whose text is part of the chunk's signature, else the first match in the chunk.
+fn definition_lines(
+    spans: &[Span],
+    matches: &[Kept],
+    name: &str,
+    qualified: Option<&str>,
+) -> Vec<u64> {
+    let collapse = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = Vec::new();
+    for span in spans.iter().filter(|s| s.is_symbol() && s.symbol == name) {
+        if let Some(q) = qualified {
+            let own = normalize_qualified(&span.qualified_name);
+            if own != q && !own.ends_with(&format!(".{q}")) {
+                continue;
+            }
+        }
+        let inside: Vec<&Kept> = matches
+            .iter()
+            .filter(|m| (u64::from(span.start_line)..=u64::from(span.end_line)).contains(&m.line))
+            .collect();
+        let signature = collapse(&span.signature);
+        let declared = inside
+            .iter()
+            .find(|m| !signature.is_empty() && signature.contains(&collapse(&m.content)))
+            .or_else(|| inside.first());
+        if let Some(m) = declared {
+            out.push(m.line);
+        }
+    }
+    out
+}
+
+fn searcher(context: usize) -> Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .before_context(context)
+        .after_context(context)
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .build()
+}
+
+/// The files to search under `path` (a file is searched as given, even if ignored), sorted.
+fn files_to_search(
+    cx: &ExploreContext<'_>,
+    path: Option<&str>,
+    file_type: Option<&str>,
+) -> Result<Vec<(String, PathBuf)>, ExploreError> {
+    let (rp, abs) = resolve_existing(cx.root, path)?;
+    if abs.is_file() {
+        return Ok(vec![(rp.as_str().to_string(), abs)]);
+    }
+    let mut walk = sync::walker(cx.root, cx.config, &[abs])?;
+    walk.sort_by_file_name(|a, b| a.cmp(b));
+    if let Some(t) = file_type {
+        walk.types(file_types(t)?);
+    }
+    let mut out = Vec::new();
+    for entry in walk.build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if let Some(rel) = relative(cx.root.path(), entry.path()) {
+            out.push((rel, entry.path().to_path_buf()));
+        }
+    }
+    Ok(out)
+}
+
+fn relative(root: &Path, abs: &Path) -> Option<String> {
+    abs.strip_prefix(root)
+        .ok()?
+        .to_str()
+        .map(|s| s.replace(std::path::MAIN_SEPARATOR, "/"))
+}
+
+/// A type matcher for a language id or ripgrep type name.
+fn file_types(name: &str) -> Result<ignore::types::Types, ExploreError> {
+    let unknown = || ExploreError::UnknownFileType {
+        name: name.to_string(),
+    };
+    let mut b = TypesBuilder::new();
+    b.add_defaults();
+    b.add("blade", "*.blade.php").map_err(|_| unknown())?;
+    let lower = name.trim().to_ascii_lowercase();
+    let selected = match lower.as_str() {
+        "python" => "py",
+        "javascript" => "js",
+        "typescript" | "tsx" => "ts",
+        other => other,
+    };
+    if !b.definitions().iter().any(|d| d.name() == selected) {
+        return Err(unknown());
+    }
+    b.select(selected);
+    b.build().map_err(|_| unknown())
+}
+
+/// A matching line kept by the collector, with its context.
+#[derive(Debug)]
+struct Kept {
+    line: u64,
+    content: String,
+    before: Vec<String>,
+    after: Vec<String>,
+}
+
+/// A sink that counts matching lines, keeps the first `keep` with per-match context, and cuts
+/// long lines. grep-searcher prints each line once even when contexts overlap; per-match
+/// context is rebuilt from the last lines seen and the lines that follow.
+struct Collector {
+    context: usize,
+    keep: usize,
+    max_line_chars: usize,
+    counted: usize,
+    kept_count: usize,
+    kept: Vec<Kept>,
+    recent: VecDeque<(u64, String)>,
+    /// Indexes into `kept` still collecting after-context.
+    pending: Vec<usize>,
+}
+
+impl Collector {
+    fn new(context: usize, keep: usize, max_line_chars: usize) -> Self {
+        Self {
+            context,
+            keep,
+            max_line_chars,
+            counted: 0,
+            kept_count: 0,
+            kept: Vec::new(),
+            recent: VecDeque::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    fn line(&mut self, lnum: u64, bytes: &[u8], is_match: bool) {
+        let text = cut_line(&String::from_utf8_lossy(bytes), self.max_line_chars);
+        if self.context > 0 {
+            let n = self.context as u64;
+            let kept = &mut self.kept;
+            self.pending.retain(|&i| {
+                let k = &mut kept[i];
+                if lnum > k.line && lnum <= k.line + n && k.after.len() < self.context {
+                    k.after.push(text.clone());
+                }
+                lnum < k.line + n && k.after.len() < self.context
+            });
+        }
+        if is_match {
+            self.counted += 1;
+            if self.kept_count < self.keep {
+                self.kept_count += 1;
+                let before = self
+                    .recent
+                    .iter()
+                    .filter(|(l, _)| *l + (self.context as u64) >= lnum && *l < lnum)
+                    .map(|(_, t)| t.clone())
+                    .collect();
+                self.kept.push(Kept {
+                    line: lnum,
+                    content: text.clone(),
+                    before,
+                    after: Vec::new(),
+                });
+                if self.context > 0 {
+                    self.pending.push(self.kept.len() - 1);
+                }
+            }
+        }
+        if self.context > 0 {
+            if self.recent.len() == self.context {
+                self.recent.pop_front();
+            }
+            self.recent.push_back((lnum, text));
+        }
+    }
+}
+
+impl Sink for Collector {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        let first = m.line_number().unwrap_or(0);
+        for (k, line) in m.lines().enumerate() {
+            self.line(first + k as u64, line, true);
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, std::io::Error> {
+        self.line(c.line_number().unwrap_or(0), c.bytes(), false);
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _: &Searcher) -> Result<bool, std::io::Error> {
+        self.recent.clear();
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_segments() {
+        assert_eq!(last_segment(r"App\Http\UserController::store"), "store");
+        assert_eq!(last_segment("Flask.route"), "route");
+        assert_eq!(last_segment("$req->input"), "input");
+        assert_eq!(last_segment("plain"), "plain");
+    }
+}

@@ -1,0 +1,631 @@
+//! Incremental sync and the lexical index on inline multi-file fixtures: add / modify / delete /
+//! rename against a from-scratch build, the mtime prefilter, crash recovery, locking, CJK and
+//! identifier-aware search.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use code_intel_core::config::Config;
+use code_intel_core::index::{CodeIndex, IndexError, SyncReport};
+use code_intel_core::repo_path::RepoRoot;
+
+/// Materialises `files` (path, content) in a fresh temp dir with mtimes an hour in the past, so
+/// that the racy-mtime rule does not force re-hashing.
+fn fixture(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoRoot) {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        write_old(dir.path(), path, content);
+    }
+    let root = RepoRoot::new(dir.path()).unwrap();
+    (dir, root)
+}
+
+fn write_old(root: &Path, path: &str, content: &str) {
+    let p = root.join(path);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, content).unwrap();
+    set_mtime(&p, SystemTime::now() - Duration::from_secs(3600));
+}
+
+fn set_mtime(p: &Path, t: SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+fn config() -> Config {
+    Config {
+        source_dirs: Vec::new(),
+        ..Config::default()
+    }
+}
+
+fn sync(index: &CodeIndex) -> SyncReport {
+    index.sync(&mut |_| {}).unwrap()
+}
+
+/// Every chunk of the index as (path, start, end, symbol, kind, sha256), for the given paths.
+fn dump(
+    index: &CodeIndex,
+    paths: &BTreeSet<String>,
+) -> BTreeSet<(String, u32, u32, String, String, String)> {
+    let mut out = BTreeSet::new();
+    for p in paths {
+        for c in index.chunks_of(p).unwrap() {
+            out.insert((
+                c.file,
+                c.start_line,
+                c.end_line,
+                c.qualified_name,
+                c.kind,
+                c.sha256,
+            ));
+        }
+    }
+    out
+}
+
+/// All regular files under `root` outside `.code-intel`, repo-relative.
+fn files_on_disk(root: &Path) -> BTreeSet<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeSet<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            if e.file_name() == ".code-intel" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.insert(p.strip_prefix(base).unwrap().to_str().unwrap().to_string());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Asserts the index of `root` holds exactly what a fresh index of a copy of its files holds.
+/// `extra` are paths that must have no chunks (deleted or renamed away).
+fn assert_matches_from_scratch(index: &CodeIndex, root: &Path, extra: &[&str]) {
+    let copy = tempfile::tempdir().unwrap();
+    let files = files_on_disk(root);
+    for f in &files {
+        let content = std::fs::read(root.join(f)).unwrap();
+        std::fs::create_dir_all(copy.path().join(f).parent().unwrap()).unwrap();
+        std::fs::write(copy.path().join(f), content).unwrap();
+    }
+    let fresh_root = RepoRoot::new(copy.path()).unwrap();
+    let fresh = CodeIndex::open(&fresh_root, &config()).unwrap();
+    let report = sync(&fresh);
+    let mut paths = files.clone();
+    paths.extend(extra.iter().map(|s| s.to_string()));
+    let got = dump(index, &paths);
+    let want = dump(&fresh, &paths);
+    assert!(!want.is_empty(), "the fixture must produce chunks");
+    assert_eq!(got, want);
+    assert_eq!(index.stats().chunks, report.chunks, "no stray documents");
+}
+
+const APP_PY: &str = r#"import os
+
+
+class UserService:
+    """Loads users."""
+
+    def getUserName(self, user_id):
+        return os.environ.get(user_id)
+
+    def save(self, user):
+        return True
+
+
+def helper():
+    return 42
+"#;
+
+const ROUTES_JS: &str = r#"function createApplication() {
+  return { listen: listen };
+}
+
+function listen(port) {
+  return port;
+}
+
+module.exports = createApplication;
+"#;
+
+const CONTROLLER_PHP: &str = r#"<?php
+namespace App\Http\Controllers;
+
+use App\Models\User;
+
+class UserController extends Controller
+{
+    public function store($request)
+    {
+        return User::create($request->all());
+    }
+}
+"#;
+
+fn base() -> (tempfile::TempDir, RepoRoot) {
+    fixture(&[
+        ("src/app.py", APP_PY),
+        ("lib/routes.js", ROUTES_JS),
+        ("app/Http/Controllers/UserController.php", CONTROLLER_PHP),
+        ("README.md", "# Fixture\n\nSome words about getUserName.\n"),
+    ])
+}
+
+#[test]
+fn first_sync_indexes_everything_and_a_second_reads_nothing() {
+    let (dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    assert!(index.needs_sync());
+    let first = sync(&index);
+    assert_eq!(
+        (first.files_added, first.files_modified, first.files_deleted),
+        (4, 0, 0)
+    );
+    assert!(first.full_rebuild);
+    assert!(
+        first.chunks > 4 && first.chunks_written as u64 == first.chunks,
+        "{first:?}"
+    );
+    assert!(!index.needs_sync());
+    assert!(root.state_dir().join("sync_state.json").is_file());
+
+    let second = sync(&index);
+    assert_eq!(second.files_unchanged, 4);
+    assert_eq!(
+        second.files_hashed, 0,
+        "the size+mtime prefilter must avoid reading files"
+    );
+    assert_eq!(
+        (
+            second.files_added,
+            second.files_modified,
+            second.chunks_written
+        ),
+        (0, 0, 0)
+    );
+    assert!(!second.full_rebuild);
+    assert_eq!(second.chunks, first.chunks);
+    assert_matches_from_scratch(&index, dir.path(), &[]);
+
+    let stats = index.stats();
+    assert_eq!(stats.files, 4);
+    assert_eq!(stats.chunks, first.chunks);
+    assert!(stats.last_sync.is_some());
+}
+
+#[test]
+fn add_modify_delete_and_rename_match_a_from_scratch_build() {
+    let (dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+
+    // Add.
+    write_old(
+        dir.path(),
+        "src/extra.py",
+        "def extra_function():\n    return 'extra'\n",
+    );
+    let r = sync(&index);
+    assert_eq!(
+        (r.files_added, r.files_modified, r.files_deleted),
+        (1, 0, 0),
+        "{r:?}"
+    );
+    assert_eq!(
+        index.search("extra function", 5).unwrap()[0].file,
+        "src/extra.py"
+    );
+    assert_matches_from_scratch(&index, dir.path(), &[]);
+
+    // Modify (same size would also be caught: the mtime differs).
+    write_old(
+        dir.path(),
+        "src/app.py",
+        &APP_PY.replace("def save(self, user)", "def persist(self, user)"),
+    );
+    let r = sync(&index);
+    assert_eq!(
+        (r.files_added, r.files_modified, r.files_deleted),
+        (0, 1, 0),
+        "{r:?}"
+    );
+    assert!(
+        index
+            .search("persist", 5)
+            .unwrap()
+            .iter()
+            .any(|h| h.symbol == "persist")
+    );
+    assert!(
+        !index
+            .search("save", 5)
+            .unwrap()
+            .iter()
+            .any(|h| h.symbol == "save")
+    );
+    assert_matches_from_scratch(&index, dir.path(), &[]);
+
+    // Delete.
+    std::fs::remove_file(dir.path().join("lib/routes.js")).unwrap();
+    let r = sync(&index);
+    assert_eq!(
+        (r.files_added, r.files_modified, r.files_deleted),
+        (0, 0, 1),
+        "{r:?}"
+    );
+    assert!(index.chunks_of("lib/routes.js").unwrap().is_empty());
+    assert!(
+        index
+            .search("createApplication", 5)
+            .unwrap()
+            .iter()
+            .all(|h| h.file != "lib/routes.js")
+    );
+    assert_matches_from_scratch(&index, dir.path(), &["lib/routes.js"]);
+
+    // Rename = delete + add.
+    std::fs::rename(
+        dir.path().join("src/extra.py"),
+        dir.path().join("src/renamed.py"),
+    )
+    .unwrap();
+    let r = sync(&index);
+    assert_eq!(
+        (r.files_added, r.files_modified, r.files_deleted),
+        (1, 0, 1),
+        "{r:?}"
+    );
+    assert_eq!(
+        index.search("extra function", 5).unwrap()[0].file,
+        "src/renamed.py"
+    );
+    assert_matches_from_scratch(&index, dir.path(), &["src/extra.py", "lib/routes.js"]);
+}
+
+#[test]
+fn an_mtime_only_touch_rehashes_but_does_not_rechunk() {
+    let (dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    let first = sync(&index);
+    set_mtime(
+        &dir.path().join("src/app.py"),
+        SystemTime::now() - Duration::from_secs(60),
+    );
+    let r = sync(&index);
+    assert_eq!(r.files_hashed, 1);
+    assert_eq!((r.files_modified, r.chunks_written), (0, 0), "{r:?}");
+    assert_eq!(r.files_unchanged, 4);
+    assert_eq!(r.chunks, first.chunks);
+    // The new mtime is recorded: the next sync reads nothing.
+    assert_eq!(sync(&index).files_hashed, 0);
+}
+
+#[test]
+fn an_edit_within_the_mtime_granularity_is_still_seen() {
+    // Written "now": the entry is racy, so a same-size rewrite in the same clock tick is caught.
+    let (dir, root) = base();
+    let p = dir.path().join("src/app.py");
+    std::fs::write(&p, APP_PY).unwrap();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    let same_size = APP_PY.replace("return 42", "return 43");
+    std::fs::write(&p, &same_size).unwrap();
+    let r = sync(&index);
+    assert_eq!(r.files_modified, 1, "{r:?}");
+    assert_matches_from_scratch(&index, dir.path(), &[]);
+}
+
+#[test]
+fn a_stale_state_file_after_a_crash_converges_to_a_from_scratch_build() {
+    // A crash between the tantivy commit and the state write leaves the previous state next to
+    // the newer index. Simulate it by restoring the old state file after a successful sync.
+    let (dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    let state_path = root.state_dir().join("sync_state.json");
+    let old_state = std::fs::read(&state_path).unwrap();
+
+    write_old(
+        dir.path(),
+        "src/app.py",
+        &APP_PY.replace("helper", "assistant"),
+    );
+    std::fs::remove_file(dir.path().join("lib/routes.js")).unwrap();
+    write_old(dir.path(), "src/new.py", "def brand_new():\n    pass\n");
+    sync(&index);
+    std::fs::write(&state_path, old_state).unwrap();
+    assert!(
+        index.needs_sync(),
+        "a state that does not describe the index means a sync is due"
+    );
+
+    let r = sync(&index);
+    assert!(r.full_rebuild, "{r:?}");
+    assert_matches_from_scratch(&index, dir.path(), &["lib/routes.js"]);
+    assert!(!index.search("assistant", 5).unwrap().is_empty());
+    assert!(
+        index
+            .search("helper", 5)
+            .unwrap()
+            .iter()
+            .all(|h| h.symbol != "helper")
+    );
+}
+
+#[test]
+fn a_failed_state_write_is_repaired_by_the_next_sync() {
+    let (dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    // Make the atomic rename of the state file fail: a non-empty directory in its place.
+    let state_path = root.state_dir().join("sync_state.json");
+    std::fs::remove_file(&state_path).unwrap();
+    std::fs::create_dir_all(state_path.join("blocker")).unwrap();
+    write_old(
+        dir.path(),
+        "src/app.py",
+        &APP_PY.replace("getUserName", "fetchUserName"),
+    );
+
+    let err = index.sync(&mut |_| {}).unwrap_err();
+    assert!(matches!(err, IndexError::Persist(_)), "{err}");
+    // The commit went through: the change is already searchable.
+    assert!(
+        index
+            .search("fetchUserName", 3)
+            .unwrap()
+            .iter()
+            .any(|h| h.symbol == "fetchUserName")
+    );
+
+    std::fs::remove_dir_all(&state_path).unwrap();
+    let r = sync(&index);
+    assert!(r.full_rebuild);
+    assert_matches_from_scratch(&index, dir.path(), &[]);
+}
+
+#[test]
+fn a_deleted_index_is_rebuilt_even_though_the_state_file_remains() {
+    let (dir, root) = base();
+    {
+        let index = CodeIndex::open(&root, &config()).unwrap();
+        sync(&index);
+    }
+    std::fs::remove_dir_all(root.state_dir().join("index")).unwrap();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    assert!(index.needs_sync());
+    let r = sync(&index);
+    assert!(r.full_rebuild);
+    assert_eq!(r.files_added, 4);
+    assert_matches_from_scratch(&index, dir.path(), &[]);
+}
+
+#[test]
+fn a_second_syncer_gets_a_clear_busy_error() {
+    let (_dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    // Hold the sync lock as another process would.
+    let lock = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(root.state_dir().join("index/sync.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let err = index.sync(&mut |_| {}).unwrap_err();
+    assert!(matches!(err, IndexError::Busy { .. }));
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("another code-intel process is indexing ") && msg.ends_with("; retry"),
+        "{msg}"
+    );
+    drop(lock);
+    assert!(sync(&index).files_added > 0);
+}
+
+#[test]
+fn a_corrupt_index_says_how_to_recover() {
+    let (_dir, root) = base();
+    drop(CodeIndex::open(&root, &config()).unwrap());
+    std::fs::write(
+        root.state_dir().join("index/lexical/meta.json"),
+        "{ not json",
+    )
+    .unwrap();
+    let err = CodeIndex::open(&root, &config()).unwrap_err();
+    assert!(matches!(err, IndexError::Corrupt { .. }));
+    assert!(
+        err.to_string()
+            .contains("delete .code-intel/index and run `code-intel index`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ignored_excluded_binary_and_large_files_are_not_indexed() {
+    let big = format!("def big():\n    return '{}'\n", "x".repeat(3000));
+    let (dir, root) = fixture(&[
+        ("src/kept.py", "def kept():\n    pass\n"),
+        (".gitignore", "generated/\n"),
+        ("generated/out.py", "def generated_thing():\n    pass\n"),
+        (
+            "node_modules/pkg/index.js",
+            "function fromNodeModules() {}\n",
+        ),
+        ("src/big.py", big.as_str()),
+    ]);
+    std::fs::write(dir.path().join("src/blob.bin"), b"\x00\x01binary\x00").unwrap();
+    set_mtime(
+        &dir.path().join("src/blob.bin"),
+        SystemTime::now() - Duration::from_secs(3600),
+    );
+    let cfg = Config {
+        max_file_bytes: 1000,
+        ..config()
+    };
+    let index = CodeIndex::open(&root, &cfg).unwrap();
+    let r = index.sync(&mut |_| {}).unwrap();
+    let skipped: Vec<(&str, &str)> = r
+        .files_skipped
+        .iter()
+        .map(|s| (s.path.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        vec![
+            (
+                "src/big.py",
+                format!("file too large ({} bytes, limit 1000)", big.len()).as_str()
+            ),
+            ("src/blob.bin", "binary file")
+        ]
+    );
+    assert!(!index.chunks_of("src/kept.py").unwrap().is_empty());
+    for gone in [
+        "generated/out.py",
+        "node_modules/pkg/index.js",
+        "src/big.py",
+        ".gitignore",
+    ] {
+        assert!(index.chunks_of(gone).unwrap().is_empty(), "{gone}");
+    }
+    // Skipped files are remembered: an unchanged binary is not read again.
+    assert_eq!(index.sync(&mut |_| {}).unwrap().files_hashed, 0);
+}
+
+#[test]
+fn source_dirs_limit_the_walk_when_they_exist() {
+    let (_dir, root) = base();
+    let cfg = Config {
+        source_dirs: vec!["src".into(), "missing".into()],
+        ..Config::default()
+    };
+    let index = CodeIndex::open(&root, &cfg).unwrap();
+    let r = index.sync(&mut |_| {}).unwrap();
+    assert_eq!(r.files_added, 1);
+    assert!(index.chunks_of("lib/routes.js").unwrap().is_empty());
+}
+
+#[test]
+fn progress_reports_walk_reads_and_commit() {
+    let (_dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    let mut events = Vec::new();
+    index
+        .sync(&mut |p| events.push(serde_json::to_value(p).unwrap()))
+        .unwrap();
+    assert_eq!(
+        events[0],
+        serde_json::json!({"stage": "walked", "files": 4, "to_read": 4, "deleted": 0})
+    );
+    assert_eq!(events.iter().filter(|e| e["stage"] == "read").count(), 4);
+    assert_eq!(
+        events.last().unwrap(),
+        &serde_json::json!({"stage": "committing"})
+    );
+}
+
+#[test]
+fn identifier_parts_and_natural_language_find_code() {
+    let (_dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    let hits = index.search("user name", 5).unwrap();
+    assert_eq!(hits[0].symbol, "getUserName", "{hits:#?}");
+    assert_eq!(hits[0].qualified_name, "UserService.getUserName");
+    assert_eq!((hits[0].start_line, hits[0].end_line), (7, 8));
+    assert_eq!(hits[0].language, "python");
+    assert_eq!(hits[0].kind, "method");
+    let hits = index.search("get_user_name", 5).unwrap();
+    assert_eq!(hits[0].symbol, "getUserName");
+    // Punctuation and query-syntax characters never error.
+    for q in [
+        "what's the user's name?!",
+        "store(",
+        "a AND (b OR",
+        "\"unterminated",
+        "-",
+        "",
+        "   ",
+        "::",
+    ] {
+        index.search(q, 5).unwrap();
+    }
+    assert!(index.search("", 5).unwrap().is_empty());
+    // PHP names: the FQCN parts are searchable.
+    let hits = index.search("UserController store", 3).unwrap();
+    assert_eq!(
+        hits[0].qualified_name,
+        r"App\Http\Controllers\UserController::store"
+    );
+}
+
+#[test]
+fn japanese_comments_and_strings_are_searchable() {
+    let (_dir, root) = fixture(&[
+        (
+            "src/auth.py",
+            "def login(user):\n    # ユーザー認証を行う\n    return check(user)\n\n\ndef logout(user):\n    message = 'ログアウトしました'\n    return message\n",
+        ),
+        (
+            "src/other.py",
+            "def unrelated():\n    return 'english only'\n",
+        ),
+    ]);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    let hits = index.search("認証", 5).unwrap();
+    assert_eq!(hits[0].symbol, "login", "{hits:#?}");
+    let hits = index.search("ユーザー認証", 5).unwrap();
+    assert_eq!(hits[0].symbol, "login");
+    let hits = index.search("ログアウト", 5).unwrap();
+    assert_eq!(hits[0].symbol, "logout");
+    assert!(
+        index
+            .search("認証", 5)
+            .unwrap()
+            .iter()
+            .all(|h| h.file == "src/auth.py")
+    );
+}
+
+#[test]
+fn changing_chunk_options_rebuilds() {
+    let (_dir, root) = base();
+    {
+        let index = CodeIndex::open(&root, &config()).unwrap();
+        sync(&index);
+    }
+    let cfg = Config {
+        window_lines: 10,
+        ..config()
+    };
+    let index = CodeIndex::open(&root, &cfg).unwrap();
+    assert!(index.needs_sync());
+    assert!(sync(&index).full_rebuild);
+    assert!(!sync(&index).full_rebuild);
+}
+
+#[test]
+fn the_ttl_decides_when_a_sync_is_due() {
+    let (_dir, root) = base();
+    let cfg = Config {
+        sync_ttl_hours: 0.0,
+        ..config()
+    };
+    let index = CodeIndex::open(&root, &cfg).unwrap();
+    sync(&index);
+    assert!(index.needs_sync());
+}

@@ -1,0 +1,370 @@
+//! The index and exploration tools on real code fetched from package registries: Flask (PyPI
+//! sdist, Python), Laravel (Debian's php-laravel-framework and its php-illuminate-* components,
+//! PHP), Express (npm, JavaScript).
+//!
+//! `scripts/fetch-corpora.sh` downloads the pinned versions once into `<workspace>/.e2e-cache/corpora`
+//! (or `$CODE_INTEL_CORPORA`); the tests call it when the cache is missing. Each test copies its
+//! corpus into a temp dir, indexes it from scratch and prints the measured times (debug builds
+//! are several times slower than release; see `core/benches/index.rs` for the benchmark).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use code_intel_core::config::Config;
+use code_intel_core::explore::{
+    ExploreContext, FindDefinitionsParams, FindReferencesParams, TouchedFiles, find_definitions,
+    find_references,
+};
+use code_intel_core::index::{CodeIndex, SyncReport};
+use code_intel_core::repo_path::RepoRoot;
+
+static FETCH: Mutex<()> = Mutex::new(());
+
+/// The corpus directory `name`, fetched on first use.
+fn corpus(name: &str) -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let cache = std::env::var_os("CODE_INTEL_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace.join(".e2e-cache/corpora"));
+    let dir = cache.join(name);
+    let _guard = FETCH.lock().unwrap_or_else(|e| e.into_inner());
+    if !dir.join(".done").exists() {
+        let status = std::process::Command::new("bash")
+            .arg(workspace.join("scripts/fetch-corpora.sh"))
+            .arg(&cache)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("run scripts/fetch-corpora.sh");
+        assert!(
+            status.success(),
+            "scripts/fetch-corpora.sh {} failed ({status})",
+            cache.display()
+        );
+    }
+    assert!(
+        dir.join(".done").exists(),
+        "{} missing after the fetch",
+        dir.display()
+    );
+    dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let ty = entry.file_type().unwrap();
+        if ty.is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+            copy_tree(&src, &dst);
+        } else if ty.is_file() {
+            std::fs::copy(&src, &dst).unwrap();
+            // Keep the archive's mtimes, as a checkout would have them.
+            let mtime = entry.metadata().unwrap().modified().unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&dst)
+                .unwrap()
+                .set_modified(mtime)
+                .unwrap();
+        }
+    }
+}
+
+/// A from-scratch index of a copy of the corpus, with the full and no-change sync reports.
+struct Indexed {
+    _dir: tempfile::TempDir,
+    root: RepoRoot,
+    config: Config,
+    index: CodeIndex,
+}
+
+fn index_corpus(name: &str) -> Indexed {
+    let src = corpus(name);
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&src, dir.path());
+    let root = RepoRoot::new(dir.path()).unwrap();
+    let config = Config::load(root.path()).unwrap();
+    let index = CodeIndex::open(&root, &config).unwrap();
+
+    let t = Instant::now();
+    let full: SyncReport = index.sync(&mut |_| {}).unwrap();
+    let full_ms = t.elapsed().as_millis();
+    assert!(full.files_added > 10, "{name}: {full:?}");
+    assert!(full.chunks > 100, "{name}: {full:?}");
+    let unexpected: Vec<_> = full
+        .files_skipped
+        .iter()
+        .filter(|s| !s.reason.contains("binary"))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "{name}: files skipped for other reasons than being binary: {unexpected:?}"
+    );
+
+    let t = Instant::now();
+    let again = index.sync(&mut |_| {}).unwrap();
+    let again_ms = t.elapsed().as_millis();
+    assert_eq!(
+        (
+            again.files_added,
+            again.files_modified,
+            again.files_deleted,
+            again.chunks_written
+        ),
+        (0, 0, 0, 0)
+    );
+    assert_eq!(
+        again.files_hashed, 0,
+        "{name}: the no-change sync must not read files"
+    );
+    eprintln!(
+        "[{name}] full index: {} files, {} chunks in {full_ms} ms; no-change re-sync in {again_ms} ms (debug build)",
+        full.files_added, full.chunks
+    );
+    Indexed {
+        _dir: dir,
+        root,
+        config,
+        index,
+    }
+}
+
+impl Indexed {
+    fn cx(&self) -> ExploreContext<'_> {
+        ExploreContext {
+            root: &self.root,
+            config: &self.config,
+            index: Some(&self.index),
+        }
+    }
+
+    /// Definitions of `symbol` as (qualified name, file, line).
+    fn definitions(&self, symbol: &str, exact: bool) -> Vec<(String, String, u32)> {
+        let params = FindDefinitionsParams {
+            symbol: symbol.into(),
+            exact_match: exact,
+            ..Default::default()
+        };
+        let r = find_definitions(&self.cx(), &params).unwrap();
+        r.definitions
+            .into_iter()
+            .map(|d| (d.qualified_name, d.file, d.line))
+            .collect()
+    }
+
+    fn assert_defined(&self, symbol: &str, qualified: &str, file_suffix: &str) {
+        let defs = self.definitions(symbol, true);
+        assert!(
+            defs.iter()
+                .any(|(q, f, _)| q == qualified && f.ends_with(file_suffix)),
+            "find_definitions({symbol:?}) should find {qualified} in *{file_suffix}; got {defs:#?}"
+        );
+    }
+
+    /// The distinct files of the top hits, in rank order.
+    fn top_files(&self, query: &str, n: usize) -> Vec<String> {
+        let mut files: Vec<String> = Vec::new();
+        for hit in self.index.search(query, 50).unwrap() {
+            if !files.contains(&hit.file) {
+                files.push(hit.file);
+            }
+        }
+        files.truncate(n);
+        files
+    }
+
+    fn assert_ranks(&self, query: &str, expected: &[&str]) {
+        let top = self.top_files(query, 5);
+        assert!(
+            top.iter().any(|f| expected.iter().any(|e| f.contains(e))),
+            "search({query:?}) should rank one of {expected:?} in the top 5 files; got {top:#?}"
+        );
+    }
+
+    /// Times one edited file becoming searchable: append a function, sync, search.
+    fn time_one_edit(&self, name: &str, rel: &str) {
+        let path = self.root.path().join(rel);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(if rel.ends_with(".py") {
+            "\n\ndef zzqxv_marker_function():\n    return 1\n"
+        } else {
+            "\nfunction zzqxv_marker_function() { return 1; }\n"
+        });
+        std::fs::write(&path, text).unwrap();
+        let t = Instant::now();
+        let r = self.index.sync(&mut |_| {}).unwrap();
+        let hits = self.index.search("zzqxv_marker_function", 3).unwrap();
+        let ms = t.elapsed().as_millis();
+        assert_eq!(r.files_modified, 1, "{r:?}");
+        assert_eq!(hits.first().map(|h| h.file.as_str()), Some(rel));
+        eprintln!("[{name}] one edited file searchable in {ms} ms (debug build)");
+    }
+}
+
+#[test]
+fn flask() {
+    let c = index_corpus("flask");
+    c.assert_defined("Flask", "Flask", "src/flask/app.py");
+    c.assert_defined(
+        "Scaffold.route",
+        "Scaffold.route",
+        "src/flask/sansio/scaffold.py",
+    );
+    c.assert_defined("route", "Scaffold.route", "src/flask/sansio/scaffold.py");
+    c.assert_defined("url_for", "url_for", "src/flask/helpers.py");
+    c.assert_defined("url_for", "Flask.url_for", "src/flask/app.py");
+    c.assert_defined("Blueprint", "Blueprint", "src/flask/blueprints.py");
+
+    let refs = find_references(
+        &c.cx(),
+        &FindReferencesParams {
+            symbol: "url_for".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(refs.total >= 3, "{refs:#?}");
+    assert!(
+        refs.definitions_excluded >= 2,
+        "both url_for definitions are excluded: {refs:#?}"
+    );
+    assert!(
+        !refs
+            .references
+            .iter()
+            .any(|r| r.file == "src/flask/helpers.py"
+                && r.content.trim_start().starts_with("def url_for")),
+        "{refs:#?}"
+    );
+    assert!(
+        refs.references.iter().any(|r| r.enclosing_symbol.is_some()),
+        "{refs:#?}"
+    );
+    assert!(!refs.files().is_empty());
+
+    c.assert_ranks(
+        "register a URL rule for a view function",
+        &["sansio/scaffold.py", "sansio/app.py"],
+    );
+    c.assert_ranks(
+        "load configuration from a python file",
+        &["src/flask/config.py"],
+    );
+    c.assert_ranks(
+        "render a template with a context",
+        &["src/flask/templating.py"],
+    );
+    c.time_one_edit("flask", "src/flask/helpers.py");
+}
+
+#[test]
+fn laravel() {
+    let c = index_corpus("laravel");
+    c.assert_defined(
+        r"Illuminate\Routing\Router::get",
+        r"Illuminate\Routing\Router::get",
+        "Illuminate/Routing/Router.php",
+    );
+    c.assert_defined(
+        "Router::get",
+        r"Illuminate\Routing\Router::get",
+        "Illuminate/Routing/Router.php",
+    );
+    c.assert_defined(
+        r"Illuminate\Support\Collection::map",
+        r"Illuminate\Support\Collection::map",
+        "Illuminate/Collections/Collection.php",
+    );
+    c.assert_defined(
+        r"\Illuminate\Support\Collection",
+        r"Illuminate\Support\Collection",
+        "Illuminate/Collections/Collection.php",
+    );
+    c.assert_defined(
+        "Arrayable",
+        r"Illuminate\Contracts\Support\Arrayable",
+        "Illuminate/Contracts/Support/Arrayable.php",
+    );
+
+    let refs = find_references(
+        &c.cx(),
+        &FindReferencesParams {
+            symbol: "Arrayable".into(),
+            max_results: Some(20),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        refs.total > 20 && refs.truncated && refs.references.len() == 20,
+        "{}",
+        refs.total
+    );
+    assert!(refs.definitions_excluded >= 1);
+    assert!(
+        !refs
+            .references
+            .iter()
+            .any(|r| r.content.contains("interface Arrayable")),
+        "the interface declaration is a definition, not a reference"
+    );
+
+    c.assert_ranks(
+        "paginate query results",
+        &["Illuminate/Pagination/", "Illuminate/Database/"],
+    );
+    c.assert_ranks(
+        "register a GET route",
+        &[
+            "Illuminate/Routing/Router.php",
+            "Illuminate/Routing/RouteRegistrar.php",
+        ],
+    );
+    c.assert_ranks(
+        "hash a password with bcrypt",
+        &["Illuminate/Hashing/BcryptHasher.php"],
+    );
+    c.time_one_edit("laravel", "usr/share/php/Illuminate/Routing/Router.php");
+}
+
+#[test]
+fn express() {
+    let c = index_corpus("express");
+    c.assert_defined("createApplication", "createApplication", "lib/express.js");
+    c.assert_defined("res.send", "res.send", "lib/response.js");
+    c.assert_defined("app.listen", "app.listen", "lib/application.js");
+
+    let refs = find_references(
+        &c.cx(),
+        &FindReferencesParams {
+            symbol: "createApplication".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        refs.references.iter().any(|r| r.file == "lib/express.js"
+            && r.content.contains("module.exports = createApplication")),
+        "{refs:#?}"
+    );
+    assert!(
+        !refs
+            .references
+            .iter()
+            .any(|r| r.content.contains("function createApplication")),
+        "{refs:#?}"
+    );
+
+    c.assert_ranks("send a JSON response", &["lib/response.js"]);
+    c.assert_ranks("set a cookie on the response", &["lib/response.js"]);
+    c.assert_ranks(
+        "parse the query string",
+        &["lib/middleware/query.js", "lib/utils.js"],
+    );
+    c.time_one_edit("express", "lib/response.js");
+}

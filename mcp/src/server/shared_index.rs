@@ -1,0 +1,253 @@
+//! The server's one [`CodeIndex`]: opened once (in the background at startup, or on first use)
+//! and shared by every tool call, plus the single background sync `start_session` starts and
+//! waits for (at most `sync_timeout_seconds`).
+//!
+//! `CodeIndex` is `Send + Sync` and both `search` and `sync` take `&self`, so tools keep
+//! searching the last commit while a sync runs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use code_intel_core::config::Config;
+use code_intel_core::index::{CodeIndex, SyncReport};
+use code_intel_core::repo_path::RepoRoot;
+use serde::Serialize;
+use tokio::sync::{OnceCell, watch};
+
+/// Outcome of the start-of-session sync, reported as `sync_status`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncStatus {
+    /// The index was up to date (within `sync_ttl_hours`); no sync ran.
+    Fresh,
+    /// A sync ran and finished within the timeout.
+    Synced,
+    /// A sync is still running in the background (it outlived `sync_timeout_seconds`).
+    Running,
+    /// `sync_on_start` is false in `.code-intel/config.json`.
+    Disabled,
+    /// Opening or syncing failed; the message says why and how to fix it.
+    Failed(String),
+}
+
+impl std::fmt::Display for SyncStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyncStatus::Fresh => f.write_str("fresh"),
+            SyncStatus::Synced => f.write_str("synced"),
+            SyncStatus::Running => f.write_str("running"),
+            SyncStatus::Disabled => f.write_str("disabled"),
+            SyncStatus::Failed(msg) => write!(f, "failed: {msg}"),
+        }
+    }
+}
+
+impl Serialize for SyncStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Result of one background sync: the report, or the error message.
+type SyncOutcome = Result<SyncReport, String>;
+
+/// The shared index and its background sync.
+pub struct SharedIndex {
+    root: RepoRoot,
+    config: Arc<Config>,
+    /// Set once the index opened; a failed open is retried by the next caller.
+    index: OnceCell<Arc<CodeIndex>>,
+    /// Whether the index holds a completed sync (on disk when opened, or by this process). A
+    /// never-synced index is empty, so tools must not trust it.
+    synced: Arc<AtomicBool>,
+    /// The latest sync: `None` in the channel while it runs.
+    sync: Mutex<Option<watch::Receiver<Option<SyncOutcome>>>>,
+}
+
+impl SharedIndex {
+    /// A handle for `root`; nothing is opened yet.
+    pub fn new(root: RepoRoot, config: Arc<Config>) -> Self {
+        Self {
+            root,
+            config,
+            index: OnceCell::new(),
+            synced: Arc::new(AtomicBool::new(false)),
+            sync: Mutex::new(None),
+        }
+    }
+
+    /// The open index, opening it on a blocking thread on first use.
+    ///
+    /// # Errors
+    /// The open error's message (it names the fix, e.g. deleting a corrupt index).
+    pub async fn get(&self) -> Result<Arc<CodeIndex>, String> {
+        self.index
+            .get_or_try_init(|| async {
+                let (root, config, synced) = (
+                    self.root.clone(),
+                    Arc::clone(&self.config),
+                    Arc::clone(&self.synced),
+                );
+                let opened = tokio::task::spawn_blocking(move || {
+                    let index = CodeIndex::open(&root, &config)?;
+                    if index.stats().last_sync.is_some() {
+                        synced.store(true, Ordering::Release);
+                    }
+                    Ok::<_, code_intel_core::index::IndexError>(index)
+                })
+                .await
+                .map_err(|e| format!("opening the index panicked: {e}"))?;
+                opened.map(Arc::new).map_err(|e| e.to_string())
+            })
+            .await
+            .cloned()
+    }
+
+    /// The index for exploration tools: open and synced at least once, else `None` (the tools
+    /// then parse files from disk, which is slower but never misses a file).
+    pub async fn for_tools(&self) -> Option<Arc<CodeIndex>> {
+        match self.get().await {
+            Ok(index) => self.synced.load(Ordering::Acquire).then_some(index),
+            Err(e) => {
+                tracing::warn!(error = %e, "code index unavailable; exploration tools parse files from disk");
+                None
+            }
+        }
+    }
+
+    /// The start-of-session sync: when `sync_on_start` and the index needs a sync, starts one
+    /// in the background (or joins the one running) and waits at most `sync_timeout_seconds`.
+    pub async fn sync_on_start(&self) -> SyncStatus {
+        if !self.config.sync_on_start {
+            return SyncStatus::Disabled;
+        }
+        let index = match self.get().await {
+            Ok(index) => index,
+            Err(e) => return SyncStatus::Failed(e),
+        };
+        let mut rx = match self.running_or_due(&index).await {
+            Ok(Some(rx)) => rx,
+            Ok(None) => return SyncStatus::Fresh,
+            Err(e) => return SyncStatus::Failed(e),
+        };
+        let wait = Duration::from_secs(self.config.sync_timeout_seconds);
+        match tokio::time::timeout(wait, rx.wait_for(Option::is_some)).await {
+            Err(_elapsed) => SyncStatus::Running,
+            Ok(Err(_closed)) => SyncStatus::Failed("the sync task ended without a result".into()),
+            Ok(Ok(outcome)) => match outcome.as_ref() {
+                Some(Ok(_)) => SyncStatus::Synced,
+                Some(Err(e)) => SyncStatus::Failed(e.clone()),
+                None => SyncStatus::Running,
+            },
+        }
+    }
+
+    /// The receiver of the running sync, or of a new one when the index needs a sync; `None`
+    /// when it is fresh.
+    async fn running_or_due(
+        &self,
+        index: &Arc<CodeIndex>,
+    ) -> Result<Option<watch::Receiver<Option<SyncOutcome>>>, String> {
+        if let Some(rx) = self.running() {
+            return Ok(Some(rx));
+        }
+        let probe = Arc::clone(index);
+        let due = tokio::task::spawn_blocking(move || probe.needs_sync())
+            .await
+            .map_err(|e| format!("needs_sync panicked: {e}"))?;
+        if !due {
+            return Ok(None);
+        }
+        let mut slot = self.sync.lock().unwrap_or_else(PoisonError::into_inner);
+        // Another call may have started one between the check and this lock.
+        if let Some(rx) = slot.as_ref().filter(|rx| still_running(rx)) {
+            return Ok(Some(rx.clone()));
+        }
+        let (tx, rx) = watch::channel(None);
+        let (index, synced) = (Arc::clone(index), Arc::clone(&self.synced));
+        tokio::task::spawn_blocking(move || {
+            tracing::info!("index sync started");
+            let outcome = index.sync(&mut |_| {}).map_err(|e| e.to_string());
+            if outcome.is_ok() {
+                synced.store(true, Ordering::Release);
+            }
+            match &outcome {
+                Ok(r) => tracing::info!(
+                    added = r.files_added,
+                    modified = r.files_modified,
+                    deleted = r.files_deleted,
+                    chunks = r.chunks,
+                    duration_ms = r.duration_ms,
+                    "index sync finished"
+                ),
+                Err(e) => tracing::warn!(error = %e, "index sync failed"),
+            }
+            // Nobody listening is fine: the result is also in the receiver kept in `sync`.
+            tx.send_replace(Some(outcome));
+        });
+        *slot = Some(rx.clone());
+        Ok(Some(rx))
+    }
+
+    /// The receiver of a sync still running, if any.
+    fn running(&self) -> Option<watch::Receiver<Option<SyncOutcome>>> {
+        let slot = self.sync.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.as_ref().filter(|rx| still_running(rx)).cloned()
+    }
+}
+
+/// No outcome yet and the sync task still holds the sender (a panicked task drops it).
+fn still_running(rx: &watch::Receiver<Option<SyncOutcome>>) -> bool {
+    rx.borrow().is_none() && rx.has_changed().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo(config: &str) -> (tempfile::TempDir, SharedIndex) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/a.py"),
+            "def login(user):\n    return user\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join(".code-intel")).unwrap();
+        std::fs::write(dir.path().join(".code-intel/config.json"), config).unwrap();
+        let root = RepoRoot::new(dir.path()).unwrap();
+        let config = Config::load(root.path()).unwrap();
+        (dir, SharedIndex::new(root, Arc::new(config)))
+    }
+
+    #[tokio::test]
+    async fn syncs_once_then_reports_fresh_and_serves_tools_only_after_a_sync() {
+        let (_dir, shared) = repo("{}");
+        assert!(
+            shared.for_tools().await.is_none(),
+            "a never-synced index is empty: tools must parse from disk"
+        );
+        assert_eq!(shared.sync_on_start().await, SyncStatus::Synced);
+        let index = shared.for_tools().await.expect("synced index");
+        assert_eq!(index.stats().files, 1);
+        assert_eq!(shared.sync_on_start().await, SyncStatus::Fresh);
+        assert_eq!(SyncStatus::Fresh.to_string(), "fresh");
+    }
+
+    #[tokio::test]
+    async fn disabled_and_failed_syncs_are_reported() {
+        let (_dir, shared) = repo(r#"{"sync_on_start": false}"#);
+        assert_eq!(shared.sync_on_start().await, SyncStatus::Disabled);
+
+        let (_dir, shared) = repo(r#"{"exclude_patterns": ["src/{a"]}"#);
+        let status = shared.sync_on_start().await;
+        let SyncStatus::Failed(msg) = &status else {
+            panic!("{status:?}")
+        };
+        assert!(msg.contains("exclude pattern"), "{msg}");
+        assert!(status.to_string().starts_with("failed: "), "{status}");
+        // A failed sync is not "running": the next start_session tries again.
+        assert!(shared.running().is_none());
+        assert!(shared.for_tools().await.is_none());
+    }
+}

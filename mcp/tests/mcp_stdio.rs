@@ -1,0 +1,589 @@
+//! The MCP server through a real client over stdio: rmcp's client spawns
+//! `code-intel serve --repo <fixture>` and drives a whole MODIFY session through the real
+//! exploration tools, asserting on structured results.
+
+use std::path::Path;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt as _};
+use serde_json::{Value, json};
+
+/// A small repository: Python, PHP and JavaScript, under `src/` (a default `source_dirs` entry).
+const FIXTURE: &[(&str, &str)] = &[
+    (
+        "src/auth/login_service.py",
+        r#""""Login: checks a user's password and opens a session."""
+from src.auth.passwords import hash_password
+
+
+class LoginService:
+    """Authenticates users against the user store."""
+
+    def __init__(self, users):
+        self.users = users
+
+    def authenticate(self, username, password):
+        user = self.users.get(username)
+        if user is None:
+            return None
+        if user.password_hash != hash_password(password):
+            return None
+        return user
+"#,
+    ),
+    (
+        "src/auth/passwords.py",
+        r#"import hashlib
+
+
+def hash_password(password):
+    return hashlib.sha256(password.encode()).hexdigest()
+"#,
+    ),
+    (
+        "src/auth/views.py",
+        r#"from src.auth.login_service import LoginService
+
+
+def login_view(request, users):
+    service = LoginService(users)
+    user = service.authenticate(request.form["username"], request.form["password"])
+    if user is None:
+        return {"status": 401}
+    return {"status": 200, "user": user.name}
+"#,
+    ),
+    (
+        "src/billing/Cart.php",
+        r#"<?php
+namespace App\Billing;
+
+class Cart
+{
+    private array $items = [];
+
+    public function addItem(string $sku, int $quantity): void
+    {
+        $this->items[$sku] = ($this->items[$sku] ?? 0) + $quantity;
+    }
+
+    public function total(array $prices): int
+    {
+        $sum = 0;
+        foreach ($this->items as $sku => $qty) {
+            $sum += $prices[$sku] * $qty;
+        }
+        return $sum;
+    }
+}
+"#,
+    ),
+    (
+        "src/web/checkout.js",
+        r#"export function renderCart(items) {
+  return items.map((i) => `<li>${i.name}: ${formatPrice(i.price)}</li>`).join("");
+}
+
+export const formatPrice = (cents) => `$${(cents / 100).toFixed(2)}`;
+"#,
+    ),
+];
+
+const QUERY: &str = "Login fails when the password has trailing spaces; change LoginService.authenticate to strip the password before checking it";
+
+fn write_fixture(dir: &Path) {
+    for (path, body) in FIXTURE {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    }
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+}
+
+struct Server {
+    client: RunningService<RoleClient, ()>,
+}
+
+impl Server {
+    async fn spawn(repo: &Path) -> Self {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
+        cmd.arg("serve").arg("--repo").arg(repo);
+        // The test may itself run inside Claude Code: do not inherit its session or project.
+        for var in [
+            "CLAUDE_CODE_SESSION_ID",
+            "CLAUDE_PROJECT_DIR",
+            "CODE_INTEL_PROJECT",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.env("CODE_INTEL_LOG", "warn");
+        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+        Self { client }
+    }
+
+    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let Value::Object(map) = args else {
+            panic!("arguments must be an object")
+        };
+        self.client
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: JSON-RPC error {e}"))
+    }
+
+    /// Calls a tool that must succeed; returns its structured content.
+    async fn ok(&self, tool: &str, args: Value) -> Value {
+        let r = self.call(tool, args).await;
+        let body = r
+            .structured_content
+            .clone()
+            .unwrap_or_else(|| panic!("{tool}: no structured content: {r:?}"));
+        assert_ne!(r.is_error, Some(true), "{tool} failed: {body:#}");
+        body
+    }
+
+    /// Calls a tool that must fail with `isError`; returns its structured content.
+    async fn err(&self, tool: &str, args: Value) -> Value {
+        let r = self.call(tool, args).await;
+        let body = r
+            .structured_content
+            .clone()
+            .unwrap_or_else(|| panic!("{tool}: no structured content: {r:?}"));
+        assert_eq!(
+            r.is_error,
+            Some(true),
+            "{tool} should have failed: {body:#}"
+        );
+        body
+    }
+
+    async fn stop(self) {
+        self.client.cancel().await.unwrap();
+    }
+}
+
+fn files_of(v: &Value, list: &str) -> Vec<String> {
+    v[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["file"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_the_tools_with_object_input_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let server = Server::spawn(dir.path()).await;
+    let tools = server.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for expected in [
+        "start_session",
+        "set_query_frame",
+        "get_session_status",
+        "submit_understanding",
+        "submit_semantic",
+        "submit_verification",
+        "check_write_target",
+        "add_explored_files",
+        "revert_to_exploration",
+        "search_text",
+        "find_definitions",
+        "find_references",
+        "analyze_structure",
+        "get_function_at_line",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    for t in &tools {
+        let schema = &t.input_schema;
+        assert_eq!(
+            schema.get("type"),
+            Some(&json!("object")),
+            "{}: {schema:?}",
+            t.name
+        );
+        for combinator in ["oneOf", "anyOf", "allOf"] {
+            assert!(
+                !schema.contains_key(combinator),
+                "{}: top-level {combinator}",
+                t.name
+            );
+        }
+        let desc = t.description.as_deref().unwrap_or_default();
+        assert!(
+            !desc.is_empty() && desc.len() <= 200,
+            "{}: description of {} chars",
+            t.name,
+            desc.len()
+        );
+    }
+    let find_defs = tools.iter().find(|t| t.name == "find_definitions").unwrap();
+    assert_eq!(find_defs.input_schema["required"], json!(["symbol"]));
+    assert!(
+        find_defs.input_schema["properties"]["symbol"]["description"].is_string(),
+        "field docs become descriptions"
+    );
+    assert_eq!(
+        find_defs
+            .annotations
+            .as_ref()
+            .and_then(|a| a.read_only_hint),
+        Some(true)
+    );
+    let start = tools.iter().find(|t| t.name == "start_session").unwrap();
+    assert_eq!(start.input_schema["required"], json!(["intent", "query"]));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_modify_session_through_the_real_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let server = Server::spawn(dir.path()).await;
+
+    // Before any session: session tools say to start one; exploration tools work unrecorded.
+    let e = server.err("get_session_status", json!({})).await;
+    assert_eq!(e["error"], "no_active_session");
+    assert!(
+        e["message"].as_str().unwrap().contains("start_session"),
+        "{e}"
+    );
+    let defs = server
+        .ok("find_definitions", json!({"symbol": "hash_password"}))
+        .await;
+    assert_eq!(files_of(&defs, "definitions"), ["src/auth/passwords.py"]);
+
+    // start_session: EXPLORATION, a prompt, a plan, and the index synced on the way.
+    let start = server
+        .ok("start_session", json!({"intent": "modify", "query": QUERY}))
+        .await;
+    let sid = start["session_id"].as_str().unwrap().to_string();
+    assert_eq!(start["phase"], "EXPLORATION");
+    assert_eq!(start["intent"], "MODIFY");
+    assert!(
+        start["extraction_prompt"].as_str().unwrap().contains(QUERY),
+        "{start:#}"
+    );
+    assert!(
+        start["plan"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "find_references"),
+        "{start:#}"
+    );
+    assert_eq!(start["sync_status"], "synced", "{start:#}");
+
+    // set_query_frame: one quote is not in the request → that slot is rejected in seed 003's
+    // shape, the others are accepted.
+    let r = server
+        .call(
+            "set_query_frame",
+            json!({
+                "target_feature": {"value": "login", "quote": "Login"},
+                "trigger_condition": {"value": "the user clicks submit", "quote": "when the user presses the submit button"},
+                "observed_issue": {"value": "login fails", "quote": "Login fails when the password has trailing spaces"},
+                "desired_action": {"value": "strip the password", "quote": "strip the password before checking it"},
+            }),
+        )
+        .await;
+    assert_eq!(r.is_error, Some(true));
+    let frame = r.structured_content.unwrap();
+    assert_eq!(frame["success"], false);
+    assert_eq!(frame["error"], "validation_failed");
+    assert_eq!(
+        frame["validation_errors"],
+        json!([{"slot": "trigger_condition", "error": "quote not found in query"}])
+    );
+    assert_eq!(
+        frame["accepted_slots"],
+        json!(["target_feature", "observed_issue", "desired_action"])
+    );
+    assert_eq!(frame["missing_slots"], json!(["trigger_condition"]));
+
+    // A tool of another phase is refused, naming the phase and the next step.
+    let e = server
+        .err(
+            "add_explored_files",
+            json!({"files": ["src/web/checkout.js"]}),
+        )
+        .await;
+    assert_eq!(e["error"], "phase_violation");
+    assert_eq!(e["phase"], "EXPLORATION");
+    assert!(
+        e["message"].as_str().unwrap().contains("EXPLORATION"),
+        "{e}"
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("submit_understanding"),
+        "{e}"
+    );
+
+    // Explore with the real tools; each call is recorded on the session with its files.
+    let defs = server
+        .ok("find_definitions", json!({"symbol": "LoginService"}))
+        .await;
+    assert_eq!(defs["definitions"][0]["name"], "LoginService");
+    assert_eq!(defs["definitions"][0]["file"], "src/auth/login_service.py");
+    let refs = server
+        .ok("find_references", json!({"symbol": "authenticate"}))
+        .await;
+    assert_eq!(
+        files_of(&refs, "references"),
+        ["src/auth/views.py"],
+        "{refs:#}"
+    );
+    assert!(
+        refs["references"][0]["enclosing_symbol"]
+            .as_str()
+            .unwrap()
+            .contains("login_view"),
+        "{refs:#}"
+    );
+    let text = server
+        .ok(
+            "search_text",
+            json!({"pattern": "hash_password\\(", "context_lines": 1}),
+        )
+        .await;
+    let mut text_files = files_of(&text, "matches");
+    text_files.dedup();
+    assert_eq!(
+        text_files,
+        ["src/auth/login_service.py", "src/auth/passwords.py"],
+        "{text:#}"
+    );
+    let at = server
+        .ok(
+            "get_function_at_line",
+            json!({"file": "src/auth/login_service.py", "line": 14}),
+        )
+        .await;
+    assert_eq!(
+        at["function"]["qualified_name"], "LoginService.authenticate",
+        "{at:#}"
+    );
+    let status = server
+        .ok("get_session_status", json!({"session_id": sid}))
+        .await;
+    let used: Vec<&str> = status["tools_used"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    for t in [
+        "find_definitions",
+        "find_references",
+        "search_text",
+        "get_function_at_line",
+    ] {
+        assert!(used.contains(&t), "{t} not recorded: {used:?}");
+    }
+    assert!(!used.contains(&"analyze_structure"));
+    let explored: Vec<&str> = status["explored_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(
+        explored.contains(&"src/auth/login_service.py"),
+        "{explored:?}"
+    );
+    assert!(!explored.contains(&"src/web/checkout.js"), "{explored:?}");
+
+    // submit_understanding with enough for the strictest (HIGH) table → READY.
+    let u = server
+        .ok(
+            "submit_understanding",
+            json!({
+                "symbols_identified": ["LoginService", "authenticate", "hash_password", "login_view", "LoginService.__init__"],
+                "entry_points": ["LoginService.authenticate", "login_view"],
+                "files_analyzed": ["src/auth/login_service.py", "src/auth/passwords.py", "src/auth/views.py", "src/billing/Cart.php"],
+                "existing_patterns": ["services return None on failure", "passwords are compared as hashes"],
+                "slot_evidence": {
+                    "target_feature": {"tool": "find_definitions", "params": {"symbol": "LoginService"}, "result_summary": "LoginService in src/auth/login_service.py"},
+                    "observed_issue": {"tool": "search_text", "params": {"pattern": "hash_password\\("}, "result_summary": "password hashed without strip"},
+                    "desired_action": {"tool": "find_references", "params": {"symbol": "authenticate"}, "result_summary": "called from login_view"},
+                },
+            }),
+        )
+        .await;
+    assert_eq!(u["next_phase"], "READY", "{u:#}");
+
+    // READY: an explored file may be written, an unexplored one not (with recovery options).
+    let ok = server
+        .ok(
+            "check_write_target",
+            json!({"path": "src/auth/login_service.py"}),
+        )
+        .await;
+    assert_eq!(ok["allowed"], true, "{ok:#}");
+    let denied = server
+        .ok("check_write_target", json!({"path": "src/web/checkout.js"}))
+        .await;
+    assert_eq!(denied["allowed"], false, "{denied:#}");
+    assert!(
+        denied["recovery_options"]["add_explored_files"]["example"]
+            .as_str()
+            .unwrap()
+            .contains("src/web/checkout.js"),
+        "{denied:#}"
+    );
+    assert!(
+        denied["recovery_options"]["revert_to_exploration"].is_object(),
+        "{denied:#}"
+    );
+
+    // Recovery: add the file, then it is allowed.
+    let added = server
+        .ok(
+            "add_explored_files",
+            json!({"files": ["src/web/checkout.js"]}),
+        )
+        .await;
+    assert_eq!(added["added"], json!(["src/web/checkout.js"]));
+    let ok = server
+        .ok(
+            "check_write_target",
+            json!({"path": "src/web/checkout.js", "session_id": sid}),
+        )
+        .await;
+    assert_eq!(ok["allowed"], true, "{ok:#}");
+
+    // Paths outside the repository are refused by exploration tools and add_explored_files.
+    let e = server
+        .err("analyze_structure", json!({"path": "../"}))
+        .await;
+    assert_eq!(e["error"], "outside_repository", "{e}");
+    let e = server
+        .err("search_text", json!({"pattern": "x", "path": "/etc"}))
+        .await;
+    assert_eq!(e["error"], "outside_repository", "{e}");
+    let e = server
+        .err("add_explored_files", json!({"files": ["../../etc/passwd"]}))
+        .await;
+    assert_eq!(e["success"], false, "{e}");
+    assert_eq!(e["added"], json!([]), "{e}");
+    let denied = server
+        .ok("check_write_target", json!({"path": "/etc/passwd"}))
+        .await;
+    assert_eq!(denied["allowed"], false, "{denied:#}");
+
+    // An unknown session id is an isError result with the recovery hint, not a JSON-RPC error.
+    let e = server
+        .err(
+            "get_session_status",
+            json!({"session_id": "20990101-000000-abcdef"}),
+        )
+        .await;
+    assert_eq!(e["error"], "unknown_session");
+    assert!(
+        e["message"].as_str().unwrap().contains("start_session"),
+        "{e}"
+    );
+    let e = server
+        .err(
+            "find_definitions",
+            json!({"symbol": "Cart", "session_id": "no-such-session"}),
+        )
+        .await;
+    assert_eq!(e["error"], "unknown_session");
+
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_exploration_calls_are_all_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let server = Server::spawn(dir.path()).await;
+    let start = server
+        .ok(
+            "start_session",
+            json!({"intent": "INVESTIGATE", "query": "how does checkout work"}),
+        )
+        .await;
+    let sid = start["session_id"].as_str().unwrap().to_string();
+
+    // Claude Code calls tools in parallel: every call's files must land in the session state.
+    let files: Vec<&str> = FIXTURE.iter().map(|(path, _)| *path).collect();
+    let mut calls = tokio::task::JoinSet::new();
+    for file in &files {
+        let peer = server.client.peer().clone();
+        let args = json!({"file": file, "line": 1});
+        calls.spawn(async move {
+            let Value::Object(map) = args else {
+                unreachable!()
+            };
+            peer.call_tool(CallToolRequestParams::new("get_function_at_line").with_arguments(map))
+                .await
+        });
+    }
+    while let Some(done) = calls.join_next().await {
+        let r = done.unwrap().unwrap();
+        assert_ne!(r.is_error, Some(true), "{r:?}");
+    }
+    let status = server
+        .ok("get_session_status", json!({"session_id": sid}))
+        .await;
+    let mut explored: Vec<&str> = status["explored_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    explored.sort_unstable();
+    let mut expected = files.clone();
+    expected.sort_unstable();
+    assert_eq!(explored, expected, "{status:#}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_server_finds_the_session_of_its_claude_code_session() {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let spawn = |claude: &'static str| {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
+        cmd.arg("serve").arg("--repo").arg(dir.path());
+        cmd.env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("CODE_INTEL_PROJECT");
+        cmd.env("CLAUDE_CODE_SESSION_ID", claude)
+            .env("CODE_INTEL_LOG", "warn");
+        async move {
+            Server {
+                client: ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap(),
+            }
+        }
+    };
+    let first = spawn("claude-session-1").await;
+    let start = first
+        .ok(
+            "start_session",
+            json!({"intent": "QUESTION", "query": "what does Cart.total return"}),
+        )
+        .await;
+    first.stop().await;
+
+    let again = spawn("claude-session-1").await;
+    let status = again.ok("get_session_status", json!({})).await;
+    assert_eq!(status["session_id"], start["session_id"]);
+    again.stop().await;
+
+    let other = spawn("claude-session-2").await;
+    let e = other.err("get_session_status", json!({})).await;
+    assert_eq!(e["error"], "no_active_session");
+    other.stop().await;
+}

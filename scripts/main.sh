@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The README's main job: build code-intel in release mode and run it end to end on a real
+# repository (Flask's sdist from PyPI), ending in a gated session in the real, pinned Claude Code.
+#
+#   1. cargo build --release --workspace --bins; target/release goes first on PATH
+#   2. Flask $FLASK_VERSION sdist (pip download, cached in .e2e-cache/main-job/), copied to a fresh
+#      work dir and `git init`-ed, so it looks like a user's repository and every run starts clean
+#   3. code-intel index: the summary (files, chunks, duration)
+#   4. code-intel search: an English description, a Japanese one, a mixed one
+#   5. Claude Code (scripts/install-claude-code.sh) + the scripted gated session
+#      (tests/src/bin/main_job.rs): denied edit → start_session → query frame → exploration →
+#      READY → explored file edited, unexplored file denied
+#
+# Usage: bash scripts/main.sh        Needs: Rust, Node >= 20 with npm, Python 3 with pip, git.
+# Idempotent: the build and downloads are cached; the work dir is recreated on every run.
+# Exit status 0 only when every step worked.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo_root="$PWD"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+# Same pin as scripts/fetch-corpora.sh (the version main_job.rs's edits were written against).
+readonly FLASK_VERSION="3.1.1"
+readonly STEPS=6
+cache="$repo_root/.e2e-cache/main-job"
+work="$cache/work/flask"
+target_dir="${CARGO_TARGET_DIR:-target}"
+[[ "$target_dir" = /* ]] || target_dir="$repo_root/$target_dir"
+
+started=$SECONDS
+step_no=0
+step_name=""
+step_started=$SECONDS
+summary=()
+
+finish_step() {
+    if [[ -n "$step_name" ]]; then
+        summary+=("$(printf '  ok    %-52s %4ds' "$step_no. $step_name" $((SECONDS - step_started)))")
+    fi
+}
+step() {
+    finish_step
+    step_no=$((step_no + 1))
+    step_name="$1"
+    step_started=$SECONDS
+    printf '\n=== [%d/%d] %s\n' "$step_no" "$STEPS" "$step_name"
+}
+on_exit() {
+    local rc=$?
+    if [[ $rc -ne 0 ]]; then
+        printf '\n=== main job FAILED at step %d (%s), exit %d, after %ds\n' \
+            "$step_no" "$step_name" "$rc" $((SECONDS - started)) >&2
+    fi
+}
+trap on_exit EXIT
+need() { command -v "$1" >/dev/null || { echo "main.sh: $1 not found on PATH ($2)" >&2; exit 1; }; }
+
+step "release build (cargo build --release --workspace --bins)"
+need cargo "install Rust"
+cargo build --release --workspace --bins
+export PATH="$target_dir/release:$PATH"
+echo "PATH starts with $target_dir/release: $(command -v code-intel)"
+
+step "Flask $FLASK_VERSION from PyPI into a fresh git repository"
+need git "the work dir is a git repository"
+src="$cache/flask-$FLASK_VERSION"
+corpus="$repo_root/.e2e-cache/corpora/flask"
+if [[ -f "$src/.done" ]]; then
+    echo "cached: $src"
+elif [[ -f "$corpus/.done" ]] && grep -qx "Version: $FLASK_VERSION" "$corpus/PKG-INFO" 2>/dev/null; then
+    echo "reusing scripts/fetch-corpora.sh's copy: $corpus"
+    rm -rf "$src"
+    mkdir -p "$cache"
+    cp -a "$corpus" "$src"
+else
+    if command -v pip >/dev/null; then pip=(pip); else pip=(python3 -m pip); fi
+    mkdir -p "$cache"
+    tmp="$(mktemp -d "$cache/.tmp-flask.XXXXXX")"
+    echo "pip download --no-deps --no-binary :all: flask==$FLASK_VERSION"
+    "${pip[@]}" download --quiet --no-deps --no-binary :all: --dest "$tmp/dl" "flask==$FLASK_VERSION"
+    mkdir -p "$tmp/out"
+    tar -xzf "$tmp"/dl/[Ff]lask-*.tar.gz -C "$tmp/out" --strip-components=1
+    rm -rf "$src"
+    mv "$tmp/out" "$src"
+    rm -rf "$tmp"
+    touch "$src/.done"
+fi
+rm -rf "$work"
+mkdir -p "$(dirname "$work")"
+cp -a "$src" "$work"
+rm -f "$work/.done"
+git -C "$work" init --quiet
+git -C "$work" config user.name "main job"
+git -C "$work" config user.email "main-job@example.invalid"
+git -C "$work" add --all
+git -C "$work" commit --quiet -m "Flask $FLASK_VERSION (sdist from PyPI)"
+echo "work dir: $work ($(git -C "$work" ls-files | wc -l) tracked files, commit $(git -C "$work" rev-parse --short HEAD))"
+
+step "index (code-intel index --repo DIR --json)"
+code-intel index --repo "$work" --json >"$cache/index.json"
+code-intel status --repo "$work" --json >"$cache/status.json"
+python3 - "$cache/index.json" "$cache/status.json" <<'EOF'
+import json, sys
+report = json.load(open(sys.argv[1]))
+status = json.load(open(sys.argv[2]))
+skipped = report.get("files_skipped", [])
+print(f"indexed {status['index']['files']} files into {report['chunks']} chunks "
+      f"in {report['duration_ms']} ms ({'full rebuild' if report['full_rebuild'] else 'incremental'}; "
+      f"{report['files_added']} added, {len(skipped)} skipped)")
+assert status["index"]["files"] > 0 and report["chunks"] > 0, "the index is empty"
+EOF
+
+step "search (code-intel search --repo DIR --top 5)"
+# Each query: the ranked hits as the CLI prints them, then where the symbol a reader would look
+# for ranks in the --json answer. `must` queries fail the job when it is not in the top 5; `info`
+# queries only report it (they show what lexical search cannot do yet).
+show_search() {
+    local mode="$1" query="$2" want="$3"
+    printf '\n$ code-intel search --top 5 "%s"\n' "$query"
+    code-intel search --repo "$work" --top 5 "$query"
+    code-intel search --repo "$work" --top 5 --json "$query" | python3 -c '
+import json, sys
+mode, want = sys.argv[1], sys.argv[2]
+names = [h["qualified_name"] for h in json.load(sys.stdin)["hits"]]
+rank = next((i + 1 for i, n in enumerate(names) if n == want or n.endswith("." + want)), None)
+if rank:
+    print(f"  -> {want}: hit #{rank}")
+elif mode == "must":
+    sys.exit(f"  -> FAILED: {want} is not among the top 5")
+else:
+    print(f"  -> {want}: not in the top 5")
+' "$mode" "$want"
+}
+show_search must "register a URL rule that maps a path to a view function" add_url_rule
+show_search must "sort the keys of JSON responses" DefaultJSONProvider.dumps
+show_search info "URLルールを登録する" add_url_rule
+show_search must "add_url_rule で URL ルールを登録する" add_url_rule
+cat <<'EOF'
+
+Search today is lexical (BM25 over identifiers, signatures, docstrings and comments, plus a CJK
+n-gram field for Japanese written in the code). Flask's text is English, so in the Japanese query
+only the Latin word "URL" matches (URL-related code, not add_url_rule), while a Japanese sentence
+naming the identifier finds it. Semantic, cross-language search (a Japanese description finding
+English code) arrives with the embedding layer.
+EOF
+
+step "Claude Code (pinned, scripts/install-claude-code.sh)"
+need npm "Node >= 20 with npm installs Claude Code"
+claude_bin="$(bash scripts/install-claude-code.sh)"
+export CODE_INTEL_CLAUDE="$claude_bin"
+echo "claude: $claude_bin"
+
+step "gated session in Claude Code (cargo run --release -p code-intel-e2e --bin main-job)"
+cargo run --quiet --release -p code-intel-e2e --bin main-job -- --repo "$work"
+
+finish_step
+printf '\n=== main job: all %d steps worked in %ds\n' "$STEPS" $((SECONDS - started))
+printf '%s\n' "${summary[@]}"
