@@ -2,14 +2,16 @@
 # The README's main job: build code-intel in release mode and run it end to end on a real
 # repository (Flask's sdist from PyPI), ending in a gated session in the real, pinned Claude Code.
 #
-#   1. cargo build --release --workspace --bins; target/release goes first on PATH
-#   2. Flask $FLASK_VERSION sdist (pip download, cached in .e2e-cache/main-job/), copied to a fresh
-#      work dir and `git init`-ed, so it looks like a user's repository and every run starts clean
-#   3. code-intel index: the summary (files, chunks, duration)
-#   4. code-intel search: an English description, a Japanese one, a mixed one
-#   5. Claude Code (scripts/install-claude-code.sh) + the scripted gated session
-#      (tests/src/bin/main_job.rs): denied edit → start_session → query frame → exploration →
-#      READY → explored file edited, unexplored file denied
+#   1. build    cargo build --release --workspace --bins; target/release goes first on PATH
+#   2. repo     Flask $FLASK_VERSION sdist (pip download, cached in .e2e-cache/main-job/), copied to a
+#               fresh work dir and `git init`-ed, so it looks like a user's repository and every
+#               run starts clean
+#   3. index    code-intel index --json: the summary (files, chunks, duration)
+#   4. search   code-intel search: English descriptions, a Japanese one, a mixed one
+#   5. claude   the pinned Claude Code (scripts/install-claude-code.sh)
+#   6. session  the scripted gated session (tests/src/bin/main_job.rs): an edit denied before any
+#               session → start_session → query frame → exploration → READY → the explored file
+#               edited, an unexplored one denied
 #
 # Usage: bash scripts/main.sh        Needs: Rust, Node >= 20 with npm, Python 3 with pip, git.
 # Idempotent: the build and downloads are cached; the work dir is recreated on every run.
@@ -30,38 +32,41 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 started=$SECONDS
 step_no=0
 step_name=""
+step_what=""
 step_started=$SECONDS
 summary=()
 
 finish_step() {
     if [[ -n "$step_name" ]]; then
-        summary+=("$(printf '  ok    %-52s %4ds' "$step_no. $step_name" $((SECONDS - step_started)))")
+        summary+=("$(printf '  ok  %d. %-10s %4ds  %s' "$step_no" "$step_name" $((SECONDS - step_started)) "$step_what")")
     fi
 }
+# step NAME WHAT: announces step NAME (one word, for the summary) doing WHAT.
 step() {
     finish_step
     step_no=$((step_no + 1))
     step_name="$1"
+    step_what="$2"
     step_started=$SECONDS
-    printf '\n=== [%d/%d] %s\n' "$step_no" "$STEPS" "$step_name"
+    printf '\n=== [%d/%d] %s: %s\n' "$step_no" "$STEPS" "$step_name" "$step_what"
 }
 on_exit() {
     local rc=$?
     if [[ $rc -ne 0 ]]; then
-        printf '\n=== main job FAILED at step %d (%s), exit %d, after %ds\n' \
-            "$step_no" "$step_name" "$rc" $((SECONDS - started)) >&2
+        printf '\n=== main job FAILED at step %d (%s: %s), exit %d, after %ds\n' \
+            "$step_no" "$step_name" "$step_what" "$rc" $((SECONDS - started)) >&2
     fi
 }
 trap on_exit EXIT
 need() { command -v "$1" >/dev/null || { echo "main.sh: $1 not found on PATH ($2)" >&2; exit 1; }; }
 
-step "release build (cargo build --release --workspace --bins)"
+step build "cargo build --release --workspace --bins; target/release first on PATH"
 need cargo "install Rust"
 cargo build --release --workspace --bins
 export PATH="$target_dir/release:$PATH"
 echo "PATH starts with $target_dir/release: $(command -v code-intel)"
 
-step "Flask $FLASK_VERSION from PyPI into a fresh git repository"
+step repo "Flask $FLASK_VERSION sdist from PyPI, copied to a fresh git repository"
 need git "the work dir is a git repository"
 src="$cache/flask-$FLASK_VERSION"
 corpus="$repo_root/.e2e-cache/corpora/flask"
@@ -96,7 +101,7 @@ git -C "$work" add --all
 git -C "$work" commit --quiet -m "Flask $FLASK_VERSION (sdist from PyPI)"
 echo "work dir: $work ($(git -C "$work" ls-files | wc -l) tracked files, commit $(git -C "$work" rev-parse --short HEAD))"
 
-step "index (code-intel index --repo DIR --json)"
+step index "code-intel index --repo DIR --json"
 code-intel index --repo "$work" --json >"$cache/index.json"
 code-intel status --repo "$work" --json >"$cache/status.json"
 python3 - "$cache/index.json" "$cache/status.json" <<'EOF'
@@ -110,7 +115,7 @@ print(f"indexed {status['index']['files']} files into {report['chunks']} chunks 
 assert status["index"]["files"] > 0 and report["chunks"] > 0, "the index is empty"
 EOF
 
-step "search (code-intel search --repo DIR --top 5)"
+step search "code-intel search --repo DIR --top 5 QUERY"
 # Each query: the ranked hits as the CLI prints them, then where the symbol a reader would look
 # for ranks in the --json answer. `must` queries fail the job when it is not in the top 5; `info`
 # queries only report it (they show what lexical search cannot do yet).
@@ -144,15 +149,16 @@ naming the identifier finds it. Semantic, cross-language search (a Japanese desc
 English code) arrives with the embedding layer.
 EOF
 
-step "Claude Code (pinned, scripts/install-claude-code.sh)"
+step claude "the pinned Claude Code (scripts/install-claude-code.sh)"
 need npm "Node >= 20 with npm installs Claude Code"
 claude_bin="$(bash scripts/install-claude-code.sh)"
 export CODE_INTEL_CLAUDE="$claude_bin"
 echo "claude: $claude_bin"
 
-step "gated session in Claude Code (cargo run --release -p code-intel-e2e --bin main-job)"
+step session "gated Claude Code session: cargo run --release -p code-intel-e2e --bin main-job"
 cargo run --quiet --release -p code-intel-e2e --bin main-job -- --repo "$work"
 
 finish_step
-printf '\n=== main job: all %d steps worked in %ds\n' "$STEPS" $((SECONDS - started))
+printf '\n=== main job summary\n'
 printf '%s\n' "${summary[@]}"
+printf '=== main job: all %d steps worked, total %ds\n' "$STEPS" $((SECONDS - started))

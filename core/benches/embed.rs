@@ -5,6 +5,9 @@
 //! scripts/model/fetch.sh                                 # once (or `code-intel model fetch`)
 //! cargo bench -p code-intel-core --bench embed           # chunks from the Flask corpus if fetched
 //! cargo bench -p code-intel-core --bench embed -- DIR    # chunks from the files under DIR
+//! cargo bench -p code-intel-core --bench embed -- --quick --chunks-out /tmp/chunks.jsonl
+//! python3 core/benches/embed_raw.py --model-dir ~/.cache/code-intel/models/multilingual-e5-small \
+//!     --chunks /tmp/chunks.jsonl                          # raw ONNX Runtime on the same chunks
 //! ```
 //! Model cache: `CODE_INTEL_MODEL_DIR`, else `${XDG_CACHE_HOME:-$HOME/.cache}/code-intel/models`.
 //! Chunks: the index's chunker over `.py`/`.php`/`.js`/`.ts`/`.rs` files, keeping chunks of 150–260
@@ -16,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelPaths};
+use code_intel_core::embed::{
+    Embedder, EmbeddingCache, FastEmbedOptions, FastEmbedder, ModelPaths,
+};
 use code_intel_core::index::chunk::{ChunkOptions, chunk_source};
 
 const CHUNKS: usize = 96;
@@ -80,10 +85,18 @@ fn main() -> ExitCode {
         .parent()
         .unwrap_or(Path::new("."))
         .to_path_buf();
-    let corpus = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
-        .map(PathBuf::from)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let chunks_out = args
+        .iter()
+        .position(|a| a == "--chunks-out")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
+    let quick = args.iter().any(|a| a == "--quick");
+    let corpus = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with('-') && (*i == 0 || args[i - 1] != "--chunks-out"))
+        .map(|(_, a)| PathBuf::from(a))
         .unwrap_or_else(|| {
             let flask = workspace.join(".e2e-cache/corpora/flask/src");
             if flask.is_dir() {
@@ -92,15 +105,21 @@ fn main() -> ExitCode {
                 workspace.join("core/src")
             }
         });
+    bench_cache();
     let Some(cache) = cache_dir() else {
         eprintln!("set CODE_INTEL_MODEL_DIR or HOME");
         return ExitCode::FAILURE;
     };
     let paths = ModelPaths::in_cache(&cache, ModelPaths::DEFAULT_MODEL);
-    if let Err(e) = paths.read_manifest() {
+    let t = Instant::now();
+    if let Err(e) = paths.verify() {
         eprintln!("{e}\nrun scripts/model/fetch.sh first");
         return ExitCode::FAILURE;
     }
+    println!(
+        "verify     {:.2} s (sha256 of every file)",
+        t.elapsed().as_secs_f64()
+    );
     let (rss_start, _) = rss();
 
     // Load with 1 thread first: load time and RSS after load are this model's.
@@ -110,6 +129,7 @@ fn main() -> ExitCode {
         &FastEmbedOptions {
             intra_threads: Some(1),
             batch_size: 8,
+            spinning: false,
         },
     ) {
         Ok(m) => m,
@@ -177,6 +197,20 @@ fn main() -> ExitCode {
         corpus.display()
     );
     let texts: Vec<&str> = chunks.iter().map(String::as_str).collect();
+    if let Some(path) = &chunks_out {
+        let lines: String = chunks
+            .iter()
+            .map(|c| format!("{}\n", serde_json::json!({ "text": c })))
+            .collect();
+        if let Err(e) = std::fs::write(path, lines) {
+            eprintln!("cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!(
+            "chunks written to {} (for core/benches/embed_raw.py)",
+            path.display()
+        );
+    }
 
     let run = |name: &str, model: &FastEmbedder| {
         // One warm-up batch, then the best of two passes over all chunks.
@@ -232,12 +266,23 @@ fn main() -> ExitCode {
     }
     drop(one);
 
-    for (name, threads, batch) in [("batch 8, 2 threads", 2, 8), ("batch 32, 2 threads", 2, 32)] {
+    let configs: &[(&str, usize, usize, bool)] = if quick {
+        &[("batch 8, 2 threads", 2, 8, false)]
+    } else {
+        &[
+            ("batch 8, 2 threads", 2, 8, false),
+            ("batch 8, 2 threads, spinning", 2, 8, true),
+            ("batch 32, 2 threads", 2, 32, false),
+            ("batch 8, 1 thread, spinning", 1, 8, true),
+        ]
+    };
+    for &(name, threads, batch, spinning) in configs {
         match FastEmbedder::load(
             &paths,
             &FastEmbedOptions {
                 intra_threads: Some(threads),
                 batch_size: batch,
+                spinning,
             },
         ) {
             Ok(m) => run(name, &m),
@@ -263,4 +308,48 @@ fn cpu_seconds() -> f64 {
     };
     // After the command name, field 3 (state) is index 0, so utime (14) is 11 and stime (15) 12.
     (tick(11) + tick(12)) / 100.0
+}
+
+/// The embedding cache at laravel-framework scale (35,680 chunks, EMBEDDINGS.md) with 384-dim
+/// vectors: insert + flush, reopen, 10% new + append flush, GC to half.
+fn bench_cache() {
+    const N: u32 = 35_680;
+    let Ok(dir) = tempfile::tempdir() else {
+        return;
+    };
+    let sha = |n: u32| format!("{n:064x}");
+    let vector: Vec<f32> = (0..384).map(|i| i as f32 / 384.0).collect();
+    let keys: Vec<String> = (0..N + N / 10).map(sha).collect();
+    let run = || -> Result<(), code_intel_core::embed::CacheError> {
+        let t = Instant::now();
+        let mut cache = EmbeddingCache::open(dir.path(), "bench@0", 384)?;
+        cache.insert_many(keys[..N as usize].iter().map(|k| (k.as_str(), &vector)))?;
+        cache.flush()?;
+        let first = t.elapsed();
+        let size = std::fs::metadata(cache.path()).map_or(0, |m| m.len());
+        let t = Instant::now();
+        let mut cache = EmbeddingCache::open(dir.path(), "bench@0", 384)?;
+        let reopen = t.elapsed();
+        let t = Instant::now();
+        cache.insert_many(keys[N as usize..].iter().map(|k| (k.as_str(), &vector)))?;
+        cache.flush()?;
+        let append = t.elapsed();
+        let t = Instant::now();
+        let removed = cache.retain(keys.iter().step_by(2).map(String::as_str))?;
+        let gc = t.elapsed();
+        println!(
+            "cache      {N} × 384: insert+flush {:.0} ms ({:.1} MiB), reopen {:.0} ms, append {} {:.0} ms, \
+             retain (-{removed}) {:.0} ms",
+            first.as_secs_f64() * 1e3,
+            size as f64 / 1048576.0,
+            reopen.as_secs_f64() * 1e3,
+            N / 10,
+            append.as_secs_f64() * 1e3,
+            gc.as_secs_f64() * 1e3
+        );
+        Ok(())
+    };
+    if let Err(e) = run() {
+        eprintln!("cache bench: {e}");
+    }
 }

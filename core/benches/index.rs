@@ -13,7 +13,7 @@
 //! Side by side, when installed: `ctags -R` over the indexed directories, `sha256sum` over the
 //! indexed files, and `rg` for each query's longest word. Nothing is asserted.
 
-#![allow(clippy::print_stdout, missing_docs)]
+#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -40,6 +40,8 @@ fn main() -> ExitCode {
     let cache = std::env::var_os("CODE_INTEL_CORPORA")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace.join(".e2e-cache/corpora"));
+    // `--eval-only`: one index build and the retrieval evaluation, no timings.
+    let eval_only = std::env::args().any(|a| a == "--eval-only");
     let wanted: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
@@ -84,7 +86,7 @@ fn main() -> ExitCode {
         .filter(|c| wanted.is_empty() || wanted.iter().any(|w| w == *c))
     {
         let qs: Vec<&EvalQuery> = queries.iter().filter(|q| q.corpus == *name).collect();
-        bench_corpus(name, &cache.join(name), &qs);
+        bench_corpus(name, &cache.join(name), &qs, eval_only);
     }
     ExitCode::SUCCESS
 }
@@ -99,14 +101,15 @@ fn copy_tree(from: &Path, to: &Path) {
         if ty.is_dir() {
             std::fs::create_dir_all(&dst).ok();
             copy_tree(&src, &dst);
-        } else if ty.is_file() && std::fs::copy(&src, &dst).is_ok() {
-            if let Ok(mtime) = entry.metadata().and_then(|m| m.modified()) {
-                std::fs::File::options()
-                    .write(true)
-                    .open(&dst)
-                    .and_then(|f| f.set_modified(mtime))
-                    .ok();
-            }
+        } else if ty.is_file()
+            && std::fs::copy(&src, &dst).is_ok()
+            && let Ok(mtime) = entry.metadata().and_then(|m| m.modified())
+        {
+            std::fs::File::options()
+                .write(true)
+                .open(&dst)
+                .and_then(|f| f.set_modified(mtime))
+                .ok();
         }
     }
 }
@@ -132,7 +135,7 @@ fn time_cmd(cmd: &mut Command) -> Option<f64> {
     ok.then(|| ms(t.elapsed()))
 }
 
-fn bench_corpus(name: &str, src: &Path, queries: &[&EvalQuery]) {
+fn bench_corpus(name: &str, src: &Path, queries: &[&EvalQuery], eval_only: bool) {
     let dir = tempfile::tempdir().expect("temp dir");
     copy_tree(src, dir.path());
     let root = RepoRoot::new(dir.path()).expect("root");
@@ -142,7 +145,7 @@ fn bench_corpus(name: &str, src: &Path, queries: &[&EvalQuery]) {
     // Full index, from scratch.
     let mut full = Vec::new();
     let mut report = None;
-    for _ in 0..3 {
+    for _ in 0..if eval_only { 1 } else { 3 } {
         std::fs::remove_dir_all(root.state_dir()).ok();
         let index = CodeIndex::open(&root, &config).expect("open");
         let t = Instant::now();
@@ -173,6 +176,10 @@ fn bench_corpus(name: &str, src: &Path, queries: &[&EvalQuery]) {
         percentile(&mut nochange, 0.95)
     );
 
+    if eval_only {
+        evaluate(&index, queries, false);
+        return;
+    }
     // One edited file: the largest source file, a new function appended each round.
     let state: serde_json::Value = serde_json::from_slice(
         &std::fs::read(root.state_dir().join("sync_state.json")).unwrap_or_default(),
@@ -225,12 +232,68 @@ fn bench_corpus(name: &str, src: &Path, queries: &[&EvalQuery]) {
         );
     }
 
-    // Search latency and retrieval quality.
+    evaluate(&index, queries, true);
+
+    // The tools a user would otherwise run, on the same inputs.
+    let starts: Vec<PathBuf> = code_intel_core::index::sync::source_starts(&root, &config);
+    if let Some(t) = time_cmd(
+        Command::new("ctags")
+            .arg("-R")
+            .arg("-f")
+            .arg(dir.path().join("tags"))
+            .args(&starts),
+    ) {
+        println!("ctags -R (same directories): {t:.0} ms");
+    }
+    if !files.is_empty()
+        && let Some(t) = time_cmd(
+            Command::new("sha256sum")
+                .current_dir(root.path())
+                .args(&files),
+        )
+    {
+        println!(
+            "sha256sum over the {} indexed files: {t:.1} ms",
+            files.len()
+        );
+    }
+    let mut rg = Vec::new();
+    for q in queries {
+        let word = q
+            .query
+            .split_whitespace()
+            .max_by_key(|w| w.len())
+            .unwrap_or("");
+        match time_cmd(
+            Command::new("rg")
+                .arg("-i")
+                .arg("--count")
+                .arg(word)
+                .args(&starts),
+        ) {
+            Some(t) => rg.push(t),
+            None => break,
+        }
+    }
+    if !rg.is_empty() {
+        println!(
+            "rg -i WORD: p50 {:.1} ms, p95 {:.1} ms",
+            percentile(&mut rg, 0.5),
+            percentile(&mut rg, 0.95)
+        );
+    }
+}
+
+/// Prints the rank of the first expected file per query, then recall@1/5/10 and MRR@10 over the
+/// distinct files of the top 50 chunks; with `timed`, searches each query 10 times and prints
+/// the latency percentiles.
+fn evaluate(index: &CodeIndex, queries: &[&EvalQuery], timed: bool) {
+    let rounds = if timed { 10 } else { 1 };
     let mut latency = Vec::new();
     let (mut r1, mut r5, mut r10, mut mrr) = (0.0, 0.0, 0.0, 0.0);
     for q in queries {
         let mut ranked: Vec<String> = Vec::new();
-        for round in 0..10 {
+        for round in 0..rounds {
             let t = Instant::now();
             let hits = index.search(&q.query, 50).expect("search");
             latency.push(ms(t.elapsed()));
@@ -273,58 +336,11 @@ fn bench_corpus(name: &str, src: &Path, queries: &[&EvalQuery]) {
         r10 / n,
         mrr / n
     );
-    println!(
-        "search latency (top 50): p50 {:.2} ms, p95 {:.2} ms",
-        percentile(&mut latency, 0.5),
-        percentile(&mut latency, 0.95)
-    );
-
-    // The tools a user would otherwise run, on the same inputs.
-    let starts: Vec<PathBuf> = code_intel_core::index::sync::source_starts(&root, &config);
-    if let Some(t) = time_cmd(
-        Command::new("ctags")
-            .arg("-R")
-            .arg("-f")
-            .arg(dir.path().join("tags"))
-            .args(&starts),
-    ) {
-        println!("ctags -R (same directories): {t:.0} ms");
-    }
-    if !files.is_empty() {
-        if let Some(t) = time_cmd(
-            Command::new("sha256sum")
-                .current_dir(root.path())
-                .args(&files),
-        ) {
-            println!(
-                "sha256sum over the {} indexed files: {t:.1} ms",
-                files.len()
-            );
-        }
-    }
-    let mut rg = Vec::new();
-    for q in queries {
-        let word = q
-            .query
-            .split_whitespace()
-            .max_by_key(|w| w.len())
-            .unwrap_or("");
-        match time_cmd(
-            Command::new("rg")
-                .arg("-i")
-                .arg("--count")
-                .arg(word)
-                .args(&starts),
-        ) {
-            Some(t) => rg.push(t),
-            None => break,
-        }
-    }
-    if !rg.is_empty() {
+    if timed {
         println!(
-            "rg -i WORD: p50 {:.1} ms, p95 {:.1} ms",
-            percentile(&mut rg, 0.5),
-            percentile(&mut rg, 0.95)
+            "search latency (top 50): p50 {:.2} ms, p95 {:.2} ms",
+            percentile(&mut latency, 0.5),
+            percentile(&mut latency, 0.95)
         );
     }
 }

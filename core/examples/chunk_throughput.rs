@@ -3,6 +3,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use code_intel_core::index::chunk::{ChunkOptions, chunk_source};
@@ -27,14 +28,15 @@ fn main() {
     let bytes: usize = files.iter().map(|f| f.1.len()).sum();
     let opts = &ChunkOptions::default();
     let start = Instant::now();
-    let per_thread = files.len().div_ceil(threads);
+    // Threads take files from a shared counter so a few large files do not unbalance them.
+    let next = AtomicUsize::new(0);
     let (chunks, skipped) = std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(per_thread.max(1))
-            .map(|slice| {
-                scope.spawn(move || {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
                     let (mut chunks, mut skipped) = (0usize, 0usize);
-                    for (path, bytes) in slice {
+                    while let Some((path, bytes)) = files.get(next.fetch_add(1, Ordering::Relaxed))
+                    {
                         match chunk_source(path, bytes, opts) {
                             Ok(c) => chunks += c.len(),
                             Err(_) => skipped += 1,

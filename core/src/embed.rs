@@ -106,6 +106,18 @@ pub enum EmbedError {
         /// fastembed's message.
         reason: String,
     },
+    /// fastembed's online path could not resolve or download a model (opt-in `embed-online`).
+    #[error(
+        "cannot get {model} from the Hugging Face Hub into {dir}: {reason}: check access to huggingface.co, or run `code-intel model fetch` without --online"
+    )]
+    Download {
+        /// The model name asked for.
+        model: String,
+        /// The download directory.
+        dir: PathBuf,
+        /// fastembed's message, or the known model names.
+        reason: String,
+    },
     /// Running the model failed.
     #[error("embedding failed: {reason}")]
     Inference {
@@ -121,15 +133,6 @@ pub enum EmbedError {
         expected: usize,
         /// Returned dimensions.
         got: usize,
-    },
-    /// This build cannot do what was asked (for example fastembed's online downloads without the
-    /// `embed-online` feature).
-    #[error("{what} is not available in this build: {fix}")]
-    Unsupported {
-        /// The missing capability.
-        what: String,
-        /// How to get it.
-        fix: String,
     },
 }
 

@@ -225,12 +225,12 @@ fn chunks_from_disk(cx: &ExploreContext<'_>, rel: &str) -> Result<Vec<Chunk>, Ex
 /// Line spans and names of a file's chunks: from the index when open (cheap), else parsed from
 /// disk. Files that cannot be parsed give no spans.
 fn file_spans(cx: &ExploreContext<'_>, rel: &str) -> Vec<Span> {
-    if let Some(index) = cx.index {
-        if let Ok(chunks) = index.chunks_of(rel) {
-            if !chunks.is_empty() {
-                return chunks.iter().map(Span::from_stored).collect();
-            }
-        }
+    if let Some(chunks) = cx
+        .index
+        .and_then(|i| i.chunks_of(rel).ok())
+        .filter(|c| !c.is_empty())
+    {
+        return chunks.iter().map(Span::from_stored).collect();
     }
     chunks_from_disk(cx, rel)
         .map(|cs| cs.iter().map(Span::from_chunk).collect())

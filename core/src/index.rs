@@ -13,6 +13,10 @@ pub mod lang;
 pub mod lexical;
 pub mod sync;
 
+// The semantic layer (embeddings, vectors, hybrid ranking): behind the `embed` feature.
+#[cfg(feature = "embed")]
+pub mod embedding_text;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -222,10 +226,7 @@ impl CodeIndex {
             move |source| IndexError::Io { path, source }
         };
         let index = if dir.join("meta.json").exists() {
-            let index = Index::open_in_dir(&dir).map_err(|source| IndexError::Corrupt {
-                path: dir.clone(),
-                source,
-            })?;
+            let index = Self::open_existing(&dir)?;
             if index.schema() == schema {
                 index
             } else {
@@ -241,10 +242,7 @@ impl CodeIndex {
             let _lock = FileLock::acquire(&Self::lock_base(root))?;
             if dir.join("meta.json").exists() {
                 // Another process created it while we waited for the lock.
-                Index::open_in_dir(&dir).map_err(|source| IndexError::Corrupt {
-                    path: dir.clone(),
-                    source,
-                })?
+                Self::open_existing(&dir)?
             } else {
                 Self::create(&dir, schema)?
             }
@@ -268,12 +266,25 @@ impl CodeIndex {
         })
     }
 
+    fn open_existing(dir: &Path) -> Result<Index, IndexError> {
+        let corrupt = |source| IndexError::Corrupt {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let directory = lexical::BatchSyncDirectory::open(dir)
+            .map_err(|e| corrupt(tantivy::TantivyError::from(e)))?;
+        Index::open(directory).map_err(corrupt)
+    }
+
     fn create(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index, IndexError> {
-        Index::create_in_dir(dir, schema).map_err(|source| IndexError::Tantivy {
+        let err = |source| IndexError::Tantivy {
             action: "create",
             path: dir.to_path_buf(),
             source,
-        })
+        };
+        let directory = lexical::BatchSyncDirectory::open(dir)
+            .map_err(|e| err(tantivy::TantivyError::from(e)))?;
+        Index::create(directory, schema, tantivy::IndexSettings::default()).map_err(err)
     }
 
     /// `<root>/.code-intel/index/lexical`.
@@ -332,13 +343,14 @@ impl CodeIndex {
     /// Whether a sync is due: the index was never synced, its state does not describe it, or the
     /// last sync is older than `sync_ttl_hours`.
     pub fn needs_sync(&self) -> bool {
-        let Some(state) = sync::SyncState::load(&sync::SyncState::path(&self.root)) else {
+        let path = sync::SyncState::path(&self.root);
+        let Some(state) = sync::SyncState::load(&path) else {
             return true;
         };
         if !sync::state_matches_index(&state, &self.index, &self.config) {
             return true;
         }
-        let Some(last) = state.synced_at else {
+        let Some(last) = sync::SyncState::last_sync(&path) else {
             return true;
         };
         let age_hours = jiff::Timestamp::now().duration_since(last).as_secs_f64() / 3600.0;
@@ -434,13 +446,14 @@ impl CodeIndex {
 
     /// Files, chunks and the time of the last sync. Never fails: unreadable parts count as zero.
     pub fn stats(&self) -> IndexStats {
-        let state = sync::SyncState::load(&sync::SyncState::path(&self.root));
+        let path = sync::SyncState::path(&self.root);
+        let state = sync::SyncState::load(&path);
         IndexStats {
             files: state
                 .as_ref()
                 .map_or(0, |s| s.files.values().filter(|f| f.chunks > 0).count()),
             chunks: self.reader.searcher().num_docs(),
-            last_sync: state.and_then(|s| s.synced_at),
+            last_sync: state.and_then(|_| sync::SyncState::last_sync(&path)),
         }
     }
 

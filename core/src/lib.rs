@@ -13,6 +13,7 @@ pub mod gate;
 pub mod journal;
 pub mod persist;
 pub mod query_frame;
+pub mod relevance;
 pub mod repo_path;
 pub mod router;
 pub mod session;

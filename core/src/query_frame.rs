@@ -106,6 +106,9 @@ pub struct MappedSymbol {
     /// The request term it stands for, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nl_term: Option<String>,
+    /// The evidence and calibrated score it was confirmed with (`confirm_symbol_relevance`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<crate::relevance::SymbolConfirmation>,
 }
 
 /// The structured request (seed 000/003 "QueryFrame").

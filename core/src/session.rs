@@ -181,8 +181,10 @@ pub struct PhaseViolation {
 /// | READY | yes | yes | yes | yes |
 ///
 /// Session tools: `submit_understanding`/`set_query_frame` in EXPLORATION, `submit_semantic` in
-/// SEMANTIC, `submit_verification` in VERIFICATION, `add_explored_files` in READY; status, write
-/// checks and `revert_to_exploration` in every phase. Unknown tools are not this matrix's business.
+/// SEMANTIC, `submit_verification` in VERIFICATION, `add_explored_files` in READY,
+/// `confirm_symbol_relevance` in EXPLORATION and VERIFICATION (while symbols are being mapped and
+/// verified; it can raise the risk, which READY must not see change); status, write checks and
+/// `revert_to_exploration` in every phase. `validate_symbol_relevance` needs no session. Unknown tools are not this matrix's business.
 ///
 /// # Errors
 /// A [`PhaseViolation`] naming the phase and the next step.
@@ -202,6 +204,7 @@ pub fn check_tool(
         "submit_semantic" => &[Semantic],
         "submit_verification" => &[Verification],
         "add_explored_files" => &[Ready],
+        "confirm_symbol_relevance" => &[Exploration, Verification],
         _ => return Ok(()),
     };
     if allowed.contains(&phase) {
@@ -744,6 +747,46 @@ impl SessionState {
         root: &RepoRoot,
         input: Understanding,
     ) -> UnderstandingResult {
+        self.evaluate_understanding(root, input, None)
+    }
+
+    /// [`Self::submit_understanding`] with the relevance check of `symbols_identified` against the
+    /// `target_feature` slot (seed 003 "NL→Symbol 整合性", decided by calibrated verdicts, see
+    /// [`crate::relevance`]). When no symbol is at least FACT the risk is raised to HIGH before
+    /// the requirements are evaluated; when none is even FACT + HIGH, a missing requirement
+    /// `nl_symbol_mapping` keeps the session from READY (it goes to SEMANTIC, as in seed 003).
+    /// Without a target feature or symbols nothing is scored; a scoring failure is reported and
+    /// the evaluation proceeds as without a model. Invalid input changes nothing (risk included).
+    pub fn submit_understanding_scored(
+        &mut self,
+        root: &RepoRoot,
+        input: Understanding,
+        scorer: &dyn crate::relevance::RelevanceScorer,
+    ) -> crate::relevance::ScoredUnderstandingResult {
+        let term = self
+            .query_frame
+            .slots
+            .get(&Slot::TargetFeature)
+            .map(|v| v.value.clone());
+        let mut check = term
+            .filter(|_| !input.symbols_identified.is_empty())
+            .map(|t| crate::relevance::RelevanceCheck::run(&t, &input.symbols_identified, scorer));
+        let result = self.evaluate_understanding(root, input, check.as_ref());
+        if let Some(c) = check.as_mut() {
+            c.risk_raised = result.success && c.raises_risk();
+        }
+        crate::relevance::ScoredUnderstandingResult {
+            result,
+            relevance: check,
+        }
+    }
+
+    fn evaluate_understanding(
+        &mut self,
+        root: &RepoRoot,
+        input: Understanding,
+        relevance: Option<&crate::relevance::RelevanceCheck>,
+    ) -> UnderstandingResult {
         let mut validation_errors = requirements::consistency_errors(
             &input.symbols_identified,
             &input.entry_points,
@@ -784,6 +827,15 @@ impl SessionState {
                 next_action: "fix the validation errors and call submit_understanding again".into(),
             };
         }
+        // Relevance raises the risk before the requirements are chosen (seed 001: the grey zone
+        // raises the exploration quota); the floor itself is stored with the accepted input below.
+        let raise_risk = relevance.is_some_and(|r| r.raises_risk());
+        let risk = if raise_risk {
+            risk.max(RiskLevel::High)
+        } else {
+            risk
+        };
+        let mapping = relevance.and_then(|r| r.missing_requirement());
         let req = requirements::requirements(self.intent, risk, markup);
         // Blocking gaps: more exploration fixes them, SEMANTIC does not.
         let mut blocking = Vec::new();
@@ -817,6 +869,9 @@ impl SessionState {
             }
         }
         // Accepted input: record it.
+        if raise_risk {
+            self.risk_floor = self.risk_floor.max(RiskLevel::High);
+        }
         self.explored.extend(files.iter().cloned());
         for s in &input.symbols_identified {
             if !self
@@ -834,6 +889,7 @@ impl SessionState {
                     symbol: s.clone(),
                     source: SlotSource::Fact,
                     nl_term,
+                    confirmation: None,
                 });
             }
         }
@@ -870,6 +926,7 @@ impl SessionState {
                 .map(|m| m.message.clone())
                 .collect::<Vec<_>>()
                 .join("; ");
+            blocking.extend(mapping);
             self.missing_requirements = blocking.clone();
             return UnderstandingResult {
                 success: true,
@@ -883,7 +940,7 @@ impl SessionState {
                 next_action: format!("{next}; then call submit_understanding again"),
             };
         }
-        if shortfalls.is_empty() {
+        if shortfalls.is_empty() && mapping.is_none() {
             self.missing_requirements.clear();
             self.set_phase(Phase::Ready, "submit_understanding");
             let next_action = if self.intent.may_write() {
@@ -906,11 +963,16 @@ impl SessionState {
                 next_action,
             };
         }
-        let missing: Vec<MissingRequirement> = shortfalls
+        let mut missing: Vec<MissingRequirement> = shortfalls
             .iter()
             .map(|(s, r, p)| MissingRequirement::count(*s, *r, *p))
             .collect();
         let mut reasons: Vec<SemanticReason> = Vec::new();
+        if let Some(m) = mapping {
+            missing.push(m);
+            // Seed 000's reasons for missing symbols: the term's symbols were not found.
+            reasons.extend(SemanticReason::allowed_for(Shortfall::SymbolsIdentified));
+        }
         for (s, _, _) in &shortfalls {
             for r in SemanticReason::allowed_for(*s) {
                 if !reasons.contains(r) {
@@ -1008,6 +1070,7 @@ impl SessionState {
                     symbol: sym.clone(),
                     source: SlotSource::Hypothesis,
                     nl_term: h.slot.map(|s| s.name().to_string()),
+                    confirmation: None,
                 });
             }
             self.hypotheses.push(Hypothesis {

@@ -700,3 +700,19 @@ fn nested_chunks_are_elided_in_the_parent() {
         store.content.as_bytes()
     );
 }
+
+#[test]
+fn nested_elements_with_the_same_name_are_kept() {
+    let src = "<article>\n  <section>\n    <section>A</section>\n    <section>B</section>\n  </section>\n</article>\n";
+    check(
+        "a.html",
+        src,
+        expect![[r#"
+        module 1-6 a.html
+        element 1-6 article {"elided":1}
+          element 2-5 section [article > section] {"elided":2}
+            element 3-3 section [article > section > section]
+            element 4-4 section [article > section > section]
+    "#]],
+    );
+}

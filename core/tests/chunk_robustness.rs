@@ -203,6 +203,21 @@ fn deeply_nested_code_does_not_overflow() {
     assert_eq!(deepest, 15);
     assert_invariants("deep.js", src.as_bytes(), &chunks, &opts());
 
+    let html = format!(
+        "{}{}",
+        "<div id=\"d\">".repeat(5_000),
+        "</div>".repeat(5_000)
+    );
+    let chunks = chunk_source("deep.html", html.as_bytes(), &opts()).unwrap();
+    assert_eq!(
+        chunks
+            .iter()
+            .filter(|c| c.kind == ChunkKind::Element && c.meta.get("part").is_none_or(|p| p == 1))
+            .count(),
+        16
+    );
+    assert_invariants("deep.html", html.as_bytes(), &chunks, &opts());
+
     let brackets = format!("x = {}{}\n", "[".repeat(50_000), "]".repeat(50_000));
     let chunks = chunk_source("deep.py", brackets.as_bytes(), &opts()).unwrap();
     assert_invariants("deep.py", brackets.as_bytes(), &chunks, &opts());

@@ -304,3 +304,21 @@ fn caches_fake_embeddings_by_content_hash() {
         fake.embed_one("def login(user)").as_slice()
     );
 }
+
+#[test]
+fn retain_keeps_live_vectors_another_process_appended() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    fill(&mut a, 0..2);
+    a.flush().unwrap();
+    let mut b = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    fill(&mut b, 2..4);
+    b.flush().unwrap();
+    // `a` never saw 2 and 3; 3 is live and must survive a's compaction, 2 is dead.
+    let live = [sha(0), sha(3)];
+    let removed = a.retain(live.iter().map(String::as_str)).unwrap();
+    assert_eq!(removed, 2, "1 held by a, 2 merged from b");
+    let reopened = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    assert_eq!(reopened.len(), 2);
+    assert_eq!(reopened.get(&sha(3)), Some(&vector(3, 4)[..]));
+}

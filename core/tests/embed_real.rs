@@ -6,6 +6,8 @@
 //! `CODE_INTEL_SKIP_MODEL_TESTS=1` to skip them knowingly.
 
 #![cfg(feature = "embed")]
+// The skip notice and the measured cosines go to stderr on purpose (visible with --nocapture).
+#![allow(clippy::print_stderr)]
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -182,6 +184,14 @@ fn texts_beyond_512_tokens_are_truncated_not_rejected() {
     let huge = "token ".repeat(5000);
     let v = m.embed_passages(&[huge.as_str()]).unwrap();
     assert_eq!(v[0].len(), 384);
+    assert_eq!(
+        m.count_tokens(&huge).unwrap(),
+        512,
+        "capped at the model's maximum"
+    );
+    // <s> ▁passage : ▁ ... </s>: the prefix and both special tokens are counted.
+    let short = m.count_tokens("login").unwrap();
+    assert!((4..=8).contains(&short), "{short}");
 }
 
 #[test]

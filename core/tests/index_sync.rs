@@ -629,3 +629,36 @@ fn the_ttl_decides_when_a_sync_is_due() {
     sync(&index);
     assert!(index.needs_sync());
 }
+
+#[test]
+fn concurrent_syncs_either_run_or_report_busy_and_never_corrupt() {
+    let (dir, root) = base();
+    for i in 0..20 {
+        write_old(
+            dir.path(),
+            &format!("src/gen_{i}.py"),
+            &format!("def generated_{i}():\n    return {i}\n"),
+        );
+    }
+    let a = CodeIndex::open(&root, &config()).unwrap();
+    let b = CodeIndex::open(&root, &config()).unwrap();
+    let (ra, rb) = std::thread::scope(|s| {
+        let ha = s.spawn(|| a.sync(&mut |_| {}));
+        let hb = s.spawn(|| b.sync(&mut |_| {}));
+        (ha.join().unwrap(), hb.join().unwrap())
+    });
+    for r in [&ra, &rb] {
+        assert!(matches!(r, Ok(_) | Err(IndexError::Busy { .. })), "{r:?}");
+    }
+    assert!(ra.is_ok() || rb.is_ok());
+    // Whatever interleaving happened, one more sync gives the from-scratch result.
+    sync(&a);
+    assert_matches_from_scratch(&a, dir.path(), &[]);
+    let again = sync(&b);
+    assert_eq!(
+        (again.files_added, again.chunks_written),
+        (0, 0),
+        "{again:?}"
+    );
+    assert_matches_from_scratch(&b, dir.path(), &[]);
+}

@@ -2,6 +2,8 @@
 //! `ServerHandler`. Tools are thin adapters over `code_intel_core` (parse the wire input, one core
 //! call on a blocking thread, convert the result).
 
+mod embedder;
+mod relevance;
 mod shared_index;
 mod wire;
 
@@ -12,12 +14,11 @@ use code_intel_core::explore::{
     self, ExploreContext, ExploreError, FindDefinitionsResult, FindReferencesResult,
     FunctionAtLineResult, SearchTextResult, StructureResult, TouchedFiles,
 };
-use code_intel_core::query_frame::LiteralOnly;
 use code_intel_core::repo_path::{RepoPathError, RepoRoot};
 use code_intel_core::session::store::{SessionError, SessionStore, StartResponse};
 use code_intel_core::session::{
     AddExploredResult, Intent, Phase, PhaseViolation, RevertResult, SemanticResult, SessionStatus,
-    SetQueryFrameResult, ToolCallRecord, UnderstandingResult, VerificationResult, WriteCheck,
+    SetQueryFrameResult, ToolCallRecord, VerificationResult, WriteCheck,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -26,6 +27,9 @@ use rmcp::{ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
 use serde::Serialize;
 use serde_json::json;
 
+use code_intel_core::relevance::ScoredUnderstandingResult;
+use embedder::SharedEmbedder;
+use relevance::RelevanceCache;
 use shared_index::{SharedIndex, SyncStatus};
 use wire::{
     AddExploredFilesParams, AnalyzeStructureToolParams, CheckWriteTargetParams,
@@ -43,8 +47,11 @@ request verbatim. Read extraction_prompt and plan.
 2. set_query_frame: fill the slots you can, each {value, quote}; quote must be copied from the request.
 3. Explore (EXPLORATION phase): find_definitions, find_references, search_text, analyze_structure, \
 get_function_at_line, plus Read/Grep. IMPLEMENT/MODIFY need find_definitions and find_references.
+Map the feature to symbols: validate_symbol_relevance(target_feature, symbols) gives a prompt and \
+ranked candidates; confirm_symbol_relevance(relevant_symbols, code_evidence per symbol) records FACT \
+ones, raises risk for weak ones, rejects unrelated ones with guidance.
 4. submit_understanding(symbols_identified, entry_points, files_analyzed, existing_patterns). The \
-answer is READY, or SEMANTIC with missing_requirements.
+answer is READY, or SEMANTIC with missing_requirements (nl_symbol_mapping: no symbol matches the feature).
 5. In SEMANTIC: submit_semantic(hypotheses, semantic_reason); in VERIFICATION: verify each \
 hypothesis with the exploration tools, then submit_verification(results).
 6. READY: call check_write_target(path) before every edit. If denied, follow recovery_options: \
@@ -64,6 +71,10 @@ pub struct CodeIntel {
     /// The session most recently started by this process: the default `session_id`. Locked only
     /// briefly, never across an `.await`.
     current_session: Arc<Mutex<Option<String>>>,
+    /// The embedding model, loading in the background from the start (see [`embedder`]).
+    embedder: Arc<SharedEmbedder>,
+    /// Backgrounds of the relevance calibration, built once (see [`relevance`]).
+    relevance: Arc<RelevanceCache>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -221,8 +232,13 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 }
 
 impl CodeIntel {
-    /// Creates the server for `root` with its loaded `config`.
-    pub fn new(root: RepoRoot, config: Config, claude_session_id: Option<String>) -> Self {
+    /// Creates the server for `root` with its loaded `config` and the (loading) embedding model.
+    pub fn new(
+        root: RepoRoot,
+        config: Config,
+        claude_session_id: Option<String>,
+        embedder: Arc<SharedEmbedder>,
+    ) -> Self {
         let config = Arc::new(config);
         Self {
             store: SessionStore::new(root.clone()),
@@ -231,7 +247,9 @@ impl CodeIntel {
             config,
             claude_session_id,
             current_session: Arc::new(Mutex::new(None)),
-            tool_router: Self::tool_router(),
+            embedder,
+            relevance: Arc::new(RelevanceCache::default()),
+            tool_router: Self::tool_router() + Self::relevance_router(),
         }
     }
 
@@ -396,10 +414,11 @@ impl CodeIntel {
         Parameters(p): Parameters<SetQueryFrameParams>,
     ) -> CallToolResult {
         let frame = p.frame();
+        let checker = self.quote_checker();
         self.session_tool(
             p.session_id,
             |r: &SetQueryFrameResult| !r.success,
-            move |store, id| store.set_query_frame(id, &frame, &LiteralOnly),
+            move |store, id| store.set_query_frame(id, &frame, &checker),
         )
         .await
     }
@@ -426,10 +445,19 @@ impl CodeIntel {
     ) -> CallToolResult {
         let session_id = p.session_id.clone();
         let input = p.understanding();
+        let scorer = self.understanding_scorer().await;
         self.session_tool(
             session_id,
-            |r: &UnderstandingResult| !r.success,
-            move |store, id| store.submit_understanding(id, input),
+            |r: &ScoredUnderstandingResult| !r.result.success,
+            move |store, id| match &scorer {
+                Some(parts) => store.submit_understanding_scored(id, input, &parts.scorer()),
+                None => store.submit_understanding(id, input).map(|r| {
+                    r.map(|result| ScoredUnderstandingResult {
+                        result,
+                        relevance: None,
+                    })
+                }),
+            },
         )
         .await
     }
@@ -623,7 +651,11 @@ pub async fn serve(root: RepoRoot) -> anyhow::Result<()> {
         .ok()
         .filter(|s| !s.is_empty());
     tracing::info!(root = %root.path().display(), claude_session = ?claude_session_id, "code-intel MCP server starting");
-    let server = CodeIntel::new(root, config, claude_session_id);
+    // Start loading the embedding model now: it takes seconds, and tools that need it answer
+    // "initializing" until it is ready (seed 002).
+    let embedder = SharedEmbedder::start_from_env();
+    let server = CodeIntel::new(root, config, claude_session_id, embedder);
+    server.prewarm_relevance();
     // Open the index in the background so the first tool call does not pay for it.
     let warm = Arc::clone(&server.index);
     tokio::spawn(async move {

@@ -285,8 +285,9 @@ impl EmbeddingCache {
     }
 
     /// Keeps only the vectors whose hash is in `live` (the chunks of the current index) and
-    /// rewrites the file atomically with them, pending vectors included. Returns how many were
-    /// removed. Without removals this is a [`Self::flush`].
+    /// rewrites the file atomically with them, pending vectors included. Vectors another process
+    /// appended since this cache was opened are merged first, so live ones survive. Returns how
+    /// many held vectors were removed. Without removals this is a [`Self::flush`].
     ///
     /// # Errors
     /// As [`Self::flush`].
@@ -295,25 +296,26 @@ impl EmbeddingCache {
         live: impl IntoIterator<Item = &'a str>,
     ) -> Result<usize, CacheError> {
         let live: HashSet<[u8; 32]> = live.into_iter().filter_map(parse_key).collect();
+        let _lock = FileLock::acquire(&self.path)?;
+        self.merge_from_disk()?;
         let keep: Vec<usize> = (0..self.keys.len())
             .filter(|&i| live.contains(&self.keys[i]))
             .collect();
         let removed = self.keys.len() - keep.len();
-        if removed == 0 {
-            self.flush()?;
-            return Ok(0);
+        if removed > 0 {
+            let mut keys = Vec::with_capacity(keep.len());
+            let mut data = Vec::with_capacity(keep.len() * self.dims);
+            for &i in &keep {
+                keys.push(self.keys[i]);
+                data.extend_from_slice(&self.data[i * self.dims..(i + 1) * self.dims]);
+            }
+            self.index = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+            self.keys = keys;
+            self.data = data;
         }
-        let mut keys = Vec::with_capacity(keep.len());
-        let mut data = Vec::with_capacity(keep.len() * self.dims);
-        for &i in &keep {
-            keys.push(self.keys[i]);
-            data.extend_from_slice(&self.data[i * self.dims..(i + 1) * self.dims]);
+        if removed > 0 || self.pending() > 0 || self.rewrite {
+            self.rewrite_file()?;
         }
-        self.index = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
-        self.keys = keys;
-        self.data = data;
-        let _lock = FileLock::acquire(&self.path)?;
-        self.rewrite_file()?;
         self.persisted = self.keys.len();
         self.rewrite = false;
         Ok(removed)
@@ -430,7 +432,8 @@ impl EmbeddingCache {
     fn merge_from_disk(&mut self) -> Result<(), CacheError> {
         match std::fs::read(&self.path) {
             Ok(bytes) => {
-                self.parse(&bytes);
+                let parsed = self.parse(&bytes);
+                self.rewrite |= parsed.damaged;
                 Ok(())
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),

@@ -21,6 +21,11 @@ pub struct FastEmbedOptions {
     /// Texts per inference call. 8 by default: shared/docs/EMBEDDINGS.md measured batch 8 leaner
     /// and faster than 32 for ~200-token code chunks (less padding, less memory held).
     pub batch_size: usize,
+    /// Whether ONNX Runtime's intra-op worker threads spin while waiting for work
+    /// (`session.intra_op.allow_spinning`, ONNX Runtime's default: on). Spinning trades CPU for
+    /// latency; on a busy machine it steals cores from everything else, so it is off by default
+    /// here (docs/MODEL.md, Rust section, has the measurements).
+    pub spinning: bool,
 }
 
 impl Default for FastEmbedOptions {
@@ -28,6 +33,7 @@ impl Default for FastEmbedOptions {
         Self {
             intra_threads: None,
             batch_size: 8,
+            spinning: false,
         }
     }
 }
@@ -53,8 +59,10 @@ pub struct LoadTimings {
 ///   inference call per batch: sorting cuts padding, and separate calls keep only one batch's
 ///   token outputs in memory (shared/docs/EMBEDDINGS.md). Texts longer than the model's
 ///   `max_length` tokens (512) are truncated.
-/// - Calls are serialised by a mutex (fastembed's `embed` takes `&mut self`); ONNX Runtime
-///   parallelises inside a call over [`FastEmbedOptions::intra_threads`].
+/// - Inference calls are serialised by a mutex (fastembed's `embed` takes `&mut self`), taken per
+///   batch: a query issued while a long passage run is embedding waits for one batch (about 0.5 s
+///   for 8 chunks of 200 tokens on one core), not for the run. ONNX Runtime parallelises inside a
+///   call over [`FastEmbedOptions::intra_threads`].
 pub struct FastEmbedder {
     model: Mutex<TextEmbedding>,
     id: String,
@@ -115,13 +123,17 @@ fn runtime(path: &Path) -> Result<Environment, EmbedError> {
     Ok(env)
 }
 
+fn spin(options: &FastEmbedOptions) -> &'static str {
+    if options.spinning { "1" } else { "0" }
+}
+
 impl FastEmbedder {
     /// Loads the model at `paths` with the runtime library at `paths.ort_dylib`.
     ///
     /// Checks the manifest and file sizes ([`ModelPaths::read_manifest`], no hashing; call
     /// [`ModelPaths::verify`] first for the hashes), loads the runtime (once per process), reads
-    /// the files and builds the session. Takes about 2 s and 400–600 MB for multilingual-e5-small
-    /// (the 250k-piece tokenizer alone holds about 220 MB; docs/MODEL.md).
+    /// the files and builds the session. Takes 1.5–2.5 s and adds about 600 MiB RSS for
+    /// multilingual-e5-small q4 (the 250k-piece tokenizer alone holds about 220 MB; docs/MODEL.md).
     ///
     /// # Errors
     /// [`EmbedError::NotInstalled`], [`EmbedError::BadManifest`], [`EmbedError::FileMismatch`]
@@ -167,7 +179,8 @@ impl FastEmbedder {
         let model = UserDefinedEmbeddingModel::new(onnx, tokenizer_files).with_pooling(pooling);
         let mut init = InitOptionsUserDefined::new()
             .with_environment(env)
-            .with_max_length(manifest.max_length);
+            .with_max_length(manifest.max_length)
+            .with_session_config("session.intra_op.allow_spinning", spin(options));
         if let Some(n) = options.intra_threads {
             init = init.with_intra_threads(n.max(1));
         }
@@ -206,8 +219,8 @@ impl FastEmbedder {
     /// Note: the Hub client (hf-hub) reads `HF_HOME`/`HF_ENDPOINT`/token variables itself.
     ///
     /// # Errors
-    /// [`EmbedError::Runtime`] as for [`Self::load`]; [`EmbedError::Load`] for an unknown name or
-    /// a failed download.
+    /// [`EmbedError::Runtime`] as for [`Self::load`]; [`EmbedError::Download`] for an unknown name
+    /// or a failed download (about 60 ms without access to the Hub).
     #[cfg(feature = "embed-online")]
     pub fn load_online(
         name: &str,
@@ -216,7 +229,8 @@ impl FastEmbedder {
         options: &FastEmbedOptions,
     ) -> Result<Self, EmbedError> {
         use fastembed::{EmbeddingModel, TextInitOptions};
-        let load_err = |reason: String| EmbedError::Load {
+        let load_err = |reason: String| EmbedError::Download {
+            model: name.to_owned(),
             dir: download_dir.to_path_buf(),
             reason,
         };
@@ -252,7 +266,8 @@ impl FastEmbedder {
         let mut init = TextInitOptions::new(model)
             .with_cache_dir(download_dir.to_path_buf())
             .with_environment(env)
-            .with_show_download_progress(false);
+            .with_show_download_progress(false)
+            .with_session_config("session.intra_op.allow_spinning", spin(options));
         if let Some(n) = options.intra_threads {
             init = init.with_intra_threads(n.max(1));
         }
@@ -308,18 +323,20 @@ impl FastEmbedder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        let mut model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
         for batch in order.chunks(self.batch_size) {
             let inputs: Vec<String> = batch
                 .iter()
                 .map(|&i| format!("{prefix}{}", texts[i]))
                 .collect();
-            let vectors =
-                model
-                    .embed(&inputs, Some(self.batch_size))
-                    .map_err(|e| EmbedError::Inference {
-                        reason: e.to_string(),
-                    })?;
+            // Locked per batch, so a query waits for at most one batch of a long passage run.
+            let vectors = self
+                .model
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .embed(&inputs, Some(self.batch_size))
+                .map_err(|e| EmbedError::Inference {
+                    reason: e.to_string(),
+                })?;
             if vectors.len() != batch.len() {
                 return Err(EmbedError::Inference {
                     reason: format!("{} vectors for {} texts", vectors.len(), batch.len()),

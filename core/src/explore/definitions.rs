@@ -15,6 +15,10 @@ use crate::index::sync;
 /// loaded); beyond it the result is marked truncated.
 const SUBSTRING_CANDIDATES: usize = 2_000;
 
+/// Longest symbol looked up, in characters; longer ones match nothing. No identifier is longer,
+/// and the name automaton of the index lookup grows with the symbol.
+const MAX_SYMBOL_CHARS: usize = 256;
+
 /// Parameters of [`find_definitions`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -100,6 +104,15 @@ pub fn find_definitions(
     if normalize_qualified(symbol).trim_matches('.').is_empty() {
         return Err(ExploreError::EmptySymbol);
     }
+    if symbol.chars().count() > MAX_SYMBOL_CHARS {
+        // No identifier is that long: nothing can match (and the lookup automaton stays small).
+        return Ok(FindDefinitionsResult {
+            symbol: params.symbol.clone(),
+            definitions: Vec::new(),
+            total: 0,
+            truncated: false,
+        });
+    }
     let (scope, _) = resolve_existing(cx.root, params.path.as_deref())?;
     let scope = Some(scope.as_str()).filter(|s| !s.is_empty());
     let language = params.language.as_deref().map(language_id);
@@ -180,6 +193,7 @@ pub fn find_definitions(
     let mut budget = Budget::new(limits);
     let total = ranked.len();
     let mut definitions = Vec::new();
+    let mut cut = false;
     for (_, c) in ranked {
         let d = Definition {
             name: c.span.symbol,
@@ -194,17 +208,17 @@ pub fn find_definitions(
         };
         let size =
             d.name.len() + d.qualified_name.len() + d.file.len() + d.signature.len() + d.kind.len();
-        if definitions.len() < cap && budget.take(size) {
+        if !cut && definitions.len() < cap && budget.take(size) {
             definitions.push(d);
         } else {
-            truncated = true;
+            cut = true;
         }
     }
     Ok(FindDefinitionsResult {
         symbol: params.symbol.clone(),
         definitions,
         total,
-        truncated,
+        truncated: truncated || cut,
     })
 }
 

@@ -189,7 +189,7 @@ pub fn search_text(
                     .map(String::len)
                     .sum::<usize>()
                 + rel.len();
-            if result.matches.len() < cap && budget.take(size) {
+            if !result.truncated && result.matches.len() < cap && budget.take(size) {
                 result.matches.push(TextMatch {
                     file: rel.clone(),
                     line: m.line,
@@ -275,7 +275,7 @@ pub fn find_references(
                 }
             });
             let size = m.content.len() + rel.len() + enclosing.as_ref().map_or(0, String::len);
-            if result.references.len() < cap && budget.take(size) {
+            if !result.truncated && result.references.len() < cap && budget.take(size) {
                 result.references.push(Reference {
                     file: rel.clone(),
                     line: m.line,

@@ -20,8 +20,8 @@
 //!
 //! When several patterns capture the same node, the earliest pattern in the file wins for the kind,
 //! the name, the doc and the body. Generic rules, the same for every language:
-//! - a chunk that is a direct syntax child of a chunk with the same kind and name (a decorated
-//!   definition around its definition) is absorbed into it;
+//! - a chunk that is a direct syntax child of a chunk with the same kind and name and ends where
+//!   it ends (a decorated definition around its definition) is absorbed into it;
 //! - a `function` whose nearest enclosing chunk is a class, interface, trait or enum is a `method`;
 //! - qualified names join the enclosing chunk's qualified name and the symbol with the member
 //!   separator, or prefix top-level symbols with the namespace;
@@ -89,16 +89,25 @@ pub enum ChunkKind {
     AtRule,
     /// An HTML semantic element or an element with an `id`.
     Element,
-    /// A fixed-size line window (fallback for text without a grammar, and splits of oversize chunks).
+    /// A line window: text without a grammar, or top-level code outside every symbol (`meta.gap`).
     Window,
 }
 
 /// One chunk of a source file.
 ///
 /// Lines are 1-based and inclusive; `byte_range` is a half-open byte range into the file's UTF-8
-/// text. `path` is repository-relative with `/` separators. `sha256` is the lowercase hex SHA-256
-/// of `content`. `meta` is open for strategy-specific data (framework-aware strategies add keys
-/// there without a schema change).
+/// text (into the lossily decoded text when `meta.lossy`). `path` is repository-relative with `/`
+/// separators. `sha256` is the lowercase hex SHA-256 of `content`. `meta` is open for
+/// strategy-specific data (framework-aware strategies add keys there without a schema change);
+/// the chunker itself writes:
+///
+/// | key | value |
+/// |---|---|
+/// | `part`, `parts` | 1-based part number and part count of a chunk split at `chunk_max_tokens` |
+/// | `elided` | number of nested chunks whose bodies `content` replaces by their header and `…` |
+/// | `gap` | `true` on windows of top-level code outside every symbol |
+/// | `lossy` | `true` when the file was not valid UTF-8 |
+/// | `fallback` | why a file with a grammar was chunked as text (a bundled grammar failed to load) |
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     /// Repository-relative path, `/`-separated.
@@ -121,9 +130,11 @@ pub struct Chunk {
     pub signature: String,
     /// Docstring or docblock text, without comment markers; empty when absent.
     pub docstring: String,
-    /// Imports in scope (PHP `use`, Python `import`, JS `import`/`require`), as written.
+    /// Imports of the file (PHP `use`, Python `import`, JS `import`/`require`, Blade
+    /// `@extends`/`@include`), as written with whitespace collapsed, in source order, deduplicated.
     pub imports: Vec<String>,
-    /// The chunk's source text.
+    /// The chunk's source text, `file[byte_range]`, except that the bodies of nested chunks are
+    /// elided to their header and ` …` (`meta.elided`), and the module chunk holds a summary.
     pub content: String,
     /// Lowercase hex SHA-256 of `content`.
     pub sha256: String,
@@ -487,7 +498,8 @@ fn outline(language: Language, grammar: &Grammar, text: &str) -> Result<Outline,
         }
     }
 
-    // A chunk that is a direct child of a chunk with the same kind and name is absorbed.
+    // A wrapper (decorators) around a chunk of the same kind and name, ending where it ends,
+    // absorbs it.
     let mut walk = tree.walk();
     let ids: Vec<usize> = entries.keys().copied().collect();
     for id in ids {
@@ -504,7 +516,8 @@ fn outline(language: Language, grammar: &Grammar, text: &str) -> Result<Outline,
             let Some(child) = entries.get_mut(&child_id) else {
                 continue;
             };
-            if child.kind.1 != kind || child.name.as_ref().map(|n| &n.1) != name.as_ref() {
+            let same_name = child.name.as_ref().map(|n| &n.1) == name.as_ref();
+            if child.kind.1 != kind || !same_name || child.node.end_byte() != node.end_byte() {
                 continue;
             }
             child.absorbed = true;

@@ -1,5 +1,6 @@
 //! Source languages: detection by file name, and the per-language table the chunker reads
-//! (tree-sitter grammar, query file, comment markers, qualified-name separators).
+//! (tree-sitter grammar, `queries/<lang>.scm` query, qualified-name separators, directive table),
+//! compiled once per process; tree-sitter parsers are kept per thread.
 
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -25,7 +26,9 @@ pub enum Language {
     TypeScript,
     /// TypeScript with JSX (`.tsx`).
     Tsx,
-    /// Laravel Blade templates (`.blade.php`), chunked by a directive table, not a grammar.
+    /// Laravel Blade templates (`.blade.php`): the HTML grammar for elements and `<x-...>`
+    /// components, plus `queries/blade.directives` for `@section ... @endsection` blocks (there is
+    /// no Blade grammar on crates.io).
     Blade,
     /// HTML (`.html`, `.htm`).
     Html,

@@ -14,6 +14,10 @@
 //! it was read can keep its size and mtime. As in git's "racy clean" rule, an entry whose mtime
 //! is less than [`RACY_WINDOW_NS`] older than the moment it was read is not trusted: the file
 //! is hashed again (and re-chunked only if the hash differs).
+//!
+//! Cost of a sync that finds nothing: the walk (directory reads and one `stat` per file, on two
+//! threads), reading the state, and touching the state file, whose mtime is the last-sync time
+//! ([`SyncState::last_sync`]); no file content is read and nothing is rewritten.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -21,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
+use ignore::{WalkBuilder, WalkState};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tantivy::schema::TantivyDocument;
@@ -44,7 +48,9 @@ pub const STATE_VERSION: u32 = 1;
 pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
 /// Memory budget of the tantivy writer, bytes: tantivy's 15 MB per-thread minimum plus headroom
 /// for large files, sized for a 2-core machine with one indexing thread.
-const WRITER_HEAP_BYTES: usize = 48 << 20;
+const WRITER_HEAP_BYTES: usize = 15_000_000;
+/// Threads of the directory walk.
+const WALK_THREADS: usize = 2;
 /// Indexing threads of the tantivy writer. Chunking (tree-sitter) runs on the other core(s).
 const WRITER_THREADS: usize = 1;
 
@@ -58,8 +64,6 @@ pub struct SyncState {
     /// Fingerprint of everything besides file content that shapes the chunks (see
     /// [`options_fingerprint`]); a change forces a full rebuild.
     pub options: String,
-    /// End of the last successful sync.
-    pub synced_at: Option<jiff::Timestamp>,
     /// Per file, keyed by repository-relative `/`-separated path.
     pub files: BTreeMap<String, FileState>,
 }
@@ -94,6 +98,13 @@ impl SyncState {
         let bytes = std::fs::read(path).ok()?;
         let state: Self = serde_json::from_slice(&bytes).ok()?;
         (state.version == STATE_VERSION).then_some(state)
+    }
+
+    /// When the last sync ended: the mtime of the state file (a sync that changed nothing only
+    /// touches it). `None` when there is no state file.
+    pub fn last_sync(path: &Path) -> Option<jiff::Timestamp> {
+        let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+        jiff::Timestamp::try_from(mtime).ok()
     }
 
     fn save(&self, path: &Path) -> Result<(), IndexError> {
@@ -219,6 +230,15 @@ pub fn source_starts(root: &RepoRoot, config: &Config) -> Vec<PathBuf> {
         kept.push(root.path().to_path_buf());
     }
     kept
+}
+
+/// Sets the mtime of `path` to now; false when that fails (e.g. the file is missing).
+fn touch(path: &Path) -> bool {
+    File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(SystemTime::now()))
+        .is_ok()
 }
 
 /// Nanoseconds since the Unix epoch (negative before it; saturating).
@@ -362,7 +382,6 @@ pub(crate) fn run(
     ctx: &SyncContext<'_>,
     progress: &mut dyn FnMut(SyncProgress),
 ) -> Result<SyncReport, IndexError> {
-    let t0 = std::time::Instant::now();
     let Some(_lock) = try_lock(ctx)? else {
         return Err(IndexError::Busy {
             root: ctx.root.path().to_path_buf(),
@@ -379,11 +398,10 @@ pub(crate) fn run(
         options: options_fingerprint(ctx.config),
         ..SyncState::default()
     });
+    let full = state.commit.is_empty();
 
-    eprintln!("TIMING state loaded {:?}", t0.elapsed());
     // Walk, and split into unchanged (by size and mtime) and to-read.
     let (seen, unnamed) = walk(ctx)?;
-    eprintln!("TIMING walked {:?}", t0.elapsed());
     report.files_skipped.extend(unnamed);
     let mut to_read: Vec<Seen> = Vec::new();
     let mut seen_paths = std::collections::HashSet::with_capacity(seen.len());
@@ -412,13 +430,15 @@ pub(crate) fn run(
         .filter(|p| !seen_paths.contains(p.as_str()))
         .cloned()
         .collect();
+    // Whether the state changes: anything read (even an mtime-only change is recorded), deleted,
+    // or a rebuild. A clean sync only refreshes the state file's mtime, the last-sync time.
+    let dirty = full || !to_read.is_empty() || !deleted.is_empty();
     progress(SyncProgress::Walked {
         files: files_seen,
         to_read: to_read.len(),
         deleted: deleted.len(),
     });
 
-    let full = state.commit.is_empty();
     let mut writer: Option<IndexWriter<TantivyDocument>> = None;
     let open_writer =
         |writer: &mut Option<IndexWriter<TantivyDocument>>| -> Result<(), IndexError> {
@@ -525,10 +545,11 @@ pub(crate) fn run(
                         docs,
                     } => {
                         report.files_hashed += 1;
+                        let chunks = docs.len();
                         open_writer(&mut writer)?;
                         if let Some(w) = &writer {
                             w.delete_term(path_term(&s.rel));
-                            for doc in docs.iter().cloned() {
+                            for doc in docs {
                                 w.add_document(doc).map_err(|source| IndexError::Tantivy {
                                     action: "write",
                                     path: index_dir(ctx),
@@ -536,18 +557,17 @@ pub(crate) fn run(
                                 })?;
                             }
                         }
-                        report.chunks_written += docs.len();
+                        report.chunks_written += chunks;
                         if existed {
                             report.files_modified += 1
                         } else {
                             report.files_added += 1
                         }
-                        let chunks = u32::try_from(docs.len()).unwrap_or(u32::MAX);
                         let entry = FileState {
                             size: s.size,
                             mtime_ns: s.mtime_ns,
                             sha256,
-                            chunks,
+                            chunks: u32::try_from(chunks).unwrap_or(u32::MAX),
                             indexed_at: read_at,
                             skipped: None,
                         };
@@ -616,11 +636,10 @@ pub(crate) fn run(
             .map_err(|e| tantivy_err("merge segments of", e))?;
         state.commit = commit;
     }
-    eprintln!("TIMING committed {:?}", t0.elapsed());
     report.files_skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    state.synced_at = Some(jiff::Timestamp::now());
-    state.save(&ctx.state_path)?;
-    eprintln!("TIMING saved {:?}", t0.elapsed());
+    if dirty || !touch(&ctx.state_path) {
+        state.save(&ctx.state_path)?;
+    }
     Ok(report)
 }
 
@@ -630,41 +649,63 @@ fn index_dir(ctx: &SyncContext<'_>) -> PathBuf {
 
 /// Walks the index's sources; files only (no symlinks), with size and mtime from one `stat`.
 fn walk(ctx: &SyncContext<'_>) -> Result<(Vec<Seen>, Vec<SkippedFile>), IndexError> {
-    let starts = source_starts(ctx.root, ctx.config);
-    let walk = walker(ctx.root, ctx.config, &starts)?.build();
-    let mut out: BTreeMap<String, Seen> = BTreeMap::new();
-    let mut skipped = Vec::new();
-    for entry in walk {
-        // Unreadable directories and broken ignore files are skipped like the rest of the
-        // ecosystem (ripgrep) does; they cannot be indexed either way.
-        let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Ok(meta) = entry.metadata() else { continue };
-        let Ok(rel) = entry.path().strip_prefix(ctx.root.path()) else {
-            continue;
-        };
-        let Some(rel) = rel
-            .to_str()
-            .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
-        else {
-            let path = rel.to_string_lossy().into_owned();
-            skipped.push(SkippedFile {
-                path,
-                reason: "path is not valid UTF-8".into(),
-            });
-            continue;
-        };
-        let mtime_ns = meta.modified().map(unix_ns).unwrap_or(0);
-        let seen = Seen {
-            rel: rel.clone(),
-            abs: entry.path().to_path_buf(),
-            size: meta.len(),
-            mtime_ns,
-            prev_sha: None,
-        };
-        out.insert(rel, seen);
+    /// What one walked entry gives.
+    enum Found {
+        File(Seen),
+        Skipped(SkippedFile),
     }
-    Ok((out.into_values().collect(), skipped))
+    let starts = source_starts(ctx.root, ctx.config);
+    let mut builder = walker(ctx.root, ctx.config, &starts)?;
+    // Directory reads and stats overlap on two threads: the walk is most of a no-change sync.
+    builder.threads(
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(WALK_THREADS),
+    );
+    let found: std::sync::Mutex<Vec<Found>> = std::sync::Mutex::default();
+    let root = ctx.root.path();
+    builder.build_parallel().run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            // Unreadable directories and broken ignore files are skipped like the rest of the
+            // ecosystem (ripgrep) does; they cannot be indexed either way.
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let (Ok(meta), Ok(rel)) = (entry.metadata(), entry.path().strip_prefix(root)) else {
+                return WalkState::Continue;
+            };
+            let item = match rel.to_str() {
+                Some(r) => Found::File(Seen {
+                    rel: r.replace(std::path::MAIN_SEPARATOR, "/"),
+                    abs: entry.path().to_path_buf(),
+                    size: meta.len(),
+                    mtime_ns: meta.modified().map(unix_ns).unwrap_or(0),
+                    prev_sha: None,
+                }),
+                None => Found::Skipped(SkippedFile {
+                    path: rel.to_string_lossy().into_owned(),
+                    reason: "path is not valid UTF-8".into(),
+                }),
+            };
+            found.lock().unwrap_or_else(|e| e.into_inner()).push(item);
+            WalkState::Continue
+        })
+    });
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for item in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        match item {
+            Found::File(seen) => files.push(seen),
+            Found::Skipped(s) => skipped.push(s),
+        }
+    }
+    // Overlapping starts cannot yield a file twice (nested starts are dropped), but sorting and
+    // deduplicating keeps the order deterministic either way.
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    files.dedup_by(|a, b| a.rel == b.rel);
+    Ok((files, skipped))
 }

@@ -19,6 +19,9 @@ use super::{
 use crate::journal::{self, DecisionRecord};
 use crate::persist::{self, FileLock, PersistError};
 use crate::query_frame::{self, QueryFrameInput, QuoteChecker};
+use crate::relevance::{
+    self, ConfirmInput, ConfirmResult, RelevanceScorer, ScoredUnderstandingResult, Thresholds,
+};
 use crate::repo_path::RepoRoot;
 use crate::router::Plan;
 use crate::session::requirements::SemanticReason;
@@ -433,6 +436,40 @@ impl SessionStore {
         let root = self.root.clone();
         self.update_in_phase(id, "submit_understanding", None, |s| {
             s.submit_understanding(&root, input)
+        })
+    }
+
+    /// `submit_understanding` with the relevance check of `symbols_identified` (EXPLORATION only;
+    /// see [`SessionState::submit_understanding_scored`]). The scorer runs under the session lock.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn submit_understanding_scored(
+        &self,
+        id: &str,
+        input: Understanding,
+        scorer: &dyn RelevanceScorer,
+    ) -> Result<Result<ScoredUnderstandingResult, PhaseViolation>, SessionError> {
+        let root = self.root.clone();
+        self.update_in_phase(id, "submit_understanding", None, |s| {
+            s.submit_understanding_scored(&root, input, scorer)
+        })
+    }
+
+    /// `confirm_symbol_relevance` (EXPLORATION and VERIFICATION; see
+    /// [`crate::relevance::confirm_symbol_relevance`]). The scorer runs under the session lock.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn confirm_symbol_relevance(
+        &self,
+        id: &str,
+        input: &ConfirmInput,
+        scorer: &dyn RelevanceScorer,
+        thresholds: &Thresholds,
+    ) -> Result<Result<ConfirmResult, PhaseViolation>, SessionError> {
+        self.update_in_phase(id, "confirm_symbol_relevance", None, |s| {
+            relevance::confirm_symbol_relevance(s, input, scorer, thresholds)
         })
     }
 

@@ -192,36 +192,7 @@ fn run(out: &mut Report) -> Result<bool> {
         format!("{TEST_JSON} is unchanged on disk"),
     )?;
 
-    let denials = run.permission_denials();
-    out.line(format!(
-        "\npermission_denials in Claude Code's result ({}):",
-        denials.len()
-    ))?;
-    for d in &denials {
-        out.line(format!(
-            "  - {} {} {}",
-            d.tool_name,
-            d.tool_use_id,
-            relative(&repo, d.tool_input.get("file_path"))
-        ))?;
-    }
-    let mut denied_ids: Vec<&str> = denials.iter().map(|d| d.tool_use_id.as_str()).collect();
-    denied_ids.sort_unstable();
-    let mut expected_ids: Vec<String> = planned
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| matches!(p.expect, Expect::Denied(_)))
-        .map(|(i, _)| tool_use_id(i, 0))
-        .collect();
-    expected_ids.sort_unstable();
-    checks.check(
-        out,
-        denied_ids == expected_ids,
-        format!(
-            "exactly the expected calls were denied ({})",
-            expected_ids.join(", ")
-        ),
-    )?;
+    report_denials(out, &mut checks, &run, &repo, &planned)?;
     checks.check(
         out,
         run.is_error() == Some(false),
@@ -257,6 +228,47 @@ fn run(out: &mut Report) -> Result<bool> {
         ))?;
     }
     Ok(ok)
+}
+
+/// Prints Claude Code's `permission_denials` and checks they are exactly the scripted calls
+/// expected to be denied.
+fn report_denials(
+    out: &mut Report,
+    checks: &mut Checks,
+    run: &ClaudeRun,
+    repo: &Path,
+    planned: &[Planned],
+) -> Result<()> {
+    let denials = run.permission_denials();
+    out.line(format!(
+        "\npermission_denials in Claude Code's result ({}):",
+        denials.len()
+    ))?;
+    for d in &denials {
+        out.line(format!(
+            "  - {} {} {}",
+            d.tool_name,
+            d.tool_use_id,
+            relative(repo, d.tool_input.get("file_path"))
+        ))?;
+    }
+    let mut denied_ids: Vec<&str> = denials.iter().map(|d| d.tool_use_id.as_str()).collect();
+    denied_ids.sort_unstable();
+    let mut expected_ids: Vec<String> = planned
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p.expect, Expect::Denied(_)))
+        .map(|(i, _)| tool_use_id(i, 0))
+        .collect();
+    expected_ids.sort_unstable();
+    checks.check(
+        out,
+        denied_ids == expected_ids,
+        format!(
+            "exactly the expected calls were denied ({})",
+            expected_ids.join(", ")
+        ),
+    )
 }
 
 /// The scripted session (steps in order; step `i` is answered to the main-loop request with `i`
@@ -432,10 +444,16 @@ fn report_step(
         }
         Expect::Denied(needles) => {
             let reason = hook_reason(&result);
-            out.block(
-                &format!("DENIED by the PreToolUse hook: {}", reason.unwrap_or("?")),
-                "     → ",
-            )?;
+            match reason {
+                Some(r) => out.block(&format!("DENIED by the PreToolUse hook: {r}"), "     → ")?,
+                None => out.block(
+                    &format!(
+                        "NOT denied by the hook; result: {}",
+                        truncate(&result.content, 300)
+                    ),
+                    "     ! ",
+                )?,
+            }
             let missing: Vec<&str> = needles
                 .iter()
                 .copied()

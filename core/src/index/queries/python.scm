@@ -2,7 +2,7 @@
 ; precedence when several patterns capture the same node.
 
 ; A decorated definition is one chunk including its decorators; the inner definition (same kind,
-; same name, direct child) is absorbed into it.
+; same name, direct child, same end) is absorbed into it.
 (decorated_definition
   definition: (class_definition name: (identifier) @name)) @chunk.class
 (decorated_definition

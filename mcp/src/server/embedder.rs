@@ -1,0 +1,296 @@
+//! The server's embedding model: loaded on a background thread when the server starts (seed 002
+//! "Eager Loading"), shared by every tool that needs it. A tool asking before the load finished
+//! gets [`NotReady::Loading`] ("initializing, retry after N s", seed 002); a missing or broken
+//! model gets [`NotReady::Unavailable`] with the fix, and everything lexical keeps working.
+//!
+//! The model cache is resolved by [`crate::model::resolve_cache_dir`] (`CODE_INTEL_MODEL_DIR`, else
+//! `${XDG_CACHE_HOME:-$HOME/.cache}/code-intel/models`); `CODE_INTEL_EMBEDDINGS=off` turns the model
+//! off. These are the only environment reads of the semantic layer.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelPaths};
+use rmcp::model::CallToolResult;
+use serde_json::json;
+
+/// Environment variable that turns the embedding model off (`off`, `0` or `false`).
+pub const EMBEDDINGS_ENV: &str = "CODE_INTEL_EMBEDDINGS";
+
+/// How long loading usually takes (docs/MODEL.md: about 2 s for the tokenizer and the q4 session on
+/// an idle machine; more when other work competes): the basis of `retry_after_seconds`.
+const TYPICAL_LOAD: Duration = Duration::from_secs(3);
+
+/// Why the model cannot be used right now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotReady {
+    /// Still loading; ask again after `retry_after_s` seconds.
+    Loading {
+        /// Suggested wait, whole seconds, at least 1.
+        retry_after_s: u64,
+    },
+    /// Not installed, damaged, or failed to load; `message` names the fix.
+    Unavailable {
+        /// The load error (it says to run `code-intel model fetch`).
+        message: String,
+    },
+}
+
+impl NotReady {
+    /// A one-line description.
+    pub fn message(&self) -> String {
+        match self {
+            NotReady::Loading { retry_after_s } => {
+                format!("the embedding model is initializing, retry after {retry_after_s} s")
+            }
+            NotReady::Unavailable { message } => {
+                format!("the embedding model is unavailable: {message}")
+            }
+        }
+    }
+
+    /// The `isError` tool result (seed 002's `initializing` shape with `retry_after_seconds`).
+    pub fn into_result(self) -> CallToolResult {
+        let body = match &self {
+            NotReady::Loading { retry_after_s } => json!({
+                "error": "initializing",
+                "status": "initializing",
+                "message": self.message(),
+                "retry_after_seconds": retry_after_s,
+            }),
+            NotReady::Unavailable { .. } => json!({
+                "error": "model_unavailable",
+                "message": self.message(),
+            }),
+        };
+        CallToolResult::structured_error(body)
+    }
+}
+
+enum State {
+    Loading { since: Instant },
+    Ready(Arc<dyn Embedder>),
+    Failed(String),
+}
+
+/// The shared model: loading, ready or failed. Cheap to query from async code ([`Self::get`]);
+/// blocking threads may wait for it ([`Self::wait`]).
+pub struct SharedEmbedder {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+impl SharedEmbedder {
+    fn with(state: State) -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(state),
+            changed: Condvar::new(),
+        })
+    }
+
+    /// [`Self::start`] with the cache directory from the environment ([`crate::model::resolve_cache_dir`]),
+    /// or a model that stays unavailable when `CODE_INTEL_EMBEDDINGS` is `off` (or `0`/`false`):
+    /// no load, no memory for the model, everything semantic answers with that reason.
+    pub fn start_from_env() -> Arc<Self> {
+        let off = std::env::var(EMBEDDINGS_ENV).is_ok_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "off" | "0" | "false"
+            )
+        });
+        if off {
+            tracing::info!("embeddings disabled by {EMBEDDINGS_ENV}");
+            return Self::unavailable(format!(
+                "embeddings are disabled ({EMBEDDINGS_ENV}=off): unset it to use the model"
+            ));
+        }
+        Self::start(crate::model::resolve_cache_dir(None).map_err(|e| format!("{e:#}")))
+    }
+
+    /// Starts loading the default model from the model cache `cache_dir` on a new thread (one ONNX
+    /// Runtime intra-op thread: the server shares the machine). `Err` (no cache directory could be
+    /// chosen) makes the model unavailable with that message.
+    pub fn start(cache_dir: Result<PathBuf, String>) -> Arc<Self> {
+        let shared = Self::with(State::Loading {
+            since: Instant::now(),
+        });
+        let dir = match cache_dir {
+            Ok(dir) => dir,
+            Err(e) => {
+                shared.finish(Err(e));
+                return shared;
+            }
+        };
+        let target = Arc::clone(&shared);
+        let spawned = std::thread::Builder::new()
+            .name("code-intel-model".into())
+            .spawn(move || {
+                let started = Instant::now();
+                let paths = ModelPaths::in_cache(&dir, ModelPaths::DEFAULT_MODEL);
+                let options = FastEmbedOptions {
+                    intra_threads: Some(1),
+                    ..FastEmbedOptions::default()
+                };
+                // A panic inside the runtime must not leave callers waiting for ever.
+                let loaded = std::panic::catch_unwind(|| FastEmbedder::load(&paths, &options))
+                    .unwrap_or_else(|_| {
+                        Err(code_intel_core::embed::EmbedError::Load {
+                            dir: paths.model_dir.clone(),
+                            reason: "loading panicked".into(),
+                        })
+                    });
+                match loaded {
+                    Ok(model) => {
+                        tracing::info!(model = model.model_id(), ms = started.elapsed().as_millis() as u64, "embedding model loaded");
+                        target.finish(Ok(Arc::new(model)));
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "embedding model unavailable; semantic checks are off, lexical tools keep working");
+                        target.finish(Err(e.to_string()));
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            shared.finish(Err(format!("cannot start the model loading thread: {e}")));
+        }
+        shared
+    }
+
+    /// A model that will never be available, with the reason.
+    pub fn unavailable(message: impl Into<String>) -> Arc<Self> {
+        Self::with(State::Failed(message.into()))
+    }
+
+    /// Ends loading (wakes every waiter).
+    fn finish(&self, outcome: Result<Arc<dyn Embedder>, String>) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        *state = match outcome {
+            Ok(e) => State::Ready(e),
+            Err(msg) => State::Failed(msg),
+        };
+        self.changed.notify_all();
+    }
+
+    fn current(state: &State) -> Result<Arc<dyn Embedder>, NotReady> {
+        match state {
+            State::Ready(e) => Ok(Arc::clone(e)),
+            State::Failed(msg) => Err(NotReady::Unavailable {
+                message: msg.clone(),
+            }),
+            State::Loading { since } => {
+                let left = TYPICAL_LOAD.saturating_sub(since.elapsed());
+                Err(NotReady::Loading {
+                    retry_after_s: left.as_secs().max(1) + u64::from(left.subsec_nanos() > 0),
+                })
+            }
+        }
+    }
+
+    /// The model now, without waiting.
+    ///
+    /// # Errors
+    /// [`NotReady::Loading`] while loading, [`NotReady::Unavailable`] when loading failed.
+    pub fn get(&self) -> Result<Arc<dyn Embedder>, NotReady> {
+        Self::current(&self.state.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The model, waiting at most `timeout` for a load in progress. Blocks: call it from a blocking
+    /// thread (`spawn_blocking`), never from async code.
+    ///
+    /// # Errors
+    /// As [`Self::get`], after the wait.
+    pub fn wait(&self, timeout: Duration) -> Result<Arc<dyn Embedder>, NotReady> {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let (state, _) = self
+            .changed
+            .wait_timeout_while(state, timeout, |s| matches!(s, State::Loading { .. }))
+            .unwrap_or_else(PoisonError::into_inner);
+        Self::current(&state)
+    }
+
+    /// [`Self::wait`] for async callers (waits on a blocking thread).
+    ///
+    /// # Errors
+    /// As [`Self::wait`].
+    pub async fn wait_async(
+        self: &Arc<Self>,
+        timeout: Duration,
+    ) -> Result<Arc<dyn Embedder>, NotReady> {
+        let this = Arc::clone(self);
+        tokio::task::spawn_blocking(move || this.wait(timeout))
+            .await
+            .unwrap_or_else(|e| {
+                Err(NotReady::Unavailable {
+                    message: format!("waiting for the model failed: {e}"),
+                })
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use code_intel_core::embed::FakeEmbedder;
+
+    #[test]
+    fn a_loading_model_says_initializing_with_a_retry_delay() {
+        let shared = SharedEmbedder::with(State::Loading {
+            since: Instant::now(),
+        });
+        let Err(NotReady::Loading { retry_after_s }) = shared.get() else {
+            panic!("expected Loading")
+        };
+        assert!((1..=3).contains(&retry_after_s), "{retry_after_s}");
+        let r = NotReady::Loading { retry_after_s }.into_result();
+        assert_eq!(r.is_error, Some(true));
+        let body = r.structured_content.unwrap();
+        assert_eq!(body["error"], "initializing");
+        assert_eq!(body["retry_after_seconds"], retry_after_s);
+        assert!(body["message"].as_str().unwrap().contains("retry after"));
+        // A wait that times out is still Loading.
+        assert!(matches!(
+            shared.wait(Duration::from_millis(10)),
+            Err(NotReady::Loading { .. })
+        ));
+    }
+
+    #[test]
+    fn waiters_wake_when_loading_ends() {
+        let shared = SharedEmbedder::with(State::Loading {
+            since: Instant::now(),
+        });
+        let waiter = {
+            let shared = Arc::clone(&shared);
+            std::thread::spawn(move || shared.wait(Duration::from_secs(30)).map(|e| e.dims()))
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        shared.finish(Ok(Arc::new(FakeEmbedder::new(16))));
+        assert_eq!(waiter.join().unwrap(), Ok(16));
+        assert_eq!(shared.get().map(|e| e.dims()), Ok(16));
+    }
+
+    #[test]
+    fn a_missing_model_is_unavailable_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = SharedEmbedder::start(Ok(dir.path().to_path_buf()));
+        let err = shared
+            .wait(Duration::from_secs(60))
+            .map(|_| ())
+            .unwrap_err();
+        let NotReady::Unavailable { message } = &err else {
+            panic!("{err:?}")
+        };
+        assert!(message.contains("code-intel model fetch"), "{message}");
+        let body = err.into_result().structured_content.unwrap();
+        assert_eq!(body["error"], "model_unavailable");
+
+        let shared = SharedEmbedder::start(Err("HOME is not set".into()));
+        assert_eq!(
+            shared.get().map(|_| ()),
+            Err(NotReady::Unavailable {
+                message: "HOME is not set".into()
+            })
+        );
+    }
+}
