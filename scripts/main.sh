@@ -2,7 +2,7 @@
 # The README's main job: build code-intel in release mode and run it end to end on a real
 # repository (Flask's sdist from PyPI), ending in a gated session in the real, pinned Claude Code.
 #
-#   1. build    cargo build --release --workspace --bins; target/release goes first on PATH
+#   1. build    release build (the hooks in their own cargo invocation, see below); target/release first on PATH
 #   2. repo     Flask $FLASK_VERSION sdist (pip download, cached in .e2e-cache/main-job/), copied to a
 #               fresh work dir and `git init`-ed, so it looks like a user's repository and every
 #               run starts clean
@@ -60,9 +60,12 @@ on_exit() {
 trap on_exit EXIT
 need() { command -v "$1" >/dev/null || { echo "main.sh: $1 not found on PATH ($2)" >&2; exit 1; }; }
 
-step build "cargo build --release --workspace --bins; target/release first on PATH"
+step build "cargo build --release (hooks separately, then the rest); target/release first on PATH"
 need cargo "install Rust"
-cargo build --release --workspace --bins
+# Cargo unifies a crate's features across the packages of one build: built together with the
+# MCP server, the hooks would link core with tantivy/tree-sitter/ort. Built alone, they do not.
+cargo build --release -p code-intel-mcp -p code-intel-e2e --bins
+cargo build --release -p code-intel-hooks --bins
 export PATH="$target_dir/release:$PATH"
 echo "PATH starts with $target_dir/release: $(command -v code-intel)"
 
@@ -144,9 +147,9 @@ cat <<'EOF'
 
 Search today is lexical (BM25 over identifiers, signatures, docstrings and comments, plus a CJK
 n-gram field for Japanese written in the code). Flask's text is English, so in the Japanese query
-only the Latin word "URL" matches (URL-related code, not add_url_rule), while a Japanese sentence
-naming the identifier finds it. Semantic, cross-language search (a Japanese description finding
-English code) arrives with the embedding layer.
+only the Latin word "URL" can match (URL-related code ranks, by that word alone), while a Japanese
+sentence naming the identifier finds it. Semantic, cross-language search (a Japanese description
+finding English code) arrives with the embedding layer.
 EOF
 
 step claude "the pinned Claude Code (scripts/install-claude-code.sh)"
