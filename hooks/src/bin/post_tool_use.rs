@@ -3,7 +3,10 @@
 //!
 //! It never blocks (the tool already ran): errors go to stderr and the exit code is 0 — a non-zero
 //! code other than 2 is non-blocking anyway, and 0 keeps Claude Code's transcript clean.
-#![allow(clippy::print_stderr, reason = "stderr is the hook's only diagnostic channel")]
+#![allow(
+    clippy::print_stderr,
+    reason = "stderr is the hook's only diagnostic channel"
+)]
 
 use std::process::ExitCode;
 

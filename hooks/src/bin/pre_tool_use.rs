@@ -4,7 +4,11 @@
 //! internal error all deny (JSON on stdout + reason on stderr + exit 2). Allow prints nothing and
 //! exits 0. `--self-check` runs a synthetic Write through the gate in a temporary directory and
 //! exits 0 only if it is denied (for `code-intel doctor`).
-#![allow(clippy::print_stderr, clippy::print_stdout, reason = "stdout/stderr are the hook output contract")]
+#![allow(
+    clippy::print_stderr,
+    clippy::print_stdout,
+    reason = "stdout/stderr are the hook output contract"
+)]
 
 use std::io::Write;
 use std::process::ExitCode;
