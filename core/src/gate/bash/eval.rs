@@ -1,0 +1,378 @@
+//! Evaluation: walks the parsed commands, tracks the working directory (`cd`, `pushd`, subshell
+//! scopes), unwraps prefix commands and `xargs`, and dispatches each command to its rule.
+
+use super::lex::{Lexer, Redir, Tok, Word};
+use super::opts::{XARGS_SPEC, listed, parse_opts, stop_spec};
+use super::parse::{Cmd, Event, parse};
+use super::rules::{PREFIXES, RULES};
+use super::{BashAnalysis, BashTarget, BashWrite, MAX_DEPTH};
+
+/// The working directory relative to where the command starts (`""`: unchanged).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Cwd {
+    pub(super) path: String,
+    /// The directory depends on run time (`cd $X`, `cd ~`, `cd -`).
+    pub(super) dynamic: bool,
+}
+
+impl Cwd {
+    fn join(&self, rel: &str) -> String {
+        if rel.starts_with('/') || self.path.is_empty() {
+            rel.to_string()
+        } else {
+            normalize(&format!("{}/{rel}", self.path))
+        }
+    }
+}
+
+/// Lexical normalisation: drops `.` and empty components and folds `dir/..`.
+fn normalize(p: &str) -> String {
+    let abs = p.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for c in p.split('/') {
+        match c {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            ".." if abs => {}
+            _ => parts.push(c),
+        }
+    }
+    let joined = parts.join("/");
+    match (abs, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_string(),
+        (false, false) => joined,
+    }
+}
+
+/// Targets that are never files of the project: the null device, standard streams, `-`.
+fn is_sink(p: &str) -> bool {
+    matches!(
+        p,
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/stdin" | "/dev/tty" | "-"
+    ) || p.starts_with("/dev/fd/")
+        || p.starts_with("/proc/self/fd/")
+}
+
+#[derive(Default)]
+pub(super) struct Eval {
+    pub(super) out: BashAnalysis,
+    pub(super) cwd: Cwd,
+    /// The `pushd` stack.
+    pub(super) dirs: Vec<Cwd>,
+    depth: usize,
+}
+
+/// One command to apply a rule to: its canonical name, its arguments and its stdin text.
+pub(super) struct Inv<'a> {
+    pub(super) name: &'a str,
+    pub(super) args: &'a [Word],
+    pub(super) stdin: Option<&'a str>,
+}
+
+impl Eval {
+    /// Lexes and runs a command string (the top level, `bash -c`, `eval`, heredoc scripts).
+    /// A `cd` inside does not leak out: the string runs in its own shell or scope of ours.
+    pub(super) fn run_text(&mut self, text: &str) {
+        if self.depth >= MAX_DEPTH {
+            self.overflow(text);
+            return;
+        }
+        let mut lexer = Lexer::new(text.as_bytes(), self.depth);
+        let toks = lexer.list(false);
+        if lexer.overflow {
+            self.overflow(text);
+        }
+        self.subshell(toks);
+    }
+
+    fn overflow(&mut self, text: &str) {
+        let snippet: String = text.chars().take(200).collect();
+        self.out.writes.push(BashWrite {
+            target: BashTarget::Dynamic(snippet),
+            via: "nesting too deep".into(),
+        });
+    }
+
+    fn subshell(&mut self, toks: Vec<Tok>) {
+        let saved = (self.cwd.clone(), self.dirs.clone());
+        self.depth += 1;
+        self.run(toks);
+        self.depth -= 1;
+        (self.cwd, self.dirs) = saved;
+    }
+
+    fn run(&mut self, toks: Vec<Tok>) {
+        let mut saved: Vec<(Cwd, Vec<Cwd>, bool)> = Vec::new();
+        for event in parse(toks) {
+            match event {
+                Event::Enter { scoped } => {
+                    saved.push((self.cwd.clone(), self.dirs.clone(), scoped))
+                }
+                Event::Exit(redirs) => {
+                    let Some((cwd, dirs, scoped)) = saved.pop() else {
+                        continue;
+                    };
+                    // The group's redirections are opened before it runs, in the outer directory.
+                    let inner = (
+                        std::mem::replace(&mut self.cwd, cwd),
+                        std::mem::replace(&mut self.dirs, dirs),
+                    );
+                    for mut r in redirs {
+                        self.redirect(&mut r);
+                    }
+                    if !scoped {
+                        (self.cwd, self.dirs) = inner;
+                    }
+                }
+                Event::Command(cmd) => self.command(cmd),
+            }
+        }
+    }
+
+    fn command(&mut self, mut cmd: Cmd) {
+        for w in &mut cmd.words {
+            for s in std::mem::take(&mut w.substs) {
+                self.subshell(s);
+            }
+        }
+        let words: Vec<Word> = cmd.words.into_iter().skip_while(is_assignment).collect();
+        // Inside `[[ … ]]`, `<` and `>` compare strings.
+        let test = words.first().is_some_and(|w| w.value == "[[");
+        let mut stdin = None;
+        for r in &mut cmd.redirs {
+            if !test {
+                self.redirect(r);
+            }
+            if r.body.is_some() {
+                stdin.clone_from(&r.body);
+            }
+        }
+        self.invoke(&words, stdin.as_deref());
+    }
+
+    fn redirect(&mut self, r: &mut Redir) {
+        for s in std::mem::take(&mut r.target.substs) {
+            self.subshell(s);
+        }
+        let via = format!("redirect {}{}", r.fd, r.op);
+        let dup = !r.target.dynamic
+            && r.target
+                .value
+                .trim_end_matches('-')
+                .bytes()
+                .all(|b| b.is_ascii_digit());
+        match r.op {
+            ">" | ">>" | ">|" | "&>" | "&>>" | "<>" => self.write(&r.target, &via),
+            ">&" if !dup => self.write(&r.target, &via),
+            "<" => self.read(&r.target),
+            _ => {}
+        }
+    }
+
+    /// Unwraps prefix commands, then applies the rule of the command name.
+    pub(super) fn invoke(&mut self, mut words: &[Word], stdin: Option<&str>) {
+        for _ in 0..MAX_DEPTH {
+            let Some(first) = words.first() else { return };
+            if first.dynamic {
+                return;
+            }
+            let name = canonical(&first.value);
+            if name == "xargs" {
+                return self.xargs(&words[1..]);
+            }
+            if let Some(&(_, val, long, operands, stops)) =
+                PREFIXES.iter().find(|p| listed(p.0, name))
+            {
+                let args = parse_opts(&words[1..], &stop_spec(val, long));
+                if stops.split(' ').any(|f| args.has(&[f])) {
+                    return;
+                }
+                let mut rest = &words[1 + args.end..];
+                if name == "env" {
+                    let n = rest.iter().take_while(|w| is_assignment(w)).count();
+                    rest = &rest[n..];
+                }
+                words = rest.get(operands..).unwrap_or_default();
+                continue;
+            }
+            if let Some((_, rule)) = RULES.iter().find(|(names, _)| listed(names, name)) {
+                rule(
+                    self,
+                    &Inv {
+                        name,
+                        args: &words[1..],
+                        stdin,
+                    },
+                );
+            }
+            return;
+        }
+    }
+
+    /// `xargs [opts] CMD ARGS`: CMD gets Dynamic arguments from stdin (appended, or in place of
+    /// the `-I` replacement string).
+    fn xargs(&mut self, words: &[Word]) {
+        let a = parse_opts(words, &XARGS_SPEC);
+        for f in a.values(&["-a", "--arg-file"]) {
+            self.read(f);
+        }
+        let repl = a
+            .value(&["-I", "--replace"])
+            .map(|w| w.value.clone())
+            .or_else(|| {
+                a.has(&["-i"]).then(|| {
+                    a.value(&["-i"])
+                        .map_or("{}".to_string(), |w| w.value.clone())
+                })
+            });
+        let mut inner: Vec<Word> = words[a.end..].to_vec();
+        match repl {
+            Some(r) if !r.is_empty() => inner
+                .iter_mut()
+                .filter(|w| w.value.contains(&r))
+                .for_each(|w| w.dynamic = true),
+            _ => inner.push(Word::synthetic("<xargs input>", true)),
+        }
+        let sub = self.capture(|e| e.invoke(&inner, None));
+        self.out.reads.extend(sub.reads);
+        self.out
+            .writes
+            .extend(sub.writes.into_iter().map(|w| BashWrite {
+                via: format!("xargs {}", w.via),
+                ..w
+            }));
+    }
+
+    /// Runs the nested command `f` (of `xargs`, `find -exec`) against an empty output and returns
+    /// what it found; nesting deeper than [`MAX_DEPTH`] is reported instead of run.
+    pub(super) fn capture(&mut self, f: impl FnOnce(&mut Eval)) -> BashAnalysis {
+        if self.depth >= MAX_DEPTH {
+            self.overflow("<nested command>");
+            return BashAnalysis::default();
+        }
+        let saved = std::mem::take(&mut self.out);
+        self.depth += 1;
+        f(self);
+        self.depth -= 1;
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    /// Runs `f` with the working directory moved to `dir` (`git -C`, `patch -d`, `tar -C`).
+    pub(super) fn in_dir(&mut self, dir: Option<&Word>, f: impl FnOnce(&mut Eval)) {
+        let saved = self.cwd.clone();
+        if let Some(d) = dir {
+            self.cwd = self.cwd_after(d);
+        }
+        f(self);
+        self.cwd = saved;
+    }
+
+    pub(super) fn cwd_after(&self, dir: &Word) -> Cwd {
+        if dir.dynamic {
+            let p = if dir.raw.starts_with('/') {
+                dir.raw.clone()
+            } else {
+                self.cwd.join(&dir.raw)
+            };
+            return Cwd {
+                path: p,
+                dynamic: true,
+            };
+        }
+        let absolute = dir.value.starts_with('/');
+        let p = if absolute || self.cwd.path.is_empty() {
+            dir.value.clone()
+        } else {
+            format!("{}/{}", self.cwd.path, dir.value)
+        };
+        Cwd {
+            path: normalize(&p),
+            dynamic: self.cwd.dynamic && !absolute,
+        }
+    }
+
+    fn target(&self, w: &Word, tree: bool) -> Option<BashTarget> {
+        if w.dynamic {
+            let raw = if w.raw.starts_with('/') {
+                w.raw.clone()
+            } else {
+                self.cwd.join(&w.raw)
+            };
+            return Some(BashTarget::Dynamic(raw));
+        }
+        if w.value.is_empty() || is_sink(&w.value) {
+            return None;
+        }
+        let p = self.cwd.join(&w.value);
+        Some(
+            match (self.cwd.dynamic && !w.value.starts_with('/'), tree) {
+                (true, _) => BashTarget::Dynamic(p),
+                (false, true) => BashTarget::Tree(p),
+                (false, false) => BashTarget::Path(p),
+            },
+        )
+    }
+
+    pub(super) fn emit(&mut self, w: &Word, tree: bool, via: &str) {
+        if let Some(target) = self.target(w, tree) {
+            self.out.writes.push(BashWrite {
+                target,
+                via: via.to_string(),
+            });
+        }
+    }
+
+    pub(super) fn write(&mut self, w: &Word, via: &str) {
+        self.emit(w, false, via);
+    }
+
+    pub(super) fn write_tree(&mut self, w: &Word, via: &str) {
+        self.emit(w, true, via);
+    }
+
+    pub(super) fn read_as(&mut self, w: &Word, tree: bool) {
+        if let Some(t @ (BashTarget::Path(_) | BashTarget::Tree(_))) = self.target(w, tree) {
+            self.out.reads.push(t);
+        }
+    }
+
+    pub(super) fn read(&mut self, w: &Word) {
+        self.read_as(w, false);
+    }
+}
+
+pub(super) fn is_assignment(w: &Word) -> bool {
+    let Some((name, _)) = w.value.split_once('=') else {
+        return false;
+    };
+    let name = name.strip_suffix('+').unwrap_or(name);
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The rule name of a command word: its basename with version suffixes and GNU/BSD variants folded
+/// (`/usr/bin/python3.12` -> `python`, `gawk` -> `awk`, `nodejs` -> `node`).
+pub(super) fn canonical(word: &str) -> &str {
+    let base = word.rsplit('/').next().unwrap_or(word);
+    let versioned = |prefix: &str| {
+        base.strip_prefix(prefix)
+            .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+    };
+    match base {
+        _ if versioned("python") => "python",
+        _ if versioned("perl") => "perl",
+        _ if versioned("ruby") => "ruby",
+        _ if versioned("php") => "php",
+        "nodejs" => "node",
+        "gawk" | "mawk" | "nawk" => "awk",
+        "gsed" => "sed",
+        "gtar" | "bsdtar" => "tar",
+        "ggrep" => "grep",
+        "batcat" => "bat",
+        _ => base,
+    }
+}

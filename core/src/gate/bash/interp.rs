@@ -1,0 +1,591 @@
+//! Scanning of interpreter code (`python -c`, `node -e`, `perl -e`, `ruby -e`, `php -r`, awk
+//! programs): a small tokenizer and the call table [`CALLS`] for the files the code writes and
+//! reads.
+
+use super::eval::Eval;
+use super::lex::{Word, lossy};
+
+/// What a recognised call in interpreter code does.
+#[derive(Debug, Clone, Copy)]
+enum Call {
+    /// These positional arguments are written paths.
+    Write(&'static [usize]),
+    /// The first argument is read.
+    Read,
+    /// `open`/`fopen`: the mode decides (Python/Ruby/PHP `open(p, 'w')`, Perl `open(F, '>', p)` and
+    /// `open(F, ">p")`).
+    Open,
+    /// A method of a path object writes the receiver (`Path('f').write_text(…)`).
+    RecvWrite,
+    /// `Path('f').open('w')`.
+    RecvOpen,
+    /// `Path('f').read_text()`.
+    RecvRead,
+    /// `Path('a').rename('b')`: only with a literal `Path(…)` receiver (strings have `.replace`).
+    RecvMove,
+    /// The first argument is a shell command line, or a list of argv strings.
+    Shell,
+}
+
+/// Calls recognised in interpreter code; the first matching row wins. Pattern forms: `name` a bare
+/// call, `a.b` a qualified call (also with a longer qualification), `.name` a method on any
+/// receiver, `*name` bare or with any receiver. Bare names also match Perl's parenless form
+/// (`unlink "f"`, `open F, ">f"`).
+const CALLS: &[(&str, Call)] = &[
+    (
+        "*writeFileSync *writeFile *appendFileSync *appendFile *createWriteStream \
+         *unlinkSync *rmSync *rmdirSync *mkdirSync *truncateSync *file_put_contents \
+         fs.unlink fs.rm fs.rmdir fs.mkdir fs.truncate os.remove os.unlink os.rmdir \
+         os.mkdir os.makedirs os.truncate shutil.rmtree File.write IO.write \
+         File.delete File.unlink FileUtils.rm FileUtils.rm_f FileUtils.rm_rf \
+         FileUtils.touch FileUtils.mkdir_p unlink mkdir rmdir touch",
+        Call::Write(&[0]),
+    ),
+    (
+        "*renameSync fs.rename os.rename os.replace shutil.move File.rename \
+         FileUtils.mv rename",
+        Call::Write(&[0, 1]),
+    ),
+    (
+        "*copyFileSync *cpSync fs.copyFile shutil.copy shutil.copyfile shutil.copy2 \
+         shutil.copytree FileUtils.cp FileUtils.cp_r copy",
+        Call::Write(&[1]),
+    ),
+    ("open io.open codecs.open File.open *fopen", Call::Open),
+    (
+        "*readFileSync fs.readFile file_get_contents File.read IO.read File.readlines \
+         IO.readlines",
+        Call::Read,
+    ),
+    (
+        ".write_text .write_bytes .unlink .touch .mkdir .rmdir",
+        Call::RecvWrite,
+    ),
+    (".open", Call::RecvOpen),
+    (".read_text .read_bytes", Call::RecvRead),
+    (".rename .replace", Call::RecvMove),
+    (
+        "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
+         subprocess.check_output subprocess.Popen *execSync child_process.exec system \
+         shell_exec passthru",
+        Call::Shell,
+    ),
+];
+
+#[derive(Debug)]
+enum CTok<'a> {
+    /// A possibly dotted name: `fs.writeFileSync`, `$fh`, `File::Spec`.
+    Ident(&'a str),
+    Str {
+        value: String,
+        dynamic: bool,
+    },
+    Punct(u8),
+}
+
+/// A code token and its byte span.
+struct Spanned<'a> {
+    tok: CTok<'a>,
+    start: usize,
+    end: usize,
+}
+
+fn ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'@')
+}
+
+fn ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$')
+}
+
+/// A language-agnostic tokenizer for short scripts: names, string literals (with Python prefixes and
+/// triple quotes), `#` comments, punctuation. Newlines are kept as `Punct(b'\n')`.
+fn code_tokens(code: &str) -> Vec<Spanned<'_>> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        let start = i;
+        if c == b'#' && (i == 0 || b[i - 1].is_ascii_whitespace() || b[i - 1] == b';') {
+            while b.get(i).is_some_and(|&c| c != b'\n') {
+                i += 1;
+            }
+        } else if c != b'\n' && c.is_ascii_whitespace() {
+            i += 1;
+        } else if ident_start(c) {
+            i += 1;
+            loop {
+                match (b.get(i), b.get(i + 1), b.get(i + 2)) {
+                    (Some(&c), ..) if ident_char(c) => i += 1,
+                    (Some(b'.'), Some(&c), _) if ident_start(c) => i += 2,
+                    (Some(b':'), Some(b':'), Some(&c)) if ident_start(c) => i += 3,
+                    _ => break,
+                }
+            }
+            let id = code.get(start..i).unwrap_or_default();
+            let prefix = id.len() <= 2 && id.bytes().all(|c| b"rRbBfFuU".contains(&c));
+            if prefix && matches!(b.get(i), Some(b'\'' | b'"')) {
+                let (value, dynamic, end) = code_string(b, i, id.contains(['f', 'F']));
+                out.push(Spanned {
+                    tok: CTok::Str { value, dynamic },
+                    start,
+                    end,
+                });
+                i = end;
+            } else {
+                out.push(Spanned {
+                    tok: CTok::Ident(id),
+                    start,
+                    end: i,
+                });
+            }
+        } else if matches!(c, b'\'' | b'"' | b'`') {
+            let (value, dynamic, end) = code_string(b, i, false);
+            out.push(Spanned {
+                tok: CTok::Str { value, dynamic },
+                start,
+                end,
+            });
+            i = end;
+        } else {
+            // Whole characters, so spans stay on UTF-8 boundaries.
+            i += code
+                .get(i..)
+                .and_then(|s| s.chars().next())
+                .map_or(1, char::len_utf8);
+            out.push(Spanned {
+                tok: CTok::Punct(c),
+                start,
+                end: i,
+            });
+        }
+    }
+    out
+}
+
+/// A string literal at `b[i]` (the quote): its value, whether it interpolates (`"$x"`, `"#{x}"`,
+/// `` `${x}` ``, f-strings), and the offset after it.
+fn code_string(b: &[u8], i: usize, fstring: bool) -> (String, bool, usize) {
+    let q = b[i];
+    let triple = q != b'`' && b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
+    let quote_len = if triple { 3 } else { 1 };
+    let mut j = i + quote_len;
+    let (mut v, mut dynamic) = (Vec::new(), false);
+    while let Some(&c) = b.get(j) {
+        let next = b.get(j + 1).copied();
+        if c == q && (!triple || (next == Some(q) && b.get(j + 2) == Some(&q))) {
+            return (lossy(&v), dynamic, j + quote_len);
+        }
+        if c == b'\\' && next.is_some() {
+            v.push(match next.unwrap_or(c) {
+                b'n' => b'\n',
+                b't' => b'\t',
+                n => n,
+            });
+            j += 2;
+            continue;
+        }
+        let interpolates = (c == b'$'
+            && next.is_some_and(|n| n == b'{' || n == b'_' || n.is_ascii_alphabetic()))
+            || (c == b'#' && next == Some(b'{'));
+        dynamic |= (q != b'\'' && interpolates) || (fstring && c == b'{');
+        v.push(c);
+        j += 1;
+    }
+    (lossy(&v), dynamic, b.len())
+}
+
+/// For each bracket token, the index of its partner (`usize::MAX` when unbalanced).
+fn brackets(toks: &[Spanned<'_>]) -> Vec<usize> {
+    let mut pair = vec![usize::MAX; toks.len()];
+    let mut stack: Vec<(usize, u8)> = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        let CTok::Punct(c) = t.tok else { continue };
+        let open = match c {
+            b'(' | b'[' | b'{' => {
+                stack.push((i, c));
+                continue;
+            }
+            b')' => b'(',
+            b']' => b'[',
+            b'}' => b'{',
+            _ => continue,
+        };
+        if let Some(&(j, o)) = stack.last()
+            && o == open
+        {
+            stack.pop();
+            pair[i] = j;
+            pair[j] = i;
+        }
+    }
+    pair
+}
+
+/// One call argument.
+struct CArg<'a> {
+    /// Python keyword (`mode='w'`).
+    kw: Option<&'a str>,
+    /// The string literal, when the argument is exactly one (value, interpolates).
+    string: Option<(String, bool)>,
+    raw: &'a str,
+    /// Token index range.
+    toks: (usize, usize),
+}
+
+impl CArg<'_> {
+    fn lit(&self) -> Option<&str> {
+        self.string
+            .as_ref()
+            .filter(|(_, d)| !d)
+            .map(|(v, _)| v.as_str())
+    }
+
+    fn word(&self) -> Word {
+        match self.lit() {
+            Some(v) => Word::synthetic(v, false),
+            None => Word::synthetic(self.raw, true),
+        }
+    }
+}
+
+fn carg<'a>(toks: &[Spanned<'_>], code: &'a str, from: usize, to: usize) -> CArg<'a> {
+    let slice = toks.get(from..to).unwrap_or_default();
+    let (kw, rest) = match slice {
+        [
+            Spanned {
+                tok: CTok::Ident(k),
+                ..
+            },
+            Spanned {
+                tok: CTok::Punct(b'='),
+                ..
+            },
+            rest @ ..,
+        ] if !matches!(rest.first().map(|t| &t.tok), Some(CTok::Punct(b'=')) | None) => {
+            (code.get(slice[0].start..slice[0].end), rest)
+        }
+        _ => (None, slice),
+    };
+    let string = match rest {
+        [
+            Spanned {
+                tok: CTok::Str { value, dynamic },
+                ..
+            },
+        ] => Some((value.clone(), *dynamic)),
+        _ => None,
+    };
+    let raw = match (rest.first(), rest.last()) {
+        (Some(a), Some(b)) => code.get(a.start..b.end).unwrap_or_default(),
+        _ => "",
+    };
+    CArg {
+        kw,
+        string,
+        raw,
+        toks: (to - rest.len(), to),
+    }
+}
+
+/// Arguments of the call whose `(` is at `open`; returns them and the byte offset after the `)`.
+fn paren_args<'a>(
+    toks: &[Spanned<'_>],
+    pair: &[usize],
+    open: usize,
+    code: &'a str,
+) -> (Vec<CArg<'a>>, usize) {
+    let close = pair
+        .get(open)
+        .copied()
+        .filter(|&c| c != usize::MAX)
+        .unwrap_or(toks.len());
+    let mut args = Vec::new();
+    let (mut from, mut k) = (open + 1, open + 1);
+    while k < close {
+        match toks[k].tok {
+            CTok::Punct(b'(' | b'[' | b'{') if pair[k] != usize::MAX && pair[k] < close => {
+                k = pair[k] + 1
+            }
+            CTok::Punct(b',') => {
+                args.push(carg(toks, code, from, k));
+                k += 1;
+                from = k;
+            }
+            _ => k += 1,
+        }
+    }
+    if from < close {
+        args.push(carg(toks, code, from, close));
+    }
+    (args, toks.get(close).map_or(code.len(), |t| t.end))
+}
+
+/// Perl's parenless arguments: up to `;`, a newline, a closing bracket or `or`/`and`/`if`/`unless`.
+fn bare_args<'a>(
+    toks: &[Spanned<'_>],
+    pair: &[usize],
+    first: usize,
+    code: &'a str,
+) -> (Vec<CArg<'a>>, usize) {
+    let mut args = Vec::new();
+    let (mut from, mut k) = (first, first);
+    // Parenless argument lists are short; the cap keeps scanning linear on garbage.
+    let limit = first.saturating_add(64).min(toks.len());
+    while let Some(t) = toks.get(k).filter(|_| k < limit) {
+        match t.tok {
+            CTok::Punct(b'(' | b'[' | b'{') if pair[k] != usize::MAX => k = pair[k] + 1,
+            CTok::Punct(b';' | b'\n' | b')' | b']' | b'}' | b'|') => break,
+            CTok::Ident("or" | "and" | "if" | "unless" | "die") => break,
+            CTok::Punct(b',') => {
+                args.push(carg(toks, code, from, k));
+                k += 1;
+                from = k;
+            }
+            _ => k += 1,
+        }
+    }
+    if from < k {
+        args.push(carg(toks, code, from, k));
+    }
+    (
+        args,
+        toks.get(k.saturating_sub(1)).map_or(code.len(), |t| t.end),
+    )
+}
+
+fn call_matches(name: &str, after_dot: bool, pat: &str) -> bool {
+    let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+    let qualified = after_dot || name.contains(['.', ':']);
+    if let Some(m) = pat.strip_prefix('.') {
+        qualified && last == m
+    } else if let Some(m) = pat.strip_prefix('*') {
+        last == m
+    } else if pat.contains('.') {
+        name == pat
+            || (name.len() > pat.len()
+                && name.ends_with(pat)
+                && name.as_bytes()[name.len() - pat.len() - 1] == b'.')
+    } else {
+        !qualified && name == pat
+    }
+}
+
+/// Scans interpreter code for the calls in [`CALLS`]; targets are reported with `via`.
+pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
+    let toks = code_tokens(code);
+    let pair = brackets(&toks);
+    for j in 0..toks.len() {
+        let CTok::Ident(name) = toks[j].tok else {
+            continue;
+        };
+        let after_dot = j > 0 && matches!(toks[j - 1].tok, CTok::Punct(b'.'));
+        let Some(&(_, call)) = CALLS.iter().find(|(pats, _)| {
+            pats.split_whitespace()
+                .any(|p| call_matches(name, after_dot, p))
+        }) else {
+            continue;
+        };
+        let (args, end) = match toks.get(j + 1).map(|t| &t.tok) {
+            // An unbalanced call is a syntax error: the interpreter runs nothing.
+            Some(CTok::Punct(b'(')) if pair[j + 1] != usize::MAX => {
+                paren_args(&toks, &pair, j + 1, code)
+            }
+            Some(CTok::Str { .. } | CTok::Ident(_)) if !after_dot && !name.contains('.') => {
+                bare_args(&toks, &pair, j + 1, code)
+            }
+            _ => continue,
+        };
+        let snippet = Word::synthetic(code.get(toks[j].start..end).unwrap_or(name), true);
+        let positional: Vec<&CArg<'_>> = args.iter().filter(|a| a.kw.is_none()).collect();
+        let kw = |k: &str| args.iter().find(|a| a.kw == Some(k));
+        let writes_mode = |m: Option<&CArg<'_>>| m.and_then(CArg::lit).is_some_and(is_write_mode);
+        match call {
+            Call::Write(indexes) => {
+                for &i in indexes {
+                    e.write(
+                        &positional
+                            .get(i)
+                            .map_or_else(|| snippet.clone(), |a| a.word()),
+                        via,
+                    );
+                }
+            }
+            Call::Read => positional.first().iter().for_each(|a| e.read(&a.word())),
+            Call::Open => open_call(e, &positional, kw("file"), kw("mode"), via),
+            Call::RecvWrite | Call::RecvOpen | Call::RecvRead | Call::RecvMove => {
+                let recv =
+                    path_receiver(&toks, &pair, j, name, code).map(|p| Word::synthetic(&p, false));
+                match call {
+                    Call::RecvWrite => e.write(recv.as_ref().unwrap_or(&snippet), via),
+                    Call::RecvOpen if writes_mode(positional.first().copied().or(kw("mode"))) => {
+                        e.write(recv.as_ref().unwrap_or(&snippet), via)
+                    }
+                    Call::RecvOpen | Call::RecvRead => recv.iter().for_each(|r| e.read(r)),
+                    _ => {
+                        if let Some(r) = recv {
+                            e.write(&r, via);
+                            positional
+                                .first()
+                                .iter()
+                                .for_each(|a| e.write(&a.word(), via));
+                        }
+                    }
+                }
+            }
+            Call::Shell => {
+                let Some(cmd) = positional.first() else {
+                    continue;
+                };
+                if let Some(text) = cmd.lit() {
+                    e.run_text(text);
+                } else if cmd.raw.starts_with('[') {
+                    // argv list: literal strings quoted, anything else as a variable.
+                    let argv: Vec<String> = toks[cmd.toks.0..cmd.toks.1]
+                        .iter()
+                        .filter_map(|t| match &t.tok {
+                            CTok::Str {
+                                value,
+                                dynamic: false,
+                            } => Some(format!("'{}'", value.replace('\'', r"'\''"))),
+                            CTok::Punct(b'[' | b']' | b',') => None,
+                            _ => Some("\"$arg\"".to_string()),
+                        })
+                        .collect();
+                    e.run_text(&argv.join(" "));
+                }
+            }
+        }
+    }
+}
+
+/// An `fopen`-style mode string (Python, Ruby, PHP, C): `r`, `rb`, `w+`, `a`, `x`, `c+`, ….
+fn is_open_mode(m: &str) -> bool {
+    !m.is_empty() && m.chars().all(|c| "rwxabtUce+".contains(c))
+}
+
+fn is_write_mode(m: &str) -> bool {
+    is_open_mode(m) && m.contains(['w', 'a', 'x', 'c', '+'])
+}
+
+/// `open(…)`: Perl forms when the first argument is a handle, else `open(path, mode)`.
+fn open_call(
+    e: &mut Eval,
+    pos: &[&CArg<'_>],
+    file_kw: Option<&CArg<'_>>,
+    mode_kw: Option<&CArg<'_>>,
+    via: &str,
+) {
+    let Some(first) = pos.first().copied().or(file_kw) else {
+        return;
+    };
+    let second = pos.get(1).copied().or(mode_kw);
+    if first.string.is_none() {
+        // Perl 3-arg: open(FH, '>', $path).
+        if let (Some(mode), Some(path)) = (second.and_then(CArg::lit), pos.get(2)) {
+            let m = mode.split(':').next().unwrap_or_default().trim();
+            if matches!(m, "<" | ">" | ">>" | "+<" | "+>" | "+>>") {
+                return if m.contains('>') || m.starts_with('+') {
+                    e.write(&path.word(), via)
+                } else {
+                    e.read(&path.word())
+                };
+            }
+        }
+        // Perl 2-arg: open(FH, ">path").
+        if let Some((spec, dynamic)) = second
+            .and_then(|a| a.string.as_ref())
+            .filter(|(s, _)| !is_open_mode(s))
+        {
+            let t = spec.trim();
+            let word = |rest: &str| Word::synthetic(rest.trim(), *dynamic);
+            if let Some(rest) = ["+>>", ">>", "+<", "+>", ">"]
+                .iter()
+                .find_map(|m| t.strip_prefix(m))
+            {
+                e.write(&word(rest), via);
+            } else if !t.starts_with('|') && !t.ends_with('|') {
+                e.read(&word(t.trim_start_matches('<')));
+            }
+            return;
+        }
+    }
+    // A mode in a variable may write.
+    let writes = second.is_some_and(|m| m.lit().is_none_or(is_write_mode));
+    if writes {
+        e.write(&first.word(), via)
+    } else {
+        e.read(&first.word())
+    }
+}
+
+/// The literal path of a `Path('p').method(…)` receiver; `None` for any other receiver.
+fn path_receiver(
+    toks: &[Spanned<'_>],
+    pair: &[usize],
+    j: usize,
+    name: &str,
+    code: &str,
+) -> Option<String> {
+    if name.contains(['.', ':']) || j < 2 || !matches!(toks[j - 2].tok, CTok::Punct(b')')) {
+        return None;
+    }
+    let open = pair[j - 2];
+    let callee = match toks.get(open.checked_sub(1)?)?.tok {
+        CTok::Ident(c) => c.rsplit('.').next().unwrap_or(c),
+        _ => return None,
+    };
+    if !matches!(callee, "Path" | "PurePath" | "PosixPath") {
+        return None;
+    }
+    let (args, _) = paren_args(toks, pair, open, code);
+    args.first().and_then(CArg::lit).map(str::to_string)
+}
+
+/// awk output redirection in a program: `print … > "file"` / `>> "file"`.
+pub(super) fn scan_awk(e: &mut Eval, program: &str) {
+    let toks = code_tokens(program);
+    let mut in_print = false;
+    let mut k = 0;
+    while let Some(t) = toks.get(k) {
+        match t.tok {
+            CTok::Ident("print" | "printf") => in_print = true,
+            CTok::Punct(b';' | b'{' | b'}' | b'\n') => in_print = false,
+            CTok::Punct(b'>') if in_print => {
+                let append = matches!(toks.get(k + 1).map(|t| &t.tok), Some(CTok::Punct(b'>')));
+                let from = k + 1 + usize::from(append);
+                let end = toks[from.min(toks.len())..]
+                    .iter()
+                    .position(|t| matches!(t.tok, CTok::Punct(b';' | b'}' | b'\n')))
+                    .map_or(toks.len(), |p| from + p);
+                let via = if append {
+                    "awk print >>"
+                } else {
+                    "awk print >"
+                };
+                match toks.get(from..end).unwrap_or_default() {
+                    [] => {}
+                    [
+                        Spanned {
+                            tok:
+                                CTok::Str {
+                                    value,
+                                    dynamic: false,
+                                },
+                            ..
+                        },
+                    ] => e.write(&Word::synthetic(value, false), via),
+                    [a, .., b] | [a @ b] => e.write(
+                        &Word::synthetic(program.get(a.start..b.end).unwrap_or_default(), true),
+                        via,
+                    ),
+                }
+                in_print = false;
+                k = end;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+}

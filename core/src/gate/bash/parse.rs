@@ -1,0 +1,98 @@
+//! The parser: tokens to a flat list of simple commands with enter/exit marks for `( … )`
+//! subshells and `{ …; }` groups; compound-command keywords are skipped.
+
+use super::lex::{Redir, Tok, Word};
+
+#[derive(Debug, Default)]
+pub(super) struct Cmd {
+    pub(super) words: Vec<Word>,
+    pub(super) redirs: Vec<Redir>,
+}
+
+#[derive(Debug)]
+pub(super) enum Event {
+    Command(Cmd),
+    /// `(` (scoped: `cd` inside does not leak) or `{` (not scoped).
+    Enter {
+        scoped: bool,
+    },
+    /// The matching `)` or `}` with the redirections that follow it.
+    Exit(Vec<Redir>),
+}
+
+/// Reserved words skipped where a command starts.
+const KEYWORDS: [&str; 12] = [
+    "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "!", "esac", "in",
+];
+/// Reserved words whose header (up to the next operator) is not a command.
+const HEADERS: [&str; 4] = ["for", "select", "case", "function"];
+
+pub(super) fn parse(toks: Vec<Tok>) -> Vec<Event> {
+    let mut p = Parser::default();
+    let mut toks = toks.into_iter().peekable();
+    let mut header = false;
+    while let Some(tok) = toks.next() {
+        match tok {
+            Tok::Word(w) if p.cur.words.is_empty() && !w.quoted && !header => {
+                match w.value.as_str() {
+                    "{" => p.enter(false),
+                    "}" if p.open.last() == Some(&false) => p.exit(&mut toks),
+                    v if KEYWORDS.contains(&v) => {}
+                    v if HEADERS.contains(&v) => header = true,
+                    _ => p.cur.words.push(w),
+                }
+            }
+            Tok::Word(w) if !header => p.cur.words.push(w),
+            Tok::Word(_) => {}
+            Tok::Redir(r) => p.cur.redirs.push(r),
+            Tok::Op("(") => p.enter(true),
+            Tok::Op(op) => {
+                header = false;
+                p.flush();
+                if op == ")" && p.open.last() == Some(&true) {
+                    p.exit(&mut toks);
+                }
+            }
+        }
+    }
+    p.flush();
+    p.events
+        .extend(p.open.iter().map(|_| Event::Exit(Vec::new())));
+    p.events
+}
+
+#[derive(Default)]
+struct Parser {
+    events: Vec<Event>,
+    cur: Cmd,
+    /// Open subshells (`true`) and groups (`false`), innermost last.
+    open: Vec<bool>,
+}
+
+impl Parser {
+    fn flush(&mut self) {
+        if !self.cur.words.is_empty() || !self.cur.redirs.is_empty() {
+            self.events
+                .push(Event::Command(std::mem::take(&mut self.cur)));
+        }
+    }
+
+    fn enter(&mut self, scoped: bool) {
+        self.flush();
+        self.events.push(Event::Enter { scoped });
+        self.open.push(scoped);
+    }
+
+    /// Closes the innermost subshell or group; the redirections after it apply to all of it.
+    fn exit(&mut self, toks: &mut std::iter::Peekable<std::vec::IntoIter<Tok>>) {
+        self.flush();
+        self.open.pop();
+        let mut redirs = Vec::new();
+        while let Some(Tok::Redir(_)) = toks.peek() {
+            if let Some(Tok::Redir(r)) = toks.next() {
+                redirs.push(r);
+            }
+        }
+        self.events.push(Event::Exit(redirs));
+    }
+}

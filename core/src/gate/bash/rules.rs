@@ -1,0 +1,103 @@
+//! The command tables: prefix commands unwrapped before the lookup ([`PREFIXES`]) and one rule
+//! per command name ([`RULES`]); the rules themselves live in one file per command family.
+
+mod archive;
+mod files;
+mod find;
+mod git;
+mod net;
+mod read;
+mod script;
+mod shell;
+
+use archive::{rule_tar, rule_unzip};
+use files::{rule_copy, rule_dd, rule_operands, rule_patch, rule_sed, rule_tee};
+use find::rule_find;
+use git::rule_git;
+use net::{rule_curl, rule_rsync, rule_wget};
+use read::{rule_grep, rule_ls, rule_read};
+use script::{rule_awk, rule_interpreter, rule_perl_ruby};
+use shell::{rule_cd, rule_shell};
+
+use super::eval::{Eval, Inv};
+use super::lex::Word;
+
+/// Commands that run the command in their operands, unwrapped before the rule lookup: names,
+/// short options with a value, long options with a value, operands before the inner command
+/// (`timeout DURATION`), options that make them run nothing (`command -v`).
+pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
+    (
+        "sudo",
+        "CDghpRrtTUu",
+        "--user --group --chdir --prompt",
+        0,
+        "-l -v -k -K -e",
+    ),
+    ("doas", "uC", "", 0, ""),
+    ("env", "uCS", "--unset --chdir --split-string", 0, ""),
+    ("nice", "n", "--adjustment", 0, ""),
+    ("ionice", "cnp", "--class --classdata", 0, ""),
+    ("time", "fo", "--format --output", 0, ""),
+    ("command", "", "", 0, "-v -V"),
+    ("builtin nohup chronic unbuffer busybox", "", "", 0, ""),
+    ("exec", "a", "", 0, ""),
+    ("timeout", "sk", "--signal --kill-after", 1, ""),
+    ("stdbuf", "ioe", "--input --output --error", 0, ""),
+];
+
+type Rule = fn(&mut Eval, &Inv<'_>);
+
+/// Per-command rules, looked up by [`canonical`](super::eval::canonical) name after [`PREFIXES`]
+/// are unwrapped.
+pub(super) const RULES: &[(&str, Rule)] = &[
+    ("cd pushd popd", rule_cd),
+    ("tee", rule_tee),
+    ("sed", rule_sed),
+    ("perl ruby", rule_perl_ruby),
+    ("awk", rule_awk),
+    ("cp mv install ln", rule_copy),
+    (
+        "rm rmdir unlink shred touch mkdir truncate chmod ed ex",
+        rule_operands,
+    ),
+    ("dd", rule_dd),
+    ("patch", rule_patch),
+    ("git", rule_git),
+    ("curl", rule_curl),
+    ("wget", rule_wget),
+    ("tar", rule_tar),
+    ("unzip", rule_unzip),
+    ("rsync scp", rule_rsync),
+    ("python node php", rule_interpreter),
+    ("bash sh zsh dash ksh eval", rule_shell),
+    ("find", rule_find),
+    ("grep egrep fgrep rg ag ack", rule_grep),
+    ("ls tree", rule_ls),
+    (
+        "cat head tail less more bat nl wc tac sort cut strings file stat md5sum sha1sum sha256sum diff cmp",
+        rule_read,
+    ),
+];
+
+/// The word `.`: "the working directory".
+fn here() -> Word {
+    Word::synthetic(".", false)
+}
+
+/// The file name a download of `url` gets (`https://h/a/b.tgz?x` -> `b.tgz`); Dynamic when none.
+fn url_file(url: &Word) -> Word {
+    let no_scheme = url
+        .value
+        .split_once("://")
+        .map_or(url.value.as_str(), |(_, r)| r);
+    let path = no_scheme.split(['?', '#']).next().unwrap_or_default();
+    let name = path
+        .split_once('/')
+        .map_or("", |(_, p)| p.rsplit('/').next().unwrap_or_default());
+    Word {
+        value: name.to_string(),
+        raw: url.raw.clone(),
+        dynamic: url.dynamic || name.is_empty(),
+        ..Word::default()
+    }
+}

@@ -1,0 +1,169 @@
+//! Rules for commands that write or edit the files they name: `tee`, `sed -i`, `cp`/`mv`/`install`/
+//! `ln`, `rm`/`touch`/`mkdir`/`chmod`/…, `dd`, `patch`.
+
+use super::here;
+use crate::gate::bash::eval::{Eval, Inv};
+use crate::gate::bash::lex::Word;
+use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
+
+pub(super) fn rule_tee(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("", ""));
+    let via = if a.has(&["-a", "--append"]) {
+        "tee -a"
+    } else {
+        "tee"
+    };
+    for w in &a.operands {
+        e.write(w, via);
+    }
+}
+
+const SED_SPEC: OptSpec = OptSpec {
+    val: "efl",
+    attached: "i",
+    digits: "",
+    long_val: "--expression --file --line-length",
+    stop: false,
+};
+
+pub(super) fn rule_sed(e: &mut Eval, inv: &Inv<'_>) {
+    // BSD `sed -i '' …`: the empty word is the backup suffix, not the script.
+    let args: Vec<Word> = inv
+        .args
+        .iter()
+        .enumerate()
+        .filter(|(k, w)| !(w.value.is_empty() && *k > 0 && inv.args[k - 1].value == "-i"))
+        .map(|(_, w)| w.clone())
+        .collect();
+    let a = parse_opts(&args, &SED_SPEC);
+    for f in a.values(&["-f", "--file"]) {
+        e.read(f);
+    }
+    let scripted = a.has(&["-e", "--expression", "-f", "--file"]);
+    let in_place = a.has(&["-i", "--in-place"]);
+    for f in a.operands.get(usize::from(!scripted)..).unwrap_or_default() {
+        if in_place {
+            e.write(f, "sed -i")
+        } else {
+            e.read(f)
+        }
+    }
+}
+
+pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
+    let val = if inv.name == "install" { "tSmog" } else { "tS" };
+    let long = "--target-directory --suffix --mode --owner --group";
+    let a = parse_opts(inv.args, &spec(val, long));
+    let via = inv.name;
+    if inv.name == "install" && a.has(&["-d", "--directory"]) {
+        a.operands.iter().for_each(|w| e.write(w, via));
+        return;
+    }
+    let target_dir = a.value(&["-t", "--target-directory"]);
+    let sources = if target_dir.is_some() {
+        &a.operands[..]
+    } else {
+        &a.operands[..a.operands.len().saturating_sub(1)]
+    };
+    if inv.name == "mv" {
+        sources.iter().for_each(|s| e.write(s, via));
+    }
+    match (target_dir, a.operands.as_slice()) {
+        (Some(dir), _) => e.write(dir, via),
+        (None, [only]) if inv.name == "ln" => {
+            let base = only
+                .value
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or_default();
+            e.write(
+                &Word {
+                    value: base.to_string(),
+                    raw: only.raw.clone(),
+                    dynamic: only.dynamic,
+                    ..Word::default()
+                },
+                via,
+            );
+        }
+        (None, [_, .., dest]) => e.write(dest, via),
+        _ => {}
+    }
+}
+
+pub(super) fn rule_operands(e: &mut Eval, inv: &Inv<'_>) {
+    if inv.name == "chmod" {
+        // `chmod -x f`: a mode may look like an option; only -c -f -v -R are options.
+        let is_opt = |w: &&Word| {
+            w.value.starts_with("--")
+                || (w.value.len() > 1
+                    && w.value.starts_with('-')
+                    && w.value[1..].bytes().all(|b| b"cfvR".contains(&b)))
+        };
+        let recursive = inv.args.iter().filter(is_opt).any(|w| {
+            w.value == "--recursive" || (!w.value.starts_with("--") && w.value.contains('R'))
+        });
+        let skip = usize::from(!inv.args.iter().any(|w| w.value.starts_with("--reference")));
+        for w in inv.args.iter().filter(|w| !is_opt(w)).skip(skip) {
+            e.emit(w, recursive, "chmod");
+        }
+        return;
+    }
+    let sp = match inv.name {
+        "touch" => spec("drt", "--date --reference"),
+        "mkdir" => spec("m", "--mode --context"),
+        "truncate" => spec("sr", "--size --reference"),
+        "shred" => spec("ns", "--iterations --size"),
+        "ed" => spec("p", "--prompt"),
+        "ex" => spec("cSuiTwW", ""),
+        _ => spec("", ""),
+    };
+    let a = parse_opts(inv.args, &sp);
+    let tree = inv.name == "rm" && a.has(&["-r", "-R", "--recursive"]);
+    a.operands.iter().for_each(|w| e.emit(w, tree, inv.name));
+}
+
+/// `of=x` -> `x`, keeping dynamic-ness and the raw text.
+fn strip_word(w: &Word, prefix: &str) -> Option<Word> {
+    let value = w.value.strip_prefix(prefix)?;
+    let raw = w.raw.strip_prefix(prefix).unwrap_or(&w.raw);
+    Some(Word {
+        value: value.to_string(),
+        raw: raw.to_string(),
+        dynamic: w.dynamic,
+        ..Word::default()
+    })
+}
+
+pub(super) fn rule_dd(e: &mut Eval, inv: &Inv<'_>) {
+    for w in inv.args {
+        if let Some(out) = strip_word(w, "of=") {
+            e.write(&out, "dd of=");
+        } else if let Some(input) = strip_word(w, "if=") {
+            e.read(&input);
+        }
+    }
+}
+
+const PATCH_SPEC: OptSpec = spec(
+    "iodpBDFgrVYz",
+    "--input --output --directory --strip --prefix --ifdef --fuzz --get --reject-file \
+        --version-control --basename-prefix --suffix",
+);
+
+pub(super) fn rule_patch(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &PATCH_SPEC);
+    if a.has(&["--dry-run"]) {
+        return;
+    }
+    e.in_dir(a.value(&["-d", "--directory"]), |e| {
+        a.values(&["-i", "--input"])
+            .chain(a.operands.get(1).copied())
+            .for_each(|w| e.read(w));
+        match (a.value(&["-o", "--output"]), a.operands.first().copied()) {
+            (Some(out), _) | (None, Some(out)) => e.write(out, "patch"),
+            (None, None) => e.write_tree(&here(), "patch"),
+        }
+    });
+}

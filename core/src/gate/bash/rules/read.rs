@@ -1,0 +1,102 @@
+//! Rules for commands that mostly read: `grep`/`rg`/`ag`/`ack`, `ls`/`tree`, `cat` and friends
+//! (with the few writes they have: `sort -o`, `tree -o`).
+
+use super::here;
+use crate::gate::bash::eval::{Eval, Inv};
+use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
+
+const GREP_SPEC: OptSpec = spec(
+    "efmABCdD",
+    "--regexp --file --max-count --after-context --before-context --context \
+        --directories --devices --label --group-separator",
+);
+const RG_SPEC: OptSpec = spec(
+    "eftgTAmBCjMrEd",
+    "--regexp --file --type --glob --iglob --type-not --max-count --after-context \
+        --before-context --context --threads --max-columns --replace --encoding \
+        --max-depth --sort --sortr --colors --type-add --type-clear --pre --pre-glob \
+        --ignore-file --max-filesize --path-separator --context-separator --engine",
+);
+const AG_SPEC: OptSpec = spec(
+    "GgABCmp",
+    "--ignore --ignore-dir --depth --file-search-regex --after --before --context \
+        --max-count --path-to-ignore --pager",
+);
+
+pub(super) fn rule_grep(e: &mut Eval, inv: &Inv<'_>) {
+    let recursive_tool = matches!(inv.name, "rg" | "ag" | "ack");
+    let a = parse_opts(
+        inv.args,
+        match inv.name {
+            "rg" => &RG_SPEC,
+            "ag" | "ack" => &AG_SPEC,
+            _ => &GREP_SPEC,
+        },
+    );
+    if inv.name != "ag" {
+        a.values(&["-f", "--file"]).for_each(|f| e.read(f));
+    }
+    let no_pattern = a.has(&["-e", "--regexp", "-f", "--file", "--files"])
+        || (inv.name == "ag" && a.has(&["-g"]));
+    let paths = a
+        .operands
+        .get(usize::from(!no_pattern)..)
+        .unwrap_or_default();
+    let tree = recursive_tool || a.has(&["-r", "-R", "--recursive", "--dereference-recursive"]);
+    if paths.is_empty() && tree {
+        e.read_as(&here(), true);
+    }
+    paths.iter().for_each(|p| e.read_as(p, tree));
+}
+
+pub(super) fn rule_ls(e: &mut Eval, inv: &Inv<'_>) {
+    let val = if inv.name == "tree" { "LIPo" } else { "ITw" };
+    let long = "--ignore --hide --format --sort --time-style --width --tabsize --block-size --time";
+    let a = parse_opts(inv.args, &spec(val, long));
+    if inv.name == "tree" {
+        a.values(&["-o"]).for_each(|o| e.write(o, "tree -o"));
+    }
+    if a.operands.is_empty() {
+        e.read_as(&here(), true);
+    }
+    a.operands.iter().for_each(|p| e.read_as(p, true));
+}
+
+pub(super) fn rule_read(e: &mut Eval, inv: &Inv<'_>) {
+    let sp = match inv.name {
+        "head" | "tail" => spec(
+            "nc",
+            "--lines --bytes --pid --sleep-interval --max-unchanged-stats",
+        ),
+        "bat" => spec(
+            "lLHmr",
+            "--language --line-range --highlight-line --style --theme --map-syntax \
+        --file-name --tabs --wrap --terminal-width --pager",
+        ),
+        "sort" => spec(
+            "oktST",
+            "--output --key --field-separator --buffer-size --temporary-directory --parallel \
+        --batch-size --compress-program",
+        ),
+        "cut" => spec(
+            "bcdf",
+            "--bytes --characters --delimiter --fields --output-delimiter",
+        ),
+        "nl" => spec("bdfhilnsvw", ""),
+        "less" => spec("bhjkopPtTxyz", ""),
+        "file" => spec("emfFP", ""),
+        "stat" => spec("c", "--format --printf"),
+        "diff" => spec(
+            "CUxXILFSW",
+            "--unified --context --exclude --exclude-from --ignore-matching-lines --label \
+        --starting-file --width --to-file --from-file --tabsize",
+        ),
+        _ => spec("", ""),
+    };
+    let a = parse_opts(inv.args, &sp);
+    if inv.name == "sort" {
+        a.values(&["-o", "--output"])
+            .for_each(|o| e.write(o, "sort -o"));
+    }
+    a.operands.iter().for_each(|p| e.read(p));
+}

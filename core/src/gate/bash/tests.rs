@@ -1,0 +1,925 @@
+//! Snapshot and property tests of [`analyze`](super::analyze) through its public API.
+
+use std::fmt::Write as _;
+
+use expect_test::{Expect, expect};
+use proptest::prelude::*;
+
+use super::*;
+
+fn render(t: &BashTarget) -> String {
+    match t {
+        BashTarget::Path(p) => format!("path {p}"),
+        BashTarget::Tree(p) => format!("tree {p}"),
+        BashTarget::Dynamic(p) => format!("dynamic {p}"),
+    }
+}
+
+/// Table-driven snapshot: each command (`$ …`, newlines shown as `\n`), then one line per
+/// write (`write <kind> <value> (<via>)`) and per read.
+fn check(commands: &[&str], expect: Expect) {
+    let mut s = String::new();
+    for cmd in commands {
+        writeln!(s, "$ {}", cmd.replace('\n', "\\n")).unwrap();
+        let a = analyze(cmd);
+        for w in &a.writes {
+            writeln!(s, "  write {} ({})", render(&w.target), w.via).unwrap();
+        }
+        for r in &a.reads {
+            writeln!(s, "  read {}", render(r)).unwrap();
+        }
+    }
+    expect.assert_eq(&s);
+}
+
+#[test]
+fn redirections() {
+    check(
+        &[
+            "echo hi > out.txt",
+            "echo hi >out.txt",
+            "echo hi >> log",
+            "echo hi >| f",
+            "make &> build.log",
+            "make &>> build.log",
+            "cmd 2> err.txt 1>out.txt",
+            "cmd 2>>err.txt",
+            "exec 3<> rw.bin",
+            "cmd >&all.log",
+            "echo x > 'my file.txt'",
+            r#"echo x > "dir/a b.txt""#,
+            "echo x > $OUT",
+            "echo x > \"$DIR/f\"",
+            "echo x > ~/notes",
+            "echo x > /tmp/abs",
+            "echo a2>f",
+            "{ echo a; echo b; } > both.txt",
+            "(cd sub && cat a) > out",
+            "> truncated",
+            "sed 's/a/b/' in.txt > out.txt && git diff > changes.patch",
+            "cat > f.py << EOF\nx = 1\nEOF",
+            "echo x > f1 > f2",
+        ],
+        expect![[r#"
+            $ echo hi > out.txt
+              write path out.txt (redirect >)
+            $ echo hi >out.txt
+              write path out.txt (redirect >)
+            $ echo hi >> log
+              write path log (redirect >>)
+            $ echo hi >| f
+              write path f (redirect >|)
+            $ make &> build.log
+              write path build.log (redirect &>)
+            $ make &>> build.log
+              write path build.log (redirect &>>)
+            $ cmd 2> err.txt 1>out.txt
+              write path err.txt (redirect 2>)
+              write path out.txt (redirect 1>)
+            $ cmd 2>>err.txt
+              write path err.txt (redirect 2>>)
+            $ exec 3<> rw.bin
+              write path rw.bin (redirect 3<>)
+            $ cmd >&all.log
+              write path all.log (redirect >&)
+            $ echo x > 'my file.txt'
+              write path my file.txt (redirect >)
+            $ echo x > "dir/a b.txt"
+              write path dir/a b.txt (redirect >)
+            $ echo x > $OUT
+              write dynamic $OUT (redirect >)
+            $ echo x > "$DIR/f"
+              write dynamic "$DIR/f" (redirect >)
+            $ echo x > ~/notes
+              write dynamic ~/notes (redirect >)
+            $ echo x > /tmp/abs
+              write path /tmp/abs (redirect >)
+            $ echo a2>f
+              write path f (redirect >)
+            $ { echo a; echo b; } > both.txt
+              write path both.txt (redirect >)
+            $ (cd sub && cat a) > out
+              write path out (redirect >)
+              read path sub/a
+            $ > truncated
+              write path truncated (redirect >)
+            $ sed 's/a/b/' in.txt > out.txt && git diff > changes.patch
+              write path out.txt (redirect >)
+              write path changes.patch (redirect >)
+              read path in.txt
+            $ cat > f.py << EOF\nx = 1\nEOF
+              write path f.py (redirect >)
+            $ echo x > f1 > f2
+              write path f1 (redirect >)
+              write path f2 (redirect >)
+        "#]],
+    );
+}
+
+#[test]
+fn heredocs_and_herestrings() {
+    check(
+        &[
+            "cat > notes.md <<'EOF'\n# Title\nrm -rf / > x\nEOF",
+            "cat <<EOF > src/a.rs\nfn main() {}\nEOF\necho done > d",
+            "tee out.txt <<EOF\nhello $(whoami)\nEOF",
+            "cat > f <<EOF\n$(touch inner)\nEOF",
+            "cat > f <<'EOF'\n$(touch inner)\nEOF",
+            "cat <<-EOF > g\n\tbody 'unbalanced\n\tEOF\necho after > h",
+            "cat > a <<A; cat > b <<B\none\nA\ntwo\nB\necho 3 > c",
+            "grep x <<< 'hello > not_a_file'",
+            "git commit -m \"$(cat <<'EOF'\nFix the user's bug > nothing\nEOF\n)\" && echo ok > done.txt",
+            "bash <<'EOF'\ncd sub\necho hi > f\nEOF",
+            "sh <<< 'rm -f junk'",
+            "cat <<EOF",
+        ],
+        expect![[r#"
+            $ cat > notes.md <<'EOF'\n# Title\nrm -rf / > x\nEOF
+              write path notes.md (redirect >)
+            $ cat <<EOF > src/a.rs\nfn main() {}\nEOF\necho done > d
+              write path src/a.rs (redirect >)
+              write path d (redirect >)
+            $ tee out.txt <<EOF\nhello $(whoami)\nEOF
+              write path out.txt (tee)
+            $ cat > f <<EOF\n$(touch inner)\nEOF
+              write path f (redirect >)
+              write path inner (touch)
+            $ cat > f <<'EOF'\n$(touch inner)\nEOF
+              write path f (redirect >)
+            $ cat <<-EOF > g\n	body 'unbalanced\n	EOF\necho after > h
+              write path g (redirect >)
+              write path h (redirect >)
+            $ cat > a <<A; cat > b <<B\none\nA\ntwo\nB\necho 3 > c
+              write path a (redirect >)
+              write path b (redirect >)
+              write path c (redirect >)
+            $ grep x <<< 'hello > not_a_file'
+            $ git commit -m "$(cat <<'EOF'\nFix the user's bug > nothing\nEOF\n)" && echo ok > done.txt
+              write path done.txt (redirect >)
+            $ bash <<'EOF'\ncd sub\necho hi > f\nEOF
+              write path sub/f (redirect >)
+            $ sh <<< 'rm -f junk'
+              write path junk (rm)
+            $ cat <<EOF
+        "#]],
+    );
+}
+
+#[test]
+fn file_commands() {
+    check(
+        &[
+            "tee -a log.txt out.txt",
+            "echo x | tee /dev/null",
+            "sed -i 's/a/b/' src/main.rs src/lib.rs",
+            "sed -i.bak -e 's/a/b/' -e 's/c/d/' f.txt",
+            "sed -i '' 's/a/b/' mac.txt",
+            "sed --in-place=.orig -f script.sed target.txt",
+            "sed -ni 's/x/y/p' f",
+            "perl -pi -e 's/foo/bar/g' a.txt b.txt",
+            "perl -i.bak -pe 's/x/y/' c.txt",
+            "ruby -pi -e 'gsub(/a/, \"b\")' r.txt",
+            "awk -i inplace '{print $1}' data.csv",
+            "awk '{print > \"out.txt\"}' in.txt",
+            "awk -F, '$3 > 5 {print $1 >> \"big_\" $2}' in.csv",
+            "cp a.txt b.txt",
+            "cp -r src/ backup/",
+            "cp -t dest/ a b c",
+            "mv old.rs new.rs",
+            "mv a b --target-directory=dir",
+            "install -m 755 build/tool bin/tool",
+            "install -d out/a out/b",
+            "ln -sf ../target/release/app bin/app",
+            "ln -s /opt/tool",
+            "rm -f a.o b.o",
+            "rm -rf target/ node_modules",
+            "rmdir empty && unlink link && shred -n 3 secret",
+            "touch -d yesterday stamp && mkdir -p a/b/c && truncate -s 0 log",
+            "chmod +x script.sh && chmod -R 755 bin && chmod -x other.sh",
+            "chown user file && chgrp staff file",
+            "dd if=/dev/zero of=disk.img bs=1M count=1",
+            "sort -o sorted.txt input.txt",
+            "ed -s config.ini <<'EOF'\n1d\nw\nEOF",
+        ],
+        expect![[r#"
+            $ tee -a log.txt out.txt
+              write path log.txt (tee -a)
+              write path out.txt (tee -a)
+            $ echo x | tee /dev/null
+            $ sed -i 's/a/b/' src/main.rs src/lib.rs
+              write path src/main.rs (sed -i)
+              write path src/lib.rs (sed -i)
+            $ sed -i.bak -e 's/a/b/' -e 's/c/d/' f.txt
+              write path f.txt (sed -i)
+            $ sed -i '' 's/a/b/' mac.txt
+              write path mac.txt (sed -i)
+            $ sed --in-place=.orig -f script.sed target.txt
+              write path target.txt (sed -i)
+              read path script.sed
+            $ sed -ni 's/x/y/p' f
+              write path f (sed -i)
+            $ perl -pi -e 's/foo/bar/g' a.txt b.txt
+              write path a.txt (perl -i)
+              write path b.txt (perl -i)
+            $ perl -i.bak -pe 's/x/y/' c.txt
+              write path c.txt (perl -i)
+            $ ruby -pi -e 'gsub(/a/, "b")' r.txt
+              write path r.txt (ruby -i)
+            $ awk -i inplace '{print $1}' data.csv
+              write path data.csv (awk -i inplace)
+            $ awk '{print > "out.txt"}' in.txt
+              write path out.txt (awk print >)
+              read path in.txt
+            $ awk -F, '$3 > 5 {print $1 >> "big_" $2}' in.csv
+              write dynamic "big_" $2 (awk print >>)
+              read path in.csv
+            $ cp a.txt b.txt
+              write path b.txt (cp)
+            $ cp -r src/ backup/
+              write path backup/ (cp)
+            $ cp -t dest/ a b c
+              write path dest/ (cp)
+            $ mv old.rs new.rs
+              write path old.rs (mv)
+              write path new.rs (mv)
+            $ mv a b --target-directory=dir
+              write path a (mv)
+              write path b (mv)
+              write path dir (mv)
+            $ install -m 755 build/tool bin/tool
+              write path bin/tool (install)
+            $ install -d out/a out/b
+              write path out/a (install)
+              write path out/b (install)
+            $ ln -sf ../target/release/app bin/app
+              write path bin/app (ln)
+            $ ln -s /opt/tool
+              write path tool (ln)
+            $ rm -f a.o b.o
+              write path a.o (rm)
+              write path b.o (rm)
+            $ rm -rf target/ node_modules
+              write tree target/ (rm)
+              write tree node_modules (rm)
+            $ rmdir empty && unlink link && shred -n 3 secret
+              write path empty (rmdir)
+              write path link (unlink)
+              write path secret (shred)
+            $ touch -d yesterday stamp && mkdir -p a/b/c && truncate -s 0 log
+              write path stamp (touch)
+              write path a/b/c (mkdir)
+              write path log (truncate)
+            $ chmod +x script.sh && chmod -R 755 bin && chmod -x other.sh
+              write path script.sh (chmod)
+              write tree bin (chmod)
+              write path other.sh (chmod)
+            $ chown user file && chgrp staff file
+            $ dd if=/dev/zero of=disk.img bs=1M count=1
+              write path disk.img (dd of=)
+              read path /dev/zero
+            $ sort -o sorted.txt input.txt
+              write path sorted.txt (sort -o)
+              read path input.txt
+            $ ed -s config.ini <<'EOF'\n1d\nw\nEOF
+              write path config.ini (ed)
+        "#]],
+    );
+}
+
+#[test]
+fn patch_and_git() {
+    check(
+        &[
+            "patch -p1 < fix.diff",
+            "patch src/a.c fix.patch",
+            "patch -d sub -p1 -i ../fix.patch",
+            "patch --dry-run -p1 < fix.diff",
+            "git apply fix.patch",
+            "git apply --check fix.patch",
+            "git -C sub apply ../fix.patch",
+            "git am < mbox",
+            "git stash && git stash pop",
+            "git stash list; git stash show -p; git stash drop",
+            "git stash push -m wip -- src/a.rs",
+            "git checkout -- src/a.rs src/b.rs",
+            "git checkout HEAD~1 -- Cargo.toml",
+            "git checkout main",
+            "git checkout HEAD src/x.rs",
+            "git checkout -b feature",
+            "git restore src/a.rs && git restore --staged src/b.rs",
+            "git reset --hard HEAD && git reset HEAD~1",
+            "git clean -fdx && git clean -n",
+            "git clean -f build/",
+            "git mv a.rs b.rs && git rm old.rs && git rm --cached keep.rs",
+            "git merge origin/main; git pull; git rebase main; git cherry-pick abc; git revert HEAD",
+            "git switch -c new-branch",
+            "git clone https://github.com/org/repo.git && git clone git@host:o/r.git dest",
+            "git worktree add ../wt feature",
+            "git --no-pager -c color.ui=never status",
+        ],
+        expect![[r#"
+            $ patch -p1 < fix.diff
+              write tree . (patch)
+              read path fix.diff
+            $ patch src/a.c fix.patch
+              write path src/a.c (patch)
+              read path fix.patch
+            $ patch -d sub -p1 -i ../fix.patch
+              write tree sub (patch)
+              read path fix.patch
+            $ patch --dry-run -p1 < fix.diff
+              read path fix.diff
+            $ git apply fix.patch
+              write tree . (git apply)
+              read path fix.patch
+            $ git apply --check fix.patch
+              read path fix.patch
+            $ git -C sub apply ../fix.patch
+              write tree sub (git apply)
+              read path fix.patch
+            $ git am < mbox
+              write tree . (git am)
+              read path mbox
+            $ git stash && git stash pop
+              write tree . (git stash)
+            $ git stash list; git stash show -p; git stash drop
+            $ git stash push -m wip -- src/a.rs
+              write path src/a.rs (git stash)
+            $ git checkout -- src/a.rs src/b.rs
+              write path src/a.rs (git checkout)
+              write path src/b.rs (git checkout)
+            $ git checkout HEAD~1 -- Cargo.toml
+              write path Cargo.toml (git checkout)
+            $ git checkout main
+              write tree . (git checkout)
+            $ git checkout HEAD src/x.rs
+              write path src/x.rs (git checkout)
+            $ git checkout -b feature
+            $ git restore src/a.rs && git restore --staged src/b.rs
+              write path src/a.rs (git restore)
+            $ git reset --hard HEAD && git reset HEAD~1
+              write tree . (git reset)
+            $ git clean -fdx && git clean -n
+              write tree . (git clean)
+            $ git clean -f build/
+              write tree build/ (git clean)
+            $ git mv a.rs b.rs && git rm old.rs && git rm --cached keep.rs
+              write path a.rs (git mv)
+              write path b.rs (git mv)
+              write path old.rs (git rm)
+            $ git merge origin/main; git pull; git rebase main; git cherry-pick abc; git revert HEAD
+              write tree . (git merge)
+              write tree . (git pull)
+              write tree . (git rebase)
+              write tree . (git cherry-pick)
+              write tree . (git revert)
+            $ git switch -c new-branch
+              write tree . (git switch)
+            $ git clone https://github.com/org/repo.git && git clone git@host:o/r.git dest
+              write tree repo (git clone)
+              write tree dest (git clone)
+            $ git worktree add ../wt feature
+              write tree ../wt (git worktree)
+            $ git --no-pager -c color.ui=never status
+        "#]],
+    );
+}
+
+#[test]
+fn downloads_and_archives() {
+    check(
+        &[
+            "curl -sSL -o out.json https://x.test/a.json",
+            "curl -O https://x.test/dl/tool.tar.gz?sig=1",
+            "curl -H 'Accept: x' -o - https://x.test",
+            "curl --output-dir dl -O https://x.test/f.zip",
+            "curl -s https://x.test/api",
+            "wget -O page.html https://x.test/",
+            "wget -q https://x.test/pkg/file.deb",
+            "wget -P downloads https://x.test/a.bin",
+            "wget -r -np https://x.test/docs/",
+            "wget -qO- https://x.test/install.sh | sh",
+            "tar -xzf archive.tgz",
+            "tar xvf a.tar -C vendor",
+            "tar --extract --file=a.tar --directory=out",
+            "tar -czf backup.tgz src/",
+            "tar -tzf a.tgz",
+            "unzip -o pkg.zip -d vendor/pkg",
+            "unzip -l pkg.zip",
+            "rsync -av src/ backup/",
+            "rsync -av src/ host:/srv/app",
+            "scp host:/etc/hosts ./hosts.copy",
+            "scp -P 22 file.txt user@host:/tmp/",
+        ],
+        expect![[r#"
+            $ curl -sSL -o out.json https://x.test/a.json
+              write path out.json (curl -o)
+            $ curl -O https://x.test/dl/tool.tar.gz?sig=1
+              write dynamic https://x.test/dl/tool.tar.gz?sig=1 (curl -O)
+            $ curl -H 'Accept: x' -o - https://x.test
+            $ curl --output-dir dl -O https://x.test/f.zip
+              write path dl/f.zip (curl -O)
+            $ curl -s https://x.test/api
+            $ wget -O page.html https://x.test/
+              write path page.html (wget -O)
+            $ wget -q https://x.test/pkg/file.deb
+              write path file.deb (wget)
+            $ wget -P downloads https://x.test/a.bin
+              write path downloads/a.bin (wget)
+            $ wget -r -np https://x.test/docs/
+              write tree . (wget -r)
+            $ wget -qO- https://x.test/install.sh | sh
+            $ tar -xzf archive.tgz
+              write tree . (tar -x)
+              read path archive.tgz
+            $ tar xvf a.tar -C vendor
+              write tree vendor (tar -x)
+              read path a.tar
+            $ tar --extract --file=a.tar --directory=out
+              write tree out (tar -x)
+              read path a.tar
+            $ tar -czf backup.tgz src/
+              write path backup.tgz (tar -c)
+            $ tar -tzf a.tgz
+            $ unzip -o pkg.zip -d vendor/pkg
+              write tree vendor/pkg (unzip)
+              read path pkg.zip
+            $ unzip -l pkg.zip
+            $ rsync -av src/ backup/
+              write tree backup/ (rsync)
+            $ rsync -av src/ host:/srv/app
+            $ scp host:/etc/hosts ./hosts.copy
+              write path ./hosts.copy (scp)
+            $ scp -P 22 file.txt user@host:/tmp/
+        "#]],
+    );
+}
+
+#[test]
+fn interpreters() {
+    check(
+        &[
+            "python3 -c \"open('out.txt', 'w').write('x')\"",
+            "python -c 'open(\"log\", mode=\"a\")'",
+            "python3 -c \"print(open('README.md').read())\"",
+            "python3 -c \"from pathlib import Path; Path('a/b.py').write_text('x')\"",
+            "python3 -c \"import pathlib; p = pathlib.Path(x); p.write_text('y')\"",
+            "python3 -c \"import os, shutil; os.remove('x'); shutil.copy('a', 'b'); s.replace('a', 'b')\"",
+            "python3 -c \"open(f'{d}/out', 'w')\"",
+            "python3 -c \"import subprocess; subprocess.run(['rm', '-f', 'gone.txt']); subprocess.run(['rm', p])\"",
+            "python3 -c \"import os; os.system('sed -i s/a/b/ conf.ini')\"",
+            "python3 - <<'EOF'\nimport json\nwith open('data.json', 'w') as f:\n    json.dump({}, f)\nEOF",
+            "python3 <<EOF\nprint(open('/dev/null', 'w'))\nEOF",
+            "python3 script.py --out x.txt",
+            "python3 -m http.server",
+            "node -e \"require('fs').writeFileSync('pkg.json', '{}')\"",
+            "node -e \"const fs = require('fs'); fs.appendFileSync(`${dir}/log`, 'x'); fs.readFileSync('in.txt')\"",
+            "node --eval \"fs.unlink('old.js', () => {})\"",
+            "perl -e 'open(F, \">out.txt\") or die; print F 1'",
+            "perl -e 'open(my $fh, \">>\", \"log.txt\"); open(my $in, \"<\", \"in.txt\"); unlink \"gone\"'",
+            "perl -e 'open F, \">$file\"'",
+            "ruby -e 'File.write(\"r.txt\", \"x\"); File.read(\"in.rb\")'",
+            "ruby -e 'File.open(\"a.txt\", \"w\") { |f| f << 1 }'",
+            "php -r 'file_put_contents(\"out.php\", \"<?php\"); $h = fopen(\"log\", \"a\");'",
+            "python3 -c \"from pathlib import Path; Path('o.txt').open('w'); Path('i.txt').open()\"",
+            "python3 -c \"open(p, mode)\"; ruby -e 'URI.open(\"http://www.example.com\")'",
+            "python3 -c \"import zipfile; zipfile.ZipFile('a.zip').open(name); open('x', encoding='utf-8')\"",
+            "php -r 'echo file_get_contents(\"composer.json\");'",
+        ],
+        expect![[r#"
+            $ python3 -c "open('out.txt', 'w').write('x')"
+              write path out.txt (python -c)
+            $ python -c 'open("log", mode="a")'
+              write path log (python -c)
+            $ python3 -c "print(open('README.md').read())"
+              read path README.md
+            $ python3 -c "from pathlib import Path; Path('a/b.py').write_text('x')"
+              write path a/b.py (python -c)
+            $ python3 -c "import pathlib; p = pathlib.Path(x); p.write_text('y')"
+              write dynamic p.write_text('y') (python -c)
+            $ python3 -c "import os, shutil; os.remove('x'); shutil.copy('a', 'b'); s.replace('a', 'b')"
+              write path x (python -c)
+              write path b (python -c)
+            $ python3 -c "open(f'{d}/out', 'w')"
+              write dynamic f'{d}/out' (python -c)
+            $ python3 -c "import subprocess; subprocess.run(['rm', '-f', 'gone.txt']); subprocess.run(['rm', p])"
+              write path gone.txt (rm)
+              write dynamic "$arg" (rm)
+            $ python3 -c "import os; os.system('sed -i s/a/b/ conf.ini')"
+              write path conf.ini (sed -i)
+            $ python3 - <<'EOF'\nimport json\nwith open('data.json', 'w') as f:\n    json.dump({}, f)\nEOF
+              write path data.json (python stdin)
+            $ python3 <<EOF\nprint(open('/dev/null', 'w'))\nEOF
+            $ python3 script.py --out x.txt
+            $ python3 -m http.server
+            $ node -e "require('fs').writeFileSync('pkg.json', '{}')"
+              write path pkg.json (node -e)
+            $ node -e "const fs = require('fs'); fs.appendFileSync(`${dir}/log`, 'x'); fs.readFileSync('in.txt')"
+              write dynamic `${dir}/log` (node -e)
+              read path in.txt
+            $ node --eval "fs.unlink('old.js', () => {})"
+              write path old.js (node --eval)
+            $ perl -e 'open(F, ">out.txt") or die; print F 1'
+              write path out.txt (perl -e)
+            $ perl -e 'open(my $fh, ">>", "log.txt"); open(my $in, "<", "in.txt"); unlink "gone"'
+              write path log.txt (perl -e)
+              write path gone (perl -e)
+              read path in.txt
+            $ perl -e 'open F, ">$file"'
+              write dynamic $file (perl -e)
+            $ ruby -e 'File.write("r.txt", "x"); File.read("in.rb")'
+              write path r.txt (ruby -e)
+              read path in.rb
+            $ ruby -e 'File.open("a.txt", "w") { |f| f << 1 }'
+              write path a.txt (ruby -e)
+            $ php -r 'file_put_contents("out.php", "<?php"); $h = fopen("log", "a");'
+              write path out.php (php -r)
+              write path log (php -r)
+            $ python3 -c "from pathlib import Path; Path('o.txt').open('w'); Path('i.txt').open()"
+              write path o.txt (python -c)
+              read path i.txt
+            $ python3 -c "open(p, mode)"; ruby -e 'URI.open("http://www.example.com")'
+              write dynamic p (python -c)
+            $ python3 -c "import zipfile; zipfile.ZipFile('a.zip').open(name); open('x', encoding='utf-8')"
+              read path x
+            $ php -r 'echo file_get_contents("composer.json");'
+              read path composer.json
+        "#]],
+    );
+}
+
+#[test]
+fn structure() {
+    check(
+        &[
+            "cd sub && echo x > f",
+            "cd sub; cd ../other && touch g",
+            "cd /abs/dir && rm x",
+            "cd $D && rm x && rm /abs",
+            "cd && touch h; cd - && touch i",
+            "(cd sub && touch a); touch b",
+            "{ cd sub; touch a; }; touch b",
+            "pushd sub && touch a && popd && touch b",
+            "echo $(cd sub && touch a) && touch b",
+            "x=`touch tick` ; echo `sed -i s/a/b/ f`",
+            "diff <(sort a) >(tee out.txt)",
+            "true || rm a; false && rm b | tee c & touch d\ntouch e",
+            "sudo -u root tee /etc/conf",
+            "env A=1 B=2 sed -i s/x/y/ f",
+            "FOO=bar BAZ=\"q x\" touch f",
+            "nice -n 10 timeout 5s nohup command time rm x",
+            "command -v rm",
+            "exec > log.txt 2>&1",
+            "/usr/bin/python3.12 -c \"open('p', 'w')\"",
+            "find . -name '*.o' | xargs rm",
+            "ls *.txt | xargs -I{} cp {} backup/",
+            "git ls-files | xargs sed -i 's/a/b/'",
+            "find src -name '*.rs' -exec sed -i 's/a/b/' {} \\;",
+            "find . -name '*.tmp' -delete",
+            "find a b -type f -exec cp {} out/ +",
+            "find . -fprint list.txt",
+            "bash -c 'cd sub && echo x > f' && echo y > g",
+            "sh -ec \"rm -f 'a b'\"",
+            "eval 'touch e1' \"&& touch e2\"",
+            "if [ -f x ]; then rm x; else touch x; fi",
+            "for f in *.rs; do sed -i 's/a/b/' \"$f\"; done",
+            "while read l; do echo $l >> out; done < in.txt",
+            "case $x in a) rm a;; b) touch b;; esac",
+            "[[ $a > $b ]] && echo yes",
+            "(( i > 3 )) && touch big",
+            "f() { touch inside; }; f",
+            "echo $(( 1 > 2 )) > arith",
+        ],
+        expect![[r#"
+            $ cd sub && echo x > f
+              write path sub/f (redirect >)
+            $ cd sub; cd ../other && touch g
+              write path other/g (touch)
+            $ cd /abs/dir && rm x
+              write path /abs/dir/x (rm)
+            $ cd $D && rm x && rm /abs
+              write dynamic $D/x (rm)
+              write path /abs (rm)
+            $ cd && touch h; cd - && touch i
+              write dynamic ~/h (touch)
+              write dynamic $OLDPWD/i (touch)
+            $ (cd sub && touch a); touch b
+              write path sub/a (touch)
+              write path b (touch)
+            $ { cd sub; touch a; }; touch b
+              write path sub/a (touch)
+              write path sub/b (touch)
+            $ pushd sub && touch a && popd && touch b
+              write path sub/a (touch)
+              write path b (touch)
+            $ echo $(cd sub && touch a) && touch b
+              write path sub/a (touch)
+              write path b (touch)
+            $ x=`touch tick` ; echo `sed -i s/a/b/ f`
+              write path tick (touch)
+              write path f (sed -i)
+            $ diff <(sort a) >(tee out.txt)
+              write path out.txt (tee)
+              read path a
+            $ true || rm a; false && rm b | tee c & touch d\ntouch e
+              write path a (rm)
+              write path b (rm)
+              write path c (tee)
+              write path d (touch)
+              write path e (touch)
+            $ sudo -u root tee /etc/conf
+              write path /etc/conf (tee)
+            $ env A=1 B=2 sed -i s/x/y/ f
+              write path f (sed -i)
+            $ FOO=bar BAZ="q x" touch f
+              write path f (touch)
+            $ nice -n 10 timeout 5s nohup command time rm x
+              write path x (rm)
+            $ command -v rm
+            $ exec > log.txt 2>&1
+              write path log.txt (redirect >)
+            $ /usr/bin/python3.12 -c "open('p', 'w')"
+              write path p (python -c)
+            $ find . -name '*.o' | xargs rm
+              write dynamic <xargs input> (xargs rm)
+              read tree .
+            $ ls *.txt | xargs -I{} cp {} backup/
+              write path backup/ (xargs cp)
+            $ git ls-files | xargs sed -i 's/a/b/'
+              write dynamic <xargs input> (xargs sed -i)
+            $ find src -name '*.rs' -exec sed -i 's/a/b/' {} \;
+              write tree src (find -exec sed -i)
+              read tree src
+            $ find . -name '*.tmp' -delete
+              write tree . (find -delete)
+              read tree .
+            $ find a b -type f -exec cp {} out/ +
+              write path out/ (find -exec cp)
+              read tree a
+              read tree b
+            $ find . -fprint list.txt
+              write path list.txt (find -fprint)
+              read tree .
+            $ bash -c 'cd sub && echo x > f' && echo y > g
+              write path sub/f (redirect >)
+              write path g (redirect >)
+            $ sh -ec "rm -f 'a b'"
+              write path a b (rm)
+            $ eval 'touch e1' "&& touch e2"
+              write path e1 (touch)
+              write path e2 (touch)
+            $ if [ -f x ]; then rm x; else touch x; fi
+              write path x (rm)
+              write path x (touch)
+            $ for f in *.rs; do sed -i 's/a/b/' "$f"; done
+              write dynamic "$f" (sed -i)
+            $ while read l; do echo $l >> out; done < in.txt
+              write path out (redirect >>)
+              read path in.txt
+            $ case $x in a) rm a;; b) touch b;; esac
+              write path a (rm)
+              write path b (touch)
+            $ [[ $a > $b ]] && echo yes
+            $ (( i > 3 )) && touch big
+              write path big (touch)
+            $ f() { touch inside; }; f
+              write path inside (touch)
+            $ echo $(( 1 > 2 )) > arith
+              write path arith (redirect >)
+        "#]],
+    );
+}
+
+#[test]
+fn quoting() {
+    check(
+        &[
+            r#"echo "a \"quoted\" > fake" > real"#,
+            "echo 'single > fake' > \"dq file\"",
+            "echo x > $'ansi\\x41.txt'",
+            "touch a\\ b.txt",
+            "touch first \\\n  second",
+            "echo x > {a,b}.txt",
+            "touch out/*.rs",
+            "echo x # > commented",
+            "echo a#b > hash#name",
+            "echo 'unterminated > x",
+            "echo \"unterminated > y",
+            "echo $(unterminated > z",
+        ],
+        expect![[r#"
+            $ echo "a \"quoted\" > fake" > real
+              write path real (redirect >)
+            $ echo 'single > fake' > "dq file"
+              write path dq file (redirect >)
+            $ echo x > $'ansi\x41.txt'
+              write path ansiA.txt (redirect >)
+            $ touch a\ b.txt
+              write path a b.txt (touch)
+            $ touch first \\n  second
+              write path first (touch)
+              write path second (touch)
+            $ echo x > {a,b}.txt
+              write dynamic {a,b}.txt (redirect >)
+            $ touch out/*.rs
+              write dynamic out/*.rs (touch)
+            $ echo x # > commented
+            $ echo a#b > hash#name
+              write path hash#name (redirect >)
+            $ echo 'unterminated > x
+            $ echo "unterminated > y
+            $ echo $(unterminated > z
+              write path z (redirect >)
+        "#]],
+    );
+}
+
+#[test]
+fn reads() {
+    check(
+        &[
+            "cat src/main.rs | head -20",
+            "head -n 50 a.rs && tail -f log && less b && more c && bat -l rs d.rs",
+            "nl x.rs; wc -l y.rs z.rs",
+            "sed -n '1,20p' src/lib.rs",
+            "grep -n 'fn main' src/main.rs src/lib.rs",
+            "grep -rn TODO src tests",
+            "grep -e foo -e bar file.txt",
+            "rg -n 'struct Foo' -g '*.rs' crates/",
+            "rg pattern",
+            "ag needle lib",
+            "awk -F: '{print $1}' /etc/passwd data.txt",
+            "diff -u old.rs new.rs",
+            "ls -la src docs",
+            "ls",
+            "cd core && cat Cargo.toml",
+            "wc -l < input.txt",
+            "cat $F *.rs",
+        ],
+        expect![[r#"
+            $ cat src/main.rs | head -20
+              read path src/main.rs
+            $ head -n 50 a.rs && tail -f log && less b && more c && bat -l rs d.rs
+              read path a.rs
+              read path log
+              read path b
+              read path c
+              read path d.rs
+            $ nl x.rs; wc -l y.rs z.rs
+              read path x.rs
+              read path y.rs
+              read path z.rs
+            $ sed -n '1,20p' src/lib.rs
+              read path src/lib.rs
+            $ grep -n 'fn main' src/main.rs src/lib.rs
+              read path src/main.rs
+              read path src/lib.rs
+            $ grep -rn TODO src tests
+              read tree src
+              read tree tests
+            $ grep -e foo -e bar file.txt
+              read path file.txt
+            $ rg -n 'struct Foo' -g '*.rs' crates/
+              read tree crates/
+            $ rg pattern
+              read tree .
+            $ ag needle lib
+              read tree lib
+            $ awk -F: '{print $1}' /etc/passwd data.txt
+              read path /etc/passwd
+              read path data.txt
+            $ diff -u old.rs new.rs
+              read path old.rs
+              read path new.rs
+            $ ls -la src docs
+              read tree src
+              read tree docs
+            $ ls
+              read tree .
+            $ cd core && cat Cargo.toml
+              read path core/Cargo.toml
+            $ wc -l < input.txt
+              read path input.txt
+            $ cat $F *.rs
+        "#]],
+    );
+}
+
+#[test]
+fn not_writes() {
+    for cmd in [
+        "echo hi",
+        "ls > /dev/null",
+        "cmd 2>&1",
+        "cmd 2>/dev/null >&2",
+        "cmd >&- 3>&1-",
+        "grep x f",
+        "git status",
+        "git diff",
+        "git log --oneline -5",
+        "git add -A && git commit -m 'msg > x'",
+        "cargo test",
+        "sed -n 1p f",
+        "cat f | head",
+        "echo x > /dev/stderr; echo y &> /dev/fd/3",
+        "",
+        "   ",
+        "# only a comment > x",
+    ] {
+        let a = analyze(cmd);
+        assert_eq!(a.writes, Vec::new(), "{cmd:?}");
+    }
+}
+
+#[test]
+fn serialises_with_kind_and_value() {
+    let a = analyze("echo x > f");
+    let json = serde_json::to_string(&a).unwrap();
+    expect![[
+        r#"{"writes":[{"target":{"kind":"path","value":"f"},"via":"redirect >"}],"reads":[]}"#
+    ]]
+    .assert_eq(&json);
+}
+
+#[test]
+fn deep_nesting_is_reported_not_overflowed() {
+    let too_deep = |cmd: &str| {
+        analyze(cmd)
+            .writes
+            .iter()
+            .any(|w| w.via.ends_with("nesting too deep"))
+    };
+    assert!(too_deep(&format!(
+        "{}touch x{}",
+        "$(".repeat(200),
+        ")".repeat(200)
+    )));
+    assert!(too_deep(&"xargs ".repeat(100_000)));
+    assert!(too_deep(&format!("{}touch x", "eval ".repeat(1_000))));
+    assert!(!too_deep(&format!(
+        "{}touch x{}",
+        "$(".repeat(5),
+        ")".repeat(5)
+    )));
+    for deep in [
+        "(".repeat(100_000),
+        "{ ".repeat(100_000),
+        "$(".repeat(100_000),
+        "`".repeat(100_000),
+    ] {
+        let _ = analyze(&deep);
+    }
+}
+
+proptest! {
+    #[test]
+    fn never_panics(s in any::<String>()) {
+        let _ = analyze(&s);
+    }
+
+    #[test]
+    fn never_panics_on_shell_soup(s in "[a-z0-9 <>|&;()'\"$`\\\\\n{}*=.~#-]{0,80}") {
+        let _ = analyze(&s);
+    }
+
+    #[test]
+    fn never_panics_on_command_soup(words in proptest::collection::vec(
+        proptest::sample::select(vec![
+            "find", "-D", "-exec", "-delete", "{}", ";", "+", "xargs", "-I", "-i", "git", "-C",
+            "checkout", "--", "stash", "clone", "tar", "xzf", "-C", "-f", "sed", "-i", "''", "-e",
+            "cd", "..", "-", "$X", "python3", "-c", "'open(\"f\", \"w\")'", "perl", "-pi", "-e",
+            "open", "(", ")", "<<", "EOF", "\n", "bash", "sh", "-c", "eval", "sudo", "env", "A=1",
+            "timeout", "cp", "-t", "mv", "ln", "rm", "-rf", "curl", "-O", "-o", "wget", "-P",
+            "patch", "-d", "unzip", "-d", "rsync", "a:b", "awk", "'{print > \"x\"}'", ">", "2>&1",
+            "|", "&&", "`", "$(", "\"", "'", "tee", "chmod", "-R", "dd", "of=", "node", "-e",
+        ]),
+        0..24,
+    )) {
+        let _ = analyze(&words.join(" "));
+    }
+
+    #[test]
+    fn plain_redirect_found_after_harmless_prefix(
+        prefix in proptest::collection::vec(
+            prop_oneof![
+                Just("echo hi"), Just("ls -la"), Just("git status"), Just("cat a | head -3"),
+                Just("grep -rn x src"), Just("(true)"), Just("{ pwd; }"), Just("echo 'a; b' \"c > d\""),
+                Just("cat <<'EOF'\nbody > nope\nEOF\ntrue"), Just("x=$(date)"), Just("[[ 1 > 0 ]]"),
+            ],
+            0..6,
+        ),
+        sep in prop_oneof![Just("; "), Just(" && "), Just(" || "), Just("\n"), Just(" & ")],
+        file in "[a-z][a-z0-9_./]{0,12}",
+    ) {
+        let mut cmd = prefix.join(sep);
+        if !cmd.is_empty() {
+            cmd.push_str(sep);
+        }
+        cmd.push_str(&format!("echo x > {file}"));
+        let a = analyze(&cmd);
+        prop_assert!(
+            a.writes.iter().any(|w| w.target == BashTarget::Path(file.clone()) && w.via == "redirect >"),
+            "{cmd:?} -> {a:?}"
+        );
+    }
+}
