@@ -464,8 +464,8 @@ const SNIPPET_CHARS: usize = 320;
 /// At most this many non-blank lines are kept as a chunk's stored snippet.
 const SNIPPET_LINES: usize = 4;
 
-/// The stored snippet of a chunk: its first [`SNIPPET_LINES`] non-blank lines, cut to
-/// [`SNIPPET_CHARS`] characters with a trailing `…`.
+/// The stored snippet of a chunk: its first 4 non-blank lines, cut to 320 characters with a
+/// trailing `…`.
 pub fn snippet_of(content: &str) -> String {
     let mut out = String::new();
     for line in content
