@@ -16,6 +16,14 @@ pub mod sync;
 // The semantic layer (embeddings, vectors, hybrid ranking): behind the `embed` feature.
 #[cfg(feature = "embed")]
 pub mod embedding_text;
+#[cfg(feature = "embed")]
+pub mod hybrid;
+#[cfg(feature = "embed")]
+pub mod map;
+#[cfg(feature = "embed")]
+pub mod semantic;
+#[cfg(feature = "embed")]
+pub mod vector;
 
 use std::path::{Path, PathBuf};
 
@@ -442,6 +450,19 @@ impl CodeIndex {
             out.push(lexical::stored_chunk(&self.fields, &doc));
         }
         Ok((out, total))
+    }
+
+    /// Number of chunks whose content holds `term` as indexed (lower-cased whole identifiers and
+    /// their parts, see [`lexical::CodeTokenizer`]): a cheap reference count for a symbol name,
+    /// one term-dictionary lookup per segment. Used by hybrid ranking's reference signal.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the term dictionary cannot be read.
+    pub fn content_doc_freq(&self, term: &str) -> Result<u64, IndexError> {
+        let searcher = self.reader.searcher();
+        searcher
+            .doc_freq(&tantivy::Term::from_field_text(self.fields.content, term))
+            .map_err(|e| self.err("read", e))
     }
 
     /// Files, chunks and the time of the last sync. Never fails: unreadable parts count as zero.

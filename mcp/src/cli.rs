@@ -2,6 +2,7 @@
 //! exploration commands); `serve` hands over to [`crate::server`].
 
 mod render;
+mod semantic;
 
 use std::io::{BufRead as _, Write};
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ use code_intel_core::index::{CodeIndex, IndexStats, SearchHit, SyncProgress, Syn
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::store::{SessionStore, SessionSummary};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::root;
 
@@ -49,8 +50,8 @@ pub struct Global {
 pub enum Command {
     /// Run the MCP server on stdin/stdout (what .mcp.json starts).
     Serve,
-    /// Bring the code index up to date with the working tree.
-    Index,
+    /// Bring the code index up to date with the working tree (and, with --embed, embed it).
+    Index(semantic::IndexArgs),
     /// Ranked search over the code index.
     Search(SearchArgs),
     /// Index statistics and active sessions.
@@ -78,9 +79,12 @@ pub struct SearchArgs {
     /// Number of hits.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
-    /// Read JSON lines `{"query": "..."}` (optionally `"top"`) from stdin; write one JSON result per line.
+    /// Read JSON lines `{"query": "..."}` (optionally `"top"`, `"id"`, `"mode"`, `"fusion"`,
+    /// `"collection"`, `"weights"`) from stdin; write one JSON result per line.
     #[arg(long)]
     pub batch: bool,
+    #[command(flatten)]
+    pub semantic: semantic::SearchModeArgs,
 }
 
 /// `code-intel find-definitions`.
@@ -178,7 +182,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = match cli.command {
         Command::Serve | Command::Model(_) => Ok(()),
-        Command::Index => index(&root, &config, json, &mut out),
+        Command::Index(a) => index(&root, &config, json, &a, &mut out),
         Command::Search(args) => search(&root, &config, json, &args, &mut out),
         Command::Status => status(&root, &config, json, &mut out),
         Command::FindDefinitions(a) => {
@@ -314,33 +318,40 @@ fn sync_with_progress(index: &CodeIndex) -> anyhow::Result<SyncReport> {
     report.context("index sync failed")
 }
 
-fn index(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+/// `index --json`: the sync report and the vector step.
+#[derive(Debug, Serialize)]
+struct IndexAnswer {
+    #[serde(flatten)]
+    sync: SyncReport,
+    /// The vector refresh / embedding, or why there is none.
+    vectors: serde_json::Value,
+}
+
+fn index(
+    root: &RepoRoot,
+    config: &Config,
+    json: bool,
+    args: &semantic::IndexArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let index = open_index(root, config)?;
     let report = sync_with_progress(&index)?;
+    let vectors = semantic::index_vectors(root, config, args)?;
     if json {
-        return json_line(out, &report);
+        let vectors = match &vectors {
+            Ok(r) => serde_json::to_value(r)?,
+            Err(why) => serde_json::json!({ "none": why }),
+        };
+        return json_line(
+            out,
+            &IndexAnswer {
+                sync: report,
+                vectors,
+            },
+        );
     }
-    render::sync_report(out, &report)
-}
-
-/// One query of `search --batch`.
-#[derive(Debug, Deserialize)]
-struct BatchQuery {
-    query: String,
-    #[serde(default)]
-    top: Option<usize>,
-    /// Echoed back, so an evaluation can match answers to questions.
-    #[serde(default)]
-    id: Option<serde_json::Value>,
-}
-
-/// One answer of `search` (`--json` and `--batch`).
-#[derive(Debug, Serialize)]
-struct SearchAnswer<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<serde_json::Value>,
-    query: &'a str,
-    hits: Vec<SearchHit>,
+    render::sync_report(out, &report)?;
+    semantic::render_vectors(out, &vectors)
 }
 
 fn search(
@@ -355,40 +366,41 @@ fn search(
         tracing::info!("the index is out of date; syncing first");
         sync_with_progress(&index)?;
     }
+    let mut searcher = semantic::Searcher::new(root, config, &index, &args.semantic)?;
     if args.batch {
         for (n, line) in std::io::stdin().lock().lines().enumerate() {
             let line = line.context("cannot read stdin")?;
             if line.trim().is_empty() {
                 continue;
             }
-            let q: BatchQuery = serde_json::from_str(&line).with_context(|| {
+            let q: semantic::BatchQuery = serde_json::from_str(&line).with_context(|| {
                 format!("stdin line {}: expected {{\"query\": \"...\"}}", n + 1)
             })?;
-            let hits = index.search(&q.query, q.top.unwrap_or(args.top))?;
-            json_line(
-                out,
-                &SearchAnswer {
-                    id: q.id,
-                    query: &q.query,
-                    hits,
-                },
-            )?;
+            let answer = searcher.run(&q, args.top)?;
+            json_line(out, &answer)?;
         }
         return Ok(());
     }
-    let query = args.query.as_deref().unwrap_or_default();
-    let hits = index.search(query, args.top)?;
+    let q = semantic::BatchQuery {
+        query: args.query.clone().unwrap_or_default(),
+        top: None,
+        id: None,
+        mode: None,
+        fusion: None,
+        collection: None,
+        weights: None,
+    };
+    let answer = searcher.run(&q, args.top)?;
     if json {
-        return json_line(
-            out,
-            &SearchAnswer {
-                id: None,
-                query,
-                hits,
-            },
-        );
+        return json_line(out, &answer);
     }
-    render::hits(out, &hits)
+    if answer["mode"] == "lexical" {
+        // The lexical answer prints as before: BM25 scores, no explanation.
+        let hits: Vec<SearchHit> = serde_json::from_value(answer["hits"].clone())?;
+        render::hits(out, &hits)?;
+        return semantic::render_notes(out, &answer);
+    }
+    semantic::render_answer(out, &answer)
 }
 
 /// `status --json`.
@@ -397,6 +409,8 @@ struct Status {
     root: String,
     index: Option<IndexStats>,
     needs_sync: bool,
+    /// The vector side (coverage), when one was built.
+    vectors: Option<semantic::VectorStatus>,
     sessions: Vec<SessionSummary>,
 }
 
@@ -414,6 +428,7 @@ fn status(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> 
         root: root.path().display().to_string(),
         index,
         needs_sync,
+        vectors: semantic::vector_status(root),
         sessions,
     };
     if json {
@@ -425,7 +440,8 @@ fn status(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> 
         status.index.as_ref(),
         status.needs_sync,
         &status.sessions,
-    )
+    )?;
+    semantic::render_status(out, status.vectors.as_ref())
 }
 
 /// An exploration command: run it with the synced index (if any), print JSON or text.

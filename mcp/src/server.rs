@@ -4,6 +4,7 @@
 
 mod embedder;
 mod relevance;
+mod semantic;
 mod shared_index;
 mod wire;
 
@@ -52,7 +53,9 @@ ranked candidates; confirm_symbol_relevance(relevant_symbols, code_evidence per 
 ones, raises risk for weak ones, rejects unrelated ones with guidance.
 4. submit_understanding(symbols_identified, entry_points, files_analyzed, existing_patterns). The \
 answer is READY, or SEMANTIC with missing_requirements (nl_symbol_mapping: no symbol matches the feature).
-5. In SEMANTIC: submit_semantic(hypotheses, semantic_reason); in VERIFICATION: verify each \
+5. In SEMANTIC: semantic_search(query) finds code by meaning (any language; the map of past \
+successes is searchable in every phase), then submit_semantic(hypotheses, semantic_reason); in \
+VERIFICATION: verify each \
 hypothesis with the exploration tools, then submit_verification(results).
 6. READY: call check_write_target(path) before every edit. If denied, follow recovery_options: \
 add_explored_files(files) after reading them, or revert_to_exploration.
@@ -75,6 +78,8 @@ pub struct CodeIntel {
     embedder: Arc<SharedEmbedder>,
     /// Backgrounds of the relevance calibration, built once (see [`relevance`]).
     relevance: Arc<RelevanceCache>,
+    /// The vector index and its background embedding (see [`semantic`]).
+    semantic: Arc<semantic::SemanticState>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -240,6 +245,10 @@ impl CodeIntel {
         embedder: Arc<SharedEmbedder>,
     ) -> Self {
         let config = Arc::new(config);
+        let semantic = Arc::new(semantic::SemanticState::new(
+            root.clone(),
+            Arc::clone(&config),
+        ));
         Self {
             store: SessionStore::new(root.clone()),
             index: Arc::new(SharedIndex::new(root.clone(), Arc::clone(&config))),
@@ -249,7 +258,8 @@ impl CodeIntel {
             current_session: Arc::new(Mutex::new(None)),
             embedder,
             relevance: Arc::new(RelevanceCache::default()),
-            tool_router: Self::tool_router() + Self::relevance_router(),
+            semantic,
+            tool_router: Self::tool_router() + Self::relevance_router() + Self::semantic_router(),
         }
     }
 
@@ -656,6 +666,8 @@ pub async fn serve(root: RepoRoot) -> anyhow::Result<()> {
     let embedder = SharedEmbedder::start_from_env();
     let server = CodeIntel::new(root, config, claude_session_id, embedder);
     server.prewarm_relevance();
+    // Embed the index in the background once the model and a synced index are there.
+    server.start_semantic_background();
     // Open the index in the background so the first tool call does not pay for it.
     let warm = Arc::clone(&server.index);
     tokio::spawn(async move {

@@ -132,6 +132,7 @@ impl Server {
             if !(failed && body["error"] == "initializing") {
                 return (failed, body);
             }
+            eprintln!("{tool}: initializing ({})", body["message"]);
             let retry = body["retry_after_seconds"]
                 .as_u64()
                 .expect("retry_after_seconds");

@@ -181,7 +181,8 @@ impl SharedEmbedder {
             State::Loading { since } => {
                 let left = TYPICAL_LOAD.saturating_sub(since.elapsed());
                 Err(NotReady::Loading {
-                    retry_after_s: left.as_secs().max(1) + u64::from(left.subsec_nanos() > 0),
+                    // Whole seconds, rounded up, at least 1 (also once the typical time is over).
+                    retry_after_s: (left.as_secs() + u64::from(left.subsec_nanos() > 0)).max(1),
                 })
             }
         }

@@ -1,0 +1,773 @@
+//! Hybrid ranking: BM25 and vector similarity plus seed 002's two extra signals (the chunk
+//! defines a symbol the query names; how often the chunk's symbol is referenced), fused by
+//! weighted normalised scores or by reciprocal rank fusion, with a per-hit explanation of every
+//! part (the idea of tantivy's `Explanation`).
+//!
+//! # Signals of one candidate, and how each is normalised into [0, 1]
+//! | signal | raw value | normalised (weighted fusion) | rank (RRF) |
+//! |---|---|---|---|
+//! | `keyword` | BM25 with field boosts ([`super::CodeIndex::search`]) | `bm25 / max bm25` of the candidates | by BM25 |
+//! | `vector` | cosine of query and chunk vectors | `(cos − μ) / (max cos − μ)`, clamped; μ = the query's mean cosine over the index ([`SimilarityProfile`]) | by cosine |
+//! | `definition` | the chunk defines a symbol the query names ([`defines`]) | 1 or 0 | 1 when true |
+//! | `reference` | chunks whose content holds the symbol's name, minus its own | `min(refs / 20, 1)` (seed 002's `scoring_engine`) | by refs |
+//!
+//! A signal a candidate lacks (not in the BM25 top, not embedded yet) counts 0 (weighted) or is
+//! absent from its list (RRF). Candidates are the union of the BM25 top [`CANDIDATES`] and the
+//! vector top [`CANDIDATES`]; every BM25 candidate whose chunk is embedded gets its cosine too.
+//!
+//! # Fusion
+//! - [`Fusion::Weighted`]: `Σ wᵢ·sᵢ / Σ wᵢ` over the four signals (weights from
+//!   `search_weights`): in [0, 1] and non-decreasing in every normalised part.
+//! - [`Fusion::Rrf`]: reciprocal rank fusion (Cormack, Clarke & Büttcher 2009, "Reciprocal Rank
+//!   Fusion outperforms Condorcet and individual Rank Learning Methods"), `Σ wᵢ / (k + rankᵢ)` with
+//!   `k` = [`RRF_K`] = 60 as in the paper, divided by its maximum `Σ wᵢ / (k + 1)`: in [0, 1] and
+//!   non-increasing in every rank.
+//!
+//! Which one is the default, and the default weights, come from the evaluation in
+//! docs/EVALUATION.md ([`Fusion::DEFAULT`]).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::vector::{Coverage, SimilarityProfile, VectorIndex};
+use super::{CodeIndex, IndexError, SearchHit};
+use crate::config::SearchWeights;
+
+/// Candidates taken from each ranked list (BM25, vector) before fusion.
+pub const CANDIDATES: usize = 50;
+/// The `k` of reciprocal rank fusion (Cormack et al. 2009 use 60).
+pub const RRF_K: f32 = 60.0;
+/// References at which the reference signal saturates (seed 002: `min(reference_count / 20, 1)`).
+pub const REFERENCE_SATURATION: f32 = 20.0;
+
+/// Which scores rank the hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchMode {
+    /// BM25 only.
+    Lexical,
+    /// Vector similarity only.
+    Vector,
+    /// All signals, fused.
+    Hybrid,
+}
+
+impl SearchMode {
+    /// The name (`lexical`, `vector`, `hybrid`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchMode::Lexical => "lexical",
+            SearchMode::Vector => "vector",
+            SearchMode::Hybrid => "hybrid",
+        }
+    }
+
+    /// Parses a name of [`Self::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        [SearchMode::Lexical, SearchMode::Vector, SearchMode::Hybrid]
+            .into_iter()
+            .find(|m| m.name() == name.trim())
+    }
+}
+
+/// How the signals are combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fusion {
+    /// Weighted mean of the normalised signals.
+    Weighted,
+    /// Weighted reciprocal rank fusion.
+    Rrf,
+}
+
+impl Fusion {
+    /// The default, chosen by the evaluation of docs/EVALUATION.md ("Fusion").
+    pub const DEFAULT: Fusion = Fusion::Weighted;
+
+    /// The name (`weighted`, `rrf`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Fusion::Weighted => "weighted",
+            Fusion::Rrf => "rrf",
+        }
+    }
+
+    /// Parses a name of [`Self::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Fusion::Weighted, Fusion::Rrf]
+            .into_iter()
+            .find(|m| m.name() == name.trim())
+    }
+}
+
+/// One of the fused signals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    /// BM25.
+    Keyword,
+    /// Vector cosine.
+    Vector,
+    /// The chunk defines a symbol the query names.
+    Definition,
+    /// How often the chunk's symbol is referenced.
+    Reference,
+}
+
+/// Fusion weights, each ≥ 0 (negative ones count as 0). From `search_weights`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Weights {
+    /// Vector similarity.
+    pub vector: f32,
+    /// BM25.
+    pub keyword: f32,
+    /// Definition found.
+    pub definition: f32,
+    /// Reference count.
+    pub reference: f32,
+}
+
+impl From<&SearchWeights> for Weights {
+    fn from(w: &SearchWeights) -> Self {
+        Self {
+            vector: w.vector as f32,
+            keyword: w.keyword as f32,
+            definition: w.definition as f32,
+            reference: w.reference as f32,
+        }
+    }
+}
+
+impl Weights {
+    fn of(&self, s: Signal) -> f32 {
+        let w = match s {
+            Signal::Keyword => self.keyword,
+            Signal::Vector => self.vector,
+            Signal::Definition => self.definition,
+            Signal::Reference => self.reference,
+        };
+        if w.is_finite() { w.max(0.0) } else { 0.0 }
+    }
+}
+
+/// The raw signals of one candidate.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Signals {
+    /// BM25 score, when the chunk is in the BM25 candidates.
+    pub bm25: Option<f32>,
+    /// Cosine to the query, when the chunk is embedded.
+    pub cosine: Option<f32>,
+    /// Whether the chunk defines a symbol the query names.
+    pub definition: bool,
+    /// Chunks referencing the chunk's symbol (by name).
+    pub references: u32,
+}
+
+/// One signal's share of a fused score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    /// The signal.
+    pub signal: Signal,
+    /// Raw value: BM25, cosine, 1/0 for definition, reference count; `None` when the candidate
+    /// lacks it.
+    pub raw: Option<f32>,
+    /// Normalised value in [0, 1] (weighted fusion), 0 when missing.
+    pub normalized: f32,
+    /// 1-based rank in the signal's list (RRF), when in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<usize>,
+    /// The signal's weight.
+    pub weight: f32,
+    /// What it added to the fused score (already divided by the normaliser).
+    pub contribution: f32,
+}
+
+/// Why a hit scored what it did: the fused score in [0, 1] and each part.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// The fusion used.
+    pub fusion: Fusion,
+    /// The fused score, in [0, 1]; the sum of the parts' contributions.
+    pub score: f32,
+    /// One part per signal with a non-zero weight.
+    pub parts: Vec<Part>,
+}
+
+/// Fuses the signals of `candidates` (see the module docs). `mean_cosine` is the query's mean
+/// cosine over the index (μ of [`SimilarityProfile`]). Returns one explanation per candidate, in
+/// input order.
+pub fn fuse(
+    candidates: &[Signals],
+    weights: &Weights,
+    fusion: Fusion,
+    mean_cosine: f32,
+) -> Vec<Explanation> {
+    let max_bm25 = candidates
+        .iter()
+        .filter_map(|c| c.bm25)
+        .fold(0.0f32, f32::max);
+    let max_cos = candidates
+        .iter()
+        .filter_map(|c| c.cosine)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let ranks = Ranks::of(candidates);
+    let signals = [
+        Signal::Keyword,
+        Signal::Vector,
+        Signal::Definition,
+        Signal::Reference,
+    ];
+    let total_weight: f32 = signals.iter().map(|&s| weights.of(s)).sum();
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut parts = Vec::new();
+            for s in signals {
+                let weight = weights.of(s);
+                if weight == 0.0 {
+                    continue;
+                }
+                let (raw, normalized) = match s {
+                    Signal::Keyword => {
+                        (c.bm25, c.bm25.map_or(0.0, |b| ratio(b.max(0.0), max_bm25)))
+                    }
+                    Signal::Vector => (
+                        c.cosine,
+                        c.cosine
+                            .map_or(0.0, |x| ratio(x - mean_cosine, max_cos - mean_cosine)),
+                    ),
+                    Signal::Definition => (
+                        Some(if c.definition { 1.0 } else { 0.0 }),
+                        if c.definition { 1.0 } else { 0.0 },
+                    ),
+                    Signal::Reference => (
+                        Some(c.references as f32),
+                        (c.references as f32 / REFERENCE_SATURATION).min(1.0),
+                    ),
+                };
+                let rank = ranks.rank(s, i);
+                let contribution = match fusion {
+                    Fusion::Weighted => weight * normalized / total_weight,
+                    Fusion::Rrf => rank.map_or(0.0, |r| {
+                        (weight / (RRF_K + r as f32)) / (total_weight / (RRF_K + 1.0))
+                    }),
+                };
+                parts.push(Part {
+                    signal: s,
+                    raw,
+                    normalized,
+                    rank,
+                    weight,
+                    contribution,
+                });
+            }
+            let score = parts
+                .iter()
+                .map(|p| p.contribution)
+                .sum::<f32>()
+                .clamp(0.0, 1.0);
+            Explanation {
+                fusion,
+                score,
+                parts,
+            }
+        })
+        .collect()
+}
+
+/// `x / max` clamped to [0, 1]; 0 when `max` is not positive.
+fn ratio(x: f32, max: f32) -> f32 {
+    if max > 0.0 && x.is_finite() {
+        (x / max).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// 1-based ranks of the candidates in each signal's list (ties share the best rank).
+struct Ranks {
+    keyword: Vec<Option<usize>>,
+    vector: Vec<Option<usize>>,
+    definition: Vec<Option<usize>>,
+    reference: Vec<Option<usize>>,
+}
+
+impl Ranks {
+    fn of(c: &[Signals]) -> Self {
+        Self {
+            keyword: rank_by(c, |s| s.bm25),
+            vector: rank_by(c, |s| s.cosine),
+            definition: rank_by(c, |s| s.definition.then_some(1.0)),
+            reference: rank_by(c, |s| (s.references > 0).then_some(s.references as f32)),
+        }
+    }
+
+    fn rank(&self, s: Signal, i: usize) -> Option<usize> {
+        match s {
+            Signal::Keyword => self.keyword[i],
+            Signal::Vector => self.vector[i],
+            Signal::Definition => self.definition[i],
+            Signal::Reference => self.reference[i],
+        }
+    }
+}
+
+/// Ranks by `key` descending among the candidates that have one; equal keys share a rank.
+fn rank_by(c: &[Signals], key: impl Fn(&Signals) -> Option<f32>) -> Vec<Option<usize>> {
+    let mut keyed: Vec<(usize, f32)> = c
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| key(s).filter(|k| k.is_finite()).map(|k| (i, k)))
+        .collect();
+    keyed.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut out = vec![None; c.len()];
+    let mut rank = 0;
+    let mut prev: Option<f32> = None;
+    for (pos, (i, k)) in keyed.into_iter().enumerate() {
+        if prev != Some(k) {
+            rank = pos + 1;
+            prev = Some(k);
+        }
+        out[i] = Some(rank);
+    }
+    out
+}
+
+/// English words skipped when matching query words against symbol names.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "does", "for", "from", "how", "in", "is",
+    "it", "of", "on", "or", "that", "the", "this", "to", "what", "when", "where", "which", "with",
+];
+
+/// The words of a query as a symbol matcher sees them: the lower-cased whole identifiers, and
+/// the sequence of their lower-cased parts (camel/snake/kebab split), stop words dropped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueryNames {
+    /// Whole words (`bcrypthasher`, `send_file`).
+    pub words: Vec<String>,
+    /// Their parts, in order (`bcrypt`, `hasher`, `send`, `file`).
+    pub parts: Vec<String>,
+}
+
+impl QueryNames {
+    /// Analyses `query` (see the type docs).
+    pub fn of(query: &str) -> Self {
+        let mut out = Self::default();
+        for word in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            let terms = super::lexical::code_terms(word);
+            let Some(whole) = terms.first() else { continue };
+            if STOP_WORDS.contains(&whole.as_str()) {
+                continue;
+            }
+            out.words.push(whole.clone());
+            if terms.len() == 1 {
+                out.parts.push(whole.clone());
+            } else {
+                out.parts.extend(terms[1..].iter().cloned());
+            }
+        }
+        out
+    }
+}
+
+/// Whether a chunk of `kind` named `symbol` is a definition of a symbol the query names: not a
+/// module or window chunk, a name of at least 3 characters, and either the whole name is a query
+/// word (case-insensitive) or the name has several parts that occur consecutively among the
+/// query's parts (`send_file` for "send a file").
+pub fn defines(symbol: &str, kind: &str, names: &QueryNames) -> bool {
+    if matches!(kind, "module" | "window") || symbol.chars().count() < 3 {
+        return false;
+    }
+    let terms = super::lexical::code_terms(symbol);
+    let Some(whole) = terms.first() else {
+        return false;
+    };
+    if names.words.iter().any(|w| w == whole) {
+        return true;
+    }
+    let parts = &terms[1.min(terms.len())..];
+    parts.len() >= 2 && names.parts.windows(parts.len()).any(|w| w == parts)
+}
+
+/// One ranked hit with the explanation of its score. `hit.score` is the fused score in [0, 1]
+/// (`explanation.score`), except in [`SearchMode::Lexical`], where it stays the raw BM25 score as
+/// [`CodeIndex::search`] reports it (the explanation holds it normalised by the best hit's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HybridHit {
+    /// The chunk.
+    #[serde(flatten)]
+    pub hit: SearchHit,
+    /// How the score came about.
+    pub explanation: Explanation,
+}
+
+/// The answer of [`search`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HybridResults {
+    /// The mode that ranked the hits (a requested vector or hybrid search without vectors falls
+    /// back to lexical, with a note).
+    pub mode: SearchMode,
+    /// The fusion used (hybrid mode).
+    pub fusion: Fusion,
+    /// Hits, best first.
+    pub hits: Vec<HybridHit>,
+    /// Vector coverage, when a vector index was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
+    /// The query's similarity profile over the vectors, when searched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<SimilarityProfile>,
+    /// Remarks for the reader: fallbacks, partial coverage.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// What [`search`] needs besides the lexical index.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchOptions {
+    /// Requested mode.
+    pub mode: SearchMode,
+    /// Fusion of hybrid mode.
+    pub fusion: Fusion,
+    /// Fusion weights.
+    pub weights: Weights,
+    /// Candidates per list.
+    pub candidates: usize,
+}
+
+impl SearchOptions {
+    /// Hybrid search with the default fusion and the config's weights.
+    pub fn hybrid(weights: &SearchWeights) -> Self {
+        Self {
+            mode: SearchMode::Hybrid,
+            fusion: Fusion::DEFAULT,
+            weights: weights.into(),
+            candidates: CANDIDATES,
+        }
+    }
+}
+
+/// Ranked search over chunks by `opts.mode`: BM25, vectors (`vectors` with the embedded query
+/// `query_vector`, a unit vector of the index's dimensions), or both fused (see the module docs).
+/// At most `top` hits, best first. A vector or hybrid request without vectors (none given, or none
+/// embedded yet) is answered lexically, with a note.
+///
+/// # Errors
+/// [`IndexError`] when the lexical index fails.
+pub fn search(
+    index: &CodeIndex,
+    vectors: Option<&VectorIndex>,
+    query_vector: Option<&[f32]>,
+    query: &str,
+    top: usize,
+    opts: &SearchOptions,
+) -> Result<HybridResults, IndexError> {
+    let coverage = vectors.map(VectorIndex::coverage);
+    let mut notes = Vec::new();
+    let usable = match (vectors, query_vector) {
+        (Some(v), Some(q)) if v.live_vectors() > 0 && q.len() == v.dims() => Some((v, q)),
+        _ => None,
+    };
+    let mode = match (opts.mode, usable) {
+        (SearchMode::Lexical, _) => SearchMode::Lexical,
+        (m, Some(_)) => m,
+        (m, None) => {
+            notes.push(format!(
+                "{} search needs embeddings; none are available yet (run `code-intel index --embed`), so this is a lexical search",
+                m.name()
+            ));
+            SearchMode::Lexical
+        }
+    };
+    if let (Some(c), SearchMode::Vector | SearchMode::Hybrid) = (coverage, mode)
+        && c.embedded < c.total
+    {
+        notes.push(format!(
+            "embeddings cover {} of {} chunks ({:.0} %); the rest rank by keywords only until embedded",
+            c.embedded,
+            c.total,
+            c.ratio * 100.0
+        ));
+    }
+    let candidates = opts.candidates.max(top);
+    let names = QueryNames::of(query);
+    // Candidates keyed by (file, start line, chunk sha256).
+    let mut order: Vec<(String, u32, String)> = Vec::new();
+    let mut hits: HashMap<(String, u32, String), (SearchHit, Signals)> = HashMap::new();
+    if mode != SearchMode::Vector {
+        for h in index.search(query, candidates)? {
+            let key = (h.file.clone(), h.start_line, h.sha256.clone());
+            let signals = Signals {
+                bm25: Some(h.score),
+                ..Signals::default()
+            };
+            order.push(key.clone());
+            hits.insert(key, (h, signals));
+        }
+    }
+    let mut profile = None;
+    if let (Some((v, q)), SearchMode::Vector | SearchMode::Hybrid) = (usable, mode) {
+        let found = v.search(q, candidates);
+        profile = Some(found.profile);
+        for vh in found.hits {
+            let key = (vh.file.clone(), vh.row.start_line, vh.row.sha256.clone());
+            if let Some((_, s)) = hits.get_mut(&key) {
+                s.cosine = Some(vh.cosine);
+                continue;
+            }
+            let r = vh.row;
+            let hit = SearchHit {
+                file: vh.file,
+                start_line: r.start_line,
+                end_line: r.end_line,
+                symbol: r.symbol,
+                qualified_name: r.qualified_name,
+                kind: r.kind,
+                language: r.language,
+                score: 0.0,
+                signature: r.signature,
+                snippet: Some(r.snippet).filter(|s| !s.is_empty()),
+                sha256: r.sha256,
+            };
+            order.push(key.clone());
+            hits.insert(
+                key,
+                (
+                    hit,
+                    Signals {
+                        cosine: Some(vh.cosine),
+                        ..Signals::default()
+                    },
+                ),
+            );
+        }
+        // BM25 candidates outside the vector top: their cosine, when embedded.
+        for (hit, s) in hits.values_mut() {
+            if s.cosine.is_none()
+                && let Some(row) = v.rows_of(&hit.file).and_then(|rows| {
+                    rows.iter()
+                        .find(|r| r.start_line == hit.start_line && r.sha256 == hit.sha256)
+                })
+                && let Some(vec) = v.vector(&row.key)
+            {
+                s.cosine = Some(super::vector::dot(q, vec));
+            }
+        }
+    }
+    let weights = match mode {
+        SearchMode::Lexical => Weights {
+            keyword: 1.0,
+            vector: 0.0,
+            definition: 0.0,
+            reference: 0.0,
+        },
+        SearchMode::Vector => Weights {
+            keyword: 0.0,
+            vector: 1.0,
+            definition: 0.0,
+            reference: 0.0,
+        },
+        SearchMode::Hybrid => opts.weights,
+    };
+    let mut rows: Vec<(SearchHit, Signals)> =
+        order.into_iter().filter_map(|k| hits.remove(&k)).collect();
+    if weights.definition > 0.0 || weights.reference > 0.0 {
+        let mut refs_cache: HashMap<String, u32> = HashMap::new();
+        for (hit, s) in &mut rows {
+            s.definition = defines(&hit.symbol, &hit.kind, &names);
+            if weights.reference > 0.0 && !matches!(hit.kind.as_str(), "module" | "window") {
+                let term = hit.symbol.to_lowercase();
+                let refs = match refs_cache.get(&term) {
+                    Some(&r) => r,
+                    None => {
+                        let df = index.content_doc_freq(&term)?;
+                        // Its own chunk mentions the name once.
+                        let r = u32::try_from(df.saturating_sub(1)).unwrap_or(u32::MAX);
+                        refs_cache.insert(term, r);
+                        r
+                    }
+                };
+                s.references = refs;
+            }
+        }
+    }
+    let signals: Vec<Signals> = rows.iter().map(|(_, s)| *s).collect();
+    let mean = profile.map_or(0.0, |p| p.mean);
+    let fusion = if mode == SearchMode::Hybrid {
+        opts.fusion
+    } else {
+        Fusion::Weighted
+    };
+    let explanations = fuse(&signals, &weights, fusion, mean);
+    let mut ranked: Vec<HybridHit> = rows
+        .into_iter()
+        .zip(explanations)
+        .map(|((mut hit, _), explanation)| {
+            // Lexical mode keeps BM25 in `score` (as `CodeIndex::search` reports it).
+            if mode != SearchMode::Lexical {
+                hit.score = explanation.score;
+            }
+            HybridHit { hit, explanation }
+        })
+        .collect();
+    // Stable: ties keep BM25 order, then vector order.
+    ranked.sort_by(|a, b| b.explanation.score.total_cmp(&a.explanation.score));
+    ranked.truncate(top);
+    Ok(HybridResults {
+        mode,
+        fusion,
+        hits: ranked,
+        coverage,
+        profile,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const W: Weights = Weights {
+        vector: 0.4,
+        keyword: 0.2,
+        definition: 0.3,
+        reference: 0.1,
+    };
+
+    fn sig(bm25: Option<f32>, cosine: Option<f32>, definition: bool, references: u32) -> Signals {
+        Signals {
+            bm25,
+            cosine,
+            definition,
+            references,
+        }
+    }
+
+    #[test]
+    fn weighted_fusion_explains_each_part() {
+        let c = [
+            sig(Some(10.0), Some(0.90), true, 40),
+            sig(Some(5.0), Some(0.85), false, 0),
+            sig(None, Some(0.80), false, 10),
+        ];
+        let e = fuse(&c, &W, Fusion::Weighted, 0.80);
+        // First: every part at its maximum.
+        assert!((e[0].score - 1.0).abs() < 1e-6, "{:?}", e[0]);
+        // Second: keyword 0.5·0.2 + vector 0.5·0.4 = 0.3.
+        assert!((e[1].score - 0.3).abs() < 1e-6, "{:?}", e[1]);
+        let v = &e[1].parts[1];
+        assert_eq!((v.signal, v.raw), (Signal::Vector, Some(0.85)));
+        assert!((v.normalized - 0.5).abs() < 1e-6);
+        assert!((v.contribution - 0.2).abs() < 1e-6);
+        // Third: no BM25, cosine at the mean, 10 references = 0.5 · 0.1.
+        assert_eq!(e[2].parts[0].raw, None);
+        assert!((e[2].score - 0.05).abs() < 1e-6, "{:?}", e[2]);
+        let total: f32 = e[2].parts.iter().map(|p| p.contribution).sum();
+        assert!((total - e[2].score).abs() < 1e-6);
+    }
+
+    #[test]
+    fn rrf_uses_ranks_and_ties_share_them() {
+        let c = [
+            sig(Some(3.0), Some(0.9), false, 0),
+            sig(Some(3.0), Some(0.8), false, 0),
+            sig(Some(1.0), None, false, 0),
+        ];
+        let w = Weights {
+            vector: 1.0,
+            keyword: 1.0,
+            definition: 0.0,
+            reference: 0.0,
+        };
+        let e = fuse(&c, &w, Fusion::Rrf, 0.0);
+        assert_eq!(e[0].parts[0].rank, Some(1));
+        assert_eq!(e[1].parts[0].rank, Some(1), "tied BM25");
+        assert_eq!(e[2].parts[0].rank, Some(3));
+        assert_eq!(e[2].parts[1].rank, None);
+        assert!((e[0].score - 1.0).abs() < 1e-6);
+        assert!(e[0].score > e[1].score && e[1].score > e[2].score);
+        assert!(e[2].parts[1].contribution == 0.0);
+    }
+
+    #[test]
+    fn definitions_need_the_name_in_the_query() {
+        let check = |q: &str, sym: &str, kind: &str| defines(sym, kind, &QueryNames::of(q));
+        assert!(check("BcryptHasher make", "BcryptHasher", "class"));
+        assert!(check("where is bcrypthasher", "BcryptHasher", "class"));
+        assert!(check("send a file", "send_file", "function"));
+        assert!(check("sendFile to the client", "sendFile", "method"));
+        assert!(!check("send the file", "send_files", "function"));
+        assert!(
+            !check("file send", "send_file", "function"),
+            "order matters"
+        );
+        assert!(!check("hash a password", "hash", "module"));
+        assert!(!check("go to x", "go", "function"), "too short");
+        assert!(!check("hash a password", "Hasher", "class"));
+    }
+
+    fn signals() -> impl Strategy<Value = Signals> {
+        (
+            proptest::option::of(0.0f32..50.0),
+            proptest::option::of(-1.0f32..1.0),
+            any::<bool>(),
+            0u32..100,
+        )
+            .prop_map(|(b, c, d, r)| sig(b, c, d, r))
+    }
+
+    fn weights() -> impl Strategy<Value = Weights> {
+        (0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0).prop_map(|(v, k, d, r)| Weights {
+            vector: v,
+            keyword: k,
+            definition: d,
+            reference: r,
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn fused_scores_stay_in_bounds(
+            c in proptest::collection::vec(signals(), 1..20),
+            w in weights(),
+            mean in -1.0f32..1.0,
+            rrf in any::<bool>(),
+        ) {
+            let fusion = if rrf { Fusion::Rrf } else { Fusion::Weighted };
+            for e in fuse(&c, &w, fusion, mean) {
+                prop_assert!((0.0..=1.0).contains(&e.score), "{e:?}");
+                for p in &e.parts {
+                    prop_assert!((0.0..=1.0).contains(&p.normalized), "{p:?}");
+                    prop_assert!(p.contribution >= 0.0);
+                }
+            }
+        }
+
+        /// Improving one signal of one candidate (others fixed) never lowers its fused score.
+        #[test]
+        fn fused_scores_are_monotone_in_each_signal(
+            c in proptest::collection::vec(signals(), 1..20),
+            w in weights(),
+            mean in -1.0f32..0.5,
+            which in 0usize..4,
+            bump in 0.0f32..10.0,
+            rrf in any::<bool>(),
+        ) {
+            let fusion = if rrf { Fusion::Rrf } else { Fusion::Weighted };
+            let before = fuse(&c, &w, fusion, mean)[0].score;
+            let mut better = c.clone();
+            let s = &mut better[0];
+            match which {
+                0 => s.bm25 = Some(s.bm25.unwrap_or(0.0) + bump),
+                1 => s.cosine = Some((s.cosine.unwrap_or(-1.0) + bump / 10.0).min(1.0)),
+                2 => s.definition = true,
+                _ => s.references = s.references.saturating_add(bump as u32),
+            }
+            let after = fuse(&better, &w, fusion, mean)[0].score;
+            prop_assert!(after >= before - 1e-6, "{before} -> {after} ({which})");
+        }
+    }
+}

@@ -1,0 +1,691 @@
+//! The vector index with the deterministic fake embedder: progressive fill and coverage, sync
+//! consistency (add, modify, delete, rename against a from-scratch build), no re-embedding of
+//! unchanged chunks (a counting fake), persistence, the HNSW path against exact search,
+//! tombstones and compaction, damaged graph dumps.
+
+#![cfg(all(feature = "index", feature = "embed"))]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, SystemTime};
+
+use code_intel_core::config::Config;
+use code_intel_core::embed::{EmbedError, Embedder, FakeEmbedder};
+use code_intel_core::index::CodeIndex;
+use code_intel_core::index::vector::{VectorIndex, VectorState};
+use code_intel_core::repo_path::RepoRoot;
+
+const DIMS: usize = 64;
+
+/// A [`FakeEmbedder`] that records every passage it embeds.
+struct Counting {
+    inner: FakeEmbedder,
+    passages: Mutex<Vec<String>>,
+}
+
+impl Counting {
+    fn new() -> Self {
+        Self {
+            inner: FakeEmbedder::new(DIMS),
+            passages: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.passages.lock().unwrap())
+    }
+}
+
+impl Embedder for Counting {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+    fn dims(&self) -> usize {
+        DIMS
+    }
+    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.inner.embed_queries(texts)
+    }
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.passages
+            .lock()
+            .unwrap()
+            .extend(texts.iter().map(|t| t.to_string()));
+        self.inner.embed_passages(texts)
+    }
+}
+
+fn write_old(root: &Path, path: &str, content: &str) {
+    let p = root.join(path);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, content).unwrap();
+    // An hour old: the sync's racy-mtime rule does not force re-hashing.
+    std::fs::File::options()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+}
+
+fn fixture(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoRoot) {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        write_old(dir.path(), path, content);
+    }
+    let root = RepoRoot::new(dir.path()).unwrap();
+    (dir, root)
+}
+
+fn config() -> Config {
+    Config {
+        source_dirs: Vec::new(),
+        ..Config::default()
+    }
+}
+
+/// Syncs the lexical index, refreshes and fills the vectors; returns the open vector index.
+fn build(root: &RepoRoot, embedder: &dyn Embedder) -> VectorIndex {
+    let index = CodeIndex::open(root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let mut vectors = VectorIndex::open(root, &config(), embedder.model_id(), DIMS).unwrap();
+    vectors.refresh().unwrap();
+    vectors
+        .embed_pending(embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    vectors
+}
+
+/// Every row as (file, start, end, qualified name, sha256, key) plus each key's vector.
+type Dump = (
+    BTreeSet<(String, u32, u32, String, String, String)>,
+    BTreeMap<String, Vec<f32>>,
+);
+
+fn dump(vectors: &VectorIndex) -> Dump {
+    let state = VectorIndex::peek_state(vectors.root()).expect("saved state");
+    let mut rows = BTreeSet::new();
+    let mut vecs = BTreeMap::new();
+    for (file, fr) in &state.files {
+        for r in &fr.rows {
+            rows.insert((
+                file.clone(),
+                r.start_line,
+                r.end_line,
+                r.qualified_name.clone(),
+                r.sha256.clone(),
+                r.key.clone(),
+            ));
+            let v = vectors.vector(&r.key).expect("every row embedded").to_vec();
+            vecs.insert(r.key.clone(), v);
+        }
+    }
+    (rows, vecs)
+}
+
+const AUTH: &str = "\
+def hash_password(password, rounds=12):
+    \"\"\"Hash a password with bcrypt.\"\"\"
+    return bcrypt.hashpw(password, bcrypt.gensalt(rounds))
+
+
+def check_password(password, hashed):
+    \"\"\"Compare a password with its bcrypt hash.\"\"\"
+    return bcrypt.checkpw(password, hashed)
+";
+
+const CONFIG: &str = "\
+class ConfigLoader:
+    \"\"\"Load configuration files.\"\"\"
+
+    def load_file(self, path):
+        \"\"\"Read a JSON configuration file from disk.\"\"\"
+        with open(path) as f:
+            return json.load(f)
+";
+
+const VIEWS: &str = "\
+function renderTemplate(name, context) {
+  // Render an HTML template with its context variables.
+  return engine.render(name, context);
+}
+
+function sendJson(res, body) {
+  res.setHeader('Content-Type', 'application/json');
+  res.end(JSON.stringify(body));
+}
+";
+
+fn base_files() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("app/auth.py", AUTH),
+        ("app/config.py", CONFIG),
+        ("web/views.js", VIEWS),
+    ]
+}
+
+#[test]
+fn fills_progressively_and_finds_the_described_chunk() {
+    let (_dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let mut vectors = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    let report = vectors.refresh().unwrap();
+    assert_eq!(report.files_rechunked, 3);
+    let before = vectors.coverage();
+    assert_eq!(before.embedded, 0);
+    assert_eq!(
+        before.total as u64,
+        index.stats().chunks,
+        "one row per lexical chunk"
+    );
+    assert!(before.pending_texts > 0);
+    // Nothing is embedded yet: searching works and finds nothing.
+    let q = embedder.embed_queries(&["bcrypt password hash"]).unwrap();
+    assert!(vectors.search(&q[0], 5).hits.is_empty());
+
+    let mut calls = Vec::new();
+    let report = vectors
+        .embed_pending(
+            &embedder,
+            &mut |d, t| calls.push((d, t)),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+    assert_eq!(report.embedded, before.pending_texts);
+    assert_eq!(report.coverage.embedded, report.coverage.total);
+    assert_eq!(report.coverage.ratio, 1.0);
+    assert_eq!(
+        calls.last(),
+        Some(&(before.pending_texts, before.pending_texts))
+    );
+    assert_eq!(embedder.take().len(), before.pending_texts);
+
+    let found = vectors.search(&q[0], 3);
+    assert!(!found.approximate);
+    let top = &found.hits[0];
+    assert_eq!(
+        (top.file.as_str(), top.row.symbol.as_str()),
+        ("app/auth.py", "hash_password")
+    );
+    assert!(found.profile.n > 0 && found.profile.sd > 0.0);
+    assert!(found.profile.z(top.cosine) > 1.0, "{:?}", found.profile);
+    // A second refresh of the same commit does nothing.
+    assert!(vectors.refresh().unwrap().up_to_date);
+}
+
+#[test]
+fn a_stopped_run_keeps_what_it_embedded_and_resumes() {
+    let files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("m/mod{i}.py"),
+                format!("def function_{i}(value):\n    return value * {i}\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (_dir, root) = fixture(&refs);
+    let embedder = Counting::new();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let mut vectors = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    vectors.refresh().unwrap();
+    let total = vectors.coverage().pending_texts;
+    assert!(total > 64, "{total} texts: more than one group");
+    let stop = AtomicBool::new(false);
+    let report = vectors
+        .embed_pending(
+            &embedder,
+            &mut |_, _| stop.store(true, std::sync::atomic::Ordering::Relaxed),
+            &stop,
+        )
+        .unwrap();
+    assert_eq!(report.embedded, 64, "stopped after the first group");
+    assert_eq!(report.remaining, total - 64);
+    let partial = report.coverage;
+    assert!(partial.ratio > 0.0 && partial.ratio < 1.0, "{partial:?}");
+    drop(vectors);
+
+    // Another process picks up where it stopped.
+    let mut vectors = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    assert_eq!(vectors.coverage(), partial);
+    embedder.take();
+    let report = vectors
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(report.embedded, total - 64);
+    assert_eq!(embedder.take().len(), total - 64, "nothing embedded twice");
+    assert_eq!(report.coverage.ratio, 1.0);
+}
+
+#[test]
+fn edits_match_a_from_scratch_build_and_unchanged_texts_are_not_embedded_again() {
+    let (dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let mut vectors = build(&root, &embedder);
+    embedder.take();
+
+    // Modify one function of auth.py (check_password unchanged), add a file, delete one,
+    // rename another.
+    let modified = AUTH.replace("gensalt(rounds)", "gensalt(rounds, prefix)");
+    write_old(dir.path(), "app/auth.py", &modified);
+    write_old(
+        dir.path(),
+        "app/mail.py",
+        "def send_mail(to, subject):\n    \"\"\"Send an email message.\"\"\"\n    smtp.send(to, subject)\n",
+    );
+    std::fs::remove_file(dir.path().join("web/views.js")).unwrap();
+    std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+    std::fs::rename(
+        dir.path().join("app/config.py"),
+        dir.path().join("lib/config.py"),
+    )
+    .unwrap();
+
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let report = vectors.refresh().unwrap();
+    assert_eq!(report.files_removed, 2, "views.js and the old config.py");
+    assert_eq!(report.files_rechunked, 3, "auth.py, mail.py, lib/config.py");
+    vectors
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    let embedded = embedder.take();
+    // Only new texts: the changed hash_password (a new identifier, `prefix`), mail.py's chunks
+    // and the renamed file's module chunk (whose name is its path). Not auth.py's module chunk
+    // (its summary lists names only), not check_password, not ConfigLoader or its method.
+    assert!(
+        embedded
+            .iter()
+            .all(|t| !t.contains("ConfigLoader") && !t.contains("check_password")),
+        "{embedded:#?}"
+    );
+    assert_eq!(embedded.len(), 4, "{embedded:#?}");
+    assert!(
+        embedded.iter().any(|t| t.contains("hash_password")),
+        "{embedded:#?}"
+    );
+    assert!(
+        embedded.iter().any(|t| t.contains("send_mail")),
+        "{embedded:#?}"
+    );
+    let incremental = dump(&vectors);
+
+    // From scratch: the same files in a new repository.
+    let (fresh_dir, fresh_root) = fixture(&[]);
+    for f in ["app/auth.py", "app/mail.py", "lib/config.py"] {
+        let content = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        write_old(fresh_dir.path(), f, &content);
+    }
+    let fresh = build(&fresh_root, &Counting::new());
+    assert_eq!(incremental, dump(&fresh));
+    assert_eq!(vectors.coverage(), fresh.coverage());
+
+    // Searches agree too (the deleted file is gone).
+    let q = embedder
+        .embed_queries(&["render an html template"])
+        .unwrap();
+    let hits = vectors.search(&q[0], 10).hits;
+    assert!(hits.iter().all(|h| h.file != "web/views.js"));
+    let hits2 = fresh.search(&q[0], 10).hits;
+    let key = |h: &code_intel_core::index::vector::VectorHit| (h.file.clone(), h.row.start_line);
+    assert_eq!(
+        hits.iter().map(key).collect::<Vec<_>>(),
+        hits2.iter().map(key).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_file_edited_after_the_sync_waits_for_the_next_sync() {
+    let (dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    // Edited between the sync and the refresh: the lexical index holds the old version.
+    write_old(dir.path(), "app/auth.py", "def other():\n    pass\n");
+    let mut vectors = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    let report = vectors.refresh().unwrap();
+    assert_eq!(report.files_stale, 1);
+    assert!(vectors.rows_of("app/auth.py").is_none());
+    assert!(
+        !vectors.refresh().unwrap().up_to_date,
+        "stale files are retried"
+    );
+    index.sync(&mut |_| {}).unwrap();
+    let report = vectors.refresh().unwrap();
+    assert_eq!((report.files_stale, report.files_rechunked), (0, 1));
+    let rows = vectors.rows_of("app/auth.py").unwrap();
+    assert!(rows.iter().any(|r| r.symbol == "other"));
+}
+
+#[test]
+fn reopening_restores_the_same_index_without_embedding() {
+    let (_dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let vectors = build(&root, &embedder);
+    let before = dump(&vectors);
+    let q = embedder
+        .embed_queries(&["load a json configuration file"])
+        .unwrap();
+    let hits: Vec<_> = vectors
+        .search(&q[0], 5)
+        .hits
+        .into_iter()
+        .map(|h| (h.file, h.row.start_line))
+        .collect();
+    drop(vectors);
+    embedder.take();
+    let mut reopened = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    assert!(reopened.refresh().unwrap().up_to_date);
+    assert_eq!(reopened.coverage().pending_texts, 0);
+    assert_eq!(dump(&reopened), before);
+    let again: Vec<_> = reopened
+        .search(&q[0], 5)
+        .hits
+        .into_iter()
+        .map(|h| (h.file, h.row.start_line))
+        .collect();
+    assert_eq!(hits, again);
+    assert!(embedder.take().is_empty());
+
+    // Another model: a fresh state (nothing embedded), the other model's vectors untouched.
+    let other = VectorIndex::open(&root, &config(), "other-model@1", DIMS).unwrap();
+    assert_eq!(other.coverage().total, 0);
+    assert_eq!(other.lexical_commit(), "");
+}
+
+#[test]
+fn the_graph_path_agrees_with_exact_search_and_survives_reload() {
+    let files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("pkg/file{i}.py"),
+                format!(
+                    "def task_{i}(item):\n    \"\"\"Process item number {i} with topic {}.\"\"\"\n    return item\n",
+                    ["cache", "router", "mailer", "queue", "session"][i % 5]
+                ),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (dir, root) = fixture(&refs);
+    let embedder = Counting::new();
+    let mut vectors = build(&root, &embedder);
+    let queries = [
+        "process an item of the cache",
+        "router task",
+        "mailer",
+        "queue worker",
+    ];
+    let qv = embedder.embed_queries(&queries).unwrap();
+    let exact: Vec<Vec<f32>> = qv.iter().map(|q| cosines(&vectors.search(q, 5))).collect();
+    vectors.set_exact_search_max(1);
+    assert!(vectors.uses_graph());
+    // Every vector is reachable: searching with a chunk's own vector finds it. (Slots arrive
+    // sorted by text length, cluster by cluster; without hnsw's extendCandidates five of these
+    // 80 points had no in-links and were never found.)
+    let state = VectorIndex::peek_state(&root).unwrap();
+    let mut missed = Vec::new();
+    for (file, fr) in &state.files {
+        for r in &fr.rows {
+            let v = vectors.vector(&r.key).unwrap().to_vec();
+            let got = vectors.search(&v, 1);
+            if got.hits.first().map(|h| h.row.key.as_str()) != Some(r.key.as_str()) {
+                missed.push(format!("{file} {}", r.symbol));
+            }
+        }
+    }
+    assert!(missed.is_empty(), "unreachable: {missed:?}");
+    for (q, want) in qv.iter().zip(&exact) {
+        let found = vectors.search(q, 5);
+        assert!(found.approximate);
+        // On 80 vectors with ef 64 the graph search is exact here (compared by cosine: the
+        // fixture has ties, which the two paths may order differently).
+        assert_eq!(&cosines(&found), want);
+    }
+    vectors.save().unwrap();
+    let state: VectorState = VectorIndex::peek_state(&root).unwrap();
+    let base = state.graph.clone().expect("graph dumped");
+    assert!(
+        dir.path()
+            .join(format!(".code-intel/index/vectors/{base}.hnsw.graph"))
+            .is_file()
+    );
+
+    // Delete a file: its chunks become tombstones the graph skips.
+    std::fs::remove_file(dir.path().join("pkg/file0.py")).unwrap();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    vectors.refresh().unwrap();
+    let found = vectors.search(&qv[0], 80);
+    assert!(found.hits.iter().all(|h| h.file != "pkg/file0.py"));
+    // Add a file: inserted into the loaded graph.
+    write_old(
+        dir.path(),
+        "pkg/new.py",
+        "def brand_new_mailer():\n    \"\"\"Send mail fast.\"\"\"\n",
+    );
+    index.sync(&mut |_| {}).unwrap();
+    vectors.refresh().unwrap();
+    vectors
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    let q = embedder
+        .embed_queries(&["brand new mailer send mail fast"])
+        .unwrap();
+    assert_eq!(vectors.search(&q[0], 1).hits[0].file, "pkg/new.py");
+    let new_state = VectorIndex::peek_state(&root).unwrap();
+    assert_ne!(
+        new_state.graph,
+        Some(base.clone()),
+        "a new dump replaced the old one"
+    );
+    assert!(
+        !dir.path()
+            .join(format!(".code-intel/index/vectors/{base}.hnsw.graph"))
+            .exists()
+    );
+    drop(vectors);
+
+    // Reopened (threshold back to default, so it scans): same answers.
+    let mut reopened = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    assert!(!reopened.uses_graph());
+    reopened.set_exact_search_max(1);
+    assert_eq!(reopened.search(&q[0], 1).hits[0].file, "pkg/new.py");
+}
+
+#[test]
+fn a_damaged_graph_dump_is_rebuilt() {
+    let files: Vec<(String, String)> = (0..10)
+        .map(|i| (format!("f{i}.py"), format!("def f{i}():\n    return {i}\n")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (dir, root) = fixture(&refs);
+    let embedder = Counting::new();
+    let mut vectors = build(&root, &embedder);
+    vectors.set_exact_search_max(1);
+    vectors.save().unwrap();
+    let base = VectorIndex::peek_state(&root).unwrap().graph.unwrap();
+    let q = embedder.embed_queries(&["f3"]).unwrap();
+    let want = cosines(&vectors.search(&q[0], 3));
+    drop(vectors);
+    for ext in ["hnsw.graph", "hnsw.data"] {
+        std::fs::write(
+            dir.path()
+                .join(format!(".code-intel/index/vectors/{base}.{ext}")),
+            b"garbage",
+        )
+        .unwrap();
+    }
+    let mut reopened = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    reopened.set_exact_search_max(1);
+    let found = reopened.search(&q[0], 3);
+    assert!(found.approximate);
+    assert_eq!(cosines(&found), want);
+}
+
+#[test]
+fn many_deletions_compact_the_slots_and_prune_the_cache() {
+    let files: Vec<(String, String)> = (0..120)
+        .map(|i| {
+            (
+                format!("d/f{i}.py"),
+                format!("def g{i}(x):\n    return x + {i}\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (dir, root) = fixture(&refs);
+    let embedder = Counting::new();
+    let mut vectors = build(&root, &embedder);
+    let slots_before = VectorIndex::peek_state(&root).unwrap().slots.len();
+    for i in 0..80 {
+        std::fs::remove_file(dir.path().join(format!("d/f{i}.py"))).unwrap();
+    }
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let report = vectors.refresh().unwrap();
+    assert!(report.compacted, "{report:?}");
+    vectors.save().unwrap();
+    let state = VectorIndex::peek_state(&root).unwrap();
+    assert!(
+        state.slots.len() < slots_before / 2,
+        "{} of {slots_before}",
+        state.slots.len()
+    );
+    assert_eq!(vectors.live_vectors(), state.slots.len());
+    let q = embedder.embed_queries(&["g5"]).unwrap();
+    let deleted: BTreeSet<String> = (0..80).map(|i| format!("d/f{i}.py")).collect();
+    let hits = vectors.search(&q[0], 200).hits;
+    assert_eq!(hits.len(), 80, "40 files of 2 chunks each");
+    assert!(hits.iter().all(|h| !deleted.contains(&h.file)));
+    // Restoring a deleted file embeds it again (its vector was pruned with the tombstones).
+    write_old(dir.path(), "d/f5.py", "def g5(x):\n    return x + 5\n");
+    index.sync(&mut |_| {}).unwrap();
+    vectors.refresh().unwrap();
+    embedder.take();
+    vectors
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    assert!(!embedder.take().is_empty());
+    assert_eq!(vectors.coverage().ratio, 1.0);
+}
+
+fn cosines(found: &code_intel_core::index::vector::VectorSearch) -> Vec<f32> {
+    found
+        .hits
+        .iter()
+        .map(|h| (h.cosine * 1e4).round() / 1e4)
+        .collect()
+}
+
+#[test]
+fn switching_the_recipe_and_back_reuses_the_cached_vectors() {
+    let (dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let first = build(&root, &embedder);
+    let n = first.coverage().total;
+    drop(first);
+    embedder.take();
+    let body = Config {
+        extra: [("embedding_text".to_string(), serde_json::json!("body"))].into(),
+        ..config()
+    };
+    let mut vectors = VectorIndex::open(&root, &body, embedder.model_id(), DIMS).unwrap();
+    assert_eq!(vectors.recipe().name(), "body");
+    vectors.refresh().unwrap();
+    vectors
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    assert!(!embedder.take().is_empty(), "another recipe, other texts");
+    drop(vectors);
+    let mut back = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    let report = back.refresh().unwrap();
+    assert!(report.reused_vectors > 0, "{report:?}");
+    assert_eq!(back.coverage().embedded, n);
+    assert!(back.pending().is_empty());
+    assert!(embedder.take().is_empty());
+
+    let bad = Config {
+        extra: [("embedding_text".to_string(), serde_json::json!("whole"))].into(),
+        ..config()
+    };
+    let err = VectorIndex::open(&root, &bad, embedder.model_id(), DIMS).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("use body, summary or summary_path"),
+        "{err}"
+    );
+    drop(dir);
+}
+
+#[test]
+fn two_processes_neither_embed_twice_nor_lose_vectors() {
+    let (dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let mut a = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    a.refresh().unwrap();
+    a.save().unwrap();
+    // B opens before A embeds.
+    let mut b = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    // While A holds the embedding lock, B does not embed.
+    let held = a.try_embed_lock().unwrap().expect("free");
+    let report = b
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    assert!(report.busy);
+    assert_eq!(report.embedded, 0);
+    assert!(embedder.take().is_empty());
+    drop(held);
+    a.embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    let n = embedder.take().len();
+    assert!(n > 0);
+    // A file changes; B refreshes and saves its stale view last (it never saw A's vectors) ...
+    write_old(
+        dir.path(),
+        "app/mail.py",
+        "def send_mail(to):\n    smtp.send(to)\n",
+    );
+    index.sync(&mut |_| {}).unwrap();
+    let report = b.refresh().unwrap();
+    assert_eq!(report.reused_vectors, 0, "B's cache predates A's run");
+    b.save().unwrap();
+    let stale = VectorIndex::peek_state(&root).unwrap();
+    assert!(
+        stale.slots.is_empty(),
+        "B's view: {} slots",
+        stale.slots.len()
+    );
+    // ... and the next open has A's vectors back from the cache, without embedding; only the
+    // new file is pending.
+    let c = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    let pending = c.pending();
+    assert!(
+        !pending.is_empty() && pending.iter().all(|p| p.text.contains("mail")),
+        "{pending:?}"
+    );
+    assert_eq!(
+        c.coverage().embedded + c.coverage().pending_texts,
+        c.coverage().total
+    );
+    assert!(embedder.take().is_empty());
+}

@@ -1,0 +1,643 @@
+//! The semantic side of the command line: the vector refresh and `--embed` step of `index`, the
+//! `--mode`/`--fusion`/`--collection` search of `search` (hybrid by default once embeddings
+//! exist), and vector coverage for `status`.
+//!
+//! The model is found like the server finds it ([`crate::model::resolve_cache_dir`]); reading its
+//! manifest is enough to refresh the vectors, loading it (1–3 s) happens only when a query or a
+//! text must be embedded.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+use code_intel_core::config::{Config, SearchWeights};
+use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelManifest, ModelPaths};
+use code_intel_core::index::CodeIndex;
+use code_intel_core::index::hybrid::{self, Fusion, HybridResults, SearchMode, SearchOptions};
+use code_intel_core::index::map::MapIndex;
+use code_intel_core::index::semantic::{self, Collection, Sources};
+use code_intel_core::index::vector::{
+    Coverage, EmbedReport, RefreshReport, VectorIndex, VectorState, configured_recipe,
+};
+use code_intel_core::repo_path::RepoRoot;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+/// Pending texts a search embeds itself before answering (an edited file becomes searchable at
+/// once); more are left to `code-intel index --embed` or the server's background task.
+pub const INLINE_EMBED_MAX: usize = 64;
+
+/// `code-intel index` options.
+#[derive(Debug, Args, Default)]
+pub struct IndexArgs {
+    /// Also embed every chunk that has no vector yet (resumable; progress on stderr).
+    #[arg(long)]
+    pub embed: bool,
+    /// ONNX Runtime threads for --embed (1 leaves the other cores to everything else).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+}
+
+/// `--mode` of `code-intel search`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// BM25 only.
+    Lexical,
+    /// Vector similarity only.
+    Vector,
+    /// BM25, vectors, definitions and references, fused.
+    Hybrid,
+}
+
+/// `--fusion` of `code-intel search`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FusionArg {
+    /// Weighted mean of normalised scores.
+    Weighted,
+    /// Reciprocal rank fusion (k = 60).
+    Rrf,
+}
+
+/// `--collection` of `code-intel search`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CollectionArg {
+    /// Learned pairs and agreements (the map) only.
+    Map,
+    /// The code only (the default).
+    Forest,
+    /// The map first; the code unless a map hit is confident (semantic_search).
+    Auto,
+}
+
+/// Ranking options of `code-intel search`.
+#[derive(Debug, Args, Default)]
+pub struct SearchModeArgs {
+    /// Ranking: lexical, vector or hybrid (default: hybrid once embeddings exist, else lexical).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Fusion of hybrid mode (default: `search_fusion` in .code-intel/config.json, else weighted).
+    #[arg(long, value_enum)]
+    pub fusion: Option<FusionArg>,
+    /// What to search (default: forest, the code).
+    #[arg(long, value_enum)]
+    pub collection: Option<CollectionArg>,
+}
+
+impl ModeArg {
+    fn core(self) -> SearchMode {
+        match self {
+            ModeArg::Lexical => SearchMode::Lexical,
+            ModeArg::Vector => SearchMode::Vector,
+            ModeArg::Hybrid => SearchMode::Hybrid,
+        }
+    }
+}
+
+impl FusionArg {
+    fn core(self) -> Fusion {
+        match self {
+            FusionArg::Weighted => Fusion::Weighted,
+            FusionArg::Rrf => Fusion::Rrf,
+        }
+    }
+}
+
+impl CollectionArg {
+    fn core(self) -> Collection {
+        match self {
+            CollectionArg::Map => Collection::Map,
+            CollectionArg::Forest => Collection::Forest,
+            CollectionArg::Auto => Collection::Auto,
+        }
+    }
+}
+
+/// The provisioned model's files and manifest, without loading it.
+struct Install {
+    paths: ModelPaths,
+    manifest: ModelManifest,
+}
+
+fn install() -> Result<Install, String> {
+    let dir = crate::model::resolve_cache_dir(None).map_err(|e| format!("{e:#}"))?;
+    let paths = ModelPaths::in_cache(&dir, ModelPaths::DEFAULT_MODEL);
+    let manifest = paths.read_manifest().map_err(|e| e.to_string())?;
+    Ok(Install { paths, manifest })
+}
+
+fn load_model(install: &Install, threads: usize) -> anyhow::Result<FastEmbedder> {
+    let options = FastEmbedOptions {
+        intra_threads: Some(threads.max(1)),
+        ..FastEmbedOptions::default()
+    };
+    FastEmbedder::load(&install.paths, &options).context("cannot load the embedding model")
+}
+
+/// The search fusion a config asks for (`search_fusion`, default [`Fusion::DEFAULT`]).
+///
+/// # Errors
+/// An unknown name.
+pub fn configured_fusion(config: &Config) -> anyhow::Result<Fusion> {
+    match config.extra.get("search_fusion").and_then(|v| v.as_str()) {
+        None => Ok(Fusion::DEFAULT),
+        Some(name) => Fusion::from_name(name).with_context(|| {
+            format!(
+                "unknown search_fusion {name:?} in .code-intel/config.json; use weighted or rrf"
+            )
+        }),
+    }
+}
+
+/// What `index` did on the vector side.
+#[derive(Debug, Serialize)]
+pub struct VectorsReport {
+    /// The model the vectors belong to.
+    pub model_id: String,
+    /// The embedding-text recipe.
+    pub embedding_text: &'static str,
+    /// The refresh after the sync.
+    pub refresh: RefreshReport,
+    /// The embedding run, with `--embed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed: Option<EmbedReport>,
+    /// Coverage after both.
+    pub coverage: Coverage,
+}
+
+/// The vector step of `code-intel index`: refresh the vectors after the sync (no model load) and,
+/// with `--embed`, embed what is missing. `Ok(None)` with a reason when there is no vector side
+/// (lightweight mode, no model installed).
+///
+/// # Errors
+/// Vector index, cache or model failures.
+pub fn index_vectors(
+    root: &RepoRoot,
+    config: &Config,
+    args: &IndexArgs,
+) -> anyhow::Result<Result<VectorsReport, String>> {
+    if config.lightweight_mode {
+        return Ok(Err("lightweight_mode is on: no embeddings".into()));
+    }
+    let install = match install() {
+        Ok(i) => i,
+        Err(e) if args.embed => anyhow::bail!("{e}"),
+        Err(e) => return Ok(Err(format!("no embeddings: {e}"))),
+    };
+    let mut vectors = VectorIndex::open(
+        root,
+        config,
+        &install.manifest.model_id(),
+        install.manifest.dims,
+    )?;
+    let refresh = vectors.refresh()?;
+    vectors.save()?;
+    let embed = if args.embed && vectors.coverage().pending_texts > 0 {
+        let model = load_model(&install, args.threads)?;
+        let bar = ProgressBar::new(vectors.coverage().pending_texts as u64);
+        if let Ok(style) = ProgressStyle::with_template(
+            "embedding [{bar:30}] {pos}/{len} texts ({per_sec}, eta {eta})",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        let stop = AtomicBool::new(false);
+        let report =
+            vectors.embed_pending(&model, &mut |done, _| bar.set_position(done as u64), &stop);
+        bar.finish_and_clear();
+        Some(report?)
+    } else {
+        None
+    };
+    Ok(Ok(VectorsReport {
+        model_id: vectors.model_id().to_string(),
+        embedding_text: vectors.recipe().name(),
+        refresh,
+        embed,
+        coverage: vectors.coverage(),
+    }))
+}
+
+/// Text form of [`index_vectors`]'s outcome.
+///
+/// # Errors
+/// Writing fails.
+pub fn render_vectors(
+    out: &mut dyn Write,
+    r: &Result<VectorsReport, String>,
+) -> anyhow::Result<()> {
+    match r {
+        Err(why) => writeln!(out, "vectors: {why}")?,
+        Ok(r) => {
+            if r.embed.as_ref().is_some_and(|e| e.busy) {
+                writeln!(
+                    out,
+                    "another process (an MCP server?) is embedding this repository; not embedding here"
+                )?;
+            } else if let Some(e) = &r.embed {
+                writeln!(
+                    out,
+                    "embedded {} texts in {:.1} s",
+                    e.embedded,
+                    e.duration_ms as f64 / 1000.0
+                )?;
+            }
+            writeln!(out, "vectors: {}", coverage_line(&r.coverage))?;
+            if r.coverage.pending_texts > 0 && r.embed.is_none() {
+                writeln!(out, "run `code-intel index --embed` to embed the rest")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn coverage_line(c: &Coverage) -> String {
+    format!(
+        "{} of {} chunks embedded ({:.1} %), {} texts pending",
+        c.embedded,
+        c.total,
+        c.ratio * 100.0,
+        c.pending_texts
+    )
+}
+
+/// `status`: the vector side as saved, without loading anything heavy.
+#[derive(Debug, Serialize)]
+pub struct VectorStatus {
+    /// Model id of the vectors.
+    pub model_id: String,
+    /// [`code_intel_core::index::embedding_text::EmbeddingText::id`] of the keys.
+    pub embedding_text: String,
+    /// Embedded chunks / chunks, as of the last save.
+    pub coverage: Coverage,
+    /// Whether the vectors describe the lexical index's current commit.
+    pub current: bool,
+    /// Whether searches use the HNSW graph (a dump exists).
+    pub graph: bool,
+}
+
+/// The vector status of `root` from its saved state; `None` when there is none.
+pub fn vector_status(root: &RepoRoot) -> Option<VectorStatus> {
+    let state: VectorState = VectorIndex::peek_state(root)?;
+    let slots: std::collections::HashSet<&str> = state.slots.iter().map(String::as_str).collect();
+    let (mut embedded, mut total) = (0usize, 0usize);
+    let mut pending = std::collections::HashSet::new();
+    for f in state.files.values() {
+        for r in &f.rows {
+            total += 1;
+            if slots.contains(r.key.as_str()) {
+                embedded += 1;
+            } else {
+                pending.insert(r.key.as_str());
+            }
+        }
+    }
+    let sync_commit = code_intel_core::index::sync::SyncState::load(
+        &code_intel_core::index::sync::SyncState::path(root),
+    )
+    .map(|s| s.commit);
+    Some(VectorStatus {
+        model_id: state.model_id.clone(),
+        embedding_text: state.recipe.clone(),
+        coverage: Coverage {
+            embedded,
+            total,
+            pending_texts: pending.len(),
+            ratio: if total == 0 {
+                1.0
+            } else {
+                embedded as f64 / total as f64
+            },
+        },
+        current: sync_commit.as_deref() == Some(state.lexical_commit.as_str()),
+        graph: state.graph.is_some(),
+    })
+}
+
+/// Text form of [`vector_status`].
+///
+/// # Errors
+/// Writing fails.
+pub fn render_status(out: &mut dyn Write, s: Option<&VectorStatus>) -> anyhow::Result<()> {
+    match s {
+        None => writeln!(out, "vectors: none (run `code-intel index --embed`)")?,
+        Some(s) => writeln!(
+            out,
+            "vectors: {}{} ({}, {})",
+            coverage_line(&s.coverage),
+            if s.current { "" } else { ", behind the index" },
+            s.model_id,
+            s.embedding_text
+        )?,
+    }
+    Ok(())
+}
+
+/// One query of `search --batch`: the query and optional per-query overrides.
+#[derive(Debug, Deserialize)]
+pub struct BatchQuery {
+    /// The query.
+    pub query: String,
+    /// Hits wanted.
+    #[serde(default)]
+    pub top: Option<usize>,
+    /// Echoed back.
+    #[serde(default)]
+    pub id: Option<serde_json::Value>,
+    /// `lexical`, `vector` or `hybrid`.
+    #[serde(default)]
+    pub mode: Option<String>,
+    /// `weighted` or `rrf`.
+    #[serde(default)]
+    pub fusion: Option<String>,
+    /// `map`, `forest` or `auto`.
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Weights (missing ones take their defaults).
+    #[serde(default)]
+    pub weights: Option<SearchWeights>,
+}
+
+/// One answer of a forest search (`--json` and `--batch`).
+#[derive(Debug, Serialize)]
+struct SearchAnswer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<serde_json::Value>,
+    query: &'a str,
+    #[serde(flatten)]
+    results: HybridResults,
+}
+
+/// One answer of a map/auto search.
+#[derive(Debug, Serialize)]
+struct SemanticAnswer {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<serde_json::Value>,
+    #[serde(flatten)]
+    result: semantic::SemanticSearchResult,
+}
+
+/// Everything a run of `search` shares between queries.
+pub struct Searcher<'a> {
+    root: &'a RepoRoot,
+    index: &'a CodeIndex,
+    install: Option<Install>,
+    vectors: Option<VectorIndex>,
+    model: Option<FastEmbedder>,
+    map: Option<MapIndex>,
+    defaults: (SearchMode, Fusion, Collection),
+    weights: SearchWeights,
+    query_vectors: HashMap<String, Vec<f32>>,
+    notes: Vec<String>,
+}
+
+impl<'a> Searcher<'a> {
+    /// Prepares searching `index` (already synced): opens and refreshes the vectors, picks the
+    /// defaults, embeds a few pending texts inline.
+    ///
+    /// # Errors
+    /// Config, vector index or model failures.
+    pub fn new(
+        root: &'a RepoRoot,
+        config: &Config,
+        index: &'a CodeIndex,
+        args: &SearchModeArgs,
+    ) -> anyhow::Result<Self> {
+        let fusion = args
+            .fusion
+            .map_or(configured_fusion(config)?, FusionArg::core);
+        let mut notes = Vec::new();
+        let install = if config.lightweight_mode {
+            notes.push("lightweight_mode is on: lexical search only".to_string());
+            None
+        } else {
+            match install() {
+                Ok(i) => Some(i),
+                Err(e) => {
+                    notes.push(format!("no embeddings: {e}"));
+                    None
+                }
+            }
+        };
+        configured_recipe(config)?;
+        let vectors = match &install {
+            Some(i) if VectorIndex::peek_state(root).is_some() || args.mode.is_some() => {
+                let mut v =
+                    VectorIndex::open(root, config, &i.manifest.model_id(), i.manifest.dims)?;
+                if !v.is_current() {
+                    v.refresh()?;
+                    v.save()?;
+                }
+                Some(v)
+            }
+            _ => None,
+        };
+        let has_vectors = vectors.as_ref().is_some_and(|v| v.live_vectors() > 0);
+        let mode = args.mode.map_or(
+            if has_vectors {
+                SearchMode::Hybrid
+            } else {
+                SearchMode::Lexical
+            },
+            ModeArg::core,
+        );
+        let collection = args
+            .collection
+            .map_or(Collection::Forest, CollectionArg::core);
+        let mut searcher = Self {
+            root,
+            index,
+            install,
+            vectors,
+            model: None,
+            map: None,
+            defaults: (mode, fusion, collection),
+            weights: config.search_weights.clone(),
+            query_vectors: HashMap::new(),
+            notes,
+        };
+        searcher.embed_inline()?;
+        Ok(searcher)
+    }
+
+    /// Embeds up to [`INLINE_EMBED_MAX`] pending texts (a just-edited file) before searching.
+    fn embed_inline(&mut self) -> anyhow::Result<()> {
+        let pending = self
+            .vectors
+            .as_ref()
+            .map_or(0, |v| v.coverage().pending_texts);
+        if pending == 0 || pending > INLINE_EMBED_MAX || self.defaults.0 == SearchMode::Lexical {
+            return Ok(());
+        }
+        self.model()?;
+        if let (Some(v), Some(m)) = (self.vectors.as_mut(), self.model.as_ref()) {
+            v.embed_pending(m, &mut |_, _| {}, &AtomicBool::new(false))?;
+        }
+        Ok(())
+    }
+
+    fn model(&mut self) -> anyhow::Result<&FastEmbedder> {
+        if self.model.is_none() {
+            let install = self
+                .install
+                .as_ref()
+                .context("no embedding model installed: run `code-intel model fetch`")?;
+            self.model = Some(load_model(install, 1)?);
+        }
+        self.model
+            .as_ref()
+            .context("no embedding model installed: run `code-intel model fetch`")
+    }
+
+    /// Runs one query with the defaults overridden by `q`'s fields.
+    ///
+    /// # Errors
+    /// Bad override names, index, model or map failures.
+    pub fn run(&mut self, q: &BatchQuery, top: usize) -> anyhow::Result<serde_json::Value> {
+        let mode = match &q.mode {
+            Some(m) => SearchMode::from_name(m).with_context(|| format!("unknown mode {m:?}"))?,
+            None => self.defaults.0,
+        };
+        let fusion = match &q.fusion {
+            Some(f) => Fusion::from_name(f).with_context(|| format!("unknown fusion {f:?}"))?,
+            None => self.defaults.1,
+        };
+        let collection = match &q.collection {
+            Some(c) => {
+                Collection::from_name(c).with_context(|| format!("unknown collection {c:?}"))?
+            }
+            None => self.defaults.2,
+        };
+        let opts = SearchOptions {
+            mode,
+            fusion,
+            weights: q.weights.as_ref().unwrap_or(&self.weights).into(),
+            candidates: hybrid::CANDIDATES,
+        };
+        let top = q.top.unwrap_or(top);
+        if collection != Collection::Forest {
+            self.model()?;
+            if self.map.is_none() {
+                let model = self.model.as_ref().context("model")?;
+                self.map = Some(MapIndex::load(self.root, model)?);
+            }
+            let (Some(model), Some(map)) = (self.model.as_ref(), self.map.as_ref()) else {
+                anyhow::bail!("the model or the map is not loaded");
+            };
+            let mut result = semantic::semantic_search(
+                Sources {
+                    index: self.index,
+                    vectors: self.vectors.as_ref(),
+                    map,
+                    embedder: model,
+                },
+                &q.query,
+                collection,
+                top,
+                &opts,
+            )?;
+            result.notes.extend(self.notes.iter().cloned());
+            return Ok(serde_json::to_value(SemanticAnswer {
+                id: q.id.clone(),
+                result,
+            })?);
+        }
+        let qv = if mode == SearchMode::Lexical || self.vectors.is_none() {
+            None
+        } else {
+            if !self.query_vectors.contains_key(&q.query) {
+                let v = self.model()?.embed_queries(&[q.query.as_str()])?;
+                self.query_vectors
+                    .insert(q.query.clone(), v.into_iter().next().unwrap_or_default());
+            }
+            self.query_vectors.get(&q.query).map(Vec::as_slice)
+        };
+        let mut results =
+            hybrid::search(self.index, self.vectors.as_ref(), qv, &q.query, top, &opts)?;
+        results.notes.extend(self.notes.iter().cloned());
+        Ok(serde_json::to_value(SearchAnswer {
+            id: q.id.clone(),
+            query: &q.query,
+            results,
+        })?)
+    }
+}
+
+/// Text form of one answer of [`Searcher::run`].
+///
+/// # Errors
+/// Writing fails.
+pub fn render_answer(out: &mut dyn Write, answer: &serde_json::Value) -> anyhow::Result<()> {
+    if let Some(msg) = answer.get("message").and_then(|m| m.as_str()) {
+        writeln!(out, "{msg}")?;
+        for h in answer["map_hits"].as_array().into_iter().flatten() {
+            writeln!(
+                out,
+                "map  {:>6.3}  z {:>5.1}{}  {} → {}",
+                h["cosine"].as_f64().unwrap_or_default(),
+                h["z"].as_f64().unwrap_or(f64::NAN),
+                if h["confident"].as_bool() == Some(true) {
+                    " (confident)"
+                } else {
+                    ""
+                },
+                h["nl_term"].as_str().unwrap_or("-"),
+                h["symbol"]
+                    .as_str()
+                    .or(h["agreement_file"].as_str())
+                    .unwrap_or("-"),
+            )?;
+        }
+    }
+    let hits = answer
+        .get("hits")
+        .or_else(|| answer.get("forest_hits"))
+        .and_then(|h| h.as_array());
+    let Some(hits) = hits else { return Ok(()) };
+    if hits.is_empty() && answer.get("message").is_none() {
+        writeln!(out, "no hits")?;
+    }
+    for h in hits {
+        let name = h["qualified_name"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .or(h["symbol"].as_str())
+            .unwrap_or_default();
+        let parts: Vec<String> = h["explanation"]["parts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["contribution"].as_f64().unwrap_or_default() > 0.0)
+            .map(|p| {
+                format!(
+                    "{} {:.2}",
+                    p["signal"].as_str().unwrap_or("?"),
+                    p["contribution"].as_f64().unwrap_or_default()
+                )
+            })
+            .collect();
+        writeln!(
+            out,
+            "{:>7.3}  {}:{}-{}  {} {}  [{}]",
+            h["score"].as_f64().unwrap_or_default(),
+            h["file"].as_str().unwrap_or_default(),
+            h["start_line"],
+            h["end_line"],
+            h["kind"].as_str().unwrap_or_default(),
+            name,
+            parts.join(", ")
+        )?;
+    }
+    render_notes(out, answer)
+}
+
+/// The `notes` of an answer, one line each.
+///
+/// # Errors
+/// Writing fails.
+pub fn render_notes(out: &mut dyn Write, answer: &serde_json::Value) -> anyhow::Result<()> {
+    for n in answer["notes"].as_array().into_iter().flatten() {
+        writeln!(out, "note: {}", n.as_str().unwrap_or_default())?;
+    }
+    Ok(())
+}

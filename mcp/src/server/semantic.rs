@@ -1,0 +1,590 @@
+//! `semantic_search` (map first, then the forest) and the server's vector side: the vector index
+//! opened once the model is loaded, kept consistent with the lexical index, and filled in the
+//! background (seed 002 "同期の UX": lexical search never waits for embeddings).
+//!
+//! The background task waits for the model ([`SharedEmbedder`]) and a synced index, then every
+//! [`POLL`] checks whether the lexical index committed since the vectors last looked
+//! (`sync_state.json`'s mtime, then its commit id); if so it refreshes the rows, and it embeds
+//! whatever is pending in groups of [`EMBED_GROUP`] texts with the server's one-thread model,
+//! inserting each group under a short write lock. Queries meanwhile search what is embedded and
+//! report the coverage. A `semantic_search` that finds the vectors behind the index refreshes
+//! them itself and embeds up to [`INLINE_EMBED_MAX`] texts first, so a just-edited file is found.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, SystemTime};
+
+use code_intel_core::config::Config;
+use code_intel_core::embed::Embedder;
+use code_intel_core::index::CodeIndex;
+use code_intel_core::index::hybrid::{self, SearchMode, SearchOptions};
+use code_intel_core::index::map::MapIndex;
+use code_intel_core::index::semantic::{self, Collection, SemanticSearchResult, Sources};
+use code_intel_core::index::sync::SyncState;
+use code_intel_core::index::vector::{EMBED_GROUP, VectorIndex};
+use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::session::{self, Phase, ToolCallRecord};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::embedder::NotReady;
+use super::{CodeIntel, Refusal, blocking, structured};
+
+/// How often the background task looks for a new lexical commit.
+pub const POLL: Duration = Duration::from_secs(5);
+/// Pending texts a `semantic_search` embeds itself before answering.
+pub const INLINE_EMBED_MAX: usize = 32;
+/// Seconds between saves of a long background embedding run.
+const SAVE_EVERY: Duration = Duration::from_secs(30);
+
+/// `semantic_search` parameters.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub struct SemanticSearchParams {
+    /// Session to record the call on (default: the session this server started last).
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// What to look for: a description of the behaviour (any language) or identifiers.
+    pub query: String,
+    /// `map` (learned pairs and agreements; every phase), `forest` (the code; SEMANTIC and
+    /// READY), or `auto` (default: the map first, the forest unless a map hit is confident; in
+    /// phases without the forest, the map only).
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Forest hits wanted (default 10).
+    #[serde(default)]
+    pub n_results: Option<usize>,
+}
+
+/// The server's vector side.
+pub struct SemanticState {
+    root: RepoRoot,
+    config: Arc<Config>,
+    /// Open once the model is known (its id and dimensions name the vectors).
+    vectors: RwLock<Option<VectorIndex>>,
+    /// Serialises refreshes and embedding runs (the background task and inline catch-ups).
+    work: Mutex<()>,
+    /// The map and the stamp of the files it was read from.
+    map: Mutex<Option<(MapStamp, Arc<MapIndex>)>>,
+    /// mtime of `sync_state.json` when the vectors last checked it.
+    seen_sync: Mutex<Option<SystemTime>>,
+    started: AtomicBool,
+    stop: AtomicBool,
+}
+
+/// Modification times of the map's files (a change reloads the map).
+type MapStamp = Vec<(String, Option<SystemTime>)>;
+
+fn map_stamp(root: &RepoRoot) -> MapStamp {
+    let state = root.state_dir();
+    let mtime = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let mut stamp = vec![(
+        "learned_pairs.json".to_string(),
+        mtime(&state.join("learned_pairs.json")),
+    )];
+    let agreements = state.join("agreements");
+    stamp.push(("agreements/".into(), mtime(&agreements)));
+    if let Ok(entries) = std::fs::read_dir(&agreements) {
+        let mut files: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    mtime(&e.path()),
+                )
+            })
+            .collect();
+        files.sort();
+        stamp.extend(files);
+    }
+    stamp
+}
+
+impl SemanticState {
+    /// The state for `root`; nothing is opened yet.
+    pub fn new(root: RepoRoot, config: Arc<Config>) -> Self {
+        Self {
+            root,
+            config,
+            vectors: RwLock::new(None),
+            work: Mutex::new(()),
+            map: Mutex::new(None),
+            seen_sync: Mutex::new(None),
+            started: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+        }
+    }
+
+    /// Opens the vector index for `embedder`'s model if it is not open (blocking).
+    fn ensure_open(&self, embedder: &dyn Embedder) -> Result<(), String> {
+        let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
+        if slot
+            .as_ref()
+            .is_some_and(|v| v.model_id() == embedder.model_id())
+        {
+            return Ok(());
+        }
+        let v = VectorIndex::open(
+            &self.root,
+            &self.config,
+            embedder.model_id(),
+            embedder.dims(),
+        )
+        .map_err(|e| e.to_string())?;
+        *slot = Some(v);
+        Ok(())
+    }
+
+    /// Refreshes the rows when the lexical index committed since the last look (blocking).
+    /// `force` skips the mtime shortcut.
+    fn refresh_if_behind(&self, force: bool) -> Result<(), String> {
+        let path = SyncState::path(&self.root);
+        let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        {
+            let mut seen = self
+                .seen_sync
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if !force && mtime.is_some() && *seen == mtime {
+                return Ok(());
+            }
+            *seen = mtime;
+        }
+        let current = self
+            .vectors
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_none_or(VectorIndex::is_current);
+        if current {
+            return Ok(());
+        }
+        let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(v) = slot.as_mut() {
+            let report = v.refresh().map_err(|e| e.to_string())?;
+            v.save().map_err(|e| e.to_string())?;
+            tracing::info!(
+                rechunked = report.files_rechunked,
+                removed = report.files_removed,
+                reused = report.reused_vectors,
+                "vectors refreshed"
+            );
+        }
+        Ok(())
+    }
+
+    /// Embeds pending texts, at most `limit` (all when `None`), a group at a time (blocking).
+    /// Returns how many were embedded.
+    fn embed_pending(
+        &self,
+        embedder: &dyn Embedder,
+        limit: Option<usize>,
+    ) -> Result<usize, String> {
+        // One embedding run per repository across processes (a CLI `index --embed` may run).
+        let (_lock, pending) = match self
+            .vectors
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            Some(v) => match v.try_embed_lock().map_err(|e| e.to_string())? {
+                Some(lock) => (lock, v.pending()),
+                None => return Ok(0),
+            },
+            None => return Ok(0),
+        };
+        let take = limit.map_or(pending.len(), |l| l.min(pending.len()));
+        let mut done = 0;
+        let mut last_save = std::time::Instant::now();
+        for group in pending[..take].chunks(EMBED_GROUP) {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let texts: Vec<&str> = group.iter().map(|p| p.text.as_str()).collect();
+            let vectors = embedder.embed_passages(&texts).map_err(|e| e.to_string())?;
+            let items: Vec<(String, Vec<f32>)> =
+                group.iter().map(|p| p.key.clone()).zip(vectors).collect();
+            let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
+            let Some(v) = slot.as_mut() else { break };
+            v.insert(&items).map_err(|e| e.to_string())?;
+            done += group.len();
+            if last_save.elapsed() >= SAVE_EVERY {
+                v.save().map_err(|e| e.to_string())?;
+                last_save = std::time::Instant::now();
+            }
+        }
+        if done > 0
+            && let Some(v) = self
+                .vectors
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_mut()
+        {
+            v.save().map_err(|e| e.to_string())?;
+        }
+        Ok(done)
+    }
+
+    /// One background round: open, refresh if behind, embed everything pending (blocking).
+    fn catch_up(&self, embedder: &dyn Embedder) -> Result<usize, String> {
+        let _work = self.work.lock().unwrap_or_else(PoisonError::into_inner);
+        self.ensure_open(embedder)?;
+        self.refresh_if_behind(false)?;
+        self.embed_pending(embedder, None)
+    }
+
+    /// Before a query: open, refresh if behind, embed a few pending texts (blocking). Skips the
+    /// embedding when a background run holds the work lock (it embeds them anyway).
+    fn before_query(&self, embedder: &dyn Embedder) -> Result<(), String> {
+        self.ensure_open(embedder)?;
+        let Ok(_work) = self.work.try_lock() else {
+            // A background run is embedding; refreshing is still cheap and safe.
+            return self.refresh_if_behind(true);
+        };
+        self.refresh_if_behind(true)?;
+        self.embed_pending(embedder, Some(INLINE_EMBED_MAX))?;
+        Ok(())
+    }
+
+    /// The map, reloaded when its files changed (blocking; embeds new entries).
+    fn map(&self, embedder: &dyn Embedder) -> Result<Arc<MapIndex>, String> {
+        let stamp = map_stamp(&self.root);
+        let mut slot = self.map.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((s, m)) = slot.as_ref()
+            && *s == stamp
+        {
+            return Ok(Arc::clone(m));
+        }
+        let map = Arc::new(MapIndex::load(&self.root, embedder).map_err(|e| e.to_string())?);
+        *slot = Some((stamp, Arc::clone(&map)));
+        Ok(map)
+    }
+}
+
+/// The collection to search in `phase` for the requested one: `Ok(collection, note)`, or the
+/// phase violation of an explicit request. `auto` narrows to the map where the forest is not
+/// allowed (seed 002 v3.9: the map is always readable, the forest only in SEMANTIC and READY).
+fn effective_collection(
+    phase: Option<Phase>,
+    requested: Collection,
+) -> Result<(Collection, Option<String>), session::PhaseViolation> {
+    let Some(phase) = phase else {
+        return Ok((requested, None));
+    };
+    match requested {
+        Collection::Auto => match session::check_tool(phase, "semantic_search", Some("forest")) {
+            Ok(()) => Ok((Collection::Auto, None)),
+            Err(_) => Ok((
+                Collection::Map,
+                Some(format!(
+                    "the forest (code) is not searchable in phase {phase}: searched the map only"
+                )),
+            )),
+        },
+        c => session::check_tool(phase, "semantic_search", Some(c.name())).map(|()| (c, None)),
+    }
+}
+
+fn summary(r: &SemanticSearchResult) -> String {
+    let status = serde_json::to_value(r.status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let top = r
+        .map_hits
+        .iter()
+        .filter(|h| h.confident)
+        .filter_map(|h| h.entry.symbol.clone())
+        .next()
+        .or_else(|| {
+            r.forest_hits
+                .first()
+                .map(|h| format!("{}:{}", h.hit.file, h.hit.start_line))
+        })
+        .unwrap_or_else(|| "-".into());
+    format!(
+        "semantic_search({}) {status}: {} map hits, {} forest hits (top {top})",
+        r.collection.name(),
+        r.map_hits.len(),
+        r.forest_hits.len()
+    )
+}
+
+impl CodeIntel {
+    /// Starts the background embedding task (once per server).
+    pub(super) fn start_semantic_background(&self) {
+        if self.config.lightweight_mode || self.semantic.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (state, index, embedder) = (
+            Arc::clone(&self.semantic),
+            Arc::clone(&self.index),
+            Arc::clone(&self.embedder),
+        );
+        tokio::spawn(async move {
+            let model = loop {
+                match embedder.wait_async(Duration::from_secs(60)).await {
+                    Ok(m) => break m,
+                    Err(NotReady::Loading { .. }) => continue,
+                    Err(NotReady::Unavailable { message }) => {
+                        tracing::info!(%message, "no background embedding: the model is unavailable");
+                        return;
+                    }
+                }
+            };
+            loop {
+                if state.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                if index.for_tools().await.is_some() {
+                    let (st, m) = (Arc::clone(&state), Arc::clone(&model));
+                    match tokio::task::spawn_blocking(move || st.catch_up(m.as_ref())).await {
+                        Ok(Ok(0)) => {}
+                        Ok(Ok(n)) => {
+                            tracing::info!(embedded = n, "background embedding round done")
+                        }
+                        Ok(Err(e)) => {
+                            tracing::warn!(error = %e, "background embedding failed; retrying later")
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "background embedding panicked; retrying later")
+                        }
+                    }
+                }
+                tokio::time::sleep(POLL).await;
+            }
+        });
+    }
+
+    /// Answers `semantic_search`.
+    async fn semantic_search_impl(&self, p: SemanticSearchParams) -> CallToolResult {
+        let requested = match p.collection.as_deref() {
+            None => Collection::Auto,
+            Some(c) => match Collection::from_name(c) {
+                Some(c) => c,
+                None => {
+                    return CallToolResult::structured_error(json!({
+                        "error": "validation_failed",
+                        "message": format!("unknown collection {c:?}: use map, forest or auto"),
+                    }));
+                }
+            },
+        };
+        if p.query.trim().is_empty() {
+            return CallToolResult::structured_error(
+                json!({ "error": "validation_failed", "message": "query must not be empty" }),
+            );
+        }
+        let id = match self.session_for(p.session_id.clone()).await {
+            Ok(id) => id,
+            Err(r) => return r.into_result(),
+        };
+        let phase = match &id {
+            Some(id) => {
+                let (store, id) = (self.store.clone(), id.clone());
+                match blocking(move || store.load(&id)).await {
+                    Ok(Ok(s)) => Some(s.phase),
+                    Ok(Err(e)) => return Refusal::Session(e).into_result(),
+                    Err(r) => return r.into_result(),
+                }
+            }
+            None => None,
+        };
+        let (collection, phase_note) = match effective_collection(phase, requested) {
+            Ok(c) => c,
+            Err(v) => return Refusal::Phase(v).into_result(),
+        };
+        let Some(index) = self.index.for_tools().await else {
+            return CallToolResult::structured_error(json!({
+                "error": "index_not_ready",
+                "message": "the code index has not been built yet: start_session syncs it (or run `code-intel index`); retry after it",
+            }));
+        };
+        let (embedder, model_note) = match self.embedder.get() {
+            Ok(e) => (Some(e), None),
+            Err(nr @ NotReady::Loading { .. }) => return nr.into_result(),
+            Err(nr) => (None, Some(nr.message())),
+        };
+        let n_results = p
+            .n_results
+            .unwrap_or(10)
+            .clamp(1, self.config.limits.max_results_ceiling.max(1));
+        let (state, config, store) = (
+            Arc::clone(&self.semantic),
+            Arc::clone(&self.config),
+            self.store.clone(),
+        );
+        let query = p.query.clone();
+        let outcome = blocking(move || {
+            let mut result = match &embedder {
+                Some(e) => search_with_model(&state, &index, e.as_ref(), &config, &query, collection, n_results)?,
+                None => lexical_only(&index, &config, &query, collection, n_results)?,
+            };
+            result.notes.extend(phase_note);
+            result.notes.extend(model_note);
+            if let Some(id) = &id {
+                let mut files: Vec<String> = Vec::new();
+                for h in &result.forest_hits {
+                    if !files.contains(&h.hit.file) {
+                        files.push(h.hit.file.clone());
+                    }
+                }
+                let record = ToolCallRecord {
+                    tool: "semantic_search".into(),
+                    params: json!({ "query": query, "collection": collection.name(), "n_results": n_results }),
+                    files,
+                    result_summary: summary(&result),
+                    phase: Phase::Exploration,
+                    timestamp: String::new(),
+                };
+                match store.update_in_phase(id, "semantic_search", Some(collection.name()), |s| {
+                    s.record_tool_call(record)
+                }) {
+                    Ok(Ok(())) => {}
+                    Ok(Err(v)) => return Err(Refusal::Phase(v)),
+                    Err(e) => return Err(Refusal::Session(e)),
+                }
+            }
+            Ok(result)
+        })
+        .await;
+        match outcome.and_then(|r| r) {
+            Ok(v) => structured(&v, false),
+            Err(r) => r.into_result(),
+        }
+    }
+}
+
+/// The search with the model (blocking).
+fn search_with_model(
+    state: &SemanticState,
+    index: &CodeIndex,
+    embedder: &dyn Embedder,
+    config: &Config,
+    query: &str,
+    collection: Collection,
+    n_results: usize,
+) -> Result<SemanticSearchResult, Refusal> {
+    let internal = |e: String| Refusal::Internal(e);
+    if !config.lightweight_mode {
+        state.before_query(embedder).map_err(internal)?;
+    }
+    let map = state.map(embedder).map_err(internal)?;
+    let vectors = state.vectors.read().unwrap_or_else(PoisonError::into_inner);
+    let opts = SearchOptions::hybrid(&config.search_weights);
+    semantic::semantic_search(
+        Sources {
+            index,
+            vectors: vectors.as_ref(),
+            map: &map,
+            embedder,
+        },
+        query,
+        collection,
+        n_results,
+        &opts,
+    )
+    .map_err(|e| internal(e.to_string()))
+}
+
+/// Without a model: the forest lexically (the map needs the model).
+fn lexical_only(
+    index: &CodeIndex,
+    config: &Config,
+    query: &str,
+    collection: Collection,
+    n_results: usize,
+) -> Result<SemanticSearchResult, Refusal> {
+    let opts = SearchOptions {
+        mode: SearchMode::Lexical,
+        ..SearchOptions::hybrid(&config.search_weights)
+    };
+    let searched_forest = collection != Collection::Map;
+    let forest = if searched_forest {
+        Some(
+            hybrid::search(index, None, None, query, n_results, &opts)
+                .map_err(|e| Refusal::Internal(e.to_string()))?,
+        )
+    } else {
+        None
+    };
+    let hits = forest.as_ref().map(|f| f.hits.clone()).unwrap_or_default();
+    let status = if hits.is_empty() {
+        semantic::Status::NoMatch
+    } else {
+        semantic::Status::Hypothesis
+    };
+    Ok(SemanticSearchResult {
+        query: query.to_string(),
+        collection,
+        searched: if searched_forest {
+            vec![Collection::Forest]
+        } else {
+            Vec::new()
+        },
+        source: (!hits.is_empty()).then_some(Collection::Forest),
+        status,
+        short_circuit: false,
+        map_hits: Vec::new(),
+        forest_hits: hits,
+        forest_mode: forest.as_ref().map(|f| f.mode),
+        coverage: None,
+        calibration: semantic::Calibration {
+            background: Default::default(),
+            confident_z: semantic::MAP_CONFIDENT_Z,
+        },
+        message: if searched_forest {
+            "Keyword results only (no embedding model): verify them before relying on them.".into()
+        } else {
+            "The map needs the embedding model, which is unavailable.".into()
+        },
+        notes: Vec::new(),
+    })
+}
+
+#[tool_router(router = semantic_router, vis = "pub(super)")]
+impl CodeIntel {
+    #[tool(
+        description = "Search by meaning (any language): collection map = learned pairs/agreements (every phase), forest = the code (SEMANTIC, READY), auto = map first, forest unless a map hit is confident (default). Returns ranked hits with score explanations and embedding coverage.",
+        annotations(read_only_hint = true)
+    )]
+    async fn semantic_search(
+        &self,
+        Parameters(p): Parameters<SemanticSearchParams>,
+    ) -> CallToolResult {
+        self.semantic_search_impl(p).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_narrows_to_the_map_where_the_forest_is_not_allowed() {
+        let (c, note) = effective_collection(Some(Phase::Exploration), Collection::Auto).unwrap();
+        assert_eq!(c, Collection::Map);
+        assert!(note.unwrap().contains("EXPLORATION"));
+        assert_eq!(
+            effective_collection(Some(Phase::Semantic), Collection::Auto).unwrap(),
+            (Collection::Auto, None)
+        );
+        assert_eq!(
+            effective_collection(Some(Phase::Verification), Collection::Map).unwrap(),
+            (Collection::Map, None)
+        );
+        let v = effective_collection(Some(Phase::Exploration), Collection::Forest).unwrap_err();
+        assert!(
+            v.message.contains("semantic_search(collection=forest)"),
+            "{}",
+            v.message
+        );
+        assert_eq!(
+            effective_collection(None, Collection::Forest).unwrap(),
+            (Collection::Forest, None)
+        );
+    }
+}
