@@ -202,10 +202,7 @@ fn edit(src: &Path, model: &FastEmbedder) {
             text.push_str(&format!(
                 "\n\ndef convert_temperature_{round}(celsius):\n    \"\"\"Convert a temperature from Celsius to Fahrenheit.\"\"\"\n    return celsius * 9 / 5 + 32\n"
             ));
-            (
-                format!("convert_temperature_{round}"),
-                "摂氏を華氏に変換する",
-            )
+            (format!("convert_temperature_{round}"), "温度を変換する")
         } else if target.ends_with(".php") {
             let at = text.rfind('}').unwrap_or(text.len());
             text.insert_str(
@@ -214,12 +211,12 @@ fn edit(src: &Path, model: &FastEmbedder) {
                     "\n    /** Convert a temperature from Celsius to Fahrenheit. */\n    public function convertTemperature{round}($celsius)\n    {{\n        return $celsius * 9 / 5 + 32;\n    }}\n"
                 ),
             );
-            (format!("convertTemperature{round}"), "摂氏を華氏に変換する")
+            (format!("convertTemperature{round}"), "温度を変換する")
         } else {
             text.push_str(&format!(
                 "\n// Convert a temperature from Celsius to Fahrenheit.\nfunction convertTemperature{round}(celsius) {{\n  return celsius * 9 / 5 + 32;\n}}\n"
             ));
-            (format!("convertTemperature{round}"), "摂氏を華氏に変換する")
+            (format!("convertTemperature{round}"), "温度を変換する")
         };
         std::fs::write(&path, text).expect("write");
         let t = Instant::now();
@@ -243,7 +240,18 @@ fn edit(src: &Path, model: &FastEmbedder) {
             .hits
             .iter()
             .position(|h| h.hit.symbol == name)
-            .map_or("not in top 10".to_string(), |i| format!("rank {}", i + 1));
+            .map_or_else(
+                || {
+                    let top: Vec<String> = r
+                        .hits
+                        .iter()
+                        .take(3)
+                        .map(|h| format!("{}:{} {}", h.hit.file, h.hit.start_line, h.hit.symbol))
+                        .collect();
+                    format!("not in top 10 (top: {})", top.join(", "))
+                },
+                |i| format!("rank {}", i + 1),
+            );
         rounds.push(total);
         parts.push((sync, refresh, embed, report.embedded, search, rank));
     }

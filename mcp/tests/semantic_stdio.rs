@@ -184,6 +184,33 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
     for (p, b) in FIXTURE {
         write(dir.path(), p, b);
     }
+    // Unrelated code around it: map hits are judged against the query's similarity to the
+    // repository's chunks, and fewer than 50 are no usable background.
+    for topic in [
+        "invoice",
+        "shipment",
+        "customer",
+        "warehouse",
+        "payment",
+        "discount",
+        "coupon",
+        "catalog",
+        "review",
+        "rating",
+        "wishlist",
+        "address",
+        "currency",
+        "refund",
+        "ticket",
+    ] {
+        let mut body = String::new();
+        for verb in ["create", "update", "delete", "list"] {
+            body.push_str(&format!(
+                "def {verb}_{topic}(item):\n    \"\"\"{verb} the {topic} record.\"\"\"\n    return store.{verb}(\"{topic}\", item)\n\n\n"
+            ));
+        }
+        write(dir.path(), &format!("src/shop/{topic}.py"), &body);
+    }
     std::fs::create_dir_all(dir.path().join(".git")).unwrap();
     let server = Server::spawn(dir.path(), &cache).await;
     let tools = server.client.list_all_tools().await.unwrap();

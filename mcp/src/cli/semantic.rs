@@ -421,7 +421,12 @@ impl<'a> Searcher<'a> {
         };
         configured_recipe(config)?;
         let vectors = match &install {
-            Some(i) if VectorIndex::peek_state(root).is_some() || args.mode.is_some() => {
+            Some(i)
+                if VectorIndex::dir(root)
+                    .join(code_intel_core::index::vector::STATE_FILE)
+                    .is_file()
+                    || args.mode.is_some() =>
+            {
                 let mut v =
                     VectorIndex::open(root, config, &i.manifest.model_id(), i.manifest.dims)?;
                 if !v.is_current() {

@@ -138,21 +138,31 @@ impl SemanticState {
         Ok(())
     }
 
-    /// Refreshes the rows when the lexical index committed since the last look (blocking).
-    /// `force` skips the mtime shortcut.
-    fn refresh_if_behind(&self, force: bool) -> Result<(), String> {
+    /// Refreshes the rows when the lexical index committed since the last look (blocking): a
+    /// `stat` of `sync_state.json` when its mtime is unchanged, else its commit id is compared.
+    fn refresh_if_behind(&self) -> Result<(), String> {
         let path = SyncState::path(&self.root);
         let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
         {
-            let mut seen = self
+            let seen = self
                 .seen_sync
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if !force && mtime.is_some() && *seen == mtime {
+            if mtime.is_some() && *seen == mtime {
                 return Ok(());
             }
-            *seen = mtime;
         }
+        self.refresh_now()?;
+        // Only after a successful refresh: a failed one is retried at the next look.
+        *self
+            .seen_sync
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = mtime;
+        Ok(())
+    }
+
+    /// Refreshes the rows if they do not describe the lexical index's commit (blocking).
+    fn refresh_now(&self) -> Result<(), String> {
         let current = self
             .vectors
             .read()
@@ -232,7 +242,7 @@ impl SemanticState {
     fn catch_up(&self, embedder: &dyn Embedder) -> Result<usize, String> {
         let _work = self.work.lock().unwrap_or_else(PoisonError::into_inner);
         self.ensure_open(embedder)?;
-        self.refresh_if_behind(false)?;
+        self.refresh_if_behind()?;
         self.embed_pending(embedder, None)
     }
 
@@ -242,9 +252,9 @@ impl SemanticState {
         self.ensure_open(embedder)?;
         let Ok(_work) = self.work.try_lock() else {
             // A background run is embedding; refreshing is still cheap and safe.
-            return self.refresh_if_behind(true);
+            return self.refresh_if_behind();
         };
-        self.refresh_if_behind(true)?;
+        self.refresh_if_behind()?;
         self.embed_pending(embedder, Some(INLINE_EMBED_MAX))?;
         Ok(())
     }
@@ -548,7 +558,7 @@ fn lexical_only(
 #[tool_router(router = semantic_router, vis = "pub(super)")]
 impl CodeIntel {
     #[tool(
-        description = "Search by meaning (any language): collection map = learned pairs/agreements (every phase), forest = the code (SEMANTIC, READY), auto = map first, forest unless a map hit is confident (default). Returns ranked hits with score explanations and embedding coverage.",
+        description = "Search by meaning, any language. collection: map = learned pairs (any phase), forest = code (SEMANTIC, READY), auto = map, then forest unless a map hit is confident.",
         annotations(read_only_hint = true)
     )]
     async fn semantic_search(
