@@ -1155,7 +1155,7 @@ impl VectorIndex {
     }
 
     /// The query's similarity profile: over every live vector when the index is below
-    /// [`EXACT_SEARCH_MAX`], else over a fixed stride sample of [`PROFILE_SAMPLE`] live vectors.
+    /// [`EXACT_SEARCH_MAX`], else over a fixed stride sample of 2,048 (`PROFILE_SAMPLE`) live vectors.
     pub fn profile(&self, query: &[f32]) -> SimilarityProfile {
         if self.live_count == 0 || query.len() != self.state.dims {
             return SimilarityProfile::default();

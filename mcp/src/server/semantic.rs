@@ -2,7 +2,7 @@
 //! opened once the model is loaded, kept consistent with the lexical index, and filled in the
 //! background (seed 002 "同期の UX": lexical search never waits for embeddings).
 //!
-//! The background task waits for the model ([`SharedEmbedder`]) and a synced index, then every
+//! The background task waits for the model ([`SharedEmbedder`](super::embedder::SharedEmbedder)) and a synced index, then every
 //! [`POLL`] checks whether the lexical index committed since the vectors last looked
 //! (`sync_state.json`'s mtime, then its commit id); if so it refreshes the rows, and it embeds
 //! whatever is pending in groups of [`EMBED_GROUP`] texts with the server's one-thread model,
