@@ -258,7 +258,7 @@ fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError>
         Some(cs) => store.bound(cs)?,
         None => None,
     };
-    let verdict = match (bound, config.gate_mode) {
+    let verdict = match (bound.clone(), config.gate_mode) {
         (_, GateMode::Off) => Verdict::Allow,
         (None, GateMode::Session) => Verdict::Allow,
         (None, GateMode::Strict) => Verdict::Deny {
@@ -272,7 +272,7 @@ fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError>
         }
     };
     if let Verdict::Deny { reason } = &verdict {
-        journal_denial(&root, call, reason);
+        journal_denial(&root, call, bound, reason);
     }
     Ok(verdict)
 }
@@ -321,11 +321,7 @@ pub struct GateEvent {
     pub reason: Option<String>,
 }
 
-fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, reason: &str) {
-    let store = SessionStore::new(root.clone());
-    let session_id = call
-        .claude_session_id
-        .and_then(|cs| store.bound(cs).ok().flatten());
+fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, session_id: Option<String>, reason: &str) {
     let event = GateEvent {
         timestamp: crate::session::now(),
         event: "pre_tool_use_deny".into(),
