@@ -155,6 +155,24 @@ fn latency(
             }
         }
     }
+    // Where the search time goes: the BM25 candidates and the vector candidates alone.
+    let (mut bm25, mut vec) = (Vec::new(), Vec::new());
+    for q in &qs {
+        let v = model.embed_queries(&[q]).expect("embed");
+        let t = Instant::now();
+        std::hint::black_box(index.search(q, hybrid::CANDIDATES).expect("bm25"));
+        bm25.push(ms(t));
+        let t = Instant::now();
+        std::hint::black_box(vectors.search(&v[0], hybrid::CANDIDATES));
+        vec.push(ms(t));
+    }
+    println!(
+        "candidates: BM25 top {} p50 {:.2} ms, vectors top {} p50 {:.2} ms",
+        hybrid::CANDIDATES,
+        pct(&mut bm25, 0.5),
+        hybrid::CANDIDATES,
+        pct(&mut vec, 0.5)
+    );
     println!(
         "hybrid query ({} queries x 2): total p50 {:.1} ms p95 {:.1} ms; query embedding p50 {:.1} ms p95 {:.1} ms; search p50 {:.2} ms p95 {:.2} ms",
         qs.len(),

@@ -40,8 +40,9 @@
 //!
 //! # Exact or approximate
 //! Below [`EXACT_SEARCH_MAX`] live vectors a query is a brute-force scan (every dot product, then
-//! a partial sort): exact, and measured faster than the graph at those sizes (docs/BENCHMARKS.md,
-//! "Semantic"). At and above it, searches go through the HNSW graph (Malkov & Yashunin 2018,
+//! a partial sort): exact, needing no build, and within half a millisecond of the graph at those
+//! sizes (the constant's docs have the measurements). At and above it, searches go through the
+//! HNSW graph (Malkov & Yashunin 2018,
 //! "Efficient and robust approximate nearest neighbor search using Hierarchical Navigable Small
 //! World graphs"), built with [`HNSW_M`] links per node and [`HNSW_EF_CONSTRUCTION`].
 
@@ -75,9 +76,13 @@ pub const STATE_FILE: &str = "state.json";
 pub const STATE_VERSION: u32 = 1;
 
 /// Below this many live vectors searches scan every vector; at or above it they use the HNSW
-/// graph. Measured with `cargo bench -p code-intel-core --bench vector` (docs/BENCHMARKS.md,
-/// "Semantic"): on 384-dimensional vectors the scan costs about 0.1 µs per vector and an HNSW
-/// query (ef 64) a roughly constant 0.2–0.4 ms, with recall@10 below 1; the two meet near this size.
+/// graph. Measured with `cargo bench -p code-intel-core --bench vector` on multilingual-e5
+/// vectors of Laravel (docs/BENCHMARKS.md, "Semantic"): the scan takes 0.16 ms at 5k vectors,
+/// 0.35 ms at 10k, 1.06 ms at 20k and 2.1 ms at 37k, growing linearly; a graph query takes 0.12,
+/// 0.28, 0.50 and 0.57 ms. The graph wins from about 5k, but below 20k it saves at most half a
+/// millisecond of a query that spends 6–8 ms embedding its text, while it costs a build of 1–13 s
+/// of one core, a second copy of the vectors in memory, a dump on disk and exactness. From 20k
+/// the scan passes a millisecond and keeps growing, so the graph takes over there.
 pub const EXACT_SEARCH_MAX: usize = 20_000;
 /// Links per node of the HNSW graph (the paper's `M`; hnsw_rs's `max_nb_connection`). 16 is the
 /// paper's recommended range (5–48) for mid-dimensional data and hnswlib's default.
@@ -390,6 +395,8 @@ pub struct VectorIndex {
     live_count: usize,
     /// Key → (file, row index) of every row with that key.
     refs: HashMap<String, Vec<(String, usize)>>,
+    /// Coverage counts, kept up to date by every change (searches report them).
+    counts: Coverage,
     /// The graph over slots `0..graph_points`, when the index is large enough to use one.
     graph: Option<Graph>,
     graph_points: usize,
@@ -492,6 +499,7 @@ impl VectorIndex {
             live: Vec::new(),
             live_count: 0,
             refs: HashMap::new(),
+            counts: Coverage::default(),
             graph: None,
             graph_points: 0,
             graph_dirty: false,
@@ -552,6 +560,21 @@ impl VectorIndex {
             }
         }
         self.live_count = self.live.iter().filter(|l| **l).count();
+        self.recount();
+    }
+
+    /// Recomputes the coverage counts from `refs` and `slot_of`.
+    fn recount(&mut self) {
+        let mut c = Coverage::default();
+        for (key, rows) in &self.refs {
+            c.total += rows.len();
+            if self.slot_of.contains_key(key) {
+                c.embedded += rows.len();
+            } else {
+                c.pending_texts += 1;
+            }
+        }
+        self.counts = c;
     }
 
     fn load_graph(&mut self) {
@@ -672,26 +695,14 @@ impl VectorIndex {
 
     /// Coverage of the current rows.
     pub fn coverage(&self) -> Coverage {
-        let mut embedded = 0;
-        let mut total = 0;
-        let mut pending = 0;
-        for (key, rows) in &self.refs {
-            total += rows.len();
-            if self.slot_of.contains_key(key) {
-                embedded += rows.len();
-            } else {
-                pending += 1;
-            }
-        }
+        let c = self.counts;
         Coverage {
-            embedded,
-            total,
-            pending_texts: pending,
-            ratio: if total == 0 {
+            ratio: if c.total == 0 {
                 1.0
             } else {
-                embedded as f64 / total as f64
+                c.embedded as f64 / c.total as f64
             },
+            ..c
         }
     }
 
@@ -820,6 +831,10 @@ impl VectorIndex {
     /// Appends a slot for `key` (which a row references) with vector `v`.
     fn add_slot(&mut self, key: String, v: &[f32]) {
         let slot = self.state.slots.len();
+        if let Some(rows) = self.refs.get(&key) {
+            self.counts.embedded += rows.len();
+            self.counts.pending_texts = self.counts.pending_texts.saturating_sub(1);
+        }
         self.matrix.extend_from_slice(v);
         self.live.push(true);
         self.live_count += 1;

@@ -10,6 +10,7 @@
 //! report the coverage. A `semantic_search` that finds the vectors behind the index refreshes
 //! them itself and embeds up to [`INLINE_EMBED_MAX`] texts first, so a just-edited file is found.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, SystemTime};
@@ -40,6 +41,57 @@ pub const POLL: Duration = Duration::from_secs(5);
 pub const INLINE_EMBED_MAX: usize = 32;
 /// Seconds between saves of a long background embedding run.
 const SAVE_EVERY: Duration = Duration::from_secs(30);
+/// Query vectors remembered (a model retrying a query, or the same query in map and forest,
+/// costs no second embedding: about 6–8 ms on one thread, most of a query's latency).
+const QUERY_CACHE: usize = 256;
+
+/// The server's model with a small memory of query vectors ([`QUERY_CACHE`] entries, cleared
+/// when full); passages go straight to the model.
+struct CachedQueries<'a> {
+    inner: &'a dyn Embedder,
+    cache: &'a Mutex<HashMap<String, Vec<f32>>>,
+}
+
+impl Embedder for CachedQueries<'_> {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+
+    fn dims(&self) -> usize {
+        self.inner.dims()
+    }
+
+    fn embed_queries(
+        &self,
+        texts: &[&str],
+    ) -> Result<Vec<Vec<f32>>, code_intel_core::embed::EmbedError> {
+        let key = |t: &str| format!("{}\0{t}", self.inner.model_id());
+        {
+            let cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+            let hits: Option<Vec<Vec<f32>>> =
+                texts.iter().map(|t| cache.get(&key(t)).cloned()).collect();
+            if let Some(hits) = hits {
+                return Ok(hits);
+            }
+        }
+        let vectors = self.inner.embed_queries(texts)?;
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.len() + texts.len() > QUERY_CACHE {
+            cache.clear();
+        }
+        for (t, v) in texts.iter().zip(&vectors) {
+            cache.insert(key(t), v.clone());
+        }
+        Ok(vectors)
+    }
+
+    fn embed_passages(
+        &self,
+        texts: &[&str],
+    ) -> Result<Vec<Vec<f32>>, code_intel_core::embed::EmbedError> {
+        self.inner.embed_passages(texts)
+    }
+}
 
 /// `semantic_search` parameters.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
@@ -71,6 +123,8 @@ pub struct SemanticState {
     map: Mutex<Option<(MapStamp, Arc<MapIndex>)>>,
     /// mtime of `sync_state.json` when the vectors last checked it.
     seen_sync: Mutex<Option<SystemTime>>,
+    /// Recent query vectors ([`CachedQueries`]).
+    queries: Mutex<HashMap<String, Vec<f32>>>,
     started: AtomicBool,
     stop: AtomicBool,
 }
@@ -113,6 +167,7 @@ impl SemanticState {
             work: Mutex::new(()),
             map: Mutex::new(None),
             seen_sync: Mutex::new(None),
+            queries: Mutex::new(HashMap::new()),
             started: AtomicBool::new(false),
             stop: AtomicBool::new(false),
         }
@@ -484,13 +539,17 @@ fn search_with_model(
     }
     let map = state.map(embedder).map_err(internal)?;
     let vectors = state.vectors.read().unwrap_or_else(PoisonError::into_inner);
+    let embedder = CachedQueries {
+        inner: embedder,
+        cache: &state.queries,
+    };
     let opts = SearchOptions::hybrid(&config.search_weights);
     semantic::semantic_search(
         Sources {
             index,
             vectors: vectors.as_ref(),
             map: &map,
-            embedder,
+            embedder: &embedder,
         },
         query,
         collection,
@@ -572,6 +631,46 @@ impl CodeIntel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use code_intel_core::embed::{EmbedError, FakeEmbedder};
+    use std::sync::atomic::AtomicUsize;
+
+    struct Counting(FakeEmbedder, AtomicUsize);
+
+    impl Embedder for Counting {
+        fn model_id(&self) -> &str {
+            self.0.model_id()
+        }
+        fn dims(&self) -> usize {
+            self.0.dims()
+        }
+        fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.1.fetch_add(texts.len(), Ordering::Relaxed);
+            self.0.embed_queries(texts)
+        }
+        fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.0.embed_passages(texts)
+        }
+    }
+
+    #[test]
+    fn repeated_queries_are_embedded_once() {
+        let inner = Counting(FakeEmbedder::new(8), AtomicUsize::new(0));
+        let cache = Mutex::new(HashMap::new());
+        let cached = CachedQueries {
+            inner: &inner,
+            cache: &cache,
+        };
+        let a = cached.embed_queries(&["send mail"]).unwrap();
+        let b = cached.embed_queries(&["send mail"]).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a, inner.0.embed_queries(&["send mail"]).unwrap());
+        cached.embed_queries(&["other"]).unwrap();
+        assert_eq!(inner.1.load(Ordering::Relaxed), 2);
+        for i in 0..QUERY_CACHE + 1 {
+            cached.embed_queries(&[&format!("q{i}")]).unwrap();
+        }
+        assert!(cache.lock().unwrap().len() <= QUERY_CACHE, "bounded");
+    }
 
     #[test]
     fn auto_narrows_to_the_map_where_the_forest_is_not_allowed() {
