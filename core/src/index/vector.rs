@@ -218,6 +218,11 @@ pub struct VectorState {
     /// Slots `0..graph_points` are in the dump.
     #[serde(default)]
     pub graph_points: usize,
+    /// Sizes in bytes of the dump's `.hnsw.graph` and `.hnsw.data` files as written. A dump
+    /// whose files differ (truncated, replaced) or that has no recorded sizes is rebuilt instead
+    /// of handed to hnsw_rs, which prints to stdout and panics on damaged files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph_bytes: Option<[u64; 2]>,
 }
 
 impl VectorState {
@@ -234,6 +239,7 @@ impl VectorState {
             slots: Vec::new(),
             graph: None,
             graph_points: 0,
+            graph_bytes: None,
         }
     }
 }
@@ -585,7 +591,8 @@ impl VectorIndex {
         }
         if let Some(base) = self.state.graph.clone()
             && self.state.graph_points <= self.state.slots.len()
-            && let Some(graph) = load_dump(&self.dir, &base)
+            && let Some(bytes) = self.state.graph_bytes
+            && let Some(graph) = load_dump(&self.dir, &base, bytes)
             && graph.get_nb_point() == self.state.graph_points
         {
             self.graph = Some(graph);
@@ -989,13 +996,15 @@ impl VectorIndex {
                 Some(graph) => {
                     let base =
                         format!("graph-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
-                    dump_graph(graph, &self.dir, &base)?;
+                    let bytes = dump_graph(graph, &self.dir, &base)?;
                     self.state.graph = Some(base);
                     self.state.graph_points = self.graph_points;
+                    self.state.graph_bytes = Some(bytes);
                 }
                 None => {
                     self.state.graph = None;
                     self.state.graph_points = 0;
+                    self.state.graph_bytes = None;
                 }
             }
         }
@@ -1213,13 +1222,17 @@ fn profile_of(sum: f64, sum_sq: f64, n: usize) -> SimilarityProfile {
     }
 }
 
-/// Loads an hnsw_rs dump; `None` when it is missing or unreadable (hnsw_rs asserts on bad files,
-/// so a panic is caught and treated as unreadable).
-fn load_dump(dir: &Path, base: &str) -> Option<Graph> {
-    if !dir.join(format!("{base}.hnsw.graph")).is_file()
-        || !dir.join(format!("{base}.hnsw.data")).is_file()
-    {
-        return None;
+/// Loads an hnsw_rs dump; `None` when it is missing, unreadable or not the size it was written
+/// with (`bytes`: graph file, data file). hnsw_rs prints to stdout before it fails on a file it
+/// cannot open or parse, and stdout is the MCP protocol stream, so only files that open and match
+/// their recorded sizes reach it; a panic on what is left is caught and means unreadable.
+fn load_dump(dir: &Path, base: &str, bytes: [u64; 2]) -> Option<Graph> {
+    let [graph_file, data_file] = dump_paths(dir, base);
+    for (path, expected) in [(&graph_file, bytes[0]), (&data_file, bytes[1])] {
+        let file = std::fs::File::open(path).ok()?;
+        if file.metadata().ok()?.len() != expected {
+            return None;
+        }
     }
     let dir = dir.to_path_buf();
     let base = base.to_string();
@@ -1234,13 +1247,28 @@ fn load_dump(dir: &Path, base: &str) -> Option<Graph> {
     .flatten()
 }
 
-/// Dumps the graph as `<base>.hnsw.{graph,data}` in `dir` (which exists).
-fn dump_graph(graph: &Graph, dir: &Path, base: &str) -> Result<(), VectorError> {
+/// The `.hnsw.graph` and `.hnsw.data` files of dump `base`.
+fn dump_paths(dir: &Path, base: &str) -> [PathBuf; 2] {
+    [
+        dir.join(format!("{base}.hnsw.graph")),
+        dir.join(format!("{base}.hnsw.data")),
+    ]
+}
+
+/// Dumps the graph as `<base>.hnsw.{graph,data}` in `dir` (which exists); returns the two files'
+/// sizes in bytes.
+fn dump_graph(graph: &Graph, dir: &Path, base: &str) -> Result<[u64; 2], VectorError> {
     let err = |reason: String| VectorError::Graph {
         dir: dir.to_path_buf(),
         reason,
     };
-    // hnsw_rs panics when it cannot create the files; never let that escape.
+    // hnsw_rs prints to stdout (the MCP stream) and panics when it cannot create its files, so
+    // create them first: a read-only or full directory is an error here, before hnsw_rs runs.
+    let paths = dump_paths(dir, base);
+    for path in &paths {
+        std::fs::File::create(path)
+            .map_err(|e| err(format!("cannot create {}: {e}", path.display())))?;
+    }
     let dumped =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| graph.file_dump(dir, base)))
             .map_err(|_| err("hnsw_rs panicked while dumping".into()))?
@@ -1248,5 +1276,50 @@ fn dump_graph(graph: &Graph, dir: &Path, base: &str) -> Result<(), VectorError> 
     if dumped != base {
         return Err(err(format!("dumped as {dumped}, expected {base}")));
     }
-    Ok(())
+    let size = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(|e| err(format!("cannot stat {}: {e}", p.display())))
+    };
+    Ok([size(&paths[0])?, size(&paths[1])?])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small_graph() -> Graph {
+        let graph: Graph = Hnsw::new(HNSW_M, 4, HNSW_MAX_LAYER, HNSW_EF_CONSTRUCTION, UnitDot);
+        for (i, v) in [[1.0f32, 0.0], [0.0, 1.0], [0.6, 0.8]].iter().enumerate() {
+            graph.insert((v.as_slice(), i));
+        }
+        graph
+    }
+
+    #[test]
+    fn an_uncreatable_dump_is_an_error_before_hnsw_rs_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        // A directory where the graph file should go: creating the file fails even as root.
+        std::fs::create_dir(dir.path().join("g.hnsw.graph")).unwrap();
+        let err = dump_graph(&small_graph(), dir.path(), "g").unwrap_err();
+        assert!(err.to_string().contains("cannot create"), "{err}");
+        assert!(
+            !dir.path().join("g.hnsw.data").exists() || dir.path().join("g.hnsw.graph").is_dir()
+        );
+    }
+
+    #[test]
+    fn only_a_dump_of_the_recorded_sizes_is_loaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = dump_graph(&small_graph(), dir.path(), "g").unwrap();
+        let loaded = load_dump(dir.path(), "g", bytes).expect("intact dump loads");
+        assert_eq!(loaded.get_nb_point(), 3);
+        assert!(load_dump(dir.path(), "g", [bytes[0], bytes[1] + 1]).is_none());
+        // Truncated: never handed to hnsw_rs.
+        let data = dir.path().join("g.hnsw.data");
+        let full = std::fs::read(&data).unwrap();
+        std::fs::write(&data, &full[..full.len() / 2]).unwrap();
+        assert!(load_dump(dir.path(), "g", bytes).is_none());
+        assert!(load_dump(dir.path(), "missing", bytes).is_none());
+    }
 }
