@@ -114,6 +114,15 @@ pub struct Config {
     pub sync_timeout_seconds: u64,
     /// Hybrid scoring weights.
     pub search_weights: SearchWeights,
+    /// How hybrid search combines its signals: `weighted` (weighted mean of normalised scores,
+    /// the default) or `rrf` (weighted reciprocal rank fusion). Chosen by the evaluation of
+    /// docs/EVALUATION.md ("Fusion and weights"); an unknown name is an error where it is used.
+    pub search_fusion: String,
+    /// What is embedded per chunk: `summary` (the default: kind, name split into words,
+    /// signature, docstring, body identifiers), `summary_path` (plus the path's words) or `body`
+    /// (the chunk's text). Chosen by docs/EVALUATION.md ("Embedding text"); changing it re-embeds
+    /// texts the cache does not hold yet.
+    pub embedding_text: String,
     /// Upper bound on indexed chunks.
     pub max_chunks: usize,
     /// Upper bound on the index size, MiB.
@@ -159,6 +168,8 @@ impl Default for Config {
             sync_on_start: true,
             sync_timeout_seconds: 30,
             search_weights: SearchWeights::default(),
+            search_fusion: "weighted".into(),
+            embedding_text: "summary".into(),
             max_chunks: 200_000,
             max_index_size_mb: 500,
             auto_purge_days: 30,

@@ -604,7 +604,7 @@ fn switching_the_recipe_and_back_reuses_the_cached_vectors() {
     drop(first);
     embedder.take();
     let body = Config {
-        extra: [("embedding_text".to_string(), serde_json::json!("body"))].into(),
+        embedding_text: "body".into(),
         ..config()
     };
     let mut vectors = VectorIndex::open(&root, &body, embedder.model_id(), DIMS).unwrap();
@@ -623,7 +623,7 @@ fn switching_the_recipe_and_back_reuses_the_cached_vectors() {
     assert!(embedder.take().is_empty());
 
     let bad = Config {
-        extra: [("embedding_text".to_string(), serde_json::json!("whole"))].into(),
+        embedding_text: "whole".into(),
         ..config()
     };
     let err = VectorIndex::open(&root, &bad, embedder.model_id(), DIMS).unwrap_err();

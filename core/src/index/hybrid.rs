@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use super::vector::{Coverage, SimilarityProfile, VectorIndex};
 use super::{CodeIndex, IndexError, SearchHit};
-use crate::config::SearchWeights;
+use crate::config::{Config, SearchWeights};
 
 /// Candidates taken from each ranked list (BM25, vector) before fusion.
 pub const CANDIDATES: usize = 50;
@@ -440,6 +440,14 @@ pub struct SearchOptions {
     pub candidates: usize,
 }
 
+/// `search_fusion` in the config names no [`Fusion`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown search_fusion {name:?} in .code-intel/config.json; use weighted or rrf")]
+pub struct UnknownFusion {
+    /// The configured name.
+    pub name: String,
+}
+
 impl SearchOptions {
     /// Hybrid search with the default fusion and the config's weights.
     pub fn hybrid(weights: &SearchWeights) -> Self {
@@ -449,6 +457,20 @@ impl SearchOptions {
             weights: weights.into(),
             candidates: CANDIDATES,
         }
+    }
+
+    /// Hybrid search as the config asks: its `search_fusion` and `search_weights`.
+    ///
+    /// # Errors
+    /// [`UnknownFusion`] when `search_fusion` is neither `weighted` nor `rrf`.
+    pub fn configured(config: &Config) -> Result<Self, UnknownFusion> {
+        let fusion = Fusion::from_name(&config.search_fusion).ok_or_else(|| UnknownFusion {
+            name: config.search_fusion.clone(),
+        })?;
+        Ok(Self {
+            fusion,
+            ..Self::hybrid(&config.search_weights)
+        })
     }
 }
 
@@ -647,6 +669,22 @@ mod tests {
             definition,
             references,
         }
+    }
+
+    #[test]
+    fn the_config_names_the_fusion() {
+        let mut config = Config::default();
+        assert_eq!(
+            SearchOptions::configured(&config).unwrap().fusion,
+            Fusion::DEFAULT
+        );
+        config.search_fusion = "rrf".into();
+        config.search_weights.vector = 0.5;
+        let opts = SearchOptions::configured(&config).unwrap();
+        assert_eq!((opts.fusion, opts.weights.vector), (Fusion::Rrf, 0.5));
+        config.search_fusion = "borda".into();
+        let err = SearchOptions::configured(&config).unwrap_err().to_string();
+        assert!(err.contains("use weighted or rrf"), "{err}");
     }
 
     #[test]

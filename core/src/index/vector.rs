@@ -438,14 +438,9 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> VectorError + '_ {
 /// # Errors
 /// [`VectorError::UnknownRecipe`] for a name that is no recipe.
 pub fn configured_recipe(config: &Config) -> Result<EmbeddingText, VectorError> {
-    match config.extra.get("embedding_text") {
-        None | Some(serde_json::Value::Null) => Ok(EmbeddingText::DEFAULT),
-        Some(serde_json::Value::String(name)) => EmbeddingText::from_name(name)
-            .ok_or_else(|| VectorError::UnknownRecipe { name: name.clone() }),
-        Some(other) => Err(VectorError::UnknownRecipe {
-            name: other.to_string(),
-        }),
-    }
+    EmbeddingText::from_name(&config.embedding_text).ok_or_else(|| VectorError::UnknownRecipe {
+        name: config.embedding_text.clone(),
+    })
 }
 
 impl VectorIndex {

@@ -140,14 +140,7 @@ fn load_model(install: &Install, threads: usize) -> anyhow::Result<FastEmbedder>
 /// # Errors
 /// An unknown name.
 pub fn configured_fusion(config: &Config) -> anyhow::Result<Fusion> {
-    match config.extra.get("search_fusion").and_then(|v| v.as_str()) {
-        None => Ok(Fusion::DEFAULT),
-        Some(name) => Fusion::from_name(name).with_context(|| {
-            format!(
-                "unknown search_fusion {name:?} in .code-intel/config.json; use weighted or rrf"
-            )
-        }),
-    }
+    Ok(code_intel_core::index::hybrid::SearchOptions::configured(config)?.fusion)
 }
 
 /// What `index` did on the vector side.

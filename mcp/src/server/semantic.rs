@@ -543,7 +543,7 @@ fn search_with_model(
         inner: embedder,
         cache: &state.queries,
     };
-    let opts = SearchOptions::hybrid(&config.search_weights);
+    let opts = SearchOptions::configured(config).map_err(|e| internal(e.to_string()))?;
     semantic::semantic_search(
         Sources {
             index,
