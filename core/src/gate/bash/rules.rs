@@ -4,6 +4,7 @@
 mod archive;
 mod files;
 mod find;
+mod format;
 mod git;
 mod net;
 mod read;
@@ -13,6 +14,7 @@ mod shell;
 use archive::{rule_tar, rule_unzip};
 use files::{rule_copy, rule_dd, rule_operands, rule_patch, rule_sed, rule_tee};
 use find::rule_find;
+use format::rule_formatter;
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
 use read::{rule_grep, rule_ls, rule_read};
@@ -43,6 +45,13 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
     ("exec", "a", "", 0, ""),
     ("timeout", "sk", "--signal --kill-after", 1, ""),
     ("stdbuf", "ioe", "--input --output --error", 0, ""),
+    (
+        "npx bunx pnpx",
+        "p",
+        "--package --node-options",
+        0,
+        "-v --version",
+    ),
 ];
 
 type Rule = fn(&mut Eval, &Inv<'_>);
@@ -71,6 +80,10 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("python node php", rule_interpreter),
     ("bash sh zsh dash ksh eval", rule_shell),
     ("find", rule_find),
+    (
+        "black isort autopep8 yapf ruff prettier eslint stylelint gofmt goimports rustfmt clang-format php-cs-fixer phpcbf cargo",
+        rule_formatter,
+    ),
     ("grep egrep fgrep rg ag ack", rule_grep),
     ("ls tree", rule_ls),
     (

@@ -33,6 +33,56 @@ fn check(commands: &[&str], expect: Expect) {
 }
 
 #[test]
+fn formatters_and_fixers() {
+    check(
+        &[
+            "black src/app.py tests",
+            "black --check . && isort --diff src",
+            "black -l 100 src/app.py",
+            "autopep8 -i a.py; yapf b.py",
+            "ruff format; ruff format --check src; ruff check --fix src/a.py; ruff check src",
+            "npx prettier --write web/cart.js; prettier --check web",
+            "eslint --fix -c .eslintrc.json web; eslint web",
+            "gofmt -w main.go; gofmt -l .",
+            "rustfmt --edition 2024 src/lib.rs; rustfmt --check src/lib.rs",
+            "clang-format -i a.c",
+            "php-cs-fixer fix; php-cs-fixer fix --dry-run src; phpcbf app",
+            "cargo fmt; cargo +nightly fmt --all -- --check; cargo fix --allow-dirty; cargo clippy --fix; cargo build",
+        ],
+        expect![[r#"
+            $ black src/app.py tests
+              write tree src/app.py (black)
+              write tree tests (black)
+            $ black --check . && isort --diff src
+            $ black -l 100 src/app.py
+              write tree src/app.py (black)
+            $ autopep8 -i a.py; yapf b.py
+              write tree a.py (autopep8)
+            $ ruff format; ruff format --check src; ruff check --fix src/a.py; ruff check src
+              write tree . (ruff format)
+              write tree src/a.py (ruff check)
+            $ npx prettier --write web/cart.js; prettier --check web
+              write tree web/cart.js (prettier --write)
+            $ eslint --fix -c .eslintrc.json web; eslint web
+              write tree web (eslint --fix)
+            $ gofmt -w main.go; gofmt -l .
+              write tree main.go (gofmt -w)
+            $ rustfmt --edition 2024 src/lib.rs; rustfmt --check src/lib.rs
+              write tree src/lib.rs (rustfmt)
+            $ clang-format -i a.c
+              write tree a.c (clang-format -i)
+            $ php-cs-fixer fix; php-cs-fixer fix --dry-run src; phpcbf app
+              write tree . (php-cs-fixer fix)
+              write tree app (phpcbf)
+            $ cargo fmt; cargo +nightly fmt --all -- --check; cargo fix --allow-dirty; cargo clippy --fix; cargo build
+              write tree . (cargo fmt)
+              write tree . (cargo fix)
+              write tree . (cargo clippy)
+        "#]],
+    );
+}
+
+#[test]
 fn redirections() {
     check(
         &[
