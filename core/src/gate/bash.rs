@@ -51,7 +51,12 @@
 //!   prefixes `sudo`, `doas`, `env`, `VAR=x`, `nice`, `ionice`, `time`, `command`, `builtin`, `exec`,
 //!   `nohup`, `timeout`, `stdbuf`, `busybox`; `xargs CMD` (the appended targets are Dynamic, a
 //!   `-I {}` word becomes Dynamic); `find … -exec/-execdir/-ok CMD` (a target fed by `{}` becomes
-//!   Tree of each start directory), `find -delete` (Tree), `find -fprint FILE`.
+//!   Tree of each start directory), `find -delete` (Tree), `find -fprint FILE`; `npx`/`bunx`/`pnpx`.
+//! - Formatters and fixers (Tree of each path operand, `.` where the tool defaults to it; their
+//!   check modes are neither writes nor reads): `black`, `isort`, `autopep8 -i`, `yapf -i`,
+//!   `ruff format`, `ruff check --fix`, `prettier --write`, `eslint`/`stylelint --fix`,
+//!   `gofmt`/`goimports -w`, `rustfmt`, `clang-format -i`, `php-cs-fixer fix`, `phpcbf`,
+//!   `cargo fmt`, `cargo fix`, `cargo clippy --fix`.
 //!
 //! # Reads detected (best effort, literal paths only)
 //! `cat`, `head`, `tail`, `less`, `more`, `bat`, `nl`, `wc`, `tac`, `sort`, `cut`, `strings`, `file`,
@@ -65,7 +70,8 @@
 //! defined by earlier commands of the session, `source`/`.`, scripts run by path (`./x.sh`,
 //! `python tool.py`, `bash x.sh`), `eval "$CMD"`, commands whose name is not literal; programs that
 //! write files as a side effect of their job: `make`, compilers and build tools (`cargo build`),
-//! formatters (`cargo fmt`, `prettier --write`), package managers writing into their own directories
+//! formatters run through other launchers (`python -m black`, `uv run`, `composer exec`, npm
+//! scripts), package managers writing into their own directories
 //! (`npm install`, `pip install`), editors; `sed` scripts using the `w` command; `tar`'s old-style
 //! bundles with the value letter not last (`tar cfz`). `[[ a > b ]]` and `(( a > b ))` are
 //! comparisons, not redirections. `cd` inside a pipeline stage is treated as sequential, `cd`
