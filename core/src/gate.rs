@@ -14,8 +14,9 @@
 //!    `.venv/`, `venv/`) pass: build output and dependencies are not source.
 //! 4. `gate_mode` `off` passes everything; `session` gates only while a session is bound;
 //!    `strict` (default) denies without a session.
-//! 5. With a session: [`SessionState::write_permission`] (READY, IMPLEMENT/MODIFY, explored
-//!    file or approved new file, no HYPOTHESIS left). A Bash target that cannot be resolved
+//! 5. With a session: [`SessionState::write_permission`] (not ended by `record_outcome`, READY,
+//!    IMPLEMENT/MODIFY, explored file or approved new file, no HYPOTHESIS left); an ended session
+//!    counts as none in `session` mode. A Bash target that cannot be resolved
 //!    statically (`$VAR`, globs, `xargs`) is denied.
 
 pub mod bash;
@@ -266,9 +267,15 @@ fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError>
                      (or call the code-intel MCP tool start_session(intent, query)), explore until READY, then edit explored files."
                 .into(),
         },
-        (Some(id), _) => {
+        (Some(id), mode) => {
             let state = store.load(&id)?;
-            judge(&root, &state, &targets)
+            // An ended session (record_outcome) is no active session: `session` mode lets the
+            // write through, `strict` denies it (write_permission says to start a new one).
+            if state.ended.is_some() && mode == GateMode::Session {
+                Verdict::Allow
+            } else {
+                judge(&root, &state, &targets)
+            }
         }
     };
     if let Verdict::Deny { reason } = &verdict {

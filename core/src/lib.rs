@@ -1,7 +1,8 @@
 //! code-intel-core: the domain logic of code-intel.
 //!
 //! Sessions and the write gate ([`session`], [`gate`]), the structured request ([`query_frame`]),
-//! the exploration planner ([`router`]), the decision journal ([`journal`]), and, behind the
+//! the exploration planner ([`router`]), the decision journal ([`journal`]), the learned map's
+//! files ([`learned`]) and the outcome journal with its analyses ([`outcome`]), and, behind the
 //! `index` feature, the code index ([`index`]) and the exploration tools ([`explore`]).
 //!
 //! Invariants (see `ARCHITECTURE.md`): this crate never reads stdin, writes stdout, reads environment
@@ -11,6 +12,8 @@
 pub mod config;
 pub mod gate;
 pub mod journal;
+pub mod learned;
+pub mod outcome;
 pub mod persist;
 pub mod query_frame;
 pub mod relevance;
@@ -24,3 +27,5 @@ pub mod embed;
 pub mod explore;
 #[cfg(feature = "index")]
 pub mod index;
+#[cfg(feature = "install")]
+pub mod install;

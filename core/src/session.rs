@@ -579,6 +579,18 @@ pub struct SessionState {
     /// Phase history.
     #[serde(default)]
     pub phase_history: Vec<PhaseChange>,
+    /// Set by `record_outcome`: the session is over and writes through it are denied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<SessionEnd>,
+}
+
+/// How a session ended: the latest outcome recorded for it (see [`crate::outcome`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionEnd {
+    /// success, failure or partial.
+    pub outcome: crate::outcome::Outcome,
+    /// RFC 3339.
+    pub at: String,
 }
 
 /// Why a write is refused, with the recovery the model should take.
@@ -641,6 +653,7 @@ impl SessionState {
             explored: BTreeSet::new(),
             approved_new_files: BTreeSet::new(),
             phase_history: Vec::new(),
+            ended: None,
         }
     }
 
@@ -1210,6 +1223,17 @@ impl SessionState {
                 recoverable_in_ready,
             })
         };
+        if let Some(end) = &self.ended {
+            return deny(
+                format!(
+                    "code-intel session {} has ended (outcome {} recorded at {}): start a new session with start_session for further changes",
+                    self.session_id,
+                    end.outcome.name(),
+                    end.at
+                ),
+                false,
+            );
+        }
         if !self.intent.may_write() {
             return deny(
                 format!(
@@ -1406,7 +1430,13 @@ impl SessionState {
                 .collect(),
             hypotheses: self.hypotheses.clone(),
             missing_requirements: self.missing_requirements.clone(),
-            next_action: self.phase.next_step().into(),
+            next_action: match &self.ended {
+                Some(_) => {
+                    "this session has ended (record_outcome): start_session for new work".into()
+                }
+                None => self.phase.next_step().into(),
+            },
+            ended: self.ended.clone(),
         }
     }
 }
@@ -1464,6 +1494,9 @@ pub struct SessionStatus {
     pub missing_requirements: Vec<MissingRequirement>,
     /// What to do next.
     pub next_action: String,
+    /// Set when an outcome was recorded: the session is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<SessionEnd>,
 }
 
 #[cfg(test)]

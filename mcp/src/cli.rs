@@ -1,6 +1,9 @@
 //! Command-line parsing and the human/script subcommands (`index`, `search`, `status`, the
 //! exploration commands); `serve` hands over to [`crate::server`].
 
+mod doctor;
+mod init;
+mod insights;
 mod render;
 mod semantic;
 
@@ -68,6 +71,15 @@ pub enum Command {
     FunctionAtLine(FunctionAtLineArgs),
     /// The embedding model: `fetch` it into the model cache, show its `status`.
     Model(crate::model::ModelArgs),
+    /// Install code-intel into the project: .code-intel/config.json, the .mcp.json server, the
+    /// hooks and permission rule in .claude/settings.json, the /code and /outcome skills.
+    Init(init::InitArgs),
+    /// Check the installation: binaries, hook configuration, a synthetic gated Write, the model,
+    /// the index. Exit code 0 iff no check fails.
+    Doctor(doctor::DoctorArgs),
+    /// Outcome insights: failure patterns over the sessions with a recorded outcome, or one
+    /// session's analysis (--session ID).
+    Insights(insights::InsightsArgs),
 }
 
 /// `code-intel search`.
@@ -166,6 +178,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let root = root::project_root(cli.global.repo.as_deref())?;
     let json = cli.global.json;
+    // `init` and `doctor` report a broken config.json themselves.
+    match &cli.command {
+        Command::Init(args) => {
+            let mut out = std::io::stdout().lock();
+            init::run(&root, args, json, &mut out)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Doctor(args) => {
+            return doctor::run(&root, args, json, &mut std::io::stdout().lock());
+        }
+        _ => {}
+    }
     if let Command::Serve = cli.command {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -181,10 +205,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = Config::load(root.path())?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = match cli.command {
-        Command::Serve | Command::Model(_) => Ok(()),
+        Command::Serve | Command::Model(_) | Command::Init(_) | Command::Doctor(_) => Ok(()),
         Command::Index(a) => index(&root, &config, json, &a, &mut out),
         Command::Search(args) => search(&root, &config, json, &args, &mut out),
         Command::Status => status(&root, &config, json, &mut out),
+        Command::Insights(a) => insights::run(&root, json, &a, &mut out),
         Command::FindDefinitions(a) => {
             let params = FindDefinitionsParams {
                 symbol: a.symbol,

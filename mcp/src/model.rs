@@ -145,36 +145,36 @@ pub fn run(args: ModelArgs, json: bool) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-/// What `model fetch` and `model status` report.
+/// What `model fetch` and `model status` report (also `code-intel doctor`'s model check).
 #[derive(Debug, Serialize)]
-struct Report {
+pub(crate) struct Report {
     cache_dir: PathBuf,
     paths: ModelPaths,
     /// `installed`, `not installed`, `damaged` (a file does not match its manifest).
-    state: &'static str,
+    pub(crate) state: &'static str,
     /// The problem, when not installed or damaged, with its fix.
-    problem: Option<String>,
-    manifest: Option<ModelManifest>,
+    pub(crate) problem: Option<String>,
+    pub(crate) manifest: Option<ModelManifest>,
     /// Seconds spent hashing every file against the manifest.
     verify_s: Option<f64>,
-    load: Option<LoadReport>,
+    pub(crate) load: Option<LoadReport>,
 }
 
 #[derive(Debug, Serialize)]
-struct LoadReport {
-    model_id: String,
-    dims: usize,
+pub(crate) struct LoadReport {
+    pub(crate) model_id: String,
+    pub(crate) dims: usize,
     runtime_s: f64,
     read_s: f64,
     session_s: f64,
-    total_s: f64,
+    pub(crate) total_s: f64,
     /// Resident memory of this process after loading (Linux only).
     rss_mib: Option<f64>,
     /// Seconds to embed the probe (one query, two passages).
     probe_s: f64,
     /// Cosine of the Japanese probe query to the related and the unrelated English passage.
-    probe_related: f32,
-    probe_unrelated: f32,
+    pub(crate) probe_related: f32,
+    pub(crate) probe_unrelated: f32,
 }
 
 const PROBE_QUERY: &str = "ログイン機能";
@@ -300,7 +300,7 @@ fn options(cache: &CacheArgs) -> FastEmbedOptions {
 
 /// Verifies the install in `cache_dir` and, if `load`, loads and probes it. A missing or damaged
 /// install is a report, not an error; a load failure of a verified install is an error.
-fn inspect(cache_dir: &Path, cache: &CacheArgs, load: bool) -> anyhow::Result<Report> {
+pub(crate) fn inspect(cache_dir: &Path, cache: &CacheArgs, load: bool) -> anyhow::Result<Report> {
     let paths = ModelPaths::in_cache(cache_dir, ModelPaths::DEFAULT_MODEL);
     let started = Instant::now();
     let verified = paths.verify();

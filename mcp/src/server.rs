@@ -3,6 +3,7 @@
 //! call on a blocking thread, convert the result).
 
 mod embedder;
+mod learning;
 mod relevance;
 mod semantic;
 mod shared_index;
@@ -59,6 +60,8 @@ VERIFICATION: verify each \
 hypothesis with the exploration tools, then submit_verification(results).
 6. READY: call check_write_target(path) before every edit. If denied, follow recovery_options: \
 add_explored_files(files) after reading them, or revert_to_exploration.
+7. When done: record_outcome(success|failure|partial) ends the session; success teaches the map \
+(search_map, any phase) for next time.
 session_id is optional: it defaults to the session this server started last. get_session_status shows \
 the phase and what is missing. A tool refused in the current phase says which tool to call next.";
 
@@ -90,6 +93,9 @@ struct StartSessionResult {
     start: StartResponse,
     /// `fresh` | `synced` | `running` | `disabled` | `failed: <why>`.
     sync_status: SyncStatus,
+    /// Strong, non-stale entries of the map (past successes) for the request: verify them first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    map_hints: Vec<learning::MapHint>,
 }
 
 /// Why a tool call did not produce its result: each becomes an `isError` result with a
@@ -259,7 +265,10 @@ impl CodeIntel {
             embedder,
             relevance: Arc::new(RelevanceCache::default()),
             semantic,
-            tool_router: Self::tool_router() + Self::relevance_router() + Self::semantic_router(),
+            tool_router: Self::tool_router()
+                + Self::relevance_router()
+                + Self::semantic_router()
+                + Self::learning_router(),
         }
     }
 
@@ -401,6 +410,7 @@ impl CodeIntel {
             }
         };
         let (store, claude) = (self.store.clone(), self.claude_session_id.clone());
+        let query = p.query.clone();
         let started = blocking(move || store.start(intent, &p.query, claude.as_deref())).await;
         let start = match started {
             Ok(Ok(s)) => s,
@@ -413,7 +423,15 @@ impl CodeIntel {
             .unwrap_or_else(PoisonError::into_inner) = Some(start.session_id.clone());
         tracing::info!(session = %start.session_id, intent = %start.intent, "session started");
         let sync_status = self.index.sync_on_start().await;
-        structured(&StartSessionResult { start, sync_status }, false)
+        let map_hints = self.map_hints(&query).await;
+        structured(
+            &StartSessionResult {
+                start,
+                sync_status,
+                map_hints,
+            },
+            false,
+        )
     }
 
     #[tool(

@@ -109,7 +109,7 @@ pub struct MapHit {
     /// embedded code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub z: Option<f32>,
-    /// Whether `z >= MAP_CONFIDENT_Z`.
+    /// Whether `z >= MAP_CONFIDENT_Z` and the entry is not stale.
     pub confident: bool,
 }
 
@@ -204,7 +204,8 @@ pub fn semantic_search(
                 entry: entry.clone(),
                 cosine,
                 z,
-                confident: calibrated && z.is_some_and(|z| z >= MAP_CONFIDENT_Z),
+                // A stale entry (its symbol is gone from the code) is never a fact.
+                confident: calibrated && !entry.stale && z.is_some_and(|z| z >= MAP_CONFIDENT_Z),
             });
         }
         if src.map.is_empty() {

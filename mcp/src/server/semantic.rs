@@ -19,10 +19,11 @@ use code_intel_core::config::Config;
 use code_intel_core::embed::Embedder;
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::hybrid::{self, SearchMode, SearchOptions};
-use code_intel_core::index::map::MapIndex;
+use code_intel_core::index::map::{self, MapIndex, MapSearchResult, QueryVector};
 use code_intel_core::index::semantic::{self, Collection, SemanticSearchResult, Sources};
 use code_intel_core::index::sync::SyncState;
 use code_intel_core::index::vector::{EMBED_GROUP, VectorIndex};
+use code_intel_core::learned::Expiry;
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::{self, Phase, ToolCallRecord};
 use rmcp::handler::server::wrapper::Parameters;
@@ -129,16 +130,24 @@ pub struct SemanticState {
     stop: AtomicBool,
 }
 
-/// Modification times of the map's files (a change reloads the map).
-type MapStamp = Vec<(String, Option<SystemTime>)>;
+/// Modification times and sizes of the map's files, and the index's last commit (a change
+/// reloads the map: new entries, and staleness checked against the new code).
+type MapStamp = Vec<(String, Option<(SystemTime, u64)>)>;
 
 fn map_stamp(root: &RepoRoot) -> MapStamp {
     let state = root.state_dir();
-    let mtime = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let mut stamp = vec![(
-        "learned_pairs.json".to_string(),
-        mtime(&state.join("learned_pairs.json")),
-    )];
+    let mtime = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .and_then(|m| Ok((m.modified()?, m.len())))
+            .ok()
+    };
+    let mut stamp = vec![
+        (
+            "learned_pairs.json".to_string(),
+            mtime(&state.join("learned_pairs.json")),
+        ),
+        ("sync_state.json".to_string(), mtime(&SyncState::path(root))),
+    ];
     let agreements = state.join("agreements");
     stamp.push(("agreements/".into(), mtime(&agreements)));
     if let Ok(entries) = std::fs::read_dir(&agreements) {
@@ -314,18 +323,84 @@ impl SemanticState {
         Ok(())
     }
 
-    /// The map, reloaded when its files changed (blocking; embeds new entries).
-    fn map(&self, embedder: &dyn Embedder) -> Result<Arc<MapIndex>, String> {
+    /// The map, reloaded when its files or the index changed (blocking). With `embedder` its
+    /// entries are embedded (new ones only); with `index` stale entries are marked. Expiry
+    /// follows `auto_purge_days`.
+    fn map(
+        &self,
+        embedder: Option<&dyn Embedder>,
+        index: Option<&CodeIndex>,
+    ) -> Result<Arc<MapIndex>, String> {
         let stamp = map_stamp(&self.root);
         let mut slot = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((s, m)) = slot.as_ref()
             && *s == stamp
+            && embedder.is_none_or(|e| m.model_id() == Some(e.model_id()))
+            && (index.is_none() || m.stale_checked())
         {
             return Ok(Arc::clone(m));
         }
-        let map = Arc::new(MapIndex::load(&self.root, embedder).map_err(|e| e.to_string())?);
+        let expiry = Expiry::after_days(self.config.auto_purge_days);
+        let mut map =
+            MapIndex::load_with(&self.root, &expiry, embedder).map_err(|e| e.to_string())?;
+        if let Some(index) = index {
+            map.mark_stale(index);
+        }
+        let map = Arc::new(map);
         *slot = Some((stamp, Arc::clone(&map)));
         Ok(map)
+    }
+
+    /// Forgets the cached map (after `record_outcome` / `add_agreement` wrote its files), so the
+    /// next search reads them even within the file system's timestamp granularity.
+    pub fn invalidate_map(&self) {
+        *self.map.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// `search_map` (blocking): lexical without `embedder`, hybrid with it (the query's cosines
+    /// to the embedded code calibrate the vector side when the vector index is there).
+    pub fn search_map(
+        &self,
+        index: Option<&CodeIndex>,
+        embedder: Option<&dyn Embedder>,
+        query: &str,
+        n_results: usize,
+    ) -> Result<MapSearchResult, String> {
+        let embedder = embedder.filter(|_| !self.config.lightweight_mode);
+        let map = self.map(embedder, index)?;
+        let Some(embedder) = embedder else {
+            return Ok(map::search_map(&map, query, None, n_results));
+        };
+        // Open the vectors if they are on disk (no embedding here: the background does that).
+        if let Err(e) = self.ensure_open(embedder) {
+            tracing::warn!(error = %e, "vector index unavailable for the map's calibration");
+        }
+        let cached = CachedQueries {
+            inner: embedder,
+            cache: &self.queries,
+        };
+        let q = cached
+            .embed_queries(&[query])
+            .map_err(|e| e.to_string())?
+            .pop()
+            .unwrap_or_default();
+        let background = self
+            .vectors
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .filter(|v| v.dims() == q.len())
+            .map(|v| v.profile(&q))
+            .unwrap_or_default();
+        Ok(map::search_map(
+            &map,
+            query,
+            Some(QueryVector {
+                vector: &q,
+                background,
+            }),
+            n_results,
+        ))
     }
 }
 
@@ -537,7 +612,7 @@ fn search_with_model(
     if !config.lightweight_mode {
         state.before_query(embedder).map_err(internal)?;
     }
-    let map = state.map(embedder).map_err(internal)?;
+    let map = state.map(Some(embedder), Some(index)).map_err(internal)?;
     let vectors = state.vectors.read().unwrap_or_else(PoisonError::into_inner);
     let embedder = CachedQueries {
         inner: embedder,
@@ -608,7 +683,7 @@ fn lexical_only(
         message: if searched_forest {
             "Keyword results only (no embedding model): verify them before relying on them.".into()
         } else {
-            "The map needs the embedding model, which is unavailable.".into()
+            "semantic_search needs the embedding model for the map, which is unavailable: search_map(query) searches the map by words.".into()
         },
         notes: Vec::new(),
     })

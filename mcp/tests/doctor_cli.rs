@@ -1,0 +1,270 @@
+//! `code-intel doctor` through the real binary, on a repository set up by `code-intel init`, with
+//! PATH holding the built binaries: the hook check and the synthetic gated Write pass; a broken
+//! hook configuration or missing binaries FAIL with their fix and exit code 1; index freshness.
+//!
+//! The hook binaries come from the same target directory as `code-intel` (`cargo build
+//! --workspace`, which the README's test command runs first); a missing one fails the test with
+//! that instruction.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The directory holding the built `code-intel` and, after `cargo build --workspace`, the hooks.
+fn bin_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_BIN_EXE_code-intel"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    for hook in ["code-intel-pre-tool-use", "code-intel-post-tool-use"] {
+        assert!(
+            dir.join(hook).is_file(),
+            "{hook} is not built in {}: run `cargo build --workspace` (or `cargo build -p code-intel-hooks`) first",
+            dir.display()
+        );
+    }
+    dir
+}
+
+struct Repo {
+    dir: tempfile::TempDir,
+    /// HOME and CLAUDE_CONFIG_DIR: empty, so the user's own settings stay out.
+    home: tempfile::TempDir,
+}
+
+impl Repo {
+    fn initialised() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/greet.py"),
+            "def greet(name):\n    return f'hello {name}'\n",
+        )
+        .unwrap();
+        let repo = Self {
+            dir,
+            home: tempfile::tempdir().unwrap(),
+        };
+        let out = repo.run(&["init"], &bin_dir());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        repo
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn run(&self, args: &[&str], path_dir: &Path) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_code-intel"))
+            .args(args)
+            .arg("--repo")
+            .arg(self.path())
+            .current_dir(self.path())
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", path_dir.display()))
+            .env("HOME", self.home.path())
+            .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))
+            // An empty model cache: the model check WARNs at once instead of loading a model.
+            .env("CODE_INTEL_MODEL_DIR", self.home.path().join("models"))
+            .env("CODE_INTEL_LOG", "warn")
+            .output()
+            .unwrap()
+    }
+
+    /// `doctor --json`: (exit code, report).
+    fn doctor(&self, path_dir: &Path) -> (Option<i32>, Value) {
+        let out = self.run(&["doctor", "--json"], path_dir);
+        let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "doctor printed no JSON ({e}): {}\n{}",
+                text(&out.stdout),
+                text(&out.stderr)
+            )
+        });
+        (out.status.code(), report)
+    }
+}
+
+fn text(o: &[u8]) -> String {
+    String::from_utf8_lossy(o).into_owned()
+}
+
+fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} check in {report:#}"))
+}
+
+#[test]
+fn an_initialised_repository_passes_the_hook_and_gate_checks() {
+    let repo = Repo::initialised();
+    let bins = bin_dir();
+    let (code, report) = repo.doctor(&bins);
+    for name in [
+        "binaries",
+        "config",
+        "server",
+        "permission",
+        "hooks",
+        "gate",
+    ] {
+        assert_eq!(check(&report, name)["status"], "pass", "{report:#}");
+    }
+    let gate = check(&report, "gate")["detail"].as_str().unwrap();
+    assert!(gate.contains("denied"), "{gate}");
+    // The synthetic Write was judged by the real gate: it journals the denial.
+    let journal =
+        std::fs::read_to_string(repo.path().join(".code-intel/journal/gate.jsonl")).unwrap();
+    assert!(journal.contains("code-intel-doctor-probe.txt"), "{journal}");
+    // No model in the cache is a warning with the fetch command, not a failure.
+    let model = check(&report, "model");
+    assert_eq!(model["status"], "warn", "{report:#}");
+    assert_eq!(model["fix"], "run `code-intel model fetch`");
+    assert_eq!(check(&report, "index")["status"], "warn", "not built yet");
+    assert_eq!(report["ok"], true, "{report:#}");
+    assert_eq!(code, Some(0));
+
+    // The index check follows the working tree.
+    assert!(repo.run(&["index"], &bins).status.success());
+    let (_, report) = repo.doctor(&bins);
+    assert_eq!(check(&report, "index")["status"], "pass", "{report:#}");
+    std::fs::write(repo.path().join("src/new.py"), "X = 1\n").unwrap();
+    let (code, report) = repo.doctor(&bins);
+    let index = check(&report, "index");
+    assert_eq!(index["status"], "warn", "{report:#}");
+    assert!(
+        index["detail"].as_str().unwrap().contains("1 added"),
+        "{index}"
+    );
+    assert_eq!(code, Some(0), "a stale index is not a failure");
+
+    // Text output: one line per check and the summary.
+    let out = repo.run(&["doctor"], &bins);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("PASS  hooks"), "{stdout}");
+    assert!(
+        stdout.contains("fix: run `code-intel model fetch`"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_broken_hook_configuration_fails_with_the_fix() {
+    let repo = Repo::initialised();
+    let bins = bin_dir();
+    let settings_path = repo.path().join(".claude/settings.json");
+    let good = std::fs::read_to_string(&settings_path).unwrap();
+
+    // A mistyped hook path: Claude Code would let every write through.
+    std::fs::write(
+        &settings_path,
+        good.replace(
+            "\"command\": \"code-intel-pre-tool-use\"",
+            "\"command\": \"/nonexistent/code-intel-pre-tool-use\"",
+        ),
+    )
+    .unwrap();
+    let (code, report) = repo.doctor(&bins);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["ok"], false);
+    let hooks = check(&report, "hooks");
+    assert_eq!(hooks["status"], "fail", "{report:#}");
+    assert!(
+        hooks["detail"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/code-intel-pre-tool-use"),
+        "{hooks}"
+    );
+    assert!(
+        hooks["fix"].as_str().unwrap().contains("code-intel init"),
+        "{hooks}"
+    );
+    assert_ne!(check(&report, "gate")["status"], "pass", "{report:#}");
+
+    // A matcher that misses Bash and NotebookEdit.
+    std::fs::write(
+        &settings_path,
+        good.replace("Edit|Write|MultiEdit|NotebookEdit|Bash", "Edit|Write"),
+    )
+    .unwrap();
+    let (code, report) = repo.doctor(&bins);
+    assert_eq!(code, Some(1));
+    let detail = check(&report, "hooks")["detail"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(detail.contains("misses NotebookEdit, Bash"), "{detail}");
+
+    // `code-intel init` repairs it.
+    assert!(repo.run(&["init"], &bins).status.success());
+    let (code, report) = repo.doctor(&bins);
+    assert_eq!(check(&report, "hooks")["status"], "pass", "{report:#}");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn missing_binaries_fail() {
+    let repo = Repo::initialised();
+    // A PATH with only the server: the hooks are missing.
+    let only_server = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_code-intel"),
+        only_server.path().join("code-intel"),
+    )
+    .unwrap();
+    let (code, report) = repo.doctor(only_server.path());
+    assert_eq!(code, Some(1));
+    let binaries = check(&report, "binaries");
+    assert_eq!(binaries["status"], "fail");
+    assert!(
+        binaries["detail"]
+            .as_str()
+            .unwrap()
+            .contains("code-intel-pre-tool-use, code-intel-post-tool-use"),
+        "{binaries}"
+    );
+    assert_eq!(check(&report, "gate")["status"], "fail", "{report:#}");
+}
+
+#[test]
+fn an_enabled_plugin_counts_as_the_hook_and_server_configuration() {
+    let repo = Repo::initialised();
+    let bins = bin_dir();
+    // No project server or hooks: the plugin, enabled in the project settings, provides them.
+    std::fs::remove_file(repo.path().join(".mcp.json")).unwrap();
+    std::fs::write(
+        repo.path().join(".claude/settings.json"),
+        r#"{"enabledPlugins": {"code-intel@local": true},
+            "permissions": {"allow": ["mcp__plugin_code-intel_code-intel"]}}"#,
+    )
+    .unwrap();
+    let (code, report) = repo.doctor(&bins);
+    for name in ["server", "permission", "hooks", "gate"] {
+        assert_eq!(check(&report, name)["status"], "pass", "{report:#}");
+    }
+    assert!(
+        check(&report, "hooks")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the code-intel plugin"),
+        "{report:#}"
+    );
+    assert_eq!(code, Some(0));
+
+    // Disabled: nothing configures the gate any more.
+    std::fs::write(
+        repo.path().join(".claude/settings.json"),
+        r#"{"enabledPlugins": {"code-intel@local": false}}"#,
+    )
+    .unwrap();
+    let (code, report) = repo.doctor(&bins);
+    assert_eq!(check(&report, "server")["status"], "fail", "{report:#}");
+    assert_eq!(check(&report, "hooks")["status"], "fail", "{report:#}");
+    assert_eq!(code, Some(1));
+}
