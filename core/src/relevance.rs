@@ -562,9 +562,11 @@ pub const MAX_SYMBOLS: usize = 100;
 /// symbol is among `symbols`.
 ///
 /// Symbols are trimmed, de-duplicated and cut to [`MAX_SYMBOLS`]. A missing scorer, a scoring failure
-/// or an unreadable learned-pairs file leave their part empty and add a warning.
+/// or an unreadable learned-pairs file leave their part empty and add a warning. Pairs older than
+/// `expiry` allows are not offered.
 pub fn validate_symbol_relevance(
     state_dir: &Path,
+    expiry: &learned::Expiry,
     target_feature: &str,
     symbols: &[String],
     scorer: Option<&dyn RelevanceScorer>,
@@ -614,7 +616,11 @@ pub fn validate_symbol_relevance(
         )),
     }
     let cached_matches = match learned::load(state_dir) {
-        Ok(Some(pairs)) => learned::matches(&pairs.pairs, target, &list),
+        Ok(Some(pairs)) => {
+            let mut found = learned::matches(&pairs.pairs, target, &list);
+            found.retain(|p| !expiry.is_expired(p.learned_at.as_deref()));
+            found
+        }
         Ok(None) => Vec::new(),
         Err(e) => {
             warnings.push(format!("learned pairs ignored: {e}"));

@@ -338,11 +338,8 @@ fn rank_by(c: &[Signals], key: impl Fn(&Signals) -> Option<f32>) -> Vec<Option<u
     out
 }
 
-/// English words skipped when matching query words against symbol names.
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "does", "for", "from", "how", "in", "is",
-    "it", "of", "on", "or", "that", "the", "this", "to", "what", "when", "where", "which", "with",
-];
+// English words skipped in queries: the lexical index's list.
+use super::lexical::QUERY_STOP_WORDS as STOP_WORDS;
 
 /// The words of a query as a symbol matcher sees them: the lower-cased whole identifiers, and
 /// the sequence of their lower-cased parts (camel/snake/kebab split), stop words dropped.

@@ -59,7 +59,7 @@ pub const FIELD_BOOSTS: [(&str, f32); 8] = [
 
 /// English words dropped from ranked queries (not from the index): they occur in most prose
 /// docstrings and add only noise to natural-language queries like "send a JSON response".
-const QUERY_STOP_WORDS: &[&str] = &[
+pub const QUERY_STOP_WORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "by", "does", "for", "from", "how", "in", "is",
     "it", "of", "on", "or", "that", "the", "this", "to", "what", "when", "where", "which", "with",
 ];

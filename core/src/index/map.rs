@@ -51,12 +51,8 @@ pub const DEFAULT_MAP_RESULTS: usize = 5;
 /// as [`super::hybrid::RRF_K`]).
 const RRF_K: f32 = 60.0;
 
-/// English words dropped from map queries and terms: the query stop words of
-/// [`lexical::bm25_query`] (they occur in most evidence sentences and add only noise).
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "does", "for", "from", "how", "in", "is",
-    "it", "of", "on", "or", "that", "the", "this", "to", "what", "when", "where", "which", "with",
-];
+// English words skipped in queries: the lexical index's list.
+use super::lexical::QUERY_STOP_WORDS as STOP_WORDS;
 
 /// Errors reading, embedding or checking the map.
 #[derive(Debug, thiserror::Error)]

@@ -3,6 +3,6 @@
 //! `.code-intel/learned_pairs.json` live.
 
 pub use crate::learned::{
-    LEARNED_PAIRS_FILE, LEARNED_PAIRS_VERSION, LearnedPair, LearnedPairs, LearnedPairsError, load,
-    matches,
+    Expiry, LEARNED_PAIRS_FILE, LEARNED_PAIRS_VERSION, LearnedPair, LearnedPairs,
+    LearnedPairsError, load, matches,
 };

@@ -563,6 +563,7 @@ fn validation_returns_the_evidence_prompt_ranked_suggestions_and_learned_pairs()
     ]);
     let r = validate_symbol_relevance(
         &repo.root.state_dir(),
+        &never(),
         "ﾛｸﾞｲﾝ機能",
         &symbols,
         Some(&scorer),
@@ -596,6 +597,40 @@ fn validation_returns_the_evidence_prompt_ranked_suggestions_and_learned_pairs()
         Some("login_auth.md")
     );
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+
+    // Learned in January 2025: expired 30 days later, so no longer offered.
+    let r = validate_symbol_relevance(
+        &repo.root.state_dir(),
+        &learned::Expiry {
+            now: "2025-03-01T00:00:00Z".parse().unwrap(),
+            days: 30,
+        },
+        "ログイン機能",
+        &symbols,
+        None,
+        None,
+    );
+    assert!(r.cached_matches.is_empty(), "{:?}", r.cached_matches);
+    let r = validate_symbol_relevance(
+        &repo.root.state_dir(),
+        &learned::Expiry {
+            now: "2025-02-01T00:00:00Z".parse().unwrap(),
+            days: 30,
+        },
+        "ログイン機能",
+        &symbols,
+        None,
+        None,
+    );
+    assert_eq!(r.cached_matches.len(), 1, "{:?}", r.cached_matches);
+}
+
+/// Learned knowledge that never expires.
+fn never() -> learned::Expiry {
+    learned::Expiry {
+        now: jiff::Timestamp::now(),
+        days: 0,
+    }
 }
 
 #[test]
@@ -604,6 +639,7 @@ fn validation_without_a_model_or_with_a_bad_learned_file_still_answers() {
     let symbols = vec!["AuthService".to_string()];
     let r = validate_symbol_relevance(
         &repo.root.state_dir(),
+        &never(),
         "login",
         &symbols,
         None,
@@ -621,6 +657,7 @@ fn validation_without_a_model_or_with_a_bad_learned_file_still_answers() {
     write_learned(&repo, "{not json");
     let r = validate_symbol_relevance(
         &repo.root.state_dir(),
+        &never(),
         "login",
         &symbols,
         Some(&Broken),
@@ -631,7 +668,14 @@ fn validation_without_a_model_or_with_a_bad_learned_file_still_answers() {
     assert!(r.warnings[1].contains("not valid learned pairs JSON"));
 
     write_learned(&repo, r#"{"version": 9, "pairs": []}"#);
-    let r = validate_symbol_relevance(&repo.root.state_dir(), "login", &symbols, None, None);
+    let r = validate_symbol_relevance(
+        &repo.root.state_dir(),
+        &never(),
+        "login",
+        &symbols,
+        None,
+        None,
+    );
     assert!(
         r.warnings.iter().any(|w| w.contains("has version 9")),
         "{:?}",

@@ -380,6 +380,8 @@ pub struct Searcher<'a> {
     map: Option<MapIndex>,
     defaults: (SearchMode, Fusion, Collection),
     weights: SearchWeights,
+    /// `auto_purge_days` of the config: map entries older than this are not searched.
+    purge_days: u32,
     query_vectors: HashMap<String, Vec<f32>>,
     notes: Vec<String>,
 }
@@ -451,6 +453,7 @@ impl<'a> Searcher<'a> {
             map: None,
             defaults: (mode, fusion, collection),
             weights: config.search_weights.clone(),
+            purge_days: config.auto_purge_days,
             query_vectors: HashMap::new(),
             notes,
         };
@@ -517,7 +520,10 @@ impl<'a> Searcher<'a> {
             self.model()?;
             if self.map.is_none() {
                 let model = self.model.as_ref().context("model")?;
-                self.map = Some(MapIndex::load(self.root, model)?);
+                let expiry = code_intel_core::learned::Expiry::after_days(self.purge_days);
+                let mut map = MapIndex::load_with(self.root, &expiry, Some(model))?;
+                map.mark_stale(self.index);
+                self.map = Some(map);
             }
             let (Some(model), Some(map)) = (self.model.as_ref(), self.map.as_ref()) else {
                 anyhow::bail!("the model or the map is not loaded");

@@ -328,6 +328,7 @@ impl CodeIntel {
             None => None,
         };
         let state_dir = self.root.state_dir();
+        let expiry = code_intel_core::learned::Expiry::after_days(self.config.auto_purge_days);
         let outcome = blocking(move || {
             let parts = embedder
                 .zip(background)
@@ -338,6 +339,7 @@ impl CodeIntel {
             let scorer = parts.as_ref().map(ScorerParts::scorer);
             relevance::validate_symbol_relevance(
                 &state_dir,
+                &expiry,
                 &p.target_feature,
                 &p.symbols,
                 scorer.as_ref().map(|s| s as &dyn RelevanceScorer),
