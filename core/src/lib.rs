@@ -2,8 +2,11 @@
 //!
 //! Sessions and the write gate ([`session`], [`gate`]), the structured request ([`query_frame`]),
 //! the exploration planner ([`router`]), the decision journal ([`journal`]), the learned map's
-//! files ([`learned`]) and the outcome journal with its analyses ([`outcome`]), and, behind the
-//! `index` feature, the code index ([`index`]) and the exploration tools ([`explore`]).
+//! files ([`learned`]) and the outcome journal with its analyses ([`outcome`]); behind the `index`
+//! feature the code index ([`index`]) and the exploration tools ([`explore`]), behind `embed` the
+//! embedding model and its cache ([`embed`], also the calibrated scorer of [`relevance`]), and
+//! behind `install` the merge of code-intel into a project's Claude Code configuration
+//! ([`install`], `code-intel init`).
 //!
 //! Invariants (see `ARCHITECTURE.md`): this crate never reads stdin, writes stdout, reads environment
 //! variables or the current directory; it reads and writes only under the roots its caller passes in.
