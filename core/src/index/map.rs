@@ -71,29 +71,13 @@ pub enum MapError {
     Index(#[from] IndexError),
 }
 
-/// One entry of the map.
+/// One entry of the map: a [`MapItem`] as read from the files, with its staleness and the text
+/// that is embedded and lexically indexed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MapEntry {
-    /// Where it comes from.
-    pub source: MapSource,
-    /// The natural-language term (`ログイン機能`), when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nl_term: Option<String>,
-    /// The symbol it maps to (`AuthService`), when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol: Option<String>,
-    /// The evidence recorded with it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub code_evidence: Option<String>,
-    /// The agreement file (relative to `.code-intel/agreements/`), when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agreement_file: Option<String>,
-    /// When it was learned (RFC 3339 or the Python system's ISO 8601).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub learned_at: Option<String>,
-    /// Related files of its agreement.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub related_files: Vec<String>,
+    /// The learned pair or agreement.
+    #[serde(flatten)]
+    pub item: MapItem,
     /// Its symbol is not defined in the code index any more: listed, never offered as a fact.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stale: bool,
@@ -171,6 +155,7 @@ impl Lexical {
                 *lex.df.entry(t.clone()).or_default() += 1;
             }
             doc.nl_terms = e
+                .item
                 .nl_term
                 .as_deref()
                 .map(terms)
@@ -178,6 +163,7 @@ impl Lexical {
                 .into_iter()
                 .collect();
             doc.symbol_words = e
+                .item
                 .symbol
                 .as_deref()
                 .map(|s| whole_words(s, true))
@@ -255,13 +241,7 @@ fn entry_of(item: MapItem) -> Option<MapEntry> {
         return None;
     }
     Some(MapEntry {
-        source: item.source,
-        nl_term: item.nl_term,
-        symbol: item.symbol,
-        code_evidence: item.code_evidence,
-        agreement_file: item.agreement_file,
-        learned_at: item.learned_at,
-        related_files: item.related_files,
+        item,
         stale: false,
         text,
     })
@@ -391,7 +371,7 @@ impl MapIndex {
     pub fn mark_stale(&mut self, index: &CodeIndex) -> usize {
         let mut known: HashMap<String, bool> = HashMap::new();
         for e in &mut self.entries {
-            e.stale = match &e.symbol {
+            e.stale = match &e.item.symbol {
                 Some(s) => !*known
                     .entry(s.clone())
                     .or_insert_with(|| is_defined(index, s)),
@@ -572,11 +552,13 @@ pub fn search_map(
         let term_full = term_coverage.is_some_and(|c| c >= 1.0);
         let reason = if term_full {
             entry
+                .item
                 .nl_term
                 .as_ref()
                 .map(|t| format!("the query contains the learned term \"{t}\""))
         } else if symbol_named {
             entry
+                .item
                 .symbol
                 .as_ref()
                 .map(|s| format!("the query names the symbol {s}"))
@@ -592,7 +574,7 @@ pub fn search_map(
         let why = if entry.stale {
             Some(format!(
                 "stale: {} is no longer defined in the code index",
-                entry.symbol.as_deref().unwrap_or("the symbol")
+                entry.item.symbol.as_deref().unwrap_or("the symbol")
             ))
         } else {
             reason
@@ -639,9 +621,9 @@ pub fn search_map(
                 "Past success found: {}. Verify it with find_definitions / find_references before relying on it.",
                 hits.iter()
                     .filter(|h| h.strong)
-                    .map(|h| match (&h.entry.nl_term, &h.entry.symbol) {
+                    .map(|h| match (&h.entry.item.nl_term, &h.entry.item.symbol) {
                         (Some(t), Some(s)) => format!("\"{t}\" → {s}"),
-                        _ => h.entry.agreement_file.clone().unwrap_or_default(),
+                        _ => h.entry.item.agreement_file.clone().unwrap_or_default(),
                     })
                     .collect::<Vec<_>>()
                     .join(", ")

@@ -253,7 +253,7 @@ pub fn semantic_search(
             let symbols: Vec<&str> = map_hits
                 .iter()
                 .filter(|h| h.confident)
-                .filter_map(|h| h.entry.symbol.as_deref())
+                .filter_map(|h| h.entry.item.symbol.as_deref())
                 .collect();
             (
                 Some(Collection::Map),

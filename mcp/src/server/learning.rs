@@ -128,12 +128,13 @@ pub struct MapHint {
 
 impl From<MapSearchHit> for MapHint {
     fn from(h: MapSearchHit) -> Self {
+        let item = h.entry.item;
         Self {
-            nl_term: h.entry.nl_term,
-            symbol: h.entry.symbol,
-            code_evidence: h.entry.code_evidence,
-            agreement_file: h.entry.agreement_file,
-            related_files: h.entry.related_files,
+            nl_term: item.nl_term,
+            symbol: item.symbol,
+            code_evidence: item.code_evidence,
+            agreement_file: item.agreement_file,
+            related_files: item.related_files,
             why: h.why,
         }
     }
@@ -465,7 +466,7 @@ impl CodeIntel {
                 .hits
                 .iter()
                 .filter(|h| h.strong)
-                .filter_map(|h| h.entry.symbol.clone())
+                .filter_map(|h| h.entry.item.symbol.clone())
                 .collect();
             let record = ToolCallRecord {
                 tool: "search_map".into(),

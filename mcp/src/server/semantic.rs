@@ -437,7 +437,7 @@ fn summary(r: &SemanticSearchResult) -> String {
         .map_hits
         .iter()
         .filter(|h| h.confident)
-        .filter_map(|h| h.entry.symbol.clone())
+        .filter_map(|h| h.entry.item.symbol.clone())
         .next()
         .or_else(|| {
             r.forest_hits

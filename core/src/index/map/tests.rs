@@ -42,7 +42,13 @@ fn reads_pairs_and_agreements_without_duplicates() {
     let entries = load_entries(&root, &never()).unwrap();
     let summary: Vec<(MapSource, Option<&str>, Option<&str>)> = entries
         .iter()
-        .map(|e| (e.source, e.symbol.as_deref(), e.agreement_file.as_deref()))
+        .map(|e| {
+            (
+                e.item.source,
+                e.item.symbol.as_deref(),
+                e.item.agreement_file.as_deref(),
+            )
+        })
         .collect();
     assert_eq!(
         summary,
@@ -91,7 +97,10 @@ fn expired_entries_are_not_loaded() {
         days: 30,
     };
     let entries = load_entries(&root, &expiry).unwrap();
-    let symbols: Vec<_> = entries.iter().filter_map(|e| e.symbol.as_deref()).collect();
+    let symbols: Vec<_> = entries
+        .iter()
+        .filter_map(|e| e.item.symbol.as_deref())
+        .collect();
     assert_eq!(symbols, ["New"]);
 }
 
@@ -101,7 +110,7 @@ fn summary(r: &MapSearchResult) -> Vec<String> {
         .map(|h| {
             format!(
                 "{} strong={} coverage={:?} named={} why={}",
-                h.entry.symbol.as_deref().unwrap_or("-"),
+                h.entry.item.symbol.as_deref().unwrap_or("-"),
                 h.strong,
                 h.term_coverage,
                 h.symbol_named,
@@ -142,12 +151,18 @@ fn lexical_search_works_without_a_model() {
 
     // English, all words of the term (in another order, other case).
     let r = search_map(&map, "Hashing of the PASSWORD is too weak", None, 5);
-    assert_eq!(r.hits[0].entry.symbol.as_deref(), Some("hash_password"));
+    assert_eq!(
+        r.hits[0].entry.item.symbol.as_deref(),
+        Some("hash_password")
+    );
     assert!(r.hits[0].strong, "{r:#?}");
 
     // The symbol named, whole.
     let r = search_map(&map, "change CartController.store to validate", None, 5);
-    assert_eq!(r.hits[0].entry.symbol.as_deref(), Some("CartController"));
+    assert_eq!(
+        r.hits[0].entry.item.symbol.as_deref(),
+        Some("CartController")
+    );
     assert!(r.hits[0].symbol_named && r.hits[0].strong, "{r:#?}");
 
     // A shared word is a hint, not a fact.
@@ -190,7 +205,7 @@ fn stale_entries_are_listed_but_never_strong() {
     let stale: Vec<_> = map
         .entries()
         .iter()
-        .map(|e| (e.symbol.as_deref().unwrap(), e.stale))
+        .map(|e| (e.item.symbol.as_deref().unwrap(), e.stale))
         .collect();
     assert_eq!(
         stale,
@@ -232,7 +247,7 @@ fn search_ranks_entries_and_embeds_each_text_once() {
         .embed_queries(&["bcrypt hasher for passwords"])
         .unwrap();
     let hits = map.search(&q[0]);
-    assert_eq!(hits[0].0.symbol.as_deref(), Some("BcryptHasher"));
+    assert_eq!(hits[0].0.item.symbol.as_deref(), Some("BcryptHasher"));
     assert!(hits[0].1 > hits[1].1);
     // A second load takes the vectors from the cache.
     let cache = EmbeddingCache::open(&MapIndex::cache_dir(&root), fake.model_id(), 64).unwrap();
@@ -250,7 +265,7 @@ fn search_ranks_entries_and_embeds_each_text_once() {
     );
     assert_eq!(r.mode, MapMode::Hybrid);
     assert_eq!(r.hits.len(), 2);
-    assert_eq!(r.hits[0].entry.symbol.as_deref(), Some("BcryptHasher"));
+    assert_eq!(r.hits[0].entry.item.symbol.as_deref(), Some("BcryptHasher"));
     assert!(r.hits.iter().all(|h| h.cosine.is_some() && h.z.is_none()));
     assert!(
         r.notes.iter().any(|n| n.contains("cannot be calibrated")),
