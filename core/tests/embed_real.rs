@@ -9,53 +9,17 @@
 // The skip notice and the measured cosines go to stderr on purpose (visible with --nocapture).
 #![allow(clippy::print_stderr)]
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
+mod support;
 
-use code_intel_core::embed::{
-    Embedder, FastEmbedOptions, FastEmbedder, ModelPaths, dot, split_identifiers,
-};
+use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, dot, split_identifiers};
 
-fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CODE_INTEL_MODEL_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("neither XDG_CACHE_HOME nor HOME is set; set CODE_INTEL_MODEL_DIR");
-    base.join("code-intel/models")
-}
-
-/// The model, loaded once for all tests of this binary (ONNX Runtime allows one environment per
-/// process, and each load costs seconds and hundreds of MB). `None` means skip.
+/// The model, verified and loaded once for all tests of this binary. `None` means skip.
 fn model() -> Option<&'static FastEmbedder> {
-    static MODEL: OnceLock<Option<FastEmbedder>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let dir = cache_dir();
-            let paths = ModelPaths::in_cache(&dir, ModelPaths::DEFAULT_MODEL);
-            let loaded = paths
-                .verify()
-                .and_then(|_| FastEmbedder::load(&paths, &FastEmbedOptions::default()));
-            match loaded {
-                Ok(m) => Some(m),
-                Err(e) if std::env::var("CODE_INTEL_SKIP_MODEL_TESTS").as_deref() == Ok("1") => {
-                    eprintln!(
-                        "\n!!! SKIPPING real-model tests (CODE_INTEL_SKIP_MODEL_TESTS=1): {e}\n"
-                    );
-                    None
-                }
-                Err(e) => panic!(
-                    "the embedding model is not usable in {}: {e}\n\
-                     run scripts/model/fetch.sh (or `code-intel model fetch`), set \
-                     CODE_INTEL_MODEL_DIR to another cache, or CODE_INTEL_SKIP_MODEL_TESTS=1 to skip",
-                    dir.display()
-                ),
-            }
-        })
-        .as_ref()
+    support::model_once("real-model tests", |paths| {
+        paths
+            .verify()
+            .and_then(|_| FastEmbedder::load(paths, &FastEmbedOptions::default()))
+    })
 }
 
 #[test]

@@ -14,61 +14,30 @@
 // The skip notice and the measured numbers go to stderr on purpose (visible with --nocapture).
 #![allow(clippy::print_stderr)]
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use code_intel_core::embed::{
-    Embedder, FastEmbedOptions, FastEmbedder, ModelPaths, dot, split_identifiers,
-};
+use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, dot, split_identifiers};
 use code_intel_core::index::chunk::{ChunkKind, ChunkOptions, chunk_source};
 use code_intel_core::relevance::{
     Background, CalibratedScorer, PhraseBackground, RelevanceScorer, SemanticQuoteChecker, Tier,
     Verdict,
 };
 
-fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CODE_INTEL_MODEL_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("neither XDG_CACHE_HOME nor HOME is set; set CODE_INTEL_MODEL_DIR");
-    base.join("code-intel/models")
-}
-
-/// The model, loaded once per test binary (one ONNX Runtime environment per process); `None`
-/// means skip. One intra-op thread: the machine is shared.
+/// The model, loaded once per test binary; `None` means skip. One intra-op thread: the machine
+/// is shared.
 fn model() -> Option<&'static FastEmbedder> {
-    static MODEL: OnceLock<Option<FastEmbedder>> = OnceLock::new();
-    MODEL
-        .get_or_init(|| {
-            let dir = cache_dir();
-            let paths = ModelPaths::in_cache(&dir, ModelPaths::DEFAULT_MODEL);
-            let options = FastEmbedOptions {
-                intra_threads: Some(1),
-                batch_size: 16,
-                ..FastEmbedOptions::default()
-            };
-            match FastEmbedder::load(&paths, &options) {
-                Ok(m) => Some(m),
-                Err(e) if std::env::var("CODE_INTEL_SKIP_MODEL_TESTS").as_deref() == Ok("1") => {
-                    eprintln!(
-                        "\n!!! SKIPPING real-model relevance tests (CODE_INTEL_SKIP_MODEL_TESTS=1): {e}\n"
-                    );
-                    None
-                }
-                Err(e) => panic!(
-                    "the embedding model is not usable in {}: {e}\n\
-                     run scripts/model/fetch.sh (or `code-intel model fetch`), set \
-                     CODE_INTEL_MODEL_DIR to another cache, or CODE_INTEL_SKIP_MODEL_TESTS=1 to skip",
-                    dir.display()
-                ),
-            }
-        })
-        .as_ref()
+    support::model_once("real-model relevance tests", |paths| {
+        let options = FastEmbedOptions {
+            intra_threads: Some(1),
+            batch_size: 16,
+            ..FastEmbedOptions::default()
+        };
+        FastEmbedder::load(paths, &options)
+    })
 }
 
 static FETCH: Mutex<()> = Mutex::new(());

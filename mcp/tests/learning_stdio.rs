@@ -14,66 +14,12 @@
 
 #![allow(clippy::print_stderr)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
-
-/// A small repository: a login service, password hashing, a view, a PHP cart, a JS checkout.
-const FIXTURE: &[(&str, &str)] = &[
-    (
-        "src/auth/login_service.py",
-        r#""""Login: checks a user's password and opens a session."""
-from src.auth.passwords import hash_password
-
-
-class LoginService:
-    """Authenticates users against the user store."""
-
-    def __init__(self, users):
-        self.users = users
-
-    def authenticate(self, username, password):
-        user = self.users.get(username)
-        if user is None:
-            return None
-        if user.password_hash != hash_password(password):
-            return None
-        return user
-"#,
-    ),
-    (
-        "src/auth/passwords.py",
-        "import hashlib\n\n\ndef hash_password(password):\n    return hashlib.sha256(password.encode()).hexdigest()\n",
-    ),
-    (
-        "src/auth/views.py",
-        r#"from src.auth.login_service import LoginService
-
-
-def login_view(request, users):
-    service = LoginService(users)
-    user = service.authenticate(request.form["username"], request.form["password"])
-    if user is None:
-        return {"status": 401}
-    return {"status": 200, "user": user.name}
-"#,
-    ),
-    (
-        "src/billing/Cart.php",
-        "<?php\nnamespace App\\Billing;\n\nclass Cart\n{\n    public function total(array $prices): int\n    {\n        return array_sum($prices);\n    }\n}\n",
-    ),
-    (
-        "src/web/checkout.js",
-        "export function renderCart(items) {\n  return items.map((i) => `<li>${i.name}</li>`).join(\"\");\n}\n",
-    ),
-];
-
-const QUERY: &str = "Login fails when the password has trailing spaces; change LoginService.authenticate to strip the password before checking it";
+use support::{LOGIN_QUERY as QUERY, LOGIN_REPO as FIXTURE, Model, Server, write_fixture};
 
 const LEARNING_TOOLS: [&str; 6] = [
     "record_outcome",
@@ -83,101 +29,6 @@ const LEARNING_TOOLS: [&str; 6] = [
     "get_session_analysis",
     "get_improvement_insights",
 ];
-
-fn write_fixture(dir: &Path) {
-    for (path, body) in FIXTURE {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, body).unwrap();
-    }
-    std::fs::create_dir_all(dir.join(".git")).unwrap();
-}
-
-fn model_cache() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CODE_INTEL_MODEL_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("set CODE_INTEL_MODEL_DIR")
-        .join("code-intel/models")
-}
-
-struct Server {
-    client: RunningService<RoleClient, ()>,
-}
-
-impl Server {
-    /// `model_dir: None` turns the model off.
-    async fn spawn(repo: &Path, model_dir: Option<&Path>) -> Self {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
-        cmd.arg("serve").arg("--repo").arg(repo);
-        for var in [
-            "CLAUDE_CODE_SESSION_ID",
-            "CLAUDE_PROJECT_DIR",
-            "CODE_INTEL_PROJECT",
-            "CODE_INTEL_EMBEDDINGS",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.env("CODE_INTEL_LOG", "warn");
-        match model_dir {
-            Some(dir) => {
-                cmd.env("CODE_INTEL_MODEL_DIR", dir);
-            }
-            None => {
-                cmd.env("CODE_INTEL_EMBEDDINGS", "off");
-            }
-        }
-        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-        Self { client }
-    }
-
-    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        let Value::Object(map) = args else {
-            panic!("arguments must be an object")
-        };
-        self.client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
-            .await
-            .unwrap_or_else(|e| panic!("{tool}: JSON-RPC error {e}"))
-    }
-
-    async fn body(&self, tool: &str, args: Value) -> (bool, Value) {
-        let r = self.call(tool, args).await;
-        let body = r
-            .structured_content
-            .clone()
-            .unwrap_or_else(|| panic!("{tool}: no structured content: {r:?}"));
-        (r.is_error == Some(true), body)
-    }
-
-    async fn ok(&self, tool: &str, args: Value) -> Value {
-        let (failed, body) = self.body(tool, args).await;
-        assert!(!failed, "{tool} failed: {body:#}");
-        body
-    }
-
-    /// Calls `tool` until it stops answering "initializing" (the model loads in the background).
-    async fn after_model_loaded(&self, tool: &str, args: Value) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(180);
-        loop {
-            let (failed, body) = self.body(tool, args.clone()).await;
-            if !(failed && body["error"] == "initializing") {
-                assert!(!failed, "{tool} failed: {body:#}");
-                return body;
-            }
-            assert!(Instant::now() < deadline, "the model did not load in 180 s");
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-    }
-
-    async fn stop(self) {
-        self.client.cancel().await.unwrap();
-    }
-}
 
 fn symbols_of(hits: &Value) -> Vec<String> {
     hits.as_array()
@@ -211,9 +62,9 @@ fn cli(repo: &Path, args: &[&str]) -> (bool, String, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_model_the_map_is_searched_by_words_and_outcomes_feed_the_insights() {
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
+    write_fixture(dir.path(), FIXTURE);
     let state = dir.path().join(".code-intel");
-    let server = Server::spawn(dir.path(), None).await;
+    let server = Server::spawn(dir.path(), Model::Off).await;
 
     let tools = server.client.list_all_tools().await.unwrap();
     for name in LEARNING_TOOLS {
@@ -400,24 +251,13 @@ async fn without_a_model_the_map_is_searched_by_words_and_outcomes_feed_the_insi
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_confirmed_success_teaches_the_next_session() {
-    let cache = model_cache();
-    if !cache.join("multilingual-e5-small/manifest.json").is_file() {
-        if std::env::var("CODE_INTEL_SKIP_MODEL_TESTS").as_deref() == Ok("1") {
-            eprintln!(
-                "!!! SKIPPING: no model in {} (CODE_INTEL_SKIP_MODEL_TESTS=1)",
-                cache.display()
-            );
-            return;
-        }
-        panic!(
-            "no embedding model in {}: run scripts/model/fetch.sh, or CODE_INTEL_SKIP_MODEL_TESTS=1 to skip",
-            cache.display()
-        );
-    }
+    let Some(cache) = support::provisioned_model() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
+    write_fixture(dir.path(), FIXTURE);
     let state = dir.path().join(".code-intel");
-    let server = Server::spawn(dir.path(), Some(&cache)).await;
+    let server = Server::spawn(dir.path(), Model::Dir(&cache)).await;
 
     let start = server
         .ok("start_session", json!({"intent": "MODIFY", "query": QUERY}))
@@ -439,29 +279,17 @@ async fn a_confirmed_success_teaches_the_next_session() {
     server
         .ok("search_text", json!({"pattern": "hash_password\\("}))
         .await;
-    let confirmed = server
+    let (failed, confirmed) = server
         .after_model_loaded(
             "confirm_symbol_relevance",
             json!({"relevant_symbols": ["LoginService"],
                    "code_evidence": {"LoginService": "LoginService.authenticate() checks the user's password"}}),
         )
         .await;
+    assert!(!failed, "confirm_symbol_relevance failed: {confirmed:#}");
     assert_eq!(confirmed["results"][0]["tier"], "FACT", "{confirmed:#}");
     let u = server
-        .ok(
-            "submit_understanding",
-            json!({
-                "symbols_identified": ["LoginService", "authenticate", "hash_password", "login_view", "LoginService.__init__"],
-                "entry_points": ["LoginService.authenticate", "login_view"],
-                "files_analyzed": ["src/auth/login_service.py", "src/auth/passwords.py", "src/auth/views.py", "src/billing/Cart.php"],
-                "existing_patterns": ["services return None on failure", "passwords are compared as hashes"],
-                "slot_evidence": {
-                    "target_feature": {"tool": "find_definitions", "params": {"symbol": "LoginService"}, "result_summary": "LoginService in src/auth/login_service.py"},
-                    "observed_issue": {"tool": "search_text", "params": {"pattern": "hash_password\\("}, "result_summary": "password hashed without strip"},
-                    "desired_action": {"tool": "find_references", "params": {"symbol": "authenticate"}, "result_summary": "called from login_view"},
-                },
-            }),
-        )
+        .ok("submit_understanding", support::login_understanding())
         .await;
     assert_eq!(u["next_phase"], "READY", "{u:#}");
 
@@ -526,10 +354,10 @@ async fn several_server_processes_record_at_once_without_losing_anything() {
     const SERVERS: usize = 4;
     const PAIRS_EACH: usize = 5;
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
+    write_fixture(dir.path(), FIXTURE);
     let mut servers = Vec::new();
     for _ in 0..SERVERS {
-        servers.push(Server::spawn(dir.path(), None).await);
+        servers.push(Server::spawn(dir.path(), Model::Off).await);
     }
     let mut tasks = Vec::new();
     for (n, server) in servers.into_iter().enumerate() {

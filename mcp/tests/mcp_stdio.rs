@@ -2,182 +2,17 @@
 //! `code-intel serve --repo <fixture>` and drives a whole MODIFY session through the real
 //! exploration tools, asserting on structured results.
 
-use std::path::Path;
+mod support;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt as _};
+use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
-
-/// A small repository: Python, PHP and JavaScript, under `src/` (a default `source_dirs` entry).
-const FIXTURE: &[(&str, &str)] = &[
-    (
-        "src/auth/login_service.py",
-        r#""""Login: checks a user's password and opens a session."""
-from src.auth.passwords import hash_password
-
-
-class LoginService:
-    """Authenticates users against the user store."""
-
-    def __init__(self, users):
-        self.users = users
-
-    def authenticate(self, username, password):
-        user = self.users.get(username)
-        if user is None:
-            return None
-        if user.password_hash != hash_password(password):
-            return None
-        return user
-"#,
-    ),
-    (
-        "src/auth/passwords.py",
-        r#"import hashlib
-
-
-def hash_password(password):
-    return hashlib.sha256(password.encode()).hexdigest()
-"#,
-    ),
-    (
-        "src/auth/views.py",
-        r#"from src.auth.login_service import LoginService
-
-
-def login_view(request, users):
-    service = LoginService(users)
-    user = service.authenticate(request.form["username"], request.form["password"])
-    if user is None:
-        return {"status": 401}
-    return {"status": 200, "user": user.name}
-"#,
-    ),
-    (
-        "src/billing/Cart.php",
-        r#"<?php
-namespace App\Billing;
-
-class Cart
-{
-    private array $items = [];
-
-    public function addItem(string $sku, int $quantity): void
-    {
-        $this->items[$sku] = ($this->items[$sku] ?? 0) + $quantity;
-    }
-
-    public function total(array $prices): int
-    {
-        $sum = 0;
-        foreach ($this->items as $sku => $qty) {
-            $sum += $prices[$sku] * $qty;
-        }
-        return $sum;
-    }
-}
-"#,
-    ),
-    (
-        "src/web/checkout.js",
-        r#"export function renderCart(items) {
-  return items.map((i) => `<li>${i.name}: ${formatPrice(i.price)}</li>`).join("");
-}
-
-export const formatPrice = (cents) => `$${(cents / 100).toFixed(2)}`;
-"#,
-    ),
-];
-
-const QUERY: &str = "Login fails when the password has trailing spaces; change LoginService.authenticate to strip the password before checking it";
-
-fn write_fixture(dir: &Path) {
-    for (path, body) in FIXTURE {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, body).unwrap();
-    }
-    std::fs::create_dir_all(dir.join(".git")).unwrap();
-}
-
-struct Server {
-    client: RunningService<RoleClient, ()>,
-}
-
-impl Server {
-    async fn spawn(repo: &Path) -> Self {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
-        cmd.arg("serve").arg("--repo").arg(repo);
-        // The test may itself run inside Claude Code: do not inherit its session or project.
-        for var in [
-            "CLAUDE_CODE_SESSION_ID",
-            "CLAUDE_PROJECT_DIR",
-            "CODE_INTEL_PROJECT",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.env("CODE_INTEL_LOG", "warn");
-        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-        Self { client }
-    }
-
-    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        let Value::Object(map) = args else {
-            panic!("arguments must be an object")
-        };
-        self.client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
-            .await
-            .unwrap_or_else(|e| panic!("{tool}: JSON-RPC error {e}"))
-    }
-
-    /// Calls a tool that must succeed; returns its structured content.
-    async fn ok(&self, tool: &str, args: Value) -> Value {
-        let r = self.call(tool, args).await;
-        let body = r
-            .structured_content
-            .clone()
-            .unwrap_or_else(|| panic!("{tool}: no structured content: {r:?}"));
-        assert_ne!(r.is_error, Some(true), "{tool} failed: {body:#}");
-        body
-    }
-
-    /// Calls a tool that must fail with `isError`; returns its structured content.
-    async fn err(&self, tool: &str, args: Value) -> Value {
-        let r = self.call(tool, args).await;
-        let body = r
-            .structured_content
-            .clone()
-            .unwrap_or_else(|| panic!("{tool}: no structured content: {r:?}"));
-        assert_eq!(
-            r.is_error,
-            Some(true),
-            "{tool} should have failed: {body:#}"
-        );
-        body
-    }
-
-    async fn stop(self) {
-        self.client.cancel().await.unwrap();
-    }
-}
-
-fn files_of(v: &Value, list: &str) -> Vec<String> {
-    v[list]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["file"].as_str().unwrap().to_string())
-        .collect()
-}
+use support::{LOGIN_QUERY as QUERY, LOGIN_REPO as FIXTURE, Model, Server, files_of};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lists_the_tools_with_object_input_schemas() {
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
-    let server = Server::spawn(dir.path()).await;
+    support::write_fixture(dir.path(), FIXTURE);
+    let server = Server::spawn(dir.path(), Model::Inherited).await;
     let tools = server.client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     for expected in [
@@ -245,8 +80,8 @@ async fn lists_the_tools_with_object_input_schemas() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_modify_session_through_the_real_tools() {
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
-    let server = Server::spawn(dir.path()).await;
+    support::write_fixture(dir.path(), FIXTURE);
+    let server = Server::spawn(dir.path(), Model::Inherited).await;
 
     // Before any session: session tools say to start one; exploration tools work unrecorded.
     let e = server.err("get_session_status", json!({})).await;
@@ -405,20 +240,7 @@ async fn a_whole_modify_session_through_the_real_tools() {
 
     // submit_understanding with enough for the strictest (HIGH) table → READY.
     let u = server
-        .ok(
-            "submit_understanding",
-            json!({
-                "symbols_identified": ["LoginService", "authenticate", "hash_password", "login_view", "LoginService.__init__"],
-                "entry_points": ["LoginService.authenticate", "login_view"],
-                "files_analyzed": ["src/auth/login_service.py", "src/auth/passwords.py", "src/auth/views.py", "src/billing/Cart.php"],
-                "existing_patterns": ["services return None on failure", "passwords are compared as hashes"],
-                "slot_evidence": {
-                    "target_feature": {"tool": "find_definitions", "params": {"symbol": "LoginService"}, "result_summary": "LoginService in src/auth/login_service.py"},
-                    "observed_issue": {"tool": "search_text", "params": {"pattern": "hash_password\\("}, "result_summary": "password hashed without strip"},
-                    "desired_action": {"tool": "find_references", "params": {"symbol": "authenticate"}, "result_summary": "called from login_view"},
-                },
-            }),
-        )
+        .ok("submit_understanding", support::login_understanding())
         .await;
     assert_eq!(u["next_phase"], "READY", "{u:#}");
 
@@ -507,8 +329,8 @@ async fn a_whole_modify_session_through_the_real_tools() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn parallel_exploration_calls_are_all_recorded() {
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
-    let server = Server::spawn(dir.path()).await;
+    support::write_fixture(dir.path(), FIXTURE);
+    let server = Server::spawn(dir.path(), Model::Inherited).await;
     let start = server
         .ok(
             "start_session",
@@ -554,19 +376,11 @@ async fn parallel_exploration_calls_are_all_recorded() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restarted_server_finds_the_session_of_its_claude_code_session() {
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
+    support::write_fixture(dir.path(), FIXTURE);
     let spawn = |claude: &'static str| {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
-        cmd.arg("serve").arg("--repo").arg(dir.path());
-        cmd.env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("CODE_INTEL_PROJECT");
-        cmd.env("CLAUDE_CODE_SESSION_ID", claude)
-            .env("CODE_INTEL_LOG", "warn");
-        async move {
-            Server {
-                client: ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap(),
-            }
-        }
+        let mut cmd = support::serve_command(dir.path());
+        cmd.env("CLAUDE_CODE_SESSION_ID", claude);
+        Server::from_command(cmd)
     };
     let first = spawn("claude-session-1").await;
     let start = first

@@ -9,14 +9,10 @@
 
 #![allow(clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+mod support;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt as _};
-use serde_json::{Value, json};
+use serde_json::json;
+use support::{Model, Server, write_fixture};
 
 /// A small repository: a login service, password hashing, a cart and its rendering.
 const FIXTURE: &[(&str, &str)] = &[
@@ -48,129 +44,14 @@ class LoginService:
 
 const QUERY: &str = "Login fails when the password has trailing spaces; change LoginService.authenticate to strip the password";
 
-fn write_fixture(dir: &Path) {
-    for (path, body) in FIXTURE {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, body).unwrap();
-    }
-    std::fs::create_dir_all(dir.join(".git")).unwrap();
-}
-
-fn model_cache() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CODE_INTEL_MODEL_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("set CODE_INTEL_MODEL_DIR")
-        .join("code-intel/models")
-}
-
-struct Server {
-    client: RunningService<RoleClient, ()>,
-}
-
-impl Server {
-    async fn spawn(repo: &Path, model_dir: &Path) -> Self {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
-        cmd.arg("serve").arg("--repo").arg(repo);
-        for var in [
-            "CLAUDE_CODE_SESSION_ID",
-            "CLAUDE_PROJECT_DIR",
-            "CODE_INTEL_PROJECT",
-            "CODE_INTEL_EMBEDDINGS",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.env("CODE_INTEL_LOG", "warn");
-        cmd.env("CODE_INTEL_MODEL_DIR", model_dir);
-        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-        Self { client }
-    }
-
-    async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        let Value::Object(map) = args else {
-            panic!("arguments must be an object")
-        };
-        self.client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
-            .await
-            .unwrap_or_else(|e| panic!("{tool}: JSON-RPC error {e}"))
-    }
-
-    /// (is_error, structured content).
-    async fn body(&self, tool: &str, args: Value) -> (bool, Value) {
-        let r = self.call(tool, args).await;
-        let body = r
-            .structured_content
-            .clone()
-            .unwrap_or_else(|| panic!("{tool}: no structured content: {r:?}"));
-        (r.is_error == Some(true), body)
-    }
-
-    async fn ok(&self, tool: &str, args: Value) -> Value {
-        let (failed, body) = self.body(tool, args).await;
-        assert!(!failed, "{tool} failed: {body:#}");
-        body
-    }
-
-    async fn err(&self, tool: &str, args: Value) -> Value {
-        let (failed, body) = self.body(tool, args).await;
-        assert!(failed, "{tool} should have failed: {body:#}");
-        body
-    }
-
-    /// Calls `tool` until it stops answering "initializing" (the model loads in the background),
-    /// checking the shape of that answer on the way.
-    async fn after_model_loaded(&self, tool: &str, args: Value) -> (bool, Value) {
-        let deadline = Instant::now() + Duration::from_secs(180);
-        loop {
-            let (failed, body) = self.body(tool, args.clone()).await;
-            if !(failed && body["error"] == "initializing") {
-                return (failed, body);
-            }
-            eprintln!("{tool}: initializing ({})", body["message"]);
-            let retry = body["retry_after_seconds"]
-                .as_u64()
-                .expect("retry_after_seconds");
-            assert!(retry >= 1, "{body}");
-            assert!(
-                body["message"].as_str().unwrap().contains("retry after"),
-                "{body}"
-            );
-            assert!(Instant::now() < deadline, "the model did not load in 180 s");
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-    }
-
-    async fn stop(self) {
-        self.client.cancel().await.unwrap();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn validate_and_confirm_with_the_real_model() {
-    let cache = model_cache();
-    let installed = cache.join("multilingual-e5-small/manifest.json").is_file();
-    if !installed {
-        if std::env::var("CODE_INTEL_SKIP_MODEL_TESTS").as_deref() == Ok("1") {
-            eprintln!(
-                "!!! SKIPPING: no model in {} (CODE_INTEL_SKIP_MODEL_TESTS=1)",
-                cache.display()
-            );
-            return;
-        }
-        panic!(
-            "no embedding model in {}: run scripts/model/fetch.sh, or CODE_INTEL_SKIP_MODEL_TESTS=1 to skip",
-            cache.display()
-        );
-    }
+    let Some(cache) = support::provisioned_model() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
-    let server = Server::spawn(dir.path(), &cache).await;
+    write_fixture(dir.path(), FIXTURE);
+    let server = Server::spawn(dir.path(), Model::Dir(&cache)).await;
 
     let tools = server.client.list_all_tools().await.unwrap();
     for name in ["validate_symbol_relevance", "confirm_symbol_relevance"] {
@@ -268,9 +149,9 @@ async fn validate_and_confirm_with_the_real_model() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_model_the_tools_name_the_fix_and_lexical_tools_keep_working() {
     let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path());
+    write_fixture(dir.path(), FIXTURE);
     let empty_cache = tempfile::tempdir().unwrap();
-    let server = Server::spawn(dir.path(), empty_cache.path()).await;
+    let server = Server::spawn(dir.path(), Model::Dir(empty_cache.path())).await;
 
     server
         .ok("start_session", json!({"intent": "MODIFY", "query": QUERY}))

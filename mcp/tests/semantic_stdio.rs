@@ -9,14 +9,12 @@
 
 #![allow(clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
+mod support;
+
 use std::time::{Duration, Instant};
 
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
+use support::{Model, Server, files_of, write_file, write_fixture};
 
 const FIXTURE: &[(&str, &str)] = &[
     (
@@ -70,120 +68,37 @@ const LEARNED: &str = r#"{"version": 2, "pairs": [
    "code_evidence": "hash_password() hashes with bcrypt.hashpw"}
 ]}"#;
 
-fn model_cache() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CODE_INTEL_MODEL_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .expect("set CODE_INTEL_MODEL_DIR")
-        .join("code-intel/models")
-}
-
-fn write(dir: &Path, path: &str, body: &str) {
-    let p = dir.join(path);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, body).unwrap();
-}
-
-struct Server {
-    client: RunningService<RoleClient, ()>,
-}
-
-impl Server {
-    async fn spawn(repo: &Path, model_dir: &Path) -> Self {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
-        cmd.arg("serve").arg("--repo").arg(repo);
-        for var in [
-            "CLAUDE_CODE_SESSION_ID",
-            "CLAUDE_PROJECT_DIR",
-            "CODE_INTEL_PROJECT",
-            "CODE_INTEL_EMBEDDINGS",
-        ] {
-            cmd.env_remove(var);
+/// `semantic_search` once the model is loaded and every chunk embedded.
+async fn search_when_embedded(server: &Server, args: Value) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(240);
+    loop {
+        let (failed, body) = server.body("semantic_search", args.clone()).await;
+        let ready = !failed && body["coverage"]["ratio"].as_f64() == Some(1.0);
+        if ready {
+            return body;
         }
-        cmd.env("CODE_INTEL_LOG", "warn");
-        cmd.env("CODE_INTEL_MODEL_DIR", model_dir);
-        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-        Self { client }
-    }
-
-    /// (is_error, structured content).
-    async fn body(&self, tool: &str, args: Value) -> (bool, Value) {
-        let Value::Object(map) = args else {
-            panic!("arguments must be an object")
-        };
-        let r = self
-            .client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
-            .await
-            .unwrap_or_else(|e| panic!("{tool}: JSON-RPC error {e}"));
-        let body = r
-            .structured_content
-            .clone()
-            .unwrap_or_else(|| panic!("{tool}: no structured content: {r:?}"));
-        (r.is_error == Some(true), body)
-    }
-
-    async fn ok(&self, tool: &str, args: Value) -> Value {
-        let (failed, body) = self.body(tool, args).await;
-        assert!(!failed, "{tool} failed: {body:#}");
-        body
-    }
-
-    /// `semantic_search` once the model is loaded and every chunk embedded.
-    async fn search_when_embedded(&self, args: Value) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(240);
-        loop {
-            let (failed, body) = self.body("semantic_search", args.clone()).await;
-            let ready = !failed && body["coverage"]["ratio"].as_f64() == Some(1.0);
-            if ready {
-                return body;
-            }
-            if failed {
-                assert!(
-                    body["error"] == "initializing" || body["error"] == "index_not_ready",
-                    "{body:#}"
-                );
-            }
-            eprintln!("waiting: {}", body["error"].as_str().unwrap_or("coverage"));
+        if failed {
             assert!(
-                Instant::now() < deadline,
-                "not embedded after 240 s: {body:#}"
+                body["error"] == "initializing" || body["error"] == "index_not_ready",
+                "{body:#}"
             );
-            tokio::time::sleep(Duration::from_millis(500)).await;
         }
+        eprintln!("waiting: {}", body["error"].as_str().unwrap_or("coverage"));
+        assert!(
+            Instant::now() < deadline,
+            "not embedded after 240 s: {body:#}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
-}
-
-fn files(body: &Value) -> Vec<String> {
-    body["forest_hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["file"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn semantic_search_over_map_and_forest_with_the_real_model() {
-    let cache = model_cache();
-    if !cache.join("multilingual-e5-small/manifest.json").is_file() {
-        if std::env::var("CODE_INTEL_SKIP_MODEL_TESTS").as_deref() == Ok("1") {
-            eprintln!("!!! SKIPPING: no model in {}", cache.display());
-            return;
-        }
-        panic!(
-            "no embedding model in {}: run scripts/model/fetch.sh, or CODE_INTEL_SKIP_MODEL_TESTS=1 to skip",
-            cache.display()
-        );
-    }
+    let Some(cache) = support::provisioned_model() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
-    for (p, b) in FIXTURE {
-        write(dir.path(), p, b);
-    }
+    write_fixture(dir.path(), FIXTURE);
     // Unrelated code around it: map hits are judged against the query's similarity to the
     // repository's chunks, and fewer than 50 are no usable background.
     for topic in [
@@ -209,10 +124,9 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
                 "def {verb}_{topic}(item):\n    \"\"\"{verb} the {topic} record.\"\"\"\n    return store.{verb}(\"{topic}\", item)\n\n\n"
             ));
         }
-        write(dir.path(), &format!("src/shop/{topic}.py"), &body);
+        write_file(dir.path(), &format!("src/shop/{topic}.py"), &body);
     }
-    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-    let server = Server::spawn(dir.path(), &cache).await;
+    let server = Server::spawn(dir.path(), Model::Dir(&cache)).await;
     let tools = server.client.list_all_tools().await.unwrap();
     assert!(tools.iter().any(|t| t.name == "semantic_search"));
 
@@ -238,9 +152,7 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
             .contains("semantic_search(collection=forest)"),
         "{v:#}"
     );
-    let auto = server
-        .search_when_embedded(json!({"query": "パスワードをハッシュ化する"}))
-        .await;
+    let auto = search_when_embedded(&server, json!({"query": "パスワードをハッシュ化する"})).await;
     assert_eq!(auto["searched"], json!(["map"]), "{auto:#}");
     assert!(
         auto["notes"]
@@ -256,11 +168,11 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
         status.to_string().contains("semantic_search"),
         "recorded: {status:#}"
     );
-    server.client.cancel().await.unwrap();
+    server.stop().await;
 
     // A new server has no session (none started, no Claude session binding): no phase applies,
     // the forest is searchable. Japanese and English queries find the described code.
-    let server = Server::spawn(dir.path(), &cache).await;
+    let server = Server::spawn(dir.path(), Model::Dir(&cache)).await;
     for (query, want) in [
         (
             "パスワードをbcryptでハッシュ化する",
@@ -269,11 +181,13 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
         ("send an email message", "src/mail/sender.py"),
         ("設定ファイルを読み込む", "src/config/loader.py"),
     ] {
-        let v = server
-            .search_when_embedded(json!({"query": query, "collection": "forest", "n_results": 3}))
-            .await;
-        eprintln!("{query}: {:?}", files(&v));
-        assert_eq!(files(&v)[0], want, "{query}: {v:#}");
+        let v = search_when_embedded(
+            &server,
+            json!({"query": query, "collection": "forest", "n_results": 3}),
+        )
+        .await;
+        eprintln!("{query}: {:?}", files_of(&v, "forest_hits"));
+        assert_eq!(files_of(&v, "forest_hits")[0], want, "{query}: {v:#}");
         assert_eq!(v["status"], "HYPOTHESIS");
         assert_eq!(v["forest_mode"], "hybrid");
         let parts = &v["forest_hits"][0]["explanation"]["parts"];
@@ -281,7 +195,7 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
     }
 
     // A learned pair: a paraphrase short-circuits the forest; an unrelated query does not.
-    write(dir.path(), ".code-intel/learned_pairs.json", LEARNED);
+    write_file(dir.path(), ".code-intel/learned_pairs.json", LEARNED);
     let v = server
         .ok(
             "semantic_search",
@@ -301,6 +215,6 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
         .await;
     assert_eq!(v["short_circuit"], false, "{v:#}");
     assert_eq!(v["searched"], json!(["map", "forest"]));
-    assert_eq!(files(&v)[0], "src/web/cart.js", "{v:#}");
-    server.client.cancel().await.unwrap();
+    assert_eq!(files_of(&v, "forest_hits")[0], "src/web/cart.js", "{v:#}");
+    server.stop().await;
 }
