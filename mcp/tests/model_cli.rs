@@ -8,7 +8,8 @@
 
 #![allow(clippy::print_stderr)]
 
-use std::path::PathBuf;
+mod support;
+
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
@@ -102,21 +103,9 @@ fn online_without_the_feature_says_how_to_get_it() {
     assert!(out.stdout.is_empty());
 }
 
-fn model_cache() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CODE_INTEL_MODEL_DIR").filter(|d| !d.is_empty()) {
-        return dir.into();
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap()
-        .join("code-intel/models")
-}
-
 #[test]
 fn the_installed_model_verifies_and_loads() {
-    let cache = model_cache();
+    let cache = support::model_cache();
     let out = code_intel(&[
         "model",
         "status",
