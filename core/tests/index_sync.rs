@@ -206,6 +206,54 @@ fn first_sync_indexes_everything_and_a_second_reads_nothing() {
 }
 
 #[test]
+fn pending_changes_predict_what_the_next_sync_does() {
+    use code_intel_core::index::sync::{PendingChanges, pending_changes};
+    let (dir, root) = base();
+    assert_eq!(
+        pending_changes(&root, &config()).unwrap(),
+        None,
+        "never synced"
+    );
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    assert_eq!(
+        pending_changes(&root, &config()).unwrap(),
+        Some(PendingChanges::default())
+    );
+    write_old(dir.path(), "added.py", "def added():\n    return 1\n");
+    std::fs::write(
+        dir.path().join("src/app.py"),
+        "def changed():\n    return 2\n",
+    )
+    .unwrap();
+    std::fs::remove_file(dir.path().join("lib/routes.js")).unwrap();
+    let pending = pending_changes(&root, &config()).unwrap().unwrap();
+    assert_eq!(
+        pending,
+        PendingChanges {
+            added: 1,
+            modified: 1,
+            deleted: 1
+        }
+    );
+    let report = sync(&index);
+    assert_eq!(
+        (
+            report.files_added,
+            report.files_modified,
+            report.files_deleted
+        ),
+        (pending.added, pending.modified, pending.deleted)
+    );
+    assert!(
+        pending_changes(&root, &config())
+            .unwrap()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
 fn add_modify_delete_and_rename_match_a_from_scratch_build() {
     let (dir, root) = base();
     let index = CodeIndex::open(&root, &config()).unwrap();

@@ -401,7 +401,7 @@ pub(crate) fn run(
     let full = state.commit.is_empty();
 
     // Walk, and split into unchanged (by size and mtime) and to-read.
-    let (seen, unnamed) = walk(ctx)?;
+    let (seen, unnamed) = walk(ctx.root, ctx.config)?;
     report.files_skipped.extend(unnamed);
     let mut to_read: Vec<Seen> = Vec::new();
     let mut seen_paths = std::collections::HashSet::with_capacity(seen.len());
@@ -647,15 +647,65 @@ fn index_dir(ctx: &SyncContext<'_>) -> PathBuf {
     ctx.root.state_dir().join("index").join("lexical")
 }
 
+/// Files of the working tree that differ from the last sync, by the sync's own prefilter (size and
+/// mtime; a file whose bytes changed without either changing is found only by the next sync).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PendingChanges {
+    /// Files the walk finds that the sync state does not list.
+    pub added: usize,
+    /// Listed files whose size or mtime differ.
+    pub modified: usize,
+    /// Listed files the walk no longer finds.
+    pub deleted: usize,
+}
+
+impl PendingChanges {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.added + self.modified + self.deleted == 0
+    }
+}
+
+/// What the next sync of `root` would look at: the index's sources walked exactly as a sync walks
+/// them, compared with `sync_state.json`. `Ok(None)` when the repository was never synced. Reads
+/// only; takes no lock.
+///
+/// # Errors
+/// [`IndexError`] when the configured sources cannot be walked (bad `exclude_patterns`).
+pub fn pending_changes(
+    root: &RepoRoot,
+    config: &Config,
+) -> Result<Option<PendingChanges>, IndexError> {
+    let Some(state) = SyncState::load(&SyncState::path(root)) else {
+        return Ok(None);
+    };
+    let (files, _) = walk(root, config)?;
+    let mut changes = PendingChanges::default();
+    for f in &files {
+        match state.files.get(&f.rel) {
+            None => changes.added += 1,
+            Some(e) if e.size != f.size || e.mtime_ns != f.mtime_ns => changes.modified += 1,
+            Some(_) => {}
+        }
+    }
+    let walked: std::collections::HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    changes.deleted = state
+        .files
+        .keys()
+        .filter(|k| !walked.contains(k.as_str()))
+        .count();
+    Ok(Some(changes))
+}
+
 /// Walks the index's sources; files only (no symlinks), with size and mtime from one `stat`.
-fn walk(ctx: &SyncContext<'_>) -> Result<(Vec<Seen>, Vec<SkippedFile>), IndexError> {
+fn walk(root: &RepoRoot, config: &Config) -> Result<(Vec<Seen>, Vec<SkippedFile>), IndexError> {
     /// What one walked entry gives.
     enum Found {
         File(Seen),
         Skipped(SkippedFile),
     }
-    let starts = source_starts(ctx.root, ctx.config);
-    let mut builder = walker(ctx.root, ctx.config, &starts)?;
+    let starts = source_starts(root, config);
+    let mut builder = walker(root, config, &starts)?;
     // Directory reads and stats overlap on two threads: the walk is most of a no-change sync.
     builder.threads(
         std::thread::available_parallelism()
@@ -663,7 +713,7 @@ fn walk(ctx: &SyncContext<'_>) -> Result<(Vec<Seen>, Vec<SkippedFile>), IndexErr
             .min(WALK_THREADS),
     );
     let found: std::sync::Mutex<Vec<Found>> = std::sync::Mutex::default();
-    let root = ctx.root.path();
+    let root = root.path();
     builder.build_parallel().run(|| {
         let found = &found;
         Box::new(move |entry| {

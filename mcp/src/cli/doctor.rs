@@ -13,12 +13,12 @@
 use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use code_intel_core::config::{Config, GateMode};
 use code_intel_core::index::CodeIndex;
-use code_intel_core::index::sync::{SyncState, source_starts, walker};
+use code_intel_core::index::sync::PendingChanges;
 use code_intel_core::install::{
     self, ALLOW_RULE, CommandHook, MatcherKind, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN,
     SERVER_NAME, WRITE_TOOLS,
@@ -892,47 +892,6 @@ fn check_model(load: bool, env: &Env) -> Check {
     }
 }
 
-/// Files added, modified (size or mtime) and deleted since the last sync, by walking the tree the
-/// way the sync does; `None` without a sync state.
-fn pending_changes(
-    root: &RepoRoot,
-    config: &Config,
-) -> anyhow::Result<Option<(usize, usize, usize)>> {
-    let Some(state) = SyncState::load(&SyncState::path(root)) else {
-        return Ok(None);
-    };
-    let builder = walker(root, config, &source_starts(root, config))?;
-    let (mut added, mut modified) = (0, 0);
-    let mut seen = std::collections::HashSet::new();
-    for entry in builder.build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let (Ok(meta), Ok(rel)) = (entry.metadata(), entry.path().strip_prefix(root.path())) else {
-            continue;
-        };
-        let Some(rel) = rel.to_str() else { continue };
-        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
-        let mtime_ns = meta.modified().map(unix_ns).unwrap_or(0);
-        match state.files.get(&rel) {
-            None => added += 1,
-            Some(e) if e.size != meta.len() || e.mtime_ns != mtime_ns => modified += 1,
-            Some(_) => {}
-        }
-        seen.insert(rel);
-    }
-    let deleted = state.files.keys().filter(|k| !seen.contains(*k)).count();
-    Ok(Some((added, modified, deleted)))
-}
-
-/// Nanoseconds since the Unix epoch, as the sync state records mtimes.
-fn unix_ns(t: SystemTime) -> i64 {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
-        Err(e) => i64::try_from(e.duration().as_nanos()).map_or(i64::MIN, |n| -n),
-    }
-}
-
 fn check_index(root: &RepoRoot, config: &Config) -> Check {
     const NAME: &str = "index";
     if !CodeIndex::lexical_dir(root).exists() {
@@ -962,7 +921,7 @@ fn check_index(root: &RepoRoot, config: &Config) -> Check {
             )
         },
     );
-    let pending = match pending_changes(root, config) {
+    let pending = match code_intel_core::index::sync::pending_changes(root, config) {
         Ok(p) => p,
         Err(e) => {
             return Check::fail(
@@ -979,16 +938,20 @@ fn check_index(root: &RepoRoot, config: &Config) -> Check {
             format!("the index has never been synced ({summary})"),
             "run `code-intel index`",
         ),
-        Some((0, 0, 0)) if !index.needs_sync() => {
+        Some(p) if p.is_empty() && !index.needs_sync() => {
             Check::pass(NAME, format!("up to date with the working tree: {summary}"))
         }
-        Some((0, 0, 0)) => Check::pass(
+        Some(p) if p.is_empty() => Check::pass(
             NAME,
             format!(
                 "matches the working tree ({summary}); the next start_session re-syncs (last sync older than sync_ttl_hours, or the configuration changed)"
             ),
         ),
-        Some((a, m, d)) => Check::warn(
+        Some(PendingChanges {
+            added: a,
+            modified: m,
+            deleted: d,
+        }) => Check::warn(
             NAME,
             format!(
                 "{} files changed since the last sync ({a} added, {m} modified, {d} deleted); {summary}",
