@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's main job: build code-intel in release mode and run it end to end on a real
-# repository (Flask's sdist from PyPI), ending in a gated session in the real, pinned Claude Code.
+# repository (Flask's sdist from PyPI), ending in the learning loop (`/code`, `/outcome`, `/code`
+# again) in the real, pinned Claude Code.
 #
 #   1. build    release build (the hooks in their own cargo invocation, see below); target/release first on PATH
 #   2. repo     Flask $FLASK_VERSION sdist (pip download, cached in .e2e-cache/main-job/), copied to a
@@ -11,10 +12,14 @@
 #   5. index    code-intel index --embed --json: lexical index and every chunk's vector
 #   6. search   code-intel search (hybrid): English descriptions, Japanese ones, lexical for contrast
 #   7. claude   the pinned Claude Code (scripts/install-claude-code.sh)
-#   8. session  the scripted gated sessions (tests/src/bin/main_job.rs) through what `init`
-#               installed: an edit denied before any session → /code: start_session → query frame →
-#               exploration → READY → the explored file edited, an unexplored one denied →
-#               /outcome success → a second /code session with a related request gets the map hint
+#   8. session  the learning loop in Claude Code (tests/src/bin/main_job.rs), on what `init` installed
+#               (its .mcp.json, hooks, permission rule and skills; the job writes no config) and the
+#               model: an edit denied before any session -> `/code <request>`: start_session, query
+#               frame, exploration, confirm_symbol_relevance with code evidence (FACT), READY, the
+#               explored file edited, an unexplored one denied -> `/outcome success "..."`: the pair
+#               learned into learned_pairs.json + an agreement, a later write denied (session
+#               ended) -> a new `/code` session with a related request: map_hints and search_map
+#               name the learned symbol, semantic_search(auto) answers from the map alone
 #
 # Usage: bash scripts/main.sh        Needs: Rust, Node >= 20 with npm, Python 3 with pip, git.
 # Idempotent: the build and downloads are cached; the work dir is recreated on every run.
@@ -163,7 +168,7 @@ claude_bin="$(bash scripts/install-claude-code.sh)"
 export CODE_INTEL_CLAUDE="$claude_bin"
 echo "claude: $claude_bin"
 
-step session "gated Claude Code session: cargo run --release -p code-intel-e2e --bin main-job"
+step session "/code, /outcome, /code again in Claude Code: cargo run --release -p code-intel-e2e --bin main-job"
 cargo run --quiet --release -p code-intel-e2e --bin main-job -- --repo "$work"
 
 finish_step

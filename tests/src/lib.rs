@@ -28,9 +28,12 @@
 
 pub mod case;
 pub mod claude_config;
+pub mod conversation;
 pub mod fake_api;
 pub mod fixture;
+pub mod learning;
 pub mod locate;
+pub mod shop_fixture;
 
 pub use case::{CaseError, ClaudeCase, ClaudeRun, Denial};
 pub use claude_config::{Hook, code_intel_hooks, code_intel_mcp_json, mcp_tool, settings_json};
