@@ -96,6 +96,17 @@ struct StartSessionResult {
     /// Strong, non-stale entries of the map (past successes) for the request: verify them first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     map_hints: Vec<learning::MapHint>,
+    /// Whether the embedding model is loaded (the relevance and semantic tools need it).
+    model: embedder::ModelStatus,
+}
+
+/// `get_session_status` result: core's status plus the embedding model's availability.
+#[derive(Debug, Serialize)]
+struct SessionStatusResult {
+    #[serde(flatten)]
+    status: SessionStatus,
+    /// Whether the embedding model is loaded (the relevance and semantic tools need it).
+    model: embedder::ModelStatus,
 }
 
 /// Why a tool call did not produce its result: each becomes an `isError` result with a
@@ -429,6 +440,7 @@ impl CodeIntel {
                 start,
                 sync_status,
                 map_hints,
+                model: self.embedder.status(),
             },
             false,
         )
@@ -456,10 +468,15 @@ impl CodeIntel {
         annotations(read_only_hint = true)
     )]
     async fn get_session_status(&self, Parameters(p): Parameters<SessionParams>) -> CallToolResult {
+        let model = self.embedder.status();
         self.session_tool(
             p.session_id,
-            |_: &SessionStatus| false,
-            |store, id| store.status(id).map(Ok),
+            |_: &SessionStatusResult| false,
+            move |store, id| {
+                store
+                    .status(id)
+                    .map(|status| Ok(SessionStatusResult { status, model }))
+            },
         )
         .await
     }

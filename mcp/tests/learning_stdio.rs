@@ -83,6 +83,9 @@ async fn without_a_model_the_map_is_searched_by_words_and_outcomes_feed_the_insi
         .await;
     let first = start["session_id"].as_str().unwrap().to_string();
     assert!(start.get("map_hints").is_none(), "{start:#}");
+    // The model is off in this server: the session tools say so, with the reason.
+    assert_eq!(start["model"]["state"], "unavailable", "{start:#}");
+    assert!(start["model"]["message"].is_string(), "{start:#}");
     let empty = server.ok("search_map", json!({"query": "login"})).await;
     assert_eq!(empty["status"], "NO_MATCH", "{empty:#}");
 
@@ -288,6 +291,9 @@ async fn a_confirmed_success_teaches_the_next_session() {
         .await;
     assert!(!failed, "confirm_symbol_relevance failed: {confirmed:#}");
     assert_eq!(confirmed["results"][0]["tier"], "FACT", "{confirmed:#}");
+    let status = server.ok("get_session_status", json!({})).await;
+    assert_eq!(status["model"]["state"], "ready", "{status:#}");
+    assert!(status["model"]["model_id"].is_string(), "{status:#}");
     let u = server
         .ok("submit_understanding", support::login_understanding())
         .await;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelPaths};
 use rmcp::model::CallToolResult;
+use serde::Serialize;
 use serde_json::json;
 
 /// Environment variable that turns the embedding model off (`off`, `0` or `false`).
@@ -35,6 +36,23 @@ pub enum NotReady {
         /// The load error (it says to run `code-intel model fetch`).
         message: String,
     },
+}
+
+/// The embedding model's availability as `start_session` and `get_session_status` report it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelStatus {
+    /// `ready`, `loading` (model-backed tools answer "initializing") or `unavailable` (they
+    /// answer lexically or with the fix; see `message`).
+    pub state: &'static str,
+    /// The loaded model, when ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+    /// While loading: seconds to wait before a model-backed tool will answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_s: Option<u64>,
+    /// When unavailable: why, with the fix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 impl NotReady {
@@ -185,6 +203,31 @@ impl SharedEmbedder {
                     retry_after_s: (left.as_secs() + u64::from(left.subsec_nanos() > 0)).max(1),
                 })
             }
+        }
+    }
+
+    /// Whether the model is usable now, for session tools to report (so an agent knows whether
+    /// the model-backed tools will answer or say "initializing").
+    pub fn status(&self) -> ModelStatus {
+        match self.get() {
+            Ok(e) => ModelStatus {
+                state: "ready",
+                model_id: Some(e.model_id().to_owned()),
+                retry_after_s: None,
+                message: None,
+            },
+            Err(NotReady::Loading { retry_after_s }) => ModelStatus {
+                state: "loading",
+                model_id: None,
+                retry_after_s: Some(retry_after_s),
+                message: None,
+            },
+            Err(nr @ NotReady::Unavailable { .. }) => ModelStatus {
+                state: "unavailable",
+                model_id: None,
+                retry_after_s: None,
+                message: Some(nr.message()),
+            },
         }
     }
 
