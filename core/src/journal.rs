@@ -90,16 +90,5 @@ pub fn record_decision(state_dir: &Path, record: &DecisionRecord) -> Result<(), 
 /// # Errors
 /// I/O errors other than a missing file.
 pub fn read_decisions(state_dir: &Path) -> std::io::Result<(Vec<DecisionRecord>, usize)> {
-    let text = match std::fs::read_to_string(decisions_path(state_dir)) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-        Err(e) => return Err(e),
-    };
-    let mut bad = 0;
-    let records = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .filter_map(|l| serde_json::from_str(l).map_err(|_| bad += 1).ok())
-        .collect();
-    Ok((records, bad))
+    persist::read_jsonl(&decisions_path(state_dir))
 }

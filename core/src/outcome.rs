@@ -174,28 +174,14 @@ pub fn append(state_dir: &Path, record: &OutcomeRecord) -> Result<(), PersistErr
     persist::append_jsonl(&outcomes_path(state_dir), record)
 }
 
-/// Reads a JSON-lines file; lines that do not parse are skipped and counted (a torn or
-/// hand-edited line never hides the rest). A missing file is empty.
+/// [`persist::read_jsonl`] with the path in the error.
 fn read_lines<T: serde::de::DeserializeOwned>(
     path: &Path,
 ) -> Result<(Vec<T>, usize), OutcomeError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-        Err(source) => {
-            return Err(OutcomeError::Read {
-                path: path.into(),
-                source,
-            });
-        }
-    };
-    let mut bad = 0;
-    let records = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .filter_map(|l| serde_json::from_str(l).map_err(|_| bad += 1).ok())
-        .collect();
-    Ok((records, bad))
+    persist::read_jsonl(path).map_err(|source| OutcomeError::Read {
+        path: path.into(),
+        source,
+    })
 }
 
 /// Reads all outcomes in file order, and the number of lines skipped.

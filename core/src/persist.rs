@@ -179,9 +179,49 @@ pub fn append_jsonl<T: serde::Serialize>(path: &Path, record: &T) -> Result<(), 
     Ok(())
 }
 
+/// Reads a JSON-lines file written by [`append_jsonl`]: the records that parse, and how many
+/// non-empty lines did not (a torn or hand-edited line never hides the rest). A missing file is
+/// empty.
+///
+/// # Errors
+/// I/O errors other than a missing file.
+pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> std::io::Result<(Vec<T>, usize)> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let mut bad = 0;
+    let records = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| serde_json::from_str(l).map_err(|_| bad += 1).ok())
+        .collect();
+    Ok((records, bad))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jsonl_round_trips_and_counts_torn_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("j/log.jsonl");
+        let (none, bad): (Vec<u32>, usize) = read_jsonl(&p).unwrap();
+        assert_eq!((none.len(), bad), (0, 0));
+        append_jsonl(&p, &1u32).unwrap();
+        append_jsonl(&p, &2u32).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .unwrap()
+            .write_all(b"{torn\n\n")
+            .unwrap();
+        append_jsonl(&p, &3u32).unwrap();
+        let (records, bad): (Vec<u32>, usize) = read_jsonl(&p).unwrap();
+        assert_eq!((records, bad), (vec![1, 2, 3], 1));
+    }
 
     #[test]
     fn atomic_write_replaces_and_creates_parents() {
