@@ -130,6 +130,7 @@ fn main() -> ExitCode {
             intra_threads: Some(1),
             batch_size: 8,
             spinning: false,
+            ..FastEmbedOptions::default()
         },
     ) {
         Ok(m) => m,
@@ -283,6 +284,7 @@ fn main() -> ExitCode {
                 intra_threads: Some(threads),
                 batch_size: batch,
                 spinning,
+                ..FastEmbedOptions::default()
             },
         ) {
             Ok(m) => run(name, &m),

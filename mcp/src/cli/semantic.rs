@@ -127,9 +127,12 @@ fn install() -> Result<Install, String> {
     Ok(Install { paths, manifest })
 }
 
-fn load_model(install: &Install, threads: usize) -> anyhow::Result<FastEmbedder> {
+/// Loads the model with `threads` ONNX threads; `queries`: with the query-only session (searches),
+/// or without it (bulk indexing, which embeds no queries and keeps its peak memory lower).
+fn load_model(install: &Install, threads: usize, queries: bool) -> anyhow::Result<FastEmbedder> {
     let options = FastEmbedOptions {
         intra_threads: Some(threads.max(1)),
+        query_session: queries,
         ..FastEmbedOptions::default()
     };
     FastEmbedder::load(&install.paths, &options).context("cannot load the embedding model")
@@ -187,7 +190,7 @@ pub fn index_vectors(
     let refresh = vectors.refresh()?;
     vectors.save()?;
     let embed = if args.embed && vectors.coverage().pending_texts > 0 {
-        let model = load_model(&install, args.threads)?;
+        let model = load_model(&install, args.threads, false)?;
         let bar = ProgressBar::new(vectors.coverage().pending_texts as u64);
         if let Ok(style) = ProgressStyle::with_template(
             "embedding [{bar:30}] {pos}/{len} texts ({per_sec}, eta {eta})",
@@ -483,7 +486,7 @@ impl<'a> Searcher<'a> {
                 .install
                 .as_ref()
                 .context("no embedding model installed: run `code-intel model fetch`")?;
-            self.model = Some(load_model(install, 1)?);
+            self.model = Some(load_model(install, 1, true)?);
         }
         self.model
             .as_ref()
