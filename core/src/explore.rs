@@ -21,7 +21,6 @@ use std::path::PathBuf;
 
 use crate::config::{Config, ResultLimits};
 use crate::index::chunk::{Chunk, ChunkKind, SkipReason, chunk_source};
-use crate::index::lexical::kind_name;
 use crate::index::{CodeIndex, IndexError, StoredChunk, sync};
 use crate::repo_path::{RepoPath, RepoPathError, RepoRoot};
 
@@ -269,14 +268,14 @@ impl Span {
             bytes: c.byte_range,
             symbol: c.symbol.clone(),
             qualified_name: c.qualified_name.clone(),
-            kind: kind_name(c.kind).to_string(),
+            kind: c.kind.name().to_string(),
             signature: c.signature.clone(),
         }
     }
 
     /// Module and window chunks are not symbols.
     fn is_symbol(&self) -> bool {
-        self.kind != kind_name(ChunkKind::Module) && self.kind != kind_name(ChunkKind::Window)
+        self.kind != ChunkKind::Module.name() && self.kind != ChunkKind::Window.name()
     }
 }
 

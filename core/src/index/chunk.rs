@@ -93,6 +93,26 @@ pub enum ChunkKind {
     Window,
 }
 
+impl ChunkKind {
+    /// The snake_case name, as serialised and indexed (`"method"`, `"at_rule"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ChunkKind::Module => "module",
+            ChunkKind::Function => "function",
+            ChunkKind::Class => "class",
+            ChunkKind::Method => "method",
+            ChunkKind::Interface => "interface",
+            ChunkKind::Trait => "trait",
+            ChunkKind::Enum => "enum",
+            ChunkKind::Directive => "directive",
+            ChunkKind::Rule => "rule",
+            ChunkKind::AtRule => "at_rule",
+            ChunkKind::Element => "element",
+            ChunkKind::Window => "window",
+        }
+    }
+}
+
 /// One chunk of a source file.
 ///
 /// Lines are 1-based and inclusive; `byte_range` is a half-open byte range into the file's UTF-8
@@ -838,7 +858,7 @@ fn module_chunk(
     }
     lines.extend(imports.iter().cloned());
     for p in placed.iter().filter(|p| p.parent.is_none()) {
-        let mut line = format!("{} {}", kind_label(p.cand.kind), p.qualified);
+        let mut line = format!("{} {}", p.cand.kind.name(), p.qualified);
         let members: Vec<&str> = p
             .children
             .iter()
@@ -874,23 +894,6 @@ fn module_chunk(
         sha256: sha256_hex(&content),
         content,
         meta: serde_json::Map::new(),
-    }
-}
-
-fn kind_label(kind: ChunkKind) -> &'static str {
-    match kind {
-        ChunkKind::Module => "module",
-        ChunkKind::Function => "function",
-        ChunkKind::Class => "class",
-        ChunkKind::Method => "method",
-        ChunkKind::Interface => "interface",
-        ChunkKind::Trait => "trait",
-        ChunkKind::Enum => "enum",
-        ChunkKind::Directive => "directive",
-        ChunkKind::Rule => "rule",
-        ChunkKind::AtRule => "at_rule",
-        ChunkKind::Element => "element",
-        ChunkKind::Window => "window",
     }
 }
 

@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::chunk::{Chunk, ChunkKind};
-use super::lexical::kind_name;
 use crate::embed::split_identifiers;
 
 /// Characters of chunk content kept by [`EmbeddingText::Body`]: about 300–400 XLM-R tokens of
@@ -98,7 +97,7 @@ impl EmbeddingText {
             EmbeddingText::SummaryPath => summary(chunk, true),
         };
         if text.trim().is_empty() {
-            format!("{} {}", kind_name(chunk.kind), chunk.path)
+            format!("{} {}", chunk.kind.name(), chunk.path)
         } else {
             text
         }
@@ -145,7 +144,7 @@ fn is_textual(kind: ChunkKind) -> bool {
 
 fn summary(chunk: &Chunk, with_path: bool) -> String {
     let mut lines: Vec<String> = Vec::new();
-    let kind = kind_name(chunk.kind);
+    let kind = chunk.kind.name();
     if is_textual(chunk.kind) {
         lines.push(format!("{kind} {}", chunk.symbol));
         lines.push(collapse(cut(&chunk.content, TEXT_MAX_CHARS)));

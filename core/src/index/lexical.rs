@@ -441,24 +441,6 @@ pub fn register_tokenizers(index: &tantivy::Index) {
         .register(CJK_TOKENIZER, CjkBigramTokenizer::default());
 }
 
-/// The snake_case name of a kind, as serialised (`"method"`, `"at_rule"`).
-pub fn kind_name(kind: ChunkKind) -> &'static str {
-    match kind {
-        ChunkKind::Module => "module",
-        ChunkKind::Function => "function",
-        ChunkKind::Class => "class",
-        ChunkKind::Method => "method",
-        ChunkKind::Interface => "interface",
-        ChunkKind::Trait => "trait",
-        ChunkKind::Enum => "enum",
-        ChunkKind::Directive => "directive",
-        ChunkKind::Rule => "rule",
-        ChunkKind::AtRule => "at_rule",
-        ChunkKind::Element => "element",
-        ChunkKind::Window => "window",
-    }
-}
-
 /// At most this many characters of a chunk are kept as its stored snippet.
 const SNIPPET_CHARS: usize = 320;
 /// At most this many non-blank lines are kept as a chunk's stored snippet.
@@ -502,7 +484,7 @@ pub fn chunk_document(f: &Fields, chunk: &Chunk) -> TantivyDocument {
     doc.add_text(f.symbol_key, chunk.symbol.to_lowercase());
     doc.add_text(f.qualified_name, &chunk.qualified_name);
     doc.add_text(f.qname_key, normalize_qualified(&chunk.qualified_name));
-    doc.add_text(f.kind, kind_name(chunk.kind));
+    doc.add_text(f.kind, chunk.kind.name());
     doc.add_text(f.language, &chunk.language);
     doc.add_text(f.signature, &chunk.signature);
     doc.add_text(f.docstring, &chunk.docstring);
@@ -740,7 +722,7 @@ pub fn definition_query(
         must.push((Occur::Must, term_query(f.language, language)));
     }
     for kind in [ChunkKind::Module, ChunkKind::Window] {
-        must.push((Occur::MustNot, term_query(f.kind, kind_name(kind))));
+        must.push((Occur::MustNot, term_query(f.kind, kind.name())));
     }
     Ok(Box::new(BooleanQuery::new(must)))
 }
@@ -861,7 +843,7 @@ mod tests {
         ] {
             assert_eq!(
                 serde_json::to_value(kind).unwrap(),
-                serde_json::json!(kind_name(kind))
+                serde_json::json!(kind.name())
             );
         }
     }

@@ -58,7 +58,7 @@ use sha2::{Digest, Sha256};
 
 use super::chunk::{Chunk, chunk_source};
 use super::embedding_text::{EmbeddingText, embedding_key};
-use super::lexical::{kind_name, snippet_of};
+use super::lexical::snippet_of;
 use super::sync::{self, SyncState};
 use crate::config::Config;
 use crate::embed::{CacheError, EmbedError, Embedder, EmbeddingCache};
@@ -901,7 +901,7 @@ impl VectorIndex {
             end_line: c.end_line,
             symbol: c.symbol.clone(),
             qualified_name: c.qualified_name.clone(),
-            kind: kind_name(c.kind).to_string(),
+            kind: c.kind.name().to_string(),
             language: c.language.clone(),
             signature: c.signature.clone(),
             snippet: snippet_of(&c.content),
