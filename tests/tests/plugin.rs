@@ -18,7 +18,7 @@ use anyhow::{Context as _, Result, bail, ensure};
 use code_intel_e2e::claude_config::{POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN};
 use code_intel_e2e::locate::workspace_root;
 use code_intel_e2e::{
-    ClaudeCase, Step, locate_claude, require_binaries, tool_use_id, workspace_binary,
+    ClaudeCase, ClaudeRun, Step, locate_claude, require_binaries, tool_use_id, workspace_binary,
 };
 use serde_json::{Value, json};
 
@@ -305,18 +305,11 @@ fn bare_code_runs_the_plugin_skill_hook_and_server() -> Result<()> {
     case.prompt(&format!("/code {request}"))
         .arg("--plugin-dir")
         .arg(&workspace_root().display().to_string());
-    let target = case.path_str("src/farewell.py");
-    case.script(vec![
-        Step::tool(
-            "Write",
-            json!({ "file_path": target, "content": "def farewell():\n    return 'bye'\n" }),
-        ),
-        Step::tool(
-            format!("{PLUGIN_PREFIX}start_session"),
-            json!({ "intent": "IMPLEMENT", "query": request }),
-        ),
-        Step::text("Started."),
-    ]);
+    case.script(write_then_start(
+        &case,
+        &format!("{PLUGIN_PREFIX}start_session"),
+        request,
+    ));
     let run = case.run(&claude)?;
 
     // `/code <request>` reached the model as the plugin skill, with $ARGUMENTS substituted, and
@@ -341,26 +334,9 @@ fn bare_code_runs_the_plugin_skill_hook_and_server() -> Result<()> {
         run.describe()
     );
 
-    // The plugin's PreToolUse hook denied the Write.
-    let denied = run.tool_result(0, 0).context("no result for the Write")?;
-    ensure!(
-        denied.is_error && denied.content.starts_with("PreToolUse:Write hook error: "),
-        "{denied:?}\n{}",
-        run.describe()
-    );
-    ensure!(case.read("src/farewell.py")?.is_none(), "the Write landed");
-
-    // The plugin's server answered under its scoped name, pre-approved by the skill's allowed-tools
-    // (no permission rule in the settings).
-    let started = run
-        .tool_result(1, 0)
-        .with_context(|| format!("no result for {}\n{}", tool_use_id(1, 0), run.describe()))?;
-    ensure!(
-        !started.is_error && started.content.contains("session_id"),
-        "{started:?}\n{}",
-        run.describe()
-    );
-    Ok(())
+    // The plugin's PreToolUse hook denied the Write; the plugin's server answered under its scoped
+    // name, pre-approved by the skill's allowed-tools (no permission rule in the settings).
+    write_denied_then_session_started(&case, &run)
 }
 
 #[test]
@@ -382,18 +358,11 @@ fn code_intel_init_installs_a_working_project_setup() -> Result<()> {
         String::from_utf8_lossy(&init.stderr)
     );
     case.prompt(&format!("/code {request}"));
-    let target = case.path_str("src/farewell.py");
-    case.script(vec![
-        Step::tool(
-            "Write",
-            json!({ "file_path": target, "content": "def farewell():\n    return 'bye'\n" }),
-        ),
-        Step::tool(
-            "mcp__code-intel__start_session",
-            json!({ "intent": "IMPLEMENT", "query": request }),
-        ),
-        Step::text("Started."),
-    ]);
+    case.script(write_then_start(
+        &case,
+        "mcp__code-intel__start_session",
+        request,
+    ));
     let run = case.run(&claude)?;
 
     let first = run
@@ -408,6 +377,29 @@ fn code_intel_init_installs_a_working_project_setup() -> Result<()> {
         "the project skill was not expanded with project tool names\n{}",
         run.describe()
     );
+    write_denied_then_session_started(&case, &run)
+}
+
+/// The script of the install tests: a Write of a new file before any session, then
+/// `start_session` under `start_tool` (the install mode's name).
+fn write_then_start(case: &ClaudeCase, start_tool: &str, request: &str) -> Vec<Step> {
+    let target = case.path_str("src/farewell.py");
+    vec![
+        Step::tool(
+            "Write",
+            json!({ "file_path": target, "content": "def farewell():\n    return 'bye'\n" }),
+        ),
+        Step::tool(
+            start_tool,
+            json!({ "intent": "IMPLEMENT", "query": request }),
+        ),
+        Step::text("Started."),
+    ]
+}
+
+/// Checks a run of [`write_then_start`]: the installed PreToolUse hook denied the Write (nothing
+/// landed) and the installed server started a session.
+fn write_denied_then_session_started(case: &ClaudeCase, run: &ClaudeRun) -> Result<()> {
     let denied = run.tool_result(0, 0).context("no result for the Write")?;
     ensure!(
         denied.is_error && denied.content.starts_with("PreToolUse:Write hook error: "),

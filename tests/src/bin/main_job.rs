@@ -443,7 +443,7 @@ fn script_a(repo: &Path) -> Vec<Planned> {
         "new_string": SORT_KEYS_NEW,
         "replace_all": false,
     });
-    vec![
+    [
         Planned::denied(
             format!("Edit {PROVIDER} (before any session)"),
             Step::tool("Edit", edit_provider.clone()),
@@ -482,27 +482,10 @@ fn script_a(repo: &Path) -> Vec<Planned> {
             ),
             frame_set,
         ),
-        Planned::ran(
-            format!("find_definitions(symbol={SYMBOL:?})"),
-            Step::tool(mcp_tool("find_definitions"), json!({ "symbol": SYMBOL })),
-            definitions_in_provider,
-        ),
-        Planned::ran(
-            "find_references(symbol=\"sort_keys\", path=\"src/flask\")",
-            Step::tool(
-                mcp_tool("find_references"),
-                json!({ "symbol": "sort_keys", "path": "src/flask" }),
-            ),
-            references_in_provider,
-        ),
-        Planned::ran(
-            "search_text(pattern=\"def jsonify\", path=\"src/flask\")",
-            Step::tool(
-                mcp_tool("search_text"),
-                json!({ "pattern": "def jsonify", "path": "src/flask", "literal": true }),
-            ),
-            jsonify_found,
-        ),
+    ]
+    .into_iter()
+    .chain(exploration())
+    .chain([
         Planned::ran(
             format!("Bash `sleep {MODEL_WAIT_SECS}` (harness: let the server's model load)"),
             learning::sleep_step(MODEL_WAIT_SECS),
@@ -563,7 +546,8 @@ fn script_a(repo: &Path) -> Vec<Planned> {
             ),
             &[TEST_JSON, "explored"],
         ),
-    ]
+    ])
+    .collect()
 }
 
 /// Run B's script: what the `/outcome` skill makes the model call, then a write.
@@ -602,7 +586,7 @@ fn script_b(repo: &Path, session: &str) -> Vec<Planned> {
 
 /// Run C's script: the related request; the map first, then READY, then `semantic_search`.
 fn script_c() -> Vec<Planned> {
-    vec![
+    [
         Planned::ran(
             "start_session(intent=MODIFY, query=<the related request>)",
             Step::tool(
@@ -638,6 +622,31 @@ fn script_c() -> Vec<Planned> {
             ),
             frame_set,
         ),
+    ]
+    .into_iter()
+    .chain(exploration())
+    .chain([
+        Planned::ran(
+            "submit_understanding(…) (waits for the model itself)",
+            Step::tool(mcp_tool("submit_understanding"), understanding()),
+            ready,
+        ),
+        Planned::ran(
+            format!("semantic_search(query={PARAPHRASE:?}, collection=\"auto\")"),
+            Step::tool(
+                mcp_tool("semantic_search"),
+                json!({ "query": PARAPHRASE, "collection": "auto" }),
+            ),
+            short_circuited,
+        ),
+    ])
+    .collect()
+}
+
+/// The exploration of runs A and C: definitions, references and a text search on Flask's real
+/// symbols, all landing in the explored `src/flask/json/`.
+fn exploration() -> [Planned; 3] {
+    [
         Planned::ran(
             format!("find_definitions(symbol={SYMBOL:?})"),
             Step::tool(mcp_tool("find_definitions"), json!({ "symbol": SYMBOL })),
@@ -658,19 +667,6 @@ fn script_c() -> Vec<Planned> {
                 json!({ "pattern": "def jsonify", "path": "src/flask", "literal": true }),
             ),
             jsonify_found,
-        ),
-        Planned::ran(
-            "submit_understanding(…) (waits for the model itself)",
-            Step::tool(mcp_tool("submit_understanding"), understanding()),
-            ready,
-        ),
-        Planned::ran(
-            format!("semantic_search(query={PARAPHRASE:?}, collection=\"auto\")"),
-            Step::tool(
-                mcp_tool("semantic_search"),
-                json!({ "query": PARAPHRASE, "collection": "auto" }),
-            ),
-            short_circuited,
         ),
     ]
 }
