@@ -221,15 +221,17 @@ impl Config {
     /// Loads `<root>/.code-intel/config.json`; a missing file gives [`Config::default`].
     ///
     /// # Errors
-    /// [`ConfigError::Read`] if the file exists but cannot be read, [`ConfigError::Parse`] if it
-    /// is not valid JSON for this schema.
+    /// [`ConfigError::Read`] if the file exists but cannot be read (or is not a regular file, or
+    /// is over [`persist::MAX_STATE_FILE_BYTES`]), [`ConfigError::Parse`] if it is not valid JSON
+    /// for this schema.
     pub fn load(root: &Path) -> Result<Self, ConfigError> {
         let path = Self::path(root);
-        match std::fs::read(&path) {
-            Ok(bytes) => {
+        // Never blocks: a FIFO or device planted here is a read error (the gate then denies).
+        match persist::read_regular(&path, persist::MAX_STATE_FILE_BYTES) {
+            Ok(Some(bytes)) => {
                 serde_json::from_slice(&bytes).map_err(|source| ConfigError::Parse { path, source })
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Ok(None) => Ok(Self::default()),
             Err(source) => Err(ConfigError::Read { path, source }),
         }
     }

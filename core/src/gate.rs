@@ -1,25 +1,33 @@
 //! The write gate: the policy behind the PreToolUse and PostToolUse hooks.
 //!
-//! [`pre_tool_use`] decides whether Claude Code may run a write tool (Edit, Write, MultiEdit,
-//! NotebookEdit) or a Bash command that writes into the repository. It fails closed: every
-//! internal error (unreadable config, corrupt session state, unknown tool input shape) becomes a
-//! [`Verdict::Deny`] whose reason says how to recover. [`post_tool_use`] binds Claude Code
-//! sessions to code-intel sessions and records what was read or edited.
+//! [`pre_tool_use`] decides whether Claude Code may run a tool: every tool reaches it (matcher
+//! `*`) and [`tools::classify`] says what the tool can write (a file-writing tool, a shell command
+//! analysed by [`bash`], Claude Code's configuration, nothing, or unknown). It fails closed: every
+//! internal error (unreadable config, corrupt session state, unknown tool input shape, a FIFO where
+//! a file should be) becomes a [`Verdict::Deny`] whose reason says how to recover.
+//! [`post_tool_use`] binds Claude Code sessions to code-intel sessions and records what was read
+//! or edited.
 //!
 //! Rules, in order:
-//! 1. Targets outside the repository are not gated; `/dev/null` and friends never count.
-//! 2. The gate's own state (`.code-intel/`) and Claude Code's settings (`.claude/settings.json`,
-//!    `.claude/settings.local.json`) are never writable by the agent, in any phase.
+//! 1. Claude Code's configuration and code-intel's own state and binaries ([`protect`]) are never
+//!    writable by the agent, in any phase and any `gate_mode`, wherever they are; the check runs on
+//!    the real location of the target (symlinks, `/proc/<pid>/cwd`, `~`). `EnterWorktree` and
+//!    `CronCreate` write there by design.
+//! 2. Other targets outside the repository are not gated; `/dev/null` and friends never count.
 //! 3. Paths ignored by the root `.gitignore` (or under `node_modules/`, `target/`, `__pycache__/`,
 //!    `.venv/`, `venv/`) pass: build output and dependencies are not source.
-//! 4. `gate_mode` `off` passes everything; `session` gates only while a session is bound;
+//! 4. `gate_mode` `off` passes everything else; `session` gates only while a session is bound;
 //!    `strict` (default) denies without a session.
 //! 5. With a session: [`SessionState::write_permission`] (not ended by `record_outcome`, READY,
 //!    IMPLEMENT/MODIFY, explored file or approved new file, no HYPOTHESIS left); an ended session
-//!    counts as none in `session` mode. A Bash target that cannot be resolved
-//!    statically (`$VAR`, globs, `xargs`) is denied.
+//!    counts as none in `session` mode. A Bash target that cannot be resolved statically (`$VAR`,
+//!    globs, `xargs`, a script run from a file, a pipe into a shell) is denied. A tool the table
+//!    does not know has every path-like string of its input that lands in the project gated as a
+//!    write.
 
 pub mod bash;
+pub mod protect;
+pub mod tools;
 
 use std::path::Path;
 
@@ -28,10 +36,13 @@ use serde_json::Value;
 
 use crate::config::{Config, ConfigError, GateMode};
 use crate::persist;
-use crate::repo_path::{RepoPath, RepoPathError, RepoRoot};
+use crate::repo_path::{RepoPath, RepoPathError, RepoRoot, real_location};
 use crate::session::store::{SessionError, SessionStore};
 use crate::session::{NewFiles, SessionState, ToolCallRecord};
 use bash::BashTarget;
+pub use protect::ConfigLocations;
+use protect::Protected;
+use tools::ToolClass;
 
 /// A tool call as a hook sees it (the adapter parses Claude Code's hook JSON into this).
 #[derive(Debug, Clone, Copy)]
@@ -44,6 +55,9 @@ pub struct HookCall<'a> {
     pub tool_name: &'a str,
     /// `tool_input`.
     pub tool_input: &'a Value,
+    /// Where Claude Code's configuration and code-intel's binaries are (from the hook's
+    /// environment), protected in every phase.
+    pub locations: &'a ConfigLocations,
 }
 
 /// The gate's decision.
@@ -85,23 +99,25 @@ pub enum GateError {
 
 /// Tools whose `tool_input` names one file to write, with the field that names it.
 fn file_write_field(tool: &str) -> Option<&'static str> {
-    match tool {
-        "Edit" | "Write" | "MultiEdit" => Some("file_path"),
-        "NotebookEdit" => Some("notebook_path"),
+    match tools::classify(tool) {
+        ToolClass::FileWrite(field) => Some(field),
         _ => None,
     }
 }
 
+/// How many path-like strings of an unclassified tool's input are checked.
+const MAX_UNKNOWN_TOOL_PATHS: usize = 64;
+
 /// Directory names whose contents are never source, whatever `.gitignore` says.
 const ALWAYS_IGNORED_DIRS: [&str; 5] = ["node_modules", "target", "__pycache__", ".venv", "venv"];
 
-/// Whether the agent may never write `p` (the gate's and Claude Code's own configuration).
+/// Whether the agent may never write `p` (the gate's and Claude Code's own configuration inside
+/// the repository; [`protect`] has the full rule).
 fn is_protected(p: &RepoPath) -> bool {
-    let s = p.as_str();
-    s == crate::config::STATE_DIR
-        || s.starts_with(".code-intel/")
-        || s == ".claude/settings.json"
-        || s == ".claude/settings.local.json"
+    p.as_str()
+        .split('/')
+        .any(|seg| seg == crate::config::STATE_DIR || seg == ".claude")
+        || p.as_str() == ".mcp.json"
 }
 
 struct Ignores {
@@ -111,10 +127,17 @@ struct Ignores {
 impl Ignores {
     fn load(root: &RepoRoot) -> Self {
         let mut b = ignore::gitignore::GitignoreBuilder::new(root.path());
-        // Missing files are fine; a malformed line is skipped by the builder and reported in
-        // the returned error, which we ignore on purpose: the gate then gates more, not less.
-        b.add(root.path().join(".gitignore"));
-        b.add(root.path().join(".git/info/exclude"));
+        for rel in [".gitignore", ".git/info/exclude"] {
+            let path = root.path().join(rel);
+            // Read without blocking (a FIFO planted here must not hang the hook) and bounded.
+            // Missing, unreadable or not a regular file: skipped, so the gate gates more, not
+            // less. A malformed line is skipped by the builder for the same reason.
+            if let Ok(Some(bytes)) = persist::read_regular(&path, persist::MAX_STATE_FILE_BYTES) {
+                for line in String::from_utf8_lossy(&bytes).lines() {
+                    b.add_line(Some(path.clone()), line).ok();
+                }
+            }
+        }
         Self {
             gitignore: b
                 .build()
@@ -145,6 +168,8 @@ enum Target {
     Path(RepoPath),
     /// A Bash target the gate cannot resolve.
     Dynamic { word: String, via: String },
+    /// Claude Code's or code-intel's configuration: denied in every phase.
+    Protected { path: String, what: &'static str },
 }
 
 /// The directory part of `word` before its first shell expansion (`target/debug/*.o` →
@@ -160,36 +185,52 @@ fn literal_dir_prefix(word: &str) -> Option<&str> {
     })
 }
 
-/// The repository targets a call writes, or `None` when the tool does not write.
+/// The targets a call writes, or `None` when the tool does not write.
 fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Target>>, GateError> {
-    let mut raw: Vec<(BashTarget, String)> = Vec::new();
-    if let Some(field) = file_write_field(call.tool_name) {
-        let path = call
-            .tool_input
+    let protect = Protected::new(call.locations);
+    let field = |field: &'static str| {
+        call.tool_input
             .get(field)
             .and_then(Value::as_str)
             .ok_or_else(|| GateError::BadInput {
                 tool: call.tool_name.into(),
                 field,
-            })?;
-        raw.push((BashTarget::Path(path.into()), call.tool_name.into()));
-    } else if call.tool_name == "Bash" {
-        let cmd = call
-            .tool_input
-            .get("command")
-            .and_then(Value::as_str)
-            .ok_or_else(|| GateError::BadInput {
-                tool: "Bash".into(),
-                field: "command",
-            })?;
-        raw.extend(
-            bash::analyze(cmd)
+            })
+    };
+    let mut raw: Vec<(BashTarget, String)> = Vec::new();
+    match tools::classify(call.tool_name) {
+        ToolClass::ReadOnly | ToolClass::Other => return Ok(None),
+        ToolClass::FileWrite(f) => {
+            raw.push((BashTarget::Path(field(f)?.into()), call.tool_name.into()));
+        }
+        ToolClass::Shell(f) => raw.extend(
+            bash::analyze(field(f)?)
                 .writes
                 .into_iter()
                 .map(|w| (w.target, w.via)),
-        );
-    } else {
-        return Ok(None);
+        ),
+        ToolClass::OpaqueShell => {
+            return Ok(Some(vec![Target::Dynamic {
+                word: "<command>".into(),
+                via: format!("{}, which the gate cannot analyse", call.tool_name),
+            }]));
+        }
+        ToolClass::ConfigWrite(what) => {
+            return Ok(Some(vec![Target::Protected {
+                path: what.into(),
+                what: "Claude Code's configuration (.claude/), where this tool writes",
+            }]));
+        }
+        ToolClass::Unknown => raw.extend(
+            tools::path_like_strings(call.tool_input, MAX_UNKNOWN_TOOL_PATHS)
+                .into_iter()
+                .map(|p| {
+                    (
+                        BashTarget::Path(p),
+                        format!("{} (a tool the gate does not know)", call.tool_name),
+                    )
+                }),
+        ),
     }
     let ignores = Ignores::load(root);
     let mut targets = Vec::new();
@@ -197,23 +238,48 @@ fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Targ
         let word = match t {
             BashTarget::Path(w) | BashTarget::Tree(w) => w,
             BashTarget::Dynamic(word) => {
-                // `rm -rf target/*`: a dynamic word whose literal directory prefix lies outside the
-                // repository or in an ignored directory cannot reach source files.
-                let harmless = literal_dir_prefix(&word).is_some_and(|prefix| {
-                    match root.resolve_from(call.cwd, prefix) {
-                        Ok(p) => !p.is_root() && !is_protected(&p) && ignores.ignored(root, &p),
-                        Err(RepoPathError::OutsideRoot { .. }) => true,
-                        Err(_) => false,
+                if let Some(p) = protect::expand_home(&word, protect.home()) {
+                    // `~/x`, `$HOME/x`: a literal path once the home directory is known.
+                    p.to_string_lossy().into_owned()
+                } else {
+                    if protect.dynamic_may_hit(&word) {
+                        targets.push(Target::Protected {
+                            path: word,
+                            what: "possibly Claude Code's or code-intel's configuration (the path is only known at run time)",
+                        });
+                        continue;
                     }
-                });
-                if !harmless {
-                    targets.push(Target::Dynamic { word, via });
+                    if !dynamic_is_harmless(root, call.cwd, &protect, &ignores, &word) {
+                        targets.push(Target::Dynamic { word, via });
+                    }
+                    continue;
                 }
-                continue;
             }
         };
-        match root.resolve_from(call.cwd, &word) {
-            Ok(p) if is_protected(&p) => targets.push(Target::Path(p)),
+        let joined = call.cwd.join(&word);
+        let Some(plain) = protect::unproc(&joined, call.cwd) else {
+            targets.push(Target::Dynamic {
+                word,
+                via: format!("{via} (through /proc/self)"),
+            });
+            continue;
+        };
+        let real = real_location(&plain);
+        if let Some(what) = protect.what(&real) {
+            targets.push(Target::Protected {
+                path: real.display().to_string(),
+                what,
+            });
+            continue;
+        }
+        let Some(plain) = plain.to_str() else {
+            return Err(GateError::BadPath(RepoPathError::Invalid { input: word }));
+        };
+        match root.resolve_from(call.cwd, plain) {
+            Ok(p) if is_protected(&p) => targets.push(Target::Protected {
+                path: p.to_string(),
+                what: "code-intel's or Claude Code's own configuration",
+            }),
             Ok(p) if ignores.ignored(root, &p) => {}
             Ok(p) => targets.push(Target::Path(p)),
             Err(RepoPathError::OutsideRoot { .. }) => {}
@@ -221,6 +287,36 @@ fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Targ
         }
     }
     Ok(Some(targets))
+}
+
+/// Whether a run-time target (`rm -rf target/*`) cannot reach source or configuration: its literal
+/// directory prefix lies in an ignored directory of the repository, or outside the repository
+/// in a directory that holds neither the repository nor a protected location (`/proc` and `/dev`
+/// never count: `/proc/$$/cwd` is the shell's working directory).
+fn dynamic_is_harmless(
+    root: &RepoRoot,
+    cwd: &Path,
+    protect: &Protected,
+    ignores: &Ignores,
+    word: &str,
+) -> bool {
+    let Some(prefix) = literal_dir_prefix(word) else {
+        return false;
+    };
+    let real = real_location(&cwd.join(prefix));
+    if real.starts_with("/proc")
+        || real.starts_with("/dev")
+        || protect.what(&real).is_some()
+        || protect.holds_protected(&real)
+        || root.path().starts_with(&real)
+    {
+        return false;
+    }
+    match root.resolve_from(cwd, prefix) {
+        Ok(p) => !p.is_root() && !is_protected(&p) && ignores.ignored(root, &p),
+        Err(RepoPathError::OutsideRoot { .. }) => true,
+        Err(_) => false,
+    }
 }
 
 /// Decides a PreToolUse call. Never panics by design and never fails open: errors deny.
@@ -240,13 +336,13 @@ fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError>
     let Some(targets) = write_targets(&root, call)? else {
         return Ok(Verdict::Allow);
     };
-    if let Some(Target::Path(p)) = targets
+    if let Some(Target::Protected { path, what }) = targets
         .iter()
-        .find(|t| matches!(t, Target::Path(p) if is_protected(p)))
+        .find(|t| matches!(t, Target::Protected { .. }))
     {
         return Ok(Verdict::Deny {
             reason: format!(
-                "{p} belongs to code-intel's or Claude Code's own configuration; the agent may not change it in any phase. Ask the user to edit it."
+                "{path} is {what}; the agent may not change it in any phase (code-intel's gate protects it). Ask the user to edit it."
             ),
         });
     }
@@ -297,6 +393,11 @@ fn judge(root: &RepoRoot, state: &SessionState, targets: &[Target]) -> Verdict {
                     ),
                 };
                 return Verdict::Deny { reason };
+            }
+            Target::Protected { path, what } => {
+                return Verdict::Deny {
+                    reason: format!("{path} is {what}; the agent may not change it"),
+                };
             }
             Target::Path(p) => {
                 let exists = root.absolute(p).exists();

@@ -8,10 +8,93 @@
 //!   sidecar `*.lock` file for the span of a read-modify-write.
 //! - [`append_jsonl`] appends one line under the same lock, so concurrent writers interleave whole
 //!   lines only.
+//! - [`read_regular`] reads a state or configuration file without ever blocking: a FIFO, a device
+//!   or a directory planted where a file should be is an error, not a hang, and the size is bounded.
+//!   Lock and journal files are opened with `O_NONBLOCK` for the same reason (opening a FIFO for
+//!   writing blocks until a reader appears).
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+/// `O_NONBLOCK` (`<fcntl.h>`): opening a FIFO returns at once instead of waiting for the other end.
+/// No effect on regular files or on `flock(2)`. Values from the Linux and BSD/macOS headers.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const O_NONBLOCK: i32 = 0o4000;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const O_NONBLOCK: i32 = 0x0004;
+
+/// Upper bound for the state and configuration files code-intel reads in a hook (sessions,
+/// bindings, `config.json`, `.gitignore`): far above any real one (a session with thousands of
+/// tool calls is a few MiB).
+pub const MAX_STATE_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads the regular file at `path` (symlinks followed), at most `max` bytes, without blocking:
+/// the type is checked before opening, the open is non-blocking, and the type and size are checked
+/// again on the open descriptor (the path may be swapped in between). `Ok(None)` when nothing
+/// exists at `path` (or a parent is not a directory).
+///
+/// # Errors
+/// [`std::io::ErrorKind::InvalidInput`] for a FIFO, socket, device or directory,
+/// [`std::io::ErrorKind::FileTooLarge`] above `max` bytes, and other I/O errors.
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::{Error, ErrorKind};
+    let not_regular = |t: std::fs::FileType| {
+        Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "{} is not a regular file (a {}); code-intel never reads it",
+                path.display(),
+                if t.is_dir() {
+                    "directory"
+                } else {
+                    "FIFO, socket or device"
+                }
+            ),
+        )
+    };
+    let check = |m: &std::fs::Metadata| -> std::io::Result<()> {
+        if !m.is_file() {
+            return Err(not_regular(m.file_type()));
+        }
+        if m.len() > max {
+            return Err(Error::new(
+                ErrorKind::FileTooLarge,
+                format!("{} is larger than {max} bytes", path.display()),
+            ));
+        }
+        Ok(())
+    };
+    match std::fs::metadata(path) {
+        Ok(m) => check(&m)?,
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    }
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    check(&file.metadata()?)?;
+    let mut buf = Vec::new();
+    file.take(max + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > max {
+        return Err(Error::new(
+            ErrorKind::FileTooLarge,
+            format!("{} is larger than {max} bytes", path.display()),
+        ));
+    }
+    Ok(Some(buf))
+}
 
 /// Errors of the file primitives. Each names the path it failed on.
 #[derive(Debug, thiserror::Error)]
@@ -108,6 +191,7 @@ impl FileLock {
             .create(true)
             .truncate(false)
             .write(true)
+            .custom_flags(O_NONBLOCK)
             .open(&lock_path)
             .map_err(err)?;
         file.lock().map_err(err)?;
@@ -121,7 +205,11 @@ impl FileLock {
     /// [`PersistError::Lock`] when the lock file exists but cannot be locked.
     pub fn acquire_shared(path: &Path) -> Result<Option<Self>, PersistError> {
         let lock_path = lock_path(path);
-        let file = match File::open(&lock_path) {
+        let file = match OpenOptions::new()
+            .read(true)
+            .custom_flags(O_NONBLOCK)
+            .open(&lock_path)
+        {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
@@ -173,6 +261,7 @@ pub fn append_jsonl<T: serde::Serialize>(path: &Path, record: &T) -> Result<(), 
     let mut f = OpenOptions::new()
         .create(true)
         .append(true)
+        .custom_flags(O_NONBLOCK)
         .open(path)
         .map_err(err)?;
     f.write_all(&line).map_err(err)?;
@@ -221,6 +310,38 @@ mod tests {
         append_jsonl(&p, &3u32).unwrap();
         let (records, bad): (Vec<u32>, usize) = read_jsonl(&p).unwrap();
         assert_eq!((records, bad), (vec![1, 2, 3], 1));
+    }
+
+    #[test]
+    fn read_regular_refuses_fifos_directories_and_big_files_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let e = read_regular(&fifo, 10).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
+        // Through a symlink too.
+        std::os::unix::fs::symlink(&fifo, dir.path().join("link")).unwrap();
+        let e = read_regular(&dir.path().join("link"), 10).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{e}");
+        assert_eq!(
+            read_regular(dir.path(), 10).unwrap_err().kind(),
+            std::io::ErrorKind::InvalidInput
+        );
+        let big = dir.path().join("big");
+        std::fs::write(&big, b"0123456789a").unwrap();
+        assert_eq!(
+            read_regular(&big, 10).unwrap_err().kind(),
+            std::io::ErrorKind::FileTooLarge
+        );
+        assert_eq!(read_regular(&big, 11).unwrap().unwrap(), b"0123456789a");
+        assert_eq!(read_regular(&dir.path().join("none"), 10).unwrap(), None);
+        assert_eq!(read_regular(&big.join("under-a-file"), 10).unwrap(), None);
+        // A FIFO where a journal or its lock goes fails instead of blocking.
+        assert!(append_jsonl(&fifo, &1u32).is_err());
     }
 
     #[test]

@@ -131,9 +131,10 @@ impl RepoRoot {
 
 /// The real location of an absolute path, component by component as the OS walks it: every
 /// prefix that exists is canonicalised (following symlinks, so `link/..` is the link target's
-/// parent), `..` pops, and components that do not exist are appended as they are. Re-resolving
-/// after each step matters: `missing/../link` must land on `link`'s target, not on `link`.
-fn real_location(path: &Path) -> PathBuf {
+/// parent; `/proc/<pid>/cwd` and `/proc/<pid>/root` are symlinks too), `..` pops, and components
+/// that do not exist are appended as they are. Re-resolving after each step matters:
+/// `missing/../link` must land on `link`'s target, not on `link`.
+pub fn real_location(path: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for c in path.components() {
         match c {

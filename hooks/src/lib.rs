@@ -5,11 +5,17 @@
 //! hook output contract (§2.4): a PreToolUse denial is JSON on stdout with `hookEventName`, the
 //! reason on stderr, and exit code 2 — which blocks even if the JSON were unreadable. Allow is
 //! silence and exit 0, never `"allow"` (that would skip the user's permission prompt).
+//!
+//! The adapters read the environment core may not: `CLAUDE_PROJECT_DIR`, and for
+//! [`config_locations`] `HOME`, `CLAUDE_CONFIG_DIR`, `CLAUDE_PLUGIN_ROOT` and the executable's own
+//! path. [`Watchdog`] makes sure a hook decides within [`WATCHDOG_AFTER`] even if something blocks.
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
-use code_intel_core::gate::{self, HookCall, Verdict};
+use code_intel_core::gate::{self, ConfigLocations, HookCall, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -82,16 +88,79 @@ pub fn project_dir(
         .ok_or(InputError::NoProject)
 }
 
+/// Where Claude Code's configuration and code-intel's binaries are, from this process's
+/// environment: `HOME`, `CLAUDE_CONFIG_DIR`, `CLAUDE_PLUGIN_ROOT` (hooks inherit Claude Code's
+/// environment) and the running executable. Relative or empty values are dropped.
+pub fn config_locations() -> ConfigLocations {
+    let abs = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    ConfigLocations {
+        home: abs("HOME"),
+        claude_config_dir: abs("CLAUDE_CONFIG_DIR"),
+        plugin_root: abs("CLAUDE_PLUGIN_ROOT"),
+        binaries: std::env::current_exe().ok().into_iter().collect(),
+    }
+}
+
 /// Runs the PreToolUse decision for parsed input.
-pub fn decide_pre(input: &HookInput, project: &std::path::Path) -> Verdict {
+pub fn decide_pre(
+    input: &HookInput,
+    project: &std::path::Path,
+    locations: &ConfigLocations,
+) -> Verdict {
     let cwd = input.cwd.clone().unwrap_or_else(|| project.to_path_buf());
     let call = HookCall {
         claude_session_id: input.session_id.as_deref(),
         cwd: &cwd,
         tool_name: &input.tool_name,
         tool_input: &input.tool_input,
+        locations,
     };
     gate::pre_tool_use(project, &call)
+}
+
+/// How long a hook may work before its watchdog decides for it: far below Claude Code's hook
+/// timeout (30 s in the shipped configuration), after which Claude Code would run the tool.
+pub const WATCHDOG_AFTER: Duration = Duration::from_secs(2);
+
+/// Makes sure exactly one decision is printed: the main path's, or the watchdog's when the main
+/// path is still working after the deadline (a blocking read, a held lock, a hang).
+#[derive(Debug)]
+pub struct Watchdog {
+    decided: Mutex<bool>,
+}
+
+/// The one watchdog of a hook process.
+pub static WATCHDOG: Watchdog = Watchdog {
+    decided: Mutex::new(false),
+};
+
+impl Watchdog {
+    /// Starts a thread that, `after` from now, runs `on_timeout` (which prints the fallback
+    /// decision) and exits the process with `code` — unless [`Watchdog::decide`] ran first.
+    pub fn arm(&'static self, after: Duration, on_timeout: fn(), code: i32) {
+        std::thread::spawn(move || {
+            std::thread::sleep(after);
+            if self.decide(on_timeout) {
+                std::process::exit(code);
+            }
+        });
+    }
+
+    /// Runs `print` if no decision was printed yet and returns whether it ran. Holding the lock
+    /// while printing means the other side waits, then sees the decision taken.
+    pub fn decide(&self, print: impl FnOnce()) -> bool {
+        let mut decided = self.decided.lock().unwrap_or_else(PoisonError::into_inner);
+        if *decided {
+            return false;
+        }
+        print();
+        *decided = true;
+        true
+    }
 }
 
 /// The PreToolUse denial JSON (`hookSpecificOutput` with the required `hookEventName`).

@@ -201,3 +201,242 @@ fn post_tool_use_binds_start_session_then_pre_tool_use_follows_the_session() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+fn mkfifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+const WATCHDOG_REASON: &str = "could not decide within 2 s";
+
+/// A FIFO in every place the hooks read never hangs them: the ignore files are skipped (a Write
+/// outside the repository is still allowed, promptly, by the main path), and a FIFO config,
+/// binding or session file is a read error that denies with its own reason — not the watchdog's.
+#[test]
+fn fifos_where_files_should_be_never_hang_the_hooks() {
+    for rel in [".gitignore", ".git/info/exclude"] {
+        let dir = repo();
+        mkfifo(&dir.path().join(rel));
+        let outside = tempfile::tempdir().unwrap();
+        let out = run(
+            PRE,
+            dir.path(),
+            &hook_input(
+                dir.path(),
+                "s1",
+                "Write",
+                json!({"file_path": outside.path().join("x.txt"), "content": "y"}),
+            ),
+            &[],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{rel}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // And a write into the repository is still gated.
+        let write = hook_input(
+            dir.path(),
+            "s1",
+            "Write",
+            json!({"file_path": dir.path().join("src/m1.py"), "content": "y"}),
+        );
+        assert!(assert_denied(&run(PRE, dir.path(), &write, &[])).contains("start_session"));
+    }
+
+    let store_of = |dir: &Path| SessionStore::new(RepoRoot::new(dir).unwrap());
+    let write = |dir: &Path| {
+        hook_input(
+            dir,
+            "c1",
+            "Write",
+            json!({"file_path": dir.join("src/m1.py"), "content": "y"}),
+        )
+    };
+    // config.json
+    let dir = repo();
+    mkfifo(&dir.path().join(".code-intel/config.json"));
+    let reason = assert_denied(&run(PRE, dir.path(), &write(dir.path()), &[]));
+    assert!(reason.contains("not a regular file"), "{reason}");
+    // the binding
+    let dir = repo();
+    mkfifo(&dir.path().join(".code-intel/bindings/c1.json"));
+    let reason = assert_denied(&run(PRE, dir.path(), &write(dir.path()), &[]));
+    assert!(reason.contains("not a regular file"), "{reason}");
+    let post = json!({"session_id": "c1", "cwd": dir.path(), "hook_event_name": "PostToolUse", "tool_name": "Read",
+        "tool_input": {"file_path": dir.path().join("src/m1.py")}, "tool_response": {"type": "text"}});
+    let out = run(POST, dir.path(), &post.to_string(), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not a regular file") && !stderr.contains("gave up"),
+        "{stderr}"
+    );
+    // the session file
+    let dir = repo();
+    let id = store_of(dir.path())
+        .start(Intent::Modify, "q", Some("c1"))
+        .unwrap()
+        .session_id;
+    let state = dir.path().join(format!(".code-intel/sessions/{id}.json"));
+    std::fs::remove_file(&state).unwrap();
+    mkfifo(&state);
+    let reason = assert_denied(&run(PRE, dir.path(), &write(dir.path()), &[]));
+    assert!(reason.contains("not a regular file"), "{reason}");
+    // the denial journal
+    let dir = repo();
+    mkfifo(&dir.path().join(".code-intel/journal/gate.jsonl"));
+    let reason = assert_denied(&run(PRE, dir.path(), &write(dir.path()), &[]));
+    assert!(!reason.contains(WATCHDOG_REASON), "{reason}");
+}
+
+#[test]
+fn the_watchdog_denies_when_the_decision_hangs() {
+    let dir = repo();
+    let input = hook_input(
+        dir.path(),
+        "s1",
+        "Read",
+        json!({"file_path": dir.path().join("src/m1.py")}),
+    );
+    // Even a read-only call: the hook cannot know what it would have decided.
+    let reason = assert_denied(&run(
+        PRE,
+        dir.path(),
+        &input,
+        &[("CODE_INTEL_HOOK_FAULT", "hang")],
+    ));
+    assert!(reason.contains(WATCHDOG_REASON), "{reason}");
+}
+
+/// Claude Code's configuration is protected wherever it is, in every gate mode, with or without a
+/// session, through symlinks and `/proc`.
+#[test]
+fn claude_code_configuration_is_protected_everywhere() {
+    let dir = repo();
+    let home = tempfile::tempdir().unwrap();
+    let cfg = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".code-intel")).unwrap();
+    std::fs::write(
+        dir.path().join(".code-intel/config.json"),
+        r#"{"gate_mode": "session"}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+    std::os::unix::fs::symlink(home.path().join(".claude"), dir.path().join("../cl-link")).ok();
+    let env = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("CLAUDE_CONFIG_DIR", cfg.path().to_str().unwrap()),
+    ];
+    let p = |rel: &str| dir.path().join(rel).display().to_string();
+    let writes = [
+        home.path()
+            .join(".claude/settings.json")
+            .display()
+            .to_string(),
+        home.path().join(".claude.json").display().to_string(),
+        cfg.path().join("settings.json").display().to_string(),
+        cfg.path()
+            .join("plugins/x/hooks/hooks.json")
+            .display()
+            .to_string(),
+        p(".claude/settings.json"),
+        p(".claude/hooks/gate.sh"),
+        p(".claude/skills/x/SKILL.md"),
+        p(".claude/scheduled_tasks.json"),
+        p(".mcp.json"),
+        p(".code-intel/config.json"),
+        p(".code-intel/sessions/x.json"),
+        "/proc/self/cwd/.code-intel/config.json".to_string(),
+        "/etc/claude-code/managed-settings.json".to_string(),
+        PRE.to_string(),
+    ];
+    for path in &writes {
+        for tool in ["Write", "Edit"] {
+            let input = hook_input(
+                dir.path(),
+                "no-session",
+                tool,
+                json!({"file_path": path, "content": "{\"disableAllHooks\": true}", "old_string": "a", "new_string": "b"}),
+            );
+            let reason = assert_denied(&run(PRE, dir.path(), &input, &env));
+            assert!(reason.contains("in any phase"), "{tool} {path}: {reason}");
+        }
+    }
+    let bash = [
+        "echo '{\"disableAllHooks\": true}' > ~/.claude/settings.json",
+        "echo x > $HOME/.claude/settings.local.json",
+        "echo x > \"$CLAUDE_CONFIG_DIR/settings.json\"",
+        "ln -s $PWD/.claude /tmp/cl && echo '{}' > /tmp/cl/settings.json",
+        "cp /bin/true $(which code-intel-pre-tool-use)",
+        "sed -i s/strict/off/ .code-intel/config.json",
+    ];
+    for cmd in bash {
+        let input = hook_input(dir.path(), "no-session", "Bash", json!({ "command": cmd }));
+        let out = run(PRE, dir.path(), &input, &env);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+    }
+    // Data the agent writes as part of its work stays writable.
+    let input = hook_input(
+        dir.path(),
+        "no-session",
+        "Write",
+        json!({"file_path": cfg.path().join("plans/p.md"), "content": "plan"}),
+    );
+    assert_eq!(run(PRE, dir.path(), &input, &env).status.code(), Some(0));
+}
+
+#[test]
+fn worktrees_cron_and_unknown_tools_are_gated() {
+    let dir = repo();
+    for (tool, input) in [
+        ("EnterWorktree", json!({"name": "w"})),
+        (
+            "CronCreate",
+            json!({"cron": "* * * * *", "prompt": "edit", "durable": true}),
+        ),
+    ] {
+        let reason = assert_denied(&run(
+            PRE,
+            dir.path(),
+            &hook_input(dir.path(), "s1", tool, input),
+            &[],
+        ));
+        assert!(reason.contains(".claude/"), "{tool}: {reason}");
+    }
+    let foreign = hook_input(
+        dir.path(),
+        "s1",
+        "mcp__fs__write_file",
+        json!({"path": dir.path().join("src/m1.py"), "content": "y"}),
+    );
+    assert!(assert_denied(&run(PRE, dir.path(), &foreign, &[])).contains("start_session"));
+    for (tool, input) in [
+        ("Read", json!({"file_path": dir.path().join("src/m1.py")})),
+        ("Grep", json!({"pattern": "x", "path": dir.path()})),
+        ("WebSearch", json!({"query": "rust/landlock"})),
+        (
+            "mcp__code-intel__start_session",
+            json!({"intent": "MODIFY", "query": "q"}),
+        ),
+        (
+            "Bash",
+            json!({"command": "git status && ls -la src | head && cat src/m1.py"}),
+        ),
+    ] {
+        let out = run(
+            PRE,
+            dir.path(),
+            &hook_input(dir.path(), "s1", tool, input),
+            &[],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}

@@ -33,6 +33,7 @@ impl Repo {
             cwd: self.dir.path(),
             tool_name: tool,
             tool_input: &input,
+            locations: &ConfigLocations::default(),
         };
         pre_tool_use(self.dir.path(), &call)
     }
@@ -206,7 +207,8 @@ fn internal_errors_fail_closed_with_a_recovery_hint() {
                 claude_session_id: None,
                 cwd: Path::new("/"),
                 tool_name: "Write",
-                tool_input: &json!({"file_path": "/x"})
+                tool_input: &json!({"file_path": "/x"}),
+                locations: &ConfigLocations::default(),
             }
         ),
         Verdict::Deny { .. }
@@ -240,6 +242,7 @@ fn post_tool_use_binds_and_records_reads() {
             cwd: r.dir.path(),
             tool_name: tool,
             tool_input: &input,
+            locations: &ConfigLocations::default(),
         };
         post_tool_use(r.dir.path(), &call, &resp).unwrap()
     };

@@ -127,6 +127,7 @@ impl Repo {
             cwd: self.dir.path(),
             tool_name: "Edit",
             tool_input: &input,
+            locations: &gate::ConfigLocations::default(),
         };
         gate::pre_tool_use(self.dir.path(), &call)
     }

@@ -309,9 +309,9 @@ impl SessionStore {
     /// [`SessionError::Corrupt`] or [`SessionError::Read`] for an unreadable binding file.
     pub fn bound(&self, claude_session_id: &str) -> Result<Option<String>, SessionError> {
         let path = self.binding_path(claude_session_id)?;
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let bytes = match persist::read_regular(&path, persist::MAX_STATE_FILE_BYTES) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(None),
             Err(source) => return Err(SessionError::Read { path, source }),
         };
         let b: Binding = serde_json::from_slice(&bytes)
@@ -545,9 +545,9 @@ impl SessionStore {
 }
 
 fn load_state(path: &Path, id: &str) -> Result<SessionState, SessionError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match persist::read_regular(path, persist::MAX_STATE_FILE_BYTES) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
             return Err(SessionError::Unknown { id: id.into() });
         }
         Err(source) => {

@@ -11,7 +11,7 @@
 use std::process::ExitCode;
 
 use code_intel_core::gate::{self, HookCall};
-use code_intel_hooks::{project_dir, read_input};
+use code_intel_hooks::{WATCHDOG, WATCHDOG_AFTER, config_locations, project_dir, read_input};
 
 fn run() -> Result<(), String> {
     let input = read_input(std::io::stdin().lock()).map_err(|e| e.to_string())?;
@@ -21,11 +21,13 @@ fn run() -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     let cwd = input.cwd.clone().unwrap_or_else(|| project.clone());
+    let locations = config_locations();
     let call = HookCall {
         claude_session_id: input.session_id.as_deref(),
         cwd: &cwd,
         tool_name: &input.tool_name,
         tool_input: &input.tool_input,
+        locations: &locations,
     };
     gate::post_tool_use(&project, &call, &input.tool_response)
         .map(|_| ())
@@ -33,6 +35,17 @@ fn run() -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    // Something blocked (a FIFO, a held lock): give up without recording; state is written
+    // atomically, so nothing is torn.
+    WATCHDOG.arm(
+        WATCHDOG_AFTER,
+        || {
+            eprintln!(
+                "code-intel post-tool-use: gave up after 2 s; nothing was recorded for this call"
+            )
+        },
+        0,
+    );
     match std::panic::catch_unwind(run) {
         Ok(Ok(())) => {}
         Ok(Err(e)) => eprintln!("code-intel post-tool-use: {e}"),

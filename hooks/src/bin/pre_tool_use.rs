@@ -1,8 +1,9 @@
 //! `code-intel-pre-tool-use`: the PreToolUse hook. Denies writes the gate refuses; fails closed.
 //!
 //! Every path ends in a deliberate decision: a panic, unreadable stdin, malformed JSON or an
-//! internal error all deny (JSON on stdout + reason on stderr + exit 2). Allow prints nothing and
-//! exits 0. `--self-check` runs a synthetic Write through the gate in a temporary directory and
+//! internal error all deny (JSON on stdout + reason on stderr + exit 2), and so does the watchdog
+//! when the decision takes longer than `WATCHDOG_AFTER` (something blocked: Claude Code would run
+//! the tool once its hook timeout passed). Allow prints nothing and exits 0. `--self-check` runs a synthetic Write through the gate in a temporary directory and
 //! exits 0 only if it is denied (for `code-intel doctor`).
 #![allow(
     clippy::print_stderr,
@@ -13,13 +14,29 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use code_intel_core::gate::Verdict;
-use code_intel_hooks::{decide_pre, deny_json, project_dir, read_input};
+use code_intel_core::gate::{ConfigLocations, Verdict};
+use code_intel_hooks::{
+    WATCHDOG, WATCHDOG_AFTER, config_locations, decide_pre, deny_json, project_dir, read_input,
+};
+
+const TIMEOUT_REASON: &str = "code-intel gate could not decide within 2 s (something blocked: a FIFO or device where a file should be, a held lock, a stuck disk), so it blocked this call to be safe; run `code-intel doctor`";
+
+fn print_deny(reason: &str) {
+    let mut out = std::io::stdout().lock();
+    // Exit 2 blocks even if stdout is gone, so a failed write changes nothing.
+    writeln!(out, "{}", deny_json(reason)).ok();
+    out.flush().ok();
+    eprintln!("{reason}");
+}
 
 fn decide() -> Verdict {
-    // Fault injection for the end-to-end tests of the fail-closed path.
-    if std::env::var_os("CODE_INTEL_HOOK_FAULT").is_some_and(|v| v == "panic") {
-        panic!("injected fault (CODE_INTEL_HOOK_FAULT=panic)");
+    // Fault injection for the tests of the fail-closed paths.
+    match std::env::var("CODE_INTEL_HOOK_FAULT").as_deref() {
+        Ok("panic") => panic!("injected fault (CODE_INTEL_HOOK_FAULT=panic)"),
+        Ok("hang") => loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        },
+        _ => {}
     }
     let input = match read_input(std::io::stdin().lock()) {
         Ok(i) => i,
@@ -40,7 +57,7 @@ fn decide() -> Verdict {
             };
         }
     };
-    decide_pre(&input, &project)
+    decide_pre(&input, &project, &config_locations())
 }
 
 fn self_check() -> ExitCode {
@@ -53,7 +70,7 @@ fn self_check() -> ExitCode {
             file = serde_json::Value::String(dir.join("probe.txt").display().to_string()),
         );
         let parsed = read_input(input.as_bytes()).map_err(|e| e.to_string())?;
-        Ok(decide_pre(&parsed, &dir))
+        Ok(decide_pre(&parsed, &dir, &ConfigLocations::default()))
     })();
     std::fs::remove_dir_all(&dir).ok();
     match result {
@@ -76,18 +93,23 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("--self-check") {
         return self_check();
     }
+    WATCHDOG.arm(WATCHDOG_AFTER, || print_deny(TIMEOUT_REASON), 2);
     // The default panic message goes to stderr, which is fine; stdout stays ours.
     let verdict = std::panic::catch_unwind(decide).unwrap_or_else(|_| Verdict::Deny {
         reason: "code-intel gate crashed while checking this call, so it was blocked to be safe; run `code-intel doctor` and report the stderr above".into(),
     });
-    match verdict {
+    let code = match &verdict {
         Verdict::Allow => ExitCode::SUCCESS,
-        Verdict::Deny { reason } => {
-            let mut out = std::io::stdout().lock();
-            // Exit 2 blocks even if stdout is gone, so a failed write changes nothing.
-            writeln!(out, "{}", deny_json(&reason)).ok();
-            eprintln!("{reason}");
-            ExitCode::from(2)
+        Verdict::Deny { .. } => ExitCode::from(2),
+    };
+    // If the watchdog printed first it also exits the process; this never returns then.
+    if WATCHDOG.decide(|| {
+        if let Verdict::Deny { reason } = &verdict {
+            print_deny(reason);
         }
+    }) {
+        code
+    } else {
+        ExitCode::from(2)
     }
 }

@@ -302,8 +302,11 @@ fn file_commands() {
               write path out/a (install)
               write path out/b (install)
             $ ln -sf ../target/release/app bin/app
+              write path ../target/release/app (ln (link target))
+              write path bin/../target/release/app (ln (link target))
               write path bin/app (ln)
             $ ln -s /opt/tool
+              write path /opt/tool (ln (link target))
               write path tool (ln)
             $ rm -f a.o b.o
               write path a.o (rm)

@@ -68,6 +68,27 @@ pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
     if inv.name == "mv" {
         sources.iter().for_each(|s| e.write(s, via));
     }
+    if inv.name == "ln" {
+        // Whatever is later written through the link lands on its target: a link made in the
+        // same command (`ln -s REPO/.claude /tmp/l && echo > /tmp/l/settings.json`) is a write
+        // to its target. A relative symbolic target is relative to the link's directory.
+        let link_dir = target_dir.map(|d| d.value.clone()).or_else(|| {
+            a.operands
+                .last()
+                .filter(|_| a.operands.len() > 1)
+                .and_then(|d| d.value.rsplit_once('/').map(|(dir, _)| dir.to_string()))
+        });
+        let single = a.operands.len() == 1;
+        for s in if single { &a.operands[..] } else { sources } {
+            e.write(s, "ln (link target)");
+            if let Some(dir) = link_dir.as_deref().filter(|_| !s.value.starts_with('/')) {
+                let mut w: Word = (*s).clone();
+                w.value = format!("{dir}/{}", s.value);
+                w.raw = format!("{dir}/{}", s.raw);
+                e.write(&w, "ln (link target)");
+            }
+        }
+    }
     match (target_dir, a.operands.as_slice()) {
         (Some(dir), _) => e.write(dir, via),
         (None, [only]) if inv.name == "ln" => {
