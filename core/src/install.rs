@@ -39,11 +39,22 @@ pub const SERVER_BIN: &str = "code-intel";
 pub const PRE_TOOL_USE_BIN: &str = "code-intel-pre-tool-use";
 /// The PostToolUse hook binary.
 pub const POST_TOOL_USE_BIN: &str = "code-intel-post-tool-use";
-/// The tools the PreToolUse hook must see: every tool that writes (`MultiEdit` is legacy in Claude
-/// Code 2.1.328 but kept, CLAUDE_CODE.md §2.2).
-pub const WRITE_TOOLS: [&str; 5] = ["Edit", "Write", "MultiEdit", "NotebookEdit", "Bash"];
-/// The PreToolUse matcher: [`WRITE_TOOLS`] as exact names.
-pub const WRITE_TOOLS_MATCHER: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";
+/// Tools the PreToolUse hook must see at the very least (`doctor` names those a matcher misses):
+/// the file-writing tools, the shells, and the tools that write Claude Code's configuration
+/// (`MultiEdit` is legacy in Claude Code 2.1.328 but kept, CLAUDE_CODE.md §2.2). The installed
+/// matcher is [`PRE_TOOL_USE_MATCHER`]: every tool, so an unclassified tool meets the gate too.
+pub const WRITE_TOOLS: [&str; 8] = [
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "Bash",
+    "Monitor",
+    "EnterWorktree",
+    "CronCreate",
+];
+/// The PreToolUse matcher: every tool (`gate::tools` classifies them).
+pub const PRE_TOOL_USE_MATCHER: &str = "*";
 /// Hook timeout, seconds. A hook that times out lets the write through (CLAUDE_CODE.md §2.5), and
 /// the hook itself takes about a millisecond, so the margin is wide on purpose.
 pub const HOOK_TIMEOUT_SECS: u64 = 30;
@@ -611,8 +622,8 @@ fn merge_settings(doc: &mut Json) -> Result<(), String> {
     ensure_hook(
         hooks,
         "PreToolUse",
-        WRITE_TOOLS_MATCHER,
-        Some(&WRITE_TOOLS),
+        PRE_TOOL_USE_MATCHER,
+        None,
         PRE_TOOL_USE_BIN,
     )?;
     ensure_hook(hooks, "PostToolUse", "*", None, POST_TOOL_USE_BIN)?;
@@ -777,7 +788,7 @@ mod tests {
             merged(merge_settings, json!({})),
             json!({
                 "hooks": {
-                    "PreToolUse": [{ "matcher": WRITE_TOOLS_MATCHER, "hooks": [pre()] }],
+                    "PreToolUse": [{ "matcher": PRE_TOOL_USE_MATCHER, "hooks": [pre()] }],
                     "PostToolUse": [{ "matcher": "*", "hooks": [post()] }],
                 },
                 "permissions": { "allow": [ALLOW_RULE] },
@@ -804,7 +815,7 @@ mod tests {
                 "hooks": {
                     "PreToolUse": [
                         { "matcher": "Write", "hooks": [{ "type": "command", "command": "lint.sh" }] },
-                        { "matcher": WRITE_TOOLS_MATCHER, "hooks": [pre()] },
+                        { "matcher": PRE_TOOL_USE_MATCHER, "hooks": [pre()] },
                     ],
                     "Stop": [{ "hooks": [{ "type": "command", "command": "notify" }] }],
                     "PostToolUse": [{ "matcher": "*", "hooks": [post()] }],
@@ -837,7 +848,7 @@ mod tests {
             out["hooks"]["PreToolUse"],
             json!([
                 { "matcher": "Edit|Write", "hooks": [{ "type": "command", "command": "fmt" }] },
-                { "matcher": WRITE_TOOLS_MATCHER, "hooks": [pre()] },
+                { "matcher": PRE_TOOL_USE_MATCHER, "hooks": [pre()] },
             ])
         );
     }

@@ -1300,7 +1300,7 @@ impl SessionState {
             ),
             _ => deny(
                 format!(
-                    "{path} is a new file in the unexplored directory {parent}: explore it, then call add_explored_files([\"{parent}\"]) and check_write_target(\"{path}\", allow_new_files=true)"
+                    "{path} is a new file in the unexplored directory {parent}: explore it (read a file in it), then call check_write_target(\"{path}\", allow_new_files=true)"
                 ),
                 true,
             ),
@@ -1353,18 +1353,21 @@ impl SessionState {
         }
     }
 
-    /// `add_explored_files` (READY only; the phase is checked by [`check_tool`]): adds files or
-    /// directories inside the repository; a directory explores its contents.
+    /// `add_explored_files` (READY only; the phase is checked by [`check_tool`]): adds files that
+    /// were read in this session (a Read recorded by the PostToolUse hook, or an exploration tool
+    /// that returned them), and new files whose parent directory is explored. Everything else is
+    /// refused with the reason: directories (the repository root included), globs, empty paths,
+    /// files never read, non-regular files, new files in unexplored directories.
     pub fn add_explored_files(&mut self, root: &RepoRoot, files: &[String]) -> AddExploredResult {
         let mut added = Vec::new();
         let mut rejected = Vec::new();
         for f in files {
-            match root.resolve(f) {
+            match self.explorable(root, f) {
                 Ok(p) => {
                     added.push(p.as_str().to_string());
                     self.explored.insert(p);
                 }
-                Err(e) => rejected.push(format!("{f}: {e}")),
+                Err(reason) => rejected.push(format!("{f:?}: {reason}")),
             }
         }
         AddExploredResult {
@@ -1372,6 +1375,54 @@ impl SessionState {
             added,
             rejected,
             explored_count: self.explored.len(),
+        }
+    }
+
+    /// Whether a tool call of this session named `p` among its files.
+    fn was_read(&self, p: &RepoPath) -> bool {
+        self.tool_calls.iter().any(|c| {
+            c.files
+                .iter()
+                .any(|f| RepoPath::parse_relative(f).is_ok_and(|r| &r == p))
+        })
+    }
+
+    fn explorable(&self, root: &RepoRoot, f: &str) -> Result<RepoPath, String> {
+        if f.trim().is_empty() {
+            return Err("an empty path names no file".into());
+        }
+        if f.contains(['*', '?', '[']) {
+            return Err("globs are not accepted: name each file you read".into());
+        }
+        let p = root.resolve(f).map_err(|e| e.to_string())?;
+        if p.is_root() {
+            return Err("the repository root is a directory: name the files you read".into());
+        }
+        match std::fs::metadata(root.absolute(&p)) {
+            Ok(m) if m.is_dir() => Err(format!(
+                "{p} is a directory: name the files in it that you read"
+            )),
+            Ok(m) if !m.is_file() => Err(format!("{p} is not a regular file")),
+            Ok(_) if self.was_read(&p) => Ok(p),
+            Ok(_) => Err(format!(
+                "{p} was not read in this session: Read it (or find it with an exploration tool) first, then add it"
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let parent = p.parent().unwrap_or_default();
+                if self.is_dir_explored(&parent) {
+                    Ok(p)
+                } else {
+                    Err(format!(
+                        "{p} does not exist and its directory {} was not explored: explore the directory first",
+                        if parent.is_root() {
+                            "(the root)".to_string()
+                        } else {
+                            parent.to_string()
+                        }
+                    ))
+                }
+            }
+            Err(e) => Err(format!("{p} cannot be checked: {e}")),
         }
     }
 
@@ -1443,14 +1494,13 @@ impl SessionState {
 
 /// The recovery options of a denied write (seed 002 v3.10 shape).
 pub fn recovery_options(path: &RepoPath) -> BTreeMap<String, RecoveryOption> {
-    let dir = path.parent().unwrap_or_default();
     BTreeMap::from([
         (
             "add_explored_files".to_string(),
             RecoveryOption {
-                description: "Add files/directories to explored list without leaving READY phase"
+                description: "Add files you have read (or new files in an explored directory) to the explored list without leaving READY phase"
                     .into(),
-                example: format!("add_explored_files(files=[\"{path}\", \"{dir}\"])"),
+                example: format!("add_explored_files(files=[\"{path}\"])"),
             },
         ),
         (

@@ -118,7 +118,7 @@ fn merges_into_existing_configuration_and_loses_nothing() {
             "hooks": {
                 "PreToolUse": [
                     { "matcher": "Bash", "hooks": [{ "type": "command", "command": "audit-bash" }] },
-                    { "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash", "hooks": [
+                    { "matcher": "*", "hooks": [
                         { "type": "command", "command": "code-intel-pre-tool-use", "args": [], "timeout": 30 } ] },
                 ],
                 "Stop": [{ "hooks": [{ "type": "command", "command": "notify-done" }] }],
@@ -272,10 +272,10 @@ fn an_existing_code_intel_entry_is_updated_not_duplicated() {
         json!({ "command": "code-intel", "args": ["serve"], "env": { "CODE_INTEL_LOG": "debug" }, "type": "stdio", "alwaysLoad": true })
     );
     let settings = read_json(&repo.path().join(".claude/settings.json"));
-    // The old matcher missed Bash: the handler moved to a group that covers it, once.
+    // The old matcher missed tools: the handler moved to a group that covers every tool, once.
     assert_eq!(
         settings["hooks"]["PreToolUse"],
-        json!([{ "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash", "hooks": [
+        json!([{ "matcher": "*", "hooks": [
             { "type": "command", "command": "code-intel-pre-tool-use", "args": [], "timeout": 30 } ] }])
     );
     assert_eq!(settings["permissions"]["allow"], json!(["mcp__code-intel"]));

@@ -7,9 +7,9 @@ use serde_json::{Map, Value, json};
 /// hook's ~1 ms start so a slow CI machine never turns a deny into a fail-open timeout.
 pub const HOOK_TIMEOUT_SECS: u32 = 20;
 
-/// The PreToolUse matcher the real gate is configured with: every tool that can write, as exact
-/// names (`MultiEdit` is legacy in 2.1.328 but kept, §2.2).
-pub const WRITE_TOOLS_MATCHER: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";
+/// The PreToolUse matcher the real gate is configured with: every tool (`code-intel init` and the
+/// plugin install the same; the gate's tool table classifies them).
+pub const WRITE_TOOLS_MATCHER: &str = "*";
 
 /// Name of the PreToolUse hook binary built by `code-intel-hooks`.
 pub const PRE_TOOL_USE_BIN: &str = "code-intel-pre-tool-use";

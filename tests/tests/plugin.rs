@@ -128,8 +128,7 @@ fn manifest_version_and_hooks_match_the_workspace() -> Result<()> {
     let hooks: Value = serde_json::from_str(&read("hooks/hooks.json")?)?;
     let pre = &hooks["hooks"]["PreToolUse"][0];
     ensure!(
-        pre["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash"
-            && pre["hooks"][0]["command"] == PRE_TOOL_USE_BIN,
+        pre["matcher"] == "*" && pre["hooks"][0]["command"] == PRE_TOOL_USE_BIN,
         "{hooks:#}"
     );
     let post = &hooks["hooks"]["PostToolUse"][0];

@@ -267,16 +267,56 @@ fn modify_session_reaches_ready_and_gates_writes_by_exploration() {
             .contains(&RepoPath::parse_relative("app/Services/TokenService.php").unwrap())
     );
 
+    // add_explored_files takes files read in this session (User.php: a Read recorded without
+    // joining the explored set, as an older hook did) and new files next to explored ones, and
+    // nothing else: no directories, root, globs, empty paths, unread files, escapes.
+    f.store
+        .update(&id, |s| {
+            s.tool_calls.push(call("Read", &["app/Models/User.php"]))
+        })
+        .unwrap();
     let added = f
         .store
-        .add_explored_files(&id, &strings(&["app/Models", "/etc/passwd"]))
+        .add_explored_files(
+            &id,
+            &strings(&[
+                "app/Models",
+                "/etc/passwd",
+                ".",
+                "",
+                "app/*",
+                "README.md",
+                "lib/x/New.php",
+                "app/Models/User.php",
+                "app/Services/New.php",
+            ]),
+        )
         .unwrap()
         .unwrap();
-    assert_eq!(added.added, ["app/Models"]);
-    assert_eq!(added.rejected.len(), 1);
+    assert_eq!(added.added, ["app/Models/User.php", "app/Services/New.php"]);
+    assert!(!added.success);
+    let rejected = added.rejected.join("\n");
+    for reason in [
+        "app/Models is a directory",
+        "outside the repository",
+        "repository root is a directory",
+        "empty path",
+        "globs are not accepted",
+        "README.md was not read in this session",
+        "lib/x/New.php does not exist and its directory lib/x was not explored",
+    ] {
+        assert!(rejected.contains(reason), "{reason}: {rejected}");
+    }
+    assert_eq!(added.rejected.len(), 7);
     assert!(
         f.store
             .check_write_target(&id, "app/Models/User.php", false)
+            .unwrap()
+            .allowed
+    );
+    assert!(
+        !f.store
+            .check_write_target(&id, "app/Rules/Password.php", false)
             .unwrap()
             .allowed
     );

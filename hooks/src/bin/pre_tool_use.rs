@@ -4,7 +4,9 @@
 //! internal error all deny (JSON on stdout + reason on stderr + exit 2), and so does the watchdog
 //! when the decision takes longer than `WATCHDOG_AFTER` (something blocked: Claude Code would run
 //! the tool once its hook timeout passed). Allow prints nothing and exits 0. `--self-check` runs a synthetic Write through the gate in a temporary directory and
-//! exits 0 only if it is denied (for `code-intel doctor`).
+//! exits 0 only if it is denied (for `code-intel doctor`). `--classify NAME…` prints each tool's
+//! class in the gate's tool table and exits 1 if one is unknown (for the e2e test that checks the
+//! table against the tools the pinned Claude Code offers).
 #![allow(
     clippy::print_stderr,
     clippy::print_stdout,
@@ -89,9 +91,26 @@ fn self_check() -> ExitCode {
     }
 }
 
+fn classify(names: &[String]) -> ExitCode {
+    let mut unknown = false;
+    for n in names {
+        let class = code_intel_core::gate::tools::classify(n);
+        unknown |= class == code_intel_core::gate::tools::ToolClass::Unknown;
+        println!("{n}\t{class:?}");
+    }
+    if unknown {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn main() -> ExitCode {
-    if std::env::args().nth(1).as_deref() == Some("--self-check") {
-        return self_check();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--self-check") => return self_check(),
+        Some("--classify") => return classify(&args[1..]),
+        _ => {}
     }
     WATCHDOG.arm(WATCHDOG_AFTER, || print_deny(TIMEOUT_REASON), 2);
     // The default panic message goes to stderr, which is fine; stdout stays ours.
