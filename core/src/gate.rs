@@ -236,6 +236,12 @@ fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Targ
     let mut targets = Vec::new();
     for (t, via) in raw {
         let word = match t {
+            BashTarget::Script(w) => {
+                if !script_is_known(root, call.cwd, &protect, &w) {
+                    targets.push(Target::Dynamic { word: w, via });
+                }
+                continue;
+            }
             BashTarget::Path(w) | BashTarget::Tree(w) => w,
             BashTarget::Dynamic(word) => {
                 if let Some(p) = protect::expand_home(&word, protect.home()) {
@@ -287,6 +293,28 @@ fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Targ
         }
     }
     Ok(Some(targets))
+}
+
+/// Where programs run by path are trusted outside the repository: the system's own directories,
+/// which the agent cannot write.
+const SYSTEM_DIRS: [&str; 8] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/nix", "/snap",
+];
+
+/// Whether a file run as code (`bash x.sh`, `./x`, `source x`) is one the gate can vouch for: a
+/// file of the project (which the gate keeps from being written outside READY) or a system
+/// program. A script in `/tmp` or the home directory may hold any write.
+fn script_is_known(root: &RepoRoot, cwd: &Path, protect: &Protected, word: &str) -> bool {
+    let path = match protect::expand_home(word, protect.home()) {
+        Some(p) => p,
+        None if word.contains(['*', '?', '[', '{', '$', '`', '~']) => return false,
+        None => cwd.join(word),
+    };
+    let Some(plain) = protect::unproc(&path, cwd) else {
+        return false;
+    };
+    let real = real_location(&plain);
+    real.starts_with(root.path()) || SYSTEM_DIRS.iter().any(|d| real.starts_with(d))
 }
 
 /// Whether a run-time target (`rm -rf target/*`) cannot reach source or configuration: its literal
@@ -521,7 +549,7 @@ fn touched_files(call: &HookCall<'_>, resp: &Value) -> Vec<String> {
                     .into_iter()
                     .filter_map(|t| match t {
                         BashTarget::Path(p) | BashTarget::Tree(p) => Some(p),
-                        BashTarget::Dynamic(_) => None,
+                        BashTarget::Dynamic(_) | BashTarget::Script(_) => None,
                     })
                     .collect()
             })

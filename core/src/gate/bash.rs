@@ -137,6 +137,9 @@ pub enum BashTarget {
     Tree(String),
     /// A target not knowable statically; carries the raw word or code snippet, e.g. `"$OUT/x"`.
     Dynamic(String),
+    /// A file run as code (`bash x.sh`, `source x`, `python x.py`, `make -f x`, `/tmp/x`): what it
+    /// writes is unknown; the gate accepts the project's own files and system programs only.
+    Script(String),
 }
 
 /// Analyses one Bash command line (as given to Claude Code's Bash tool): the files it may write and

@@ -63,6 +63,8 @@ pub(super) struct Eval {
     /// The `pushd` stack.
     pub(super) dirs: Vec<Cwd>,
     depth: usize,
+    /// The command being evaluated reads a pipe (`… | bash`).
+    pub(super) piped: bool,
 }
 
 /// One command to apply a rule to: its canonical name, its arguments and its stdin text.
@@ -150,7 +152,9 @@ impl Eval {
                 stdin.clone_from(&r.body);
             }
         }
+        self.piped = cmd.piped;
         self.invoke(&words, stdin.as_deref());
+        self.piped = false;
     }
 
     fn redirect(&mut self, r: &mut Redir) {
@@ -176,8 +180,19 @@ impl Eval {
     pub(super) fn invoke(&mut self, mut words: &[Word], stdin: Option<&str>) {
         for _ in 0..MAX_DEPTH {
             let Some(first) = words.first() else { return };
-            if first.dynamic {
+            if first.dynamic && !matches!(first.value.as_str(), "[" | "[[") {
+                // `$C -i … f`, `$(echo sed) …`: the program is only known at run time.
+                let raw = first.raw.clone();
+                self.out.writes.push(BashWrite {
+                    target: BashTarget::Dynamic(raw),
+                    via: "a command whose name is only known at run time".into(),
+                });
                 return;
+            }
+            if first.value.contains('/') {
+                // A program run by path (`./x.sh`, `/tmp/x`): the gate accepts the project's own
+                // files and system programs.
+                self.script(first, "runs a program by path");
             }
             let name = canonical(&first.value);
             if name == "xargs" {
@@ -188,6 +203,23 @@ impl Eval {
             {
                 let args = parse_opts(&words[1..], &stop_spec(val, long));
                 if stops.split(' ').any(|f| args.has(&[f])) {
+                    return;
+                }
+                if name == "time" {
+                    for w in args.values(&["-o", "--output"]) {
+                        self.write(w, "time -o");
+                    }
+                }
+                if name == "env"
+                    && let Some(split) = args.value(&["-S", "--split-string"])
+                {
+                    // `env -S 'CMD ARGS' MORE`: the string is split into the command line.
+                    let mut text = split.value.clone();
+                    for w in &words[1 + args.end..] {
+                        text.push(' ');
+                        text.push_str(&w.raw);
+                    }
+                    self.run_text(&text);
                     return;
                 }
                 let mut rest = &words[1 + args.end..];
@@ -341,6 +373,27 @@ impl Eval {
 
     pub(super) fn read(&mut self, w: &Word) {
         self.read_as(w, false);
+    }
+
+    /// Reports `w` as a file run as code.
+    pub(super) fn script(&mut self, w: &Word, via: &str) {
+        let target = match self.target(w, false) {
+            Some(BashTarget::Path(p) | BashTarget::Dynamic(p)) => BashTarget::Script(p),
+            Some(t) => t,
+            None => return,
+        };
+        self.out.writes.push(BashWrite {
+            target,
+            via: via.to_string(),
+        });
+    }
+
+    /// Reports code read from a pipe (`… | bash`, `… | python3`): unknowable statically.
+    pub(super) fn piped_code(&mut self, name: &str) {
+        self.out.writes.push(BashWrite {
+            target: BashTarget::Dynamic("<stdin>".into()),
+            via: format!("{name} running code from a pipe"),
+        });
     }
 }
 

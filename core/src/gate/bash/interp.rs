@@ -38,8 +38,15 @@ const CALLS: &[(&str, Call)] = &[
          fs.unlink fs.rm fs.rmdir fs.mkdir fs.truncate os.remove os.unlink os.rmdir \
          os.mkdir os.makedirs os.truncate shutil.rmtree File.write IO.write \
          File.delete File.unlink FileUtils.rm FileUtils.rm_f FileUtils.rm_rf \
-         FileUtils.touch FileUtils.mkdir_p unlink mkdir rmdir touch",
+         FileUtils.touch FileUtils.mkdir_p unlink mkdir rmdir touch os.open *openSync \
+         os.chmod os.utime os.mkfifo os.mknod *chmodSync *utimesSync *symlinkSync \
+         *linkSync os.symlink os.link",
         Call::Write(&[0]),
+    ),
+    ("sysopen", Call::Write(&[1])),
+    (
+        ".symlink_to .hardlink_to .chmod .write_text .write_bytes",
+        Call::RecvWrite,
     ),
     (
         "*renameSync fs.rename os.rename os.replace shutil.move File.rename \
@@ -51,7 +58,10 @@ const CALLS: &[(&str, Call)] = &[
          shutil.copytree FileUtils.cp FileUtils.cp_r copy",
         Call::Write(&[1]),
     ),
-    ("open io.open codecs.open File.open *fopen", Call::Open),
+    (
+        "open io.open codecs.open File.open File.new io.FileIO *fopen",
+        Call::Open,
+    ),
     (
         "*readFileSync fs.readFile file_get_contents File.read IO.read File.readlines \
          IO.readlines",

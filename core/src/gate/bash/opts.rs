@@ -48,9 +48,21 @@ pub(super) struct Args<'w> {
     pub(super) end: usize,
 }
 
+/// Whether the flag `f` as written selects the option `name`: equal, or an abbreviation of a long
+/// option (`--in-pl` for `--in-place`, `--out=` for `--output`): GNU getopt accepts any unambiguous
+/// prefix, and an ambiguous one is counted as every option it may mean (more writes, not fewer).
+fn selects(f: &str, name: &str) -> bool {
+    f == name
+        || (f.len() >= 4 && f.starts_with("--") && name.starts_with("--") && name.starts_with(f))
+}
+
+fn selects_any(f: &str, names: &[&str]) -> bool {
+    names.iter().any(|n| selects(f, n))
+}
+
 impl Args<'_> {
     pub(super) fn has(&self, names: &[&str]) -> bool {
-        self.flags.iter().any(|(f, _)| names.contains(&f.as_str()))
+        self.flags.iter().any(|(f, _)| selects_any(f, names))
     }
 
     pub(super) fn values<'a>(
@@ -59,7 +71,7 @@ impl Args<'_> {
     ) -> impl Iterator<Item = &'a Word> + 'a {
         self.flags
             .iter()
-            .filter(move |(f, _)| names.contains(&f.as_str()))
+            .filter(move |(f, _)| selects_any(f, names))
             .filter_map(|(_, v)| v.as_ref())
     }
 
@@ -67,7 +79,7 @@ impl Args<'_> {
         self.flags
             .iter()
             .rev()
-            .find(|(f, _)| names.contains(&f.as_str()))
+            .find(|(f, _)| selects_any(f, names))
             .and_then(|(_, v)| v.as_ref())
     }
 }
@@ -104,7 +116,11 @@ pub(super) fn parse_opts<'w>(words: &'w [Word], spec: &OptSpec) -> Args<'w> {
         } else if v.starts_with("--") {
             if let Some((name, val)) = v.split_once('=') {
                 a.flags.push((name.to_string(), Some(sub_word(w, val))));
-            } else if listed(spec.long_val, v) {
+            } else if spec
+                .long_val
+                .split(' ')
+                .any(|n| !n.is_empty() && selects(v, n))
+            {
                 a.flags.push((v.to_string(), words.get(i + 1).cloned()));
                 i += 1;
             } else {

@@ -7,6 +7,8 @@ use super::lex::{Redir, Tok, Word};
 pub(super) struct Cmd {
     pub(super) words: Vec<Word>,
     pub(super) redirs: Vec<Redir>,
+    /// The command reads a pipe (it follows `|` or `|&`).
+    pub(super) piped: bool,
 }
 
 #[derive(Debug)]
@@ -49,6 +51,7 @@ pub(super) fn parse(toks: Vec<Tok>) -> Vec<Event> {
             Tok::Op(op) => {
                 header = false;
                 p.flush();
+                p.cur.piped = op == "|" || op == "|&";
                 if op == ")" && p.open.last() == Some(&true) {
                     p.exit(&mut toks);
                 }

@@ -12,6 +12,7 @@ mod script;
 mod shell;
 
 use archive::{rule_tar, rule_unzip};
+use files::{rule_compress, rule_editor, rule_split, rule_sponge, rule_uniq};
 use files::{rule_copy, rule_dd, rule_operands, rule_patch, rule_sed, rule_tee};
 use find::rule_find;
 use format::rule_formatter;
@@ -19,7 +20,7 @@ use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
 use read::{rule_grep, rule_ls, rule_read};
 use script::{rule_awk, rule_interpreter, rule_perl_ruby};
-use shell::{rule_cd, rule_shell};
+use shell::{rule_cd, rule_command_string, rule_flock, rule_make, rule_shell, rule_source};
 
 use super::eval::{Eval, Inv};
 use super::lex::Word;
@@ -41,7 +42,15 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
     ("ionice", "cnp", "--class --classdata", 0, ""),
     ("time", "fo", "--format --output", 0, ""),
     ("command", "", "", 0, "-v -V"),
-    ("builtin nohup chronic unbuffer busybox", "", "", 0, ""),
+    (
+        "builtin nohup chronic unbuffer busybox setsid fakeroot catchsegv firejail",
+        "",
+        "",
+        0,
+        "",
+    ),
+    ("taskset", "", "", 1, ""),
+    ("chrt prlimit numactl", "", "", 0, ""),
     ("exec", "a", "", 0, ""),
     ("timeout", "sk", "--signal --kill-after", 1, ""),
     ("stdbuf", "ioe", "--input --output --error", 0, ""),
@@ -79,6 +88,19 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("rsync scp", rule_rsync),
     ("python node php", rule_interpreter),
     ("bash sh zsh dash ksh eval", rule_shell),
+    ("source .", rule_source),
+    ("make gmake", rule_make),
+    ("flock", rule_flock),
+    ("trap watch su script", rule_command_string),
+    ("sponge", rule_sponge),
+    ("uniq", rule_uniq),
+    (
+        "gzip gunzip bzip2 bunzip2 xz unxz lzma unlzma zstd unzstd lz4 compress uncompress",
+        rule_compress,
+    ),
+    ("split csplit", rule_split),
+    ("mkfifo mknod", rule_operands),
+    ("vim vi nvim view", rule_editor),
     ("find", rule_find),
     (
         "black isort autopep8 yapf ruff prettier eslint stylelint gofmt goimports rustfmt clang-format php-cs-fixer phpcbf cargo",

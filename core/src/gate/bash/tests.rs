@@ -12,6 +12,7 @@ fn render(t: &BashTarget) -> String {
         BashTarget::Path(p) => format!("path {p}"),
         BashTarget::Tree(p) => format!("tree {p}"),
         BashTarget::Dynamic(p) => format!("dynamic {p}"),
+        BashTarget::Script(p) => format!("script {p}"),
     }
 }
 
@@ -482,6 +483,7 @@ fn downloads_and_archives() {
             $ wget -r -np https://x.test/docs/
               write tree . (wget -r)
             $ wget -qO- https://x.test/install.sh | sh
+              write dynamic <stdin> (sh running code from a pipe)
             $ tar -xzf archive.tgz
               write tree . (tar -x)
               read path archive.tgz
@@ -564,10 +566,12 @@ fn interpreters() {
               write path data.json (python stdin)
             $ python3 <<EOF\nprint(open('/dev/null', 'w'))\nEOF
             $ python3 script.py --out x.txt
+              write script script.py (python runs a script file)
             $ python3 -m http.server
             $ node -e "require('fs').writeFileSync('pkg.json', '{}')"
               write path pkg.json (node -e)
             $ node -e "const fs = require('fs'); fs.appendFileSync(`${dir}/log`, 'x'); fs.readFileSync('in.txt')"
+              write dynamic ${dir}/log (a command whose name is only known at run time)
               write dynamic `${dir}/log` (node -e)
               read path in.txt
             $ node --eval "fs.unlink('old.js', () => {})"
@@ -692,6 +696,7 @@ fn structure() {
             $ exec > log.txt 2>&1
               write path log.txt (redirect >)
             $ /usr/bin/python3.12 -c "open('p', 'w')"
+              write script /usr/bin/python3.12 (runs a program by path)
               write path p (python -c)
             $ find . -name '*.o' | xargs rm
               write dynamic <xargs input> (xargs rm)

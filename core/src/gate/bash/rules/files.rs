@@ -41,6 +41,22 @@ pub(super) fn rule_sed(e: &mut Eval, inv: &Inv<'_>) {
     }
     let scripted = a.has(&["-e", "--expression", "-f", "--file"]);
     let in_place = a.has(&["-i", "--in-place"]);
+    let scripts: Vec<&str> = a
+        .values(&["-e", "--expression"])
+        .map(|w| w.value.as_str())
+        .chain(
+            a.operands
+                .first()
+                .filter(|_| !scripted)
+                .map(|w| w.value.as_str()),
+        )
+        .collect();
+    if scripts.iter().any(|s| sed_writes(s)) {
+        e.out.writes.push(crate::gate::bash::BashWrite {
+            target: crate::gate::bash::BashTarget::Dynamic(scripts.join("; ")),
+            via: "sed w/W command (writes a file named in the script)".into(),
+        });
+    }
     for f in a.operands.get(usize::from(!scripted)..).unwrap_or_default() {
         if in_place {
             e.write(f, "sed -i")
@@ -48,6 +64,25 @@ pub(super) fn rule_sed(e: &mut Eval, inv: &Inv<'_>) {
             e.read(f)
         }
     }
+}
+
+/// Whether a sed script may write a file: a `w`/`W` command or the `w` flag of `s///` (`s/a/b/w f`),
+/// or `e` (run a command). Conservative: any `w`, `W` or `e` right after a command position, a
+/// closing delimiter or a flag.
+fn sed_writes(script: &str) -> bool {
+    let b = script.as_bytes();
+    (0..b.len()).any(|i| {
+        matches!(b[i], b'w' | b'W' | b'e')
+            && b.get(i + 1)
+                .is_none_or(|c| c.is_ascii_whitespace() || *c == b'/')
+            && (i == 0
+                || matches!(
+                    b[i - 1],
+                    b';' | b'\n' | b'}' | b'{' | b'/' | b'|' | b'#' | b'!' | b' '
+                )
+                || (b[i - 1].is_ascii_digit()
+                    || matches!(b[i - 1], b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'$')))
+    })
 }
 
 pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
@@ -187,4 +222,98 @@ pub(super) fn rule_patch(e: &mut Eval, inv: &Inv<'_>) {
             (None, None) => e.write_tree(&here(), "patch"),
         }
     });
+}
+
+/// `sponge FILE`: soaks up stdin, then writes FILE.
+pub(super) fn rule_sponge(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("", ""));
+    a.operands.iter().for_each(|w| e.write(w, "sponge"));
+}
+
+/// `uniq [opts] [INPUT [OUTPUT]]`: the second operand is written.
+pub(super) fn rule_uniq(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(
+        inv.args,
+        &spec("fsw", "--skip-fields --skip-chars --check-chars"),
+    );
+    if let Some(input) = a.operands.first() {
+        e.read(input);
+    }
+    if let Some(output) = a.operands.get(1) {
+        e.write(output, "uniq OUTPUT");
+    }
+}
+
+/// `gzip f`, `xz -d f.xz`, …: replace each operand by its (de)compressed sibling, unless they
+/// write to stdout (`-c`, `--stdout`) or only test or list.
+pub(super) fn rule_compress(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(
+        inv.args,
+        &spec("bSoTFM", "--suffix --output --threads --format"),
+    );
+    if a.has(&[
+        "-c",
+        "--stdout",
+        "--to-stdout",
+        "-t",
+        "--test",
+        "-l",
+        "--list",
+    ]) {
+        a.operands.iter().for_each(|w| e.read(w));
+        return;
+    }
+    let via = inv.name;
+    for w in &a.operands {
+        e.write(w, via);
+        // The sibling: `f` -> `f.gz` (and back); whatever the suffix, it sits next to `f`.
+        let mut sibling = (*w).clone();
+        sibling.value = format!("{}*", w.value);
+        sibling.raw = format!("{}*", w.raw);
+        sibling.dynamic = true;
+        e.write(&sibling, via);
+    }
+    for o in a.values(&["-o", "--output"]) {
+        e.write(o, via);
+    }
+}
+
+/// `split [opts] [INPUT [PREFIX]]` and `csplit [opts] INPUT PATTERN…`: files named PREFIX… (`x`
+/// and `xx` by default) in the working directory.
+pub(super) fn rule_split(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(
+        inv.args,
+        &spec(
+            "abClnfdx",
+            "--suffix-length --bytes --line-bytes --lines --number --prefix --digits --additional-suffix --filter",
+        ),
+    );
+    let prefix = if inv.name == "split" {
+        a.operands
+            .get(1)
+            .map(|w| w.value.clone())
+            .unwrap_or_else(|| "x".into())
+    } else {
+        a.value(&["-f", "--prefix"])
+            .map(|w| w.value.clone())
+            .unwrap_or_else(|| "xx".into())
+    };
+    if let Some(input) = a.operands.first() {
+        e.read(input);
+    }
+    let mut w = Word::synthetic(&format!("{prefix}*"), true);
+    w.raw = format!("{prefix}*");
+    e.write(&w, inv.name);
+    for f in a.values(&["--filter"]) {
+        e.run_text(&f.value);
+    }
+}
+
+/// `vim -Es -c 'wq' f`, `vi f`: an editor run from a command may write every file it names.
+pub(super) fn rule_editor(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("cSuiTwWsrt", "--cmd"));
+    a.operands.iter().for_each(|w| e.write(w, inv.name));
+    for f in a.values(&["-w", "-W"]) {
+        e.write(f, inv.name);
+    }
 }

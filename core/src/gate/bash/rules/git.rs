@@ -12,9 +12,53 @@ pub(super) fn rule_git(e: &mut Eval, inv: &Inv<'_>) {
     let Some((sub, rest)) = inv.args.get(g.end..).and_then(<[Word]>::split_first) else {
         return;
     };
+    // `-c alias.x='!cmd'` runs a shell command (and `alias.x='checkout -- .'` a subcommand this
+    // rule never sees); `core.hooksPath`, `core.fsmonitor`, `core.sshCommand`, pagers, editors,
+    // filters, textconv, drivers, helpers run programs too. Such settings (and `--config-env`,
+    // whose value is not visible) are run-time unknowns; `-c color.ui=never` is not.
+    let runs_programs = |key: &str| {
+        let key = key.to_ascii_lowercase();
+        [
+            "alias.",
+            "hookspath",
+            "fsmonitor",
+            "sshcommand",
+            "pager",
+            "editor",
+            "textconv",
+            "external",
+            "filter.",
+            "credential",
+            "program",
+            "driver",
+            "gitproxy",
+            "include",
+            "askpass",
+            "worktree",
+            "command",
+        ]
+        .iter()
+        .any(|k| key.contains(k))
+    };
+    for cfg in g
+        .values(&["-c"])
+        .filter(|w| w.dynamic || runs_programs(&w.value))
+        .chain(g.values(&["--config-env"]))
+    {
+        e.out.writes.push(crate::gate::bash::BashWrite {
+            target: crate::gate::bash::BashTarget::Dynamic(cfg.value.clone()),
+            via: "git -c (configuration that can run commands)".into(),
+        });
+    }
     let saved = e.cwd.clone();
     for dir in g.values(&["-C"]) {
         e.cwd = e.cwd_after(dir);
+    }
+    // `--work-tree DIR` moves where the working-tree writes land; `--git-dir` alone makes the
+    // working tree the current directory.
+    let work_tree = g.value(&["--work-tree"]).cloned();
+    if let Some(wt) = &work_tree {
+        e.cwd = e.cwd_after(wt);
     }
     git_subcommand(e, &sub.value, rest);
     e.cwd = saved;
@@ -25,6 +69,35 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
     let tree = |e: &mut Eval| e.write_tree(&here(), &via);
     match sub {
         "am" | "merge" | "pull" | "rebase" | "cherry-pick" | "revert" | "switch" => tree(e),
+        "merge-file" => {
+            let a = parse_opts(rest, &spec("L", "--marker-size"));
+            if a.has(&["-p", "--stdout"]) {
+                a.operands.iter().for_each(|p| e.read(p));
+            } else if let Some((current, others)) = a.operands.split_first() {
+                e.write(current, &via);
+                others.iter().for_each(|p| e.read(p));
+            }
+        }
+        "read-tree" | "checkout-index" | "update-index" | "filter-branch" | "sparse-checkout"
+            if rest.iter().any(|w| {
+                matches!(
+                    w.value.as_str(),
+                    "-u" | "--reset"
+                        | "-a"
+                        | "--all"
+                        | "-f"
+                        | "--force"
+                        | "set"
+                        | "reapply"
+                        | "init"
+                        | "disable"
+                        | "--tree-filter"
+                )
+            }) =>
+        {
+            tree(e)
+        }
+        "submodule" | "lfs" => tree(e),
         "apply" => {
             let a = parse_opts(rest, &spec("pC", ""));
             let report_only =

@@ -47,6 +47,8 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
         scan_code(e, stdin, &format!("{} stdin", inv.name));
+    } else {
+        script_or_pipe(e, inv.name, a.operands.first().copied());
     }
 }
 
@@ -103,12 +105,32 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
             scan_code(e, &code.value, &format!("{} {flag}", inv.name));
         }
     }
-    if code_given || a.has(script_flags) {
+    if code_given {
+        return;
+    }
+    if a.has(script_flags) {
+        // `php -f FILE` runs FILE; `python -m MOD` runs an installed or project module.
+        if inv.name == "php" {
+            a.values(&["-f"])
+                .for_each(|f| e.script(f, "php -f runs a script file"));
+        }
         return;
     }
     if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
         scan_code(e, stdin, &format!("{} stdin", inv.name));
+    } else {
+        script_or_pipe(e, inv.name, a.operands.first().copied());
+    }
+}
+
+/// An interpreter given a script file runs it (a [`crate::gate::bash::BashTarget::Script`]); given
+/// neither code nor a file while reading a pipe, it runs code no one can see.
+fn script_or_pipe(e: &mut Eval, name: &str, first: Option<&crate::gate::bash::lex::Word>) {
+    match first {
+        Some(f) if f.value != "-" => e.script(f, &format!("{name} runs a script file")),
+        _ if e.piped => e.piped_code(name),
+        _ => {}
     }
 }

@@ -1,5 +1,10 @@
 //! Rules for shell builtins and shells: `cd`/`pushd`/`popd` move the working directory,
-//! `bash -c`, `sh` reading a heredoc and `eval` run their text as a command line.
+//! `bash -c`, `sh` reading a heredoc, `eval`, `flock … -c`, `trap`, `watch`, `su -c` and
+//! `script -c` run their text as a command line; `bash FILE`, `source FILE`, `. FILE` and
+//! `make -f FILE` run a file (a [`BashTarget::Script`]); a shell reading a pipe runs code no one
+//! can see.
+
+use crate::gate::bash::BashTarget;
 
 use crate::gate::bash::eval::{Cwd, Eval, Inv};
 use crate::gate::bash::opts::{OptSpec, parse_opts, spec, stop_spec};
@@ -42,5 +47,87 @@ pub(super) fn rule_shell(e: &mut Eval, inv: &Inv<'_>) {
             .for_each(|cmd| e.run_text(&cmd.value));
     } else if let (true, Some(stdin)) = (a.operands.is_empty() || a.has(&["-s"]), inv.stdin) {
         e.run_text(stdin);
+    } else if let Some(file) = a.operands.first().filter(|_| !a.has(&["-s"])) {
+        e.script(file, &format!("{} runs a script file", inv.name));
+    } else if e.piped {
+        e.piped_code(inv.name);
+    }
+}
+
+pub(super) fn rule_source(e: &mut Eval, inv: &Inv<'_>) {
+    if let Some(file) = inv.args.first() {
+        e.script(file, &format!("{} runs a script file", inv.name));
+    }
+}
+
+pub(super) fn rule_make(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(
+        inv.args,
+        &spec(
+            "fCIjlOoWE",
+            "--file --makefile --directory --include-dir --jobs --eval",
+        ),
+    );
+    for f in a.values(&["-f", "--file", "--makefile"]) {
+        e.script(f, "make -f runs a makefile");
+    }
+    for code in a.values(&["-E", "--eval"]) {
+        e.out.writes.push(crate::gate::bash::BashWrite {
+            target: BashTarget::Dynamic(code.value.clone()),
+            via: "make --eval".into(),
+        });
+    }
+}
+
+/// `flock [opts] FILE -c STRING` or `flock [opts] FILE CMD ARGS`.
+pub(super) fn rule_flock(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(
+        inv.args,
+        &stop_spec("wEc", "--timeout --conflict-exit-code --command"),
+    );
+    if let Some(cmd) = a.value(&["-c", "--command"]) {
+        return e.run_text(&cmd.value);
+    }
+    if let Some((_, rest)) = inv.args[a.end..].split_first() {
+        match rest {
+            [flag, cmd, ..] if matches!(flag.value.as_str(), "-c" | "--command") => {
+                e.run_text(&cmd.value)
+            }
+            _ => e.invoke(rest, None),
+        }
+    }
+}
+
+/// `trap 'CMD' SIG…`, `watch [opts] CMD…`, `su [user] -c CMD`, `script -c CMD [file]`.
+pub(super) fn rule_command_string(e: &mut Eval, inv: &Inv<'_>) {
+    match inv.name {
+        "trap" => {
+            let a = parse_opts(inv.args, &spec("", ""));
+            if let Some(cmd) = a.operands.first() {
+                e.run_text(&cmd.value);
+            }
+        }
+        "watch" => {
+            let a = parse_opts(
+                inv.args,
+                &stop_spec("dnq", "--interval --differences --chgexit"),
+            );
+            let text: Vec<&str> = a.operands.iter().map(|w| w.value.as_str()).collect();
+            e.run_text(&text.join(" "));
+        }
+        _ => {
+            let a = parse_opts(
+                inv.args,
+                &spec("csgGlO", "--command --shell --group --log-out"),
+            );
+            for cmd in a.values(&["-c", "--command"]) {
+                e.run_text(&cmd.value);
+            }
+            if inv.name == "script" {
+                a.operands.iter().for_each(|f| e.write(f, "script"));
+                a.values(&["-O", "--log-out"])
+                    .for_each(|f| e.write(f, "script"));
+            }
+        }
     }
 }
