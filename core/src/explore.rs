@@ -21,6 +21,7 @@ use std::path::PathBuf;
 
 use crate::config::{Config, ResultLimits};
 use crate::index::chunk::{Chunk, ChunkKind, SkipReason, chunk_source};
+use crate::index::source::{self, SourceError};
 use crate::index::{CodeIndex, IndexError, StoredChunk, sync};
 use crate::repo_path::{RepoPath, RepoPathError, RepoRoot};
 
@@ -84,15 +85,6 @@ pub enum ExploreError {
         /// The type as given.
         name: String,
     },
-    /// A file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Read {
-        /// The repository-relative path.
-        path: String,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
     /// The file cannot be chunked (binary, too large).
     #[error("{path} cannot be parsed: {reason}")]
     Unparsable {
@@ -101,6 +93,10 @@ pub enum ExploreError {
         /// Why.
         reason: SkipReason,
     },
+    /// A file could not be read through [`source::read_source`]: a FIFO, socket or device, a
+    /// file over `max_file_bytes` (checked before reading), a symlink out of the repository.
+    #[error(transparent)]
+    Source(source::SourceError),
     /// The index failed (or the config's exclude patterns are invalid).
     #[error(transparent)]
     Index(#[from] IndexError),
@@ -206,14 +202,37 @@ fn language_id(name: &str) -> String {
     }
 }
 
+impl From<SourceError> for ExploreError {
+    /// Keeps the tools' established errors for a missing path and a directory; the rest are
+    /// [`ExploreError::Source`].
+    fn from(e: SourceError) -> Self {
+        match e {
+            SourceError::NotFound { path } => ExploreError::NotFound { path },
+            SourceError::Directory { path } => ExploreError::NotAFile { path },
+            other => ExploreError::Source(other),
+        }
+    }
+}
+
+/// Reads a repository file through the one checked path ([`source::read_source`]), at most
+/// `max_file_bytes`.
+fn read_file(cx: &ExploreContext<'_>, rel: &str) -> Result<Vec<u8>, ExploreError> {
+    Ok(source::read_source(cx.root, rel, cx.config.max_file_bytes)?)
+}
+
 /// The chunks of one file parsed from disk now (fresh, unlike the index).
 fn chunks_from_disk(cx: &ExploreContext<'_>, rel: &str) -> Result<Vec<Chunk>, ExploreError> {
-    let abs = cx.root.path().join(rel);
-    let bytes = std::fs::read(&abs).map_err(|source| ExploreError::Read {
-        path: rel.to_string(),
-        source,
-    })?;
-    chunk_source(rel, &bytes, &sync::chunk_options(cx.config)).map_err(|reason| {
+    let bytes = read_file(cx, rel)?;
+    chunks_of_bytes(cx, rel, &bytes)
+}
+
+/// The chunks of a file's bytes already read.
+fn chunks_of_bytes(
+    cx: &ExploreContext<'_>,
+    rel: &str,
+    bytes: &[u8],
+) -> Result<Vec<Chunk>, ExploreError> {
+    chunk_source(rel, bytes, &sync::chunk_options(cx.config)).map_err(|reason| {
         ExploreError::Unparsable {
             path: rel.to_string(),
             reason,

@@ -11,6 +11,7 @@
 pub mod chunk;
 pub mod lang;
 pub mod lexical;
+pub mod source;
 pub mod sync;
 
 // The semantic layer (embeddings, vectors, hybrid ranking): behind the `embed` feature.

@@ -9,12 +9,21 @@ use code_intel_core::index::chunk::{
 use expect_test::expect;
 use proptest::prelude::*;
 
+/// Default options, except a parse time budget no test machine reaches: results must not depend
+/// on the machine's speed (the depth and node limits are the deterministic budgets tested here).
 fn opts() -> ChunkOptions {
-    ChunkOptions::default()
+    ChunkOptions {
+        parse_budget_ms: 600_000,
+        ..ChunkOptions::default()
+    }
 }
 
 /// Checks the invariants every chunk list keeps, for any input.
 fn assert_invariants(path: &str, bytes: &[u8], chunks: &[Chunk], opts: &ChunkOptions) {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        assert_eq!(chunks, &[] as &[Chunk], "a blank file has no chunks");
+        return;
+    }
     let text = String::from_utf8_lossy(bytes);
     let lines = text.split('\n').count().max(1) as u32;
     assert_eq!(
@@ -101,7 +110,7 @@ fn invalid_utf8_degrades_and_is_marked_lossy() {
 }
 
 #[test]
-fn empty_file_has_only_the_module_chunk() {
+fn empty_and_blank_files_have_no_chunks() {
     for path in [
         "a.py",
         "a.php",
@@ -114,18 +123,13 @@ fn empty_file_has_only_the_module_chunk() {
         "a.scss",
         "a.txt",
     ] {
-        let chunks = chunk_source(path, b"", &opts()).unwrap();
-        assert_eq!(chunks.len(), 1, "{path}");
-        assert_eq!(
-            (
-                chunks[0].start_line,
-                chunks[0].end_line,
-                chunks[0].byte_range
-            ),
-            (1, 1, (0, 0))
-        );
-        assert_eq!(chunks[0].content, path);
+        for bytes in [&b""[..], b"\n\n  \t\r\n"] {
+            let chunks = chunk_source(path, bytes, &opts()).unwrap();
+            assert_eq!(chunks, vec![], "{path} {bytes:?}");
+        }
     }
+    // One visible character is enough for a module chunk.
+    assert_eq!(chunk_source("a.txt", b"x", &opts()).unwrap().len(), 2);
 }
 
 #[test]
@@ -187,7 +191,7 @@ fn minified_one_line_file_is_split_by_bytes() {
 
 #[test]
 fn deeply_nested_code_does_not_overflow() {
-    let depth = 5_000;
+    let depth = 100;
     let mut src = String::new();
     for i in 0..depth {
         src.push_str(&format!("function f{i}() {{\n"));
@@ -203,11 +207,7 @@ fn deeply_nested_code_does_not_overflow() {
     assert_eq!(deepest, 15);
     assert_invariants("deep.js", src.as_bytes(), &chunks, &opts());
 
-    let html = format!(
-        "{}{}",
-        "<div id=\"d\">".repeat(5_000),
-        "</div>".repeat(5_000)
-    );
+    let html = format!("{}{}", "<div id=\"d\">".repeat(300), "</div>".repeat(300));
     let chunks = chunk_source("deep.html", html.as_bytes(), &opts()).unwrap();
     assert_eq!(
         chunks
@@ -221,6 +221,71 @@ fn deeply_nested_code_does_not_overflow() {
     let brackets = format!("x = {}{}\n", "[".repeat(50_000), "]".repeat(50_000));
     let chunks = chunk_source("deep.py", brackets.as_bytes(), &opts()).unwrap();
     assert_invariants("deep.py", brackets.as_bytes(), &chunks, &opts());
+}
+
+/// Deeply nested code of each language: over the parser budget, chunked as line windows with the
+/// reason in `meta.fallback` (the reason the index keeps and `status` lists).
+#[test]
+fn code_over_the_parser_budget_falls_back_to_line_windows() {
+    let n = 5_000;
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "deep.js",
+            format!("const o = {}1{};\n", "{a:".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "deep.ts",
+            format!("const o = {}1{};\n", "{a:".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "deep.tsx",
+            format!("const o = {}1{};\n", "{a:".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "fns.js",
+            format!("{}{}", "function f() {\n".repeat(n), "}\n".repeat(n)),
+        ),
+        (
+            "deep.py",
+            format!("x = {}1{}\n", "{'a': ".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "deep.php",
+            format!("<?php\n$x = {}1{};\n", "['a' => ".repeat(n), "]".repeat(n)),
+        ),
+        (
+            "deep.html",
+            format!("{}{}", "<div id=\"d\">".repeat(n), "</div>".repeat(n)),
+        ),
+        (
+            "deep.blade.php",
+            format!("{}{}", "<div id=\"d\">".repeat(n), "</div>".repeat(n)),
+        ),
+        (
+            "deep.css",
+            format!("a {{ b: {}1{}; }}\n", "calc(".repeat(n), ")".repeat(n)),
+        ),
+        (
+            "deep.scss",
+            format!("{}{}", ".a {\n".repeat(n), "}\n".repeat(n)),
+        ),
+    ];
+    for (path, src) in cases {
+        let chunks = chunk_source(path, src.as_bytes(), &opts()).unwrap();
+        let reason = code_intel_core::index::chunk::fallback_reason(&chunks)
+            .unwrap_or_else(|| panic!("{path}: no fallback"));
+        assert!(
+            reason.starts_with("parser budget exceeded: "),
+            "{path}: {reason}"
+        );
+        assert!(
+            chunks
+                .iter()
+                .all(|c| matches!(c.kind, ChunkKind::Module | ChunkKind::Window)),
+            "{path}: only the module chunk and windows"
+        );
+        assert_invariants(path, src.as_bytes(), &chunks, &opts());
+    }
 }
 
 #[test]
@@ -301,7 +366,7 @@ proptest! {
     #[test]
     fn never_panics_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..2048), lang in 0..LANG_PATHS.len()) {
         let path = LANG_PATHS[lang];
-        let o = ChunkOptions { chunk_max_tokens: 16, window_lines: 5, ..ChunkOptions::default() };
+        let o = ChunkOptions { chunk_max_tokens: 16, window_lines: 5, ..opts() };
         match chunk_source(path, &bytes, &o) {
             Ok(chunks) => assert_invariants(path, &bytes, &chunks, &o),
             Err(reason) => prop_assert_eq!(reason, SkipReason::Binary),
@@ -311,7 +376,7 @@ proptest! {
     #[test]
     fn never_panics_on_source_like_text(bytes in source_like(), lang in 0..LANG_PATHS.len(), max_tokens in 1usize..64) {
         let path = LANG_PATHS[lang];
-        let o = ChunkOptions { chunk_max_tokens: max_tokens, window_lines: 3, ..ChunkOptions::default() };
+        let o = ChunkOptions { chunk_max_tokens: max_tokens, window_lines: 3, ..opts() };
         let chunks = chunk_source(path, &bytes, &o).unwrap();
         assert_invariants(path, &bytes, &chunks, &o);
     }

@@ -16,6 +16,7 @@ use code_intel_core::explore::{
     self, ExploreContext, ExploreError, FindDefinitionsResult, FindReferencesResult,
     FunctionAtLineResult, SearchTextResult, StructureResult, TouchedFiles,
 };
+use code_intel_core::index::source::SourceError;
 use code_intel_core::repo_path::{RepoPathError, RepoRoot};
 use code_intel_core::session::store::{SessionError, SessionStore, StartResponse};
 use code_intel_core::session::{
@@ -170,7 +171,14 @@ fn explore_error_code(e: &ExploreError) -> &'static str {
         ExploreError::LineOutOfRange { .. } => "line_out_of_range",
         ExploreError::EmptySymbol => "empty_symbol",
         ExploreError::UnknownFileType { .. } => "unknown_file_type",
-        ExploreError::Read { .. } => "read_failed",
+        ExploreError::Source(e) => match e {
+            SourceError::TooLarge { .. } => "file_too_large",
+            SourceError::NotRegular { .. } => "not_a_regular_file",
+            SourceError::OutsideRoot { .. } => "outside_repository",
+            SourceError::NotFound { .. } => "not_found",
+            SourceError::Directory { .. } => "not_a_file",
+            SourceError::Io { .. } => "read_failed",
+        },
         ExploreError::Unparsable { .. } => "unparsable",
         ExploreError::Index(_) => "index_error",
     }

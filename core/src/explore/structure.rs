@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Budget, ExploreContext, ExploreError, Span, TouchedFiles, chunks_from_disk, cut_line,
-    dedup_files, resolve_existing,
+    Budget, ExploreContext, ExploreError, Span, TouchedFiles, chunks_from_disk, chunks_of_bytes,
+    cut_line, dedup_files, read_file, resolve_existing,
 };
 use crate::index::chunk::{Chunk, ChunkKind};
 use crate::index::lang::{self, Language};
@@ -140,7 +140,13 @@ pub fn analyze_structure(
         files_total: 0,
         truncated: false,
     };
-    if abs.is_file() {
+    if !abs.is_dir() {
+        // One file: a FIFO, socket, device or a symlink out of the repository is an error; a
+        // file over max_file_bytes is listed with `skipped`.
+        match super::source::check_source(cx.root, rp.as_str(), cx.config.max_file_bytes) {
+            Ok(_) | Err(super::SourceError::TooLarge { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
         result.files_total = 1;
         let fs = file_structure(cx, rp.as_str());
         budget.take(cost(&fs));
@@ -276,7 +282,8 @@ fn tree(mut spans: Vec<Span>) -> Vec<SymbolNode> {
 ///
 /// # Errors
 /// [`ExploreError::Path`], [`ExploreError::NotFound`], [`ExploreError::NotAFile`],
-/// [`ExploreError::LineOutOfRange`] (line 0 or past the end), [`ExploreError::Read`],
+/// [`ExploreError::LineOutOfRange`] (line 0 or past the end), [`ExploreError::Source`] (a
+/// FIFO, socket or device, over `max_file_bytes` before any read, a symlink out of the repository),
 /// [`ExploreError::Unparsable`] (binary or too large).
 pub fn get_function_at_line(
     cx: &ExploreContext<'_>,
@@ -284,15 +291,13 @@ pub fn get_function_at_line(
 ) -> Result<FunctionAtLineResult, ExploreError> {
     let (rp, abs) = resolve_existing(cx.root, Some(params.file.as_str()))?;
     let rel = rp.as_str().to_string();
-    if !abs.is_file() {
+    if abs.is_dir() {
         return Err(ExploreError::NotAFile {
             path: rp.to_string(),
         });
     }
-    let bytes = std::fs::read(&abs).map_err(|source| ExploreError::Read {
-        path: rel.clone(),
-        source,
-    })?;
+    // Type, size and location are checked before a byte is read; the bytes are read once.
+    let bytes = read_file(cx, &rel)?;
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let line_count = u32::try_from(lines.len()).unwrap_or(u32::MAX);
@@ -303,7 +308,7 @@ pub fn get_function_at_line(
             lines: line_count,
         });
     }
-    let chunks = chunks_from_disk(cx, &rel)?;
+    let chunks = chunks_of_bytes(cx, &rel, &bytes)?;
     let is_function = |c: &&Chunk| matches!(c.kind, ChunkKind::Function | ChunkKind::Method);
     let spans = merge_parts(
         chunks

@@ -3,7 +3,7 @@
 //! `ignore` walk.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -16,7 +16,8 @@ use super::{
 };
 use crate::index::lang::{self, Language};
 use crate::index::lexical::normalize_qualified;
-use crate::index::sync;
+use crate::index::source::{self, SourceError};
+use crate::index::{SkippedFile, sync};
 
 /// Parameters of [`search_text`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +66,52 @@ pub struct SearchTextResult {
     pub truncated: bool,
     /// Files searched.
     pub files_searched: usize,
+    /// Files not searched (over `max_file_bytes`, special files, unreadable), at most
+    /// [`MAX_SKIPPED_LISTED`] with their reason; `files_skipped` counts all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
+    /// Files not searched, including those not listed in `skipped`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub files_skipped: usize,
+}
+
+/// Most skipped files a search result lists by name (the rest are counted).
+pub const MAX_SKIPPED_LISTED: usize = 10;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Records a skipped file on a result: counted always, listed up to [`MAX_SKIPPED_LISTED`].
+fn note_skip(listed: &mut Vec<SkippedFile>, count: &mut usize, e: &SourceError, rel: &str) {
+    *count += 1;
+    if listed.len() < MAX_SKIPPED_LISTED {
+        listed.push(SkippedFile {
+            path: rel.to_string(),
+            reason: e.to_string(),
+        });
+    }
+}
+
+/// Searches one file through the checked reader ([`source::read_source`], at most
+/// `max_file_bytes`): never blocks on a FIFO, never reads a giant.
+fn search_file<S: Sink>(
+    cx: &ExploreContext<'_>,
+    searcher: &mut Searcher,
+    matcher: &grep_regex::RegexMatcher,
+    rel: &str,
+    sink: S,
+) -> Result<(), SourceError>
+where
+    S::Error: std::fmt::Display,
+{
+    let bytes = source::read_source(cx.root, rel, cx.config.max_file_bytes)?;
+    searcher
+        .search_slice(matcher, &bytes, sink)
+        .map_err(|e| SourceError::Io {
+            path: rel.to_string(),
+            source: std::io::Error::other(e.to_string()),
+        })
 }
 
 impl TouchedFiles for SearchTextResult {
@@ -117,6 +164,13 @@ pub struct FindReferencesResult {
     pub definitions_excluded: usize,
     /// Files searched.
     pub files_searched: usize,
+    /// Files not searched (over `max_file_bytes`, special files, unreadable), at most
+    /// [`MAX_SKIPPED_LISTED`] with their reason; `files_skipped` counts all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
+    /// Files not searched, including those not listed in `skipped`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub files_skipped: usize,
 }
 
 impl TouchedFiles for FindReferencesResult {
@@ -159,12 +213,13 @@ pub fn search_text(
         total: 0,
         truncated: false,
         files_searched: 0,
+        skipped: Vec::new(),
+        files_skipped: 0,
     };
     let mut budget = Budget::new(limits);
     let mut with_context = searcher(context);
     let mut count_only = searcher(0);
-    for (rel, abs) in &files {
-        result.files_searched += 1;
+    for rel in &files {
         let keep = if result.truncated {
             0
         } else {
@@ -176,10 +231,11 @@ pub fn search_text(
             &mut count_only
         };
         let mut sink = Collector::new(context, keep, limits.max_line_chars);
-        if searcher.search_path(&matcher, abs, &mut sink).is_err() {
-            // Unreadable (permissions, vanished): skipped like rg does with a warning.
+        if let Err(e) = search_file(cx, searcher, &matcher, rel, &mut sink) {
+            note_skip(&mut result.skipped, &mut result.files_skipped, &e, rel);
             continue;
         }
+        result.files_searched += 1;
         result.total += sink.counted;
         for m in sink.kept {
             let size = m.content.len()
@@ -241,7 +297,7 @@ pub fn find_references(
     let cap = result_cap(limits, params.max_results);
     let mut files = files_to_search(cx, params.path.as_deref(), None)?;
     // Code before prose: uses in source files matter more than mentions in docs and changelogs.
-    files.sort_by_key(|(rel, _)| lang::detect(rel) == Language::Text);
+    files.sort_by_key(|rel| lang::detect(rel) == Language::Text);
     let mut result = FindReferencesResult {
         symbol: params.symbol.clone(),
         references: Vec::new(),
@@ -249,13 +305,19 @@ pub fn find_references(
         truncated: false,
         definitions_excluded: 0,
         files_searched: 0,
+        skipped: Vec::new(),
+        files_skipped: 0,
     };
     let mut budget = Budget::new(limits);
     let mut searcher = searcher(0);
-    for (rel, abs) in &files {
-        result.files_searched += 1;
+    for rel in &files {
         let mut sink = Collector::new(0, usize::MAX, limits.max_line_chars);
-        if searcher.search_path(&matcher, abs, &mut sink).is_err() || sink.kept.is_empty() {
+        if let Err(e) = search_file(cx, &mut searcher, &matcher, rel, &mut sink) {
+            note_skip(&mut result.skipped, &mut result.files_skipped, &e, rel);
+            continue;
+        }
+        result.files_searched += 1;
+        if sink.kept.is_empty() {
             continue;
         }
         let spans = file_spans(cx, rel);
@@ -344,14 +406,16 @@ fn searcher(context: usize) -> Searcher {
 }
 
 /// The files to search under `path` (a file is searched as given, even if ignored), sorted.
+/// A path that is not a directory must be a regular file of at most `max_file_bytes`.
 fn files_to_search(
     cx: &ExploreContext<'_>,
     path: Option<&str>,
     file_type: Option<&str>,
-) -> Result<Vec<(String, PathBuf)>, ExploreError> {
+) -> Result<Vec<String>, ExploreError> {
     let (rp, abs) = resolve_existing(cx.root, path)?;
-    if abs.is_file() {
-        return Ok(vec![(rp.as_str().to_string(), abs)]);
+    if !abs.is_dir() {
+        source::check_source(cx.root, rp.as_str(), cx.config.max_file_bytes)?;
+        return Ok(vec![rp.as_str().to_string()]);
     }
     let mut walk = sync::walker(cx.root, cx.config, &[abs])?;
     walk.sort_by_file_name(|a, b| a.cmp(b));
@@ -364,7 +428,7 @@ fn files_to_search(
             continue;
         }
         if let Some(rel) = relative(cx.root.path(), entry.path()) {
-            out.push((rel, entry.path().to_path_buf()));
+            out.push(rel);
         }
     }
     Ok(out)

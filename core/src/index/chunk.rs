@@ -63,6 +63,17 @@ const ELIDED_HEADER_MAX_BYTES: usize = 400;
 /// How far into a file the binary check looks (git and ripgrep use the same NUL heuristic).
 const BINARY_PROBE_BYTES: usize = 8 * 1024;
 
+/// Deepest syntax tree the chunk query runs on (tree depth in nodes, root = 1). Tree-sitter's
+/// query cursor keeps in-progress matches per open ancestor, so its cost grows with depth times
+/// nodes: a 400 KB file of nested object literals (`{a:{a:…}}`, depth ~160,000) took 170 s.
+/// Hand-written code stays far below (a 300-link method chain or a 500-term string concatenation
+/// is ~1,000 deep); deeper files are generated data and get line windows.
+pub const MAX_SYNTAX_DEPTH: usize = 1_024;
+
+/// Most syntax nodes the chunk query runs on. A 1 MiB source file (the default `max_file_bytes`)
+/// has a few hundred thousand; more means a dense generated file, which gets line windows.
+pub const MAX_SYNTAX_NODES: usize = 2_000_000;
+
 /// What a chunk stands for. Serialised in snake_case (`"method"`, `"module"`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -127,7 +138,7 @@ impl ChunkKind {
 /// | `elided` | number of nested chunks whose bodies `content` replaces by their header and `…` |
 /// | `gap` | `true` on windows of top-level code outside every symbol |
 /// | `lossy` | `true` when the file was not valid UTF-8 |
-/// | `fallback` | why a file with a grammar was chunked as text (a bundled grammar failed to load) |
+/// | `fallback` | why a file with a grammar was chunked as line windows: a bundled grammar failed to load, or the file is over a parser budget ([`MAX_SYNTAX_DEPTH`], [`MAX_SYNTAX_NODES`], [`ChunkOptions::parse_budget_ms`]; the reason starts with `parser budget exceeded (`) |
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     /// Repository-relative path, `/`-separated.
@@ -174,6 +185,13 @@ pub struct ChunkOptions {
     pub window_lines: usize,
     /// Files larger than this (bytes) are skipped with [`SkipReason::TooLarge`]. Default 1 MiB.
     pub max_file_bytes: u64,
+    /// Wall-clock budget in milliseconds for parsing plus querying one file, a backstop behind
+    /// the deterministic [`MAX_SYNTAX_DEPTH`] and [`MAX_SYNTAX_NODES`]: tree-sitter's progress
+    /// callbacks cancel the parse or the query when it runs out, and the file gets line windows.
+    /// Default 5,000 (a 1 MiB file of ordinary code parses and queries in well under a second in
+    /// a release build). Depends on the machine, so it is not part of the index's options
+    /// fingerprint.
+    pub parse_budget_ms: u64,
 }
 
 impl Default for ChunkOptions {
@@ -182,6 +200,7 @@ impl Default for ChunkOptions {
             chunk_max_tokens: 512,
             window_lines: 50,
             max_file_bytes: 1 << 20,
+            parse_budget_ms: 5_000,
         }
     }
 }
@@ -231,8 +250,10 @@ pub fn estimate_tokens(text: &str) -> usize {
 /// ends (or at char boundaries inside a long line, preferring a break after whitespace or
 /// punctuation), each with the same kind and names and `meta.part` = 1..=n, `meta.parts` = n.
 /// Invalid UTF-8 is decoded lossily (U+FFFD) and every chunk gets `meta.lossy = true`; byte ranges
-/// are then offsets into the decoded text. If a bundled grammar fails to load, the file is chunked
-/// as text and chunks carry `meta.fallback` with the reason. Never panics.
+/// are then offsets into the decoded text. If a bundled grammar fails to load, or the file is over
+/// a parser budget ([`MAX_SYNTAX_DEPTH`], [`MAX_SYNTAX_NODES`], [`ChunkOptions::parse_budget_ms`]), the file
+/// is chunked as line windows and every chunk carries `meta.fallback` with the reason
+/// ([`fallback_reason`] reads it back). A file of only whitespace has no chunks. Never panics.
 ///
 /// # Errors
 /// [`SkipReason::TooLarge`] over [`ChunkOptions::max_file_bytes`]; [`SkipReason::Binary`] for a
@@ -252,6 +273,9 @@ pub fn chunk_source(
     if bytes[..bytes.len().min(BINARY_PROBE_BYTES)].contains(&0) {
         return Err(SkipReason::Binary);
     }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Vec::new());
+    }
     let (text, lossy) = match std::str::from_utf8(bytes) {
         Ok(text) => (Cow::Borrowed(text), false),
         Err(_) => (String::from_utf8_lossy(bytes), true),
@@ -259,7 +283,7 @@ pub fn chunk_source(
     let language = lang::detect(path);
     let mut fallback = None;
     let outline = match language.grammar() {
-        Ok(Some(grammar)) => match outline(language, grammar, &text) {
+        Ok(Some(grammar)) => match outline(language, grammar, &text, opts) {
             Ok(outline) => outline,
             Err(err) => {
                 fallback = Some(err.to_string());
@@ -419,19 +443,103 @@ fn keep_earliest<T>(slot: &mut Option<(usize, T)>, pattern: usize, value: Option
     }
 }
 
-/// Runs the language's query (and directive table) over `text`.
-fn outline(language: Language, grammar: &Grammar, text: &str) -> Result<Outline, GrammarError> {
+/// The reason a file was chunked as line windows, from its chunks' `meta.fallback` (the same on
+/// every chunk of the file); `None` for a normally parsed file.
+pub fn fallback_reason(chunks: &[Chunk]) -> Option<&str> {
+    chunks
+        .first()
+        .and_then(|c| c.meta.get("fallback"))
+        .and_then(|v| v.as_str())
+}
+
+/// Why the query did not run on a file: a grammar that does not load, or a parser budget.
+#[derive(Debug, thiserror::Error)]
+enum OutlineError {
+    #[error(transparent)]
+    Grammar(#[from] GrammarError),
+    #[error("parser budget exceeded ({0}); chunked as line windows")]
+    Budget(String),
+}
+
+/// Depth of the tree in nodes (root = 1), walking at most until it exceeds `limit`.
+fn depth_over(tree: &ts::Tree, limit: usize) -> Option<usize> {
+    let mut cursor = tree.walk();
+    let mut depth = 1;
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            if depth > limit {
+                return Some(depth);
+            }
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// Runs the language's query (and directive table) over `text`, within the parser budgets.
+fn outline(
+    language: Language,
+    grammar: &Grammar,
+    text: &str,
+    opts: &ChunkOptions,
+) -> Result<Outline, OutlineError> {
     let spec = language.spec();
-    let Some(tree) = language.with_parser(grammar, |parser| parser.parse(text, None))? else {
+    let started = std::time::Instant::now();
+    let budget = std::time::Duration::from_millis(opts.parse_budget_ms);
+    let out_of_budget = move || started.elapsed() > budget;
+    let mut out_of_time = |_: &ts::ParseState| out_of_budget();
+    let parsed = language.with_parser(grammar, |parser| {
+        let tree = parser.parse_with_options(
+            &mut |i, _| text.as_bytes().get(i..).unwrap_or_default(),
+            None,
+            Some(ts::ParseOptions::new().progress_callback(&mut out_of_time)),
+        );
+        // A cancelled parse leaves state behind; the next file must start clean.
+        parser.reset();
+        tree
+    })?;
+    let Some(tree) = parsed else {
+        if out_of_budget() {
+            return Err(OutlineError::Budget(format!(
+                "parsing took over {} ms",
+                opts.parse_budget_ms
+            )));
+        }
         return Ok(Outline::default());
     };
+    let nodes = tree.root_node().descendant_count();
+    if nodes > MAX_SYNTAX_NODES {
+        return Err(OutlineError::Budget(format!(
+            "{nodes} syntax nodes, limit {MAX_SYNTAX_NODES}"
+        )));
+    }
+    if let Some(depth) = depth_over(&tree, MAX_SYNTAX_DEPTH) {
+        return Err(OutlineError::Budget(format!(
+            "syntax tree deeper than {MAX_SYNTAX_DEPTH} (at least {depth})"
+        )));
+    }
     let source = text.as_bytes();
     let node_text = |node: ts::Node<'_>| text.get(node.byte_range()).unwrap_or("");
     let mut out = Outline::default();
 
     let mut hits = Vec::new();
     let mut cursor = ts::QueryCursor::new();
-    let mut matches = cursor.matches(&grammar.query, tree.root_node(), source);
+    let mut query_out_of_time = |_: &ts::QueryCursorState| out_of_budget();
+    let mut matches = cursor.matches_with_options(
+        &grammar.query,
+        tree.root_node(),
+        source,
+        ts::QueryCursorOptions::new().progress_callback(&mut query_out_of_time),
+    );
     while let Some(m) = matches.next() {
         let mut hit = Hit {
             pattern: m.pattern_index,
@@ -461,6 +569,12 @@ fn outline(language: Language, grammar: &Grammar, text: &str) -> Result<Outline,
             }
         }
         hits.push(hit);
+    }
+    if out_of_budget() {
+        return Err(OutlineError::Budget(format!(
+            "the chunk query took over {} ms",
+            opts.parse_budget_ms
+        )));
     }
 
     // Patterns with a kind make chunks; bare `@chunk` patterns only annotate them.

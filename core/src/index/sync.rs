@@ -34,6 +34,7 @@ use tantivy::{Index, IndexWriter, Term};
 
 use super::chunk::{ChunkOptions, SkipReason, chunk_source};
 use super::lexical::{self, Fields};
+use super::source::{self, SourceError};
 use super::{IndexError, SkippedFile, SyncProgress, SyncReport};
 use crate::config::Config;
 use crate::persist;
@@ -84,6 +85,10 @@ pub struct FileState {
     /// Why the file is not indexed, when it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Why a file with a grammar is indexed as line windows instead of symbols (a parser budget
+    /// exceeded: `parser budget exceeded (…)`, see [`chunk::fallback_reason`](super::chunk::fallback_reason)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 impl SyncState {
@@ -123,6 +128,7 @@ pub fn chunk_options(config: &Config) -> ChunkOptions {
         chunk_max_tokens: config.chunk_max_tokens,
         window_lines: config.window_lines,
         max_file_bytes: config.max_file_bytes,
+        ..ChunkOptions::default()
     }
 }
 
@@ -271,6 +277,8 @@ enum Outcome {
         sha256: String,
         read_at: jiff::Timestamp,
         docs: Vec<TantivyDocument>,
+        /// Why the file got line windows instead of symbols (a parser budget), if it did.
+        fallback: Option<String>,
     },
     /// Not indexable; `keep` says whether to remember it in the state (binary, too large) or to
     /// retry next time (read errors).
@@ -299,9 +307,9 @@ fn read_one(seen: &Seen, opts: &ChunkOptions, fields: &Fields) -> Outcome {
             keep: true,
         };
     }
-    let bytes = match std::fs::read(&seen.abs) {
+    let bytes = match source::read_walked(&seen.abs, &seen.rel, opts.max_file_bytes) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Vanished,
+        Err(SourceError::NotFound { .. }) => return Outcome::Vanished,
         Err(e) => {
             return Outcome::Skipped {
                 sha256: String::new(),
@@ -324,6 +332,7 @@ fn read_one(seen: &Seen, opts: &ChunkOptions, fields: &Fields) -> Outcome {
             Outcome::Chunked {
                 sha256,
                 read_at,
+                fallback: super::chunk::fallback_reason(&chunks).map(str::to_string),
                 docs,
             }
         }
@@ -543,6 +552,7 @@ pub(crate) fn run(
                         sha256,
                         read_at,
                         docs,
+                        fallback,
                     } => {
                         report.files_hashed += 1;
                         let chunks = docs.len();
@@ -570,6 +580,7 @@ pub(crate) fn run(
                             chunks: u32::try_from(chunks).unwrap_or(u32::MAX),
                             indexed_at: read_at,
                             skipped: None,
+                            fallback,
                         };
                         state.files.insert(s.rel.clone(), entry);
                     }
@@ -599,6 +610,7 @@ pub(crate) fn run(
                                 chunks: 0,
                                 indexed_at: read_at,
                                 skipped: Some(reason.clone()),
+                                fallback: None,
                             };
                             state.files.insert(s.rel.clone(), entry);
                         }
