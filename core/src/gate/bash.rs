@@ -65,15 +65,21 @@
 //! `ls`/`tree` and `find` start points (Tree, `.` by default); `< file`; `dd if=`; `patch -i`; reads
 //! in interpreter code (`open('f')`, `readFileSync`, `read_text`).
 //!
+//! # Hidden writes reported
+//! Files run as code are [`BashTarget::Script`] (`bash x.sh`, `source x`, `. x`, `make -f x`,
+//! `python x.py`, `php -f x`, a program run by path `./x`, `/tmp/x`); the gate accepts the project's
+//! own files and system programs. A shell or interpreter reading a pipe (`… | bash`), a command name
+//! known only at run time (`$C …`), sed `w`/`W`/`e` commands and git `-c` settings that run
+//! programs are [`BashTarget::Dynamic`]. `env -S`, `setsid`, `flock`, `trap`, `watch`, `su -c`,
+//! `script -c` are unwrapped; long options match by unambiguous prefix (`--in-pl`).
+//!
 //! # Out of reach (never reported)
 //! Anything that depends on state outside the command text: variables and aliases or functions
-//! defined by earlier commands of the session, `source`/`.`, scripts run by path (`./x.sh`,
-//! `python tool.py`, `bash x.sh`), `eval "$CMD"`, commands whose name is not literal; programs that
-//! write files as a side effect of their job: `make`, compilers and build tools (`cargo build`),
-//! formatters run through other launchers (`python -m black`, `uv run`, `composer exec`, npm
-//! scripts), package managers writing into their own directories
-//! (`npm install`, `pip install`), editors; `sed` scripts using the `w` command; `tar`'s old-style
-//! bundles with the value letter not last (`tar cfz`). `[[ a > b ]]` and `(( a > b ))` are
+//! defined by earlier commands of the session, `eval "$CMD"`; programs that write files as a side
+//! effect of their job: `make`, compilers and build tools (`cargo build`), formatters run through
+//! other launchers (`python -m black`, `uv run`, `composer exec`, npm scripts), package managers
+//! writing into their own directories (`npm install`, `pip install`); `tar`'s old-style bundles
+//! with the value letter not last (`tar cfz`). `[[ a > b ]]` and `(( a > b ))` are
 //! comparisons, not redirections. `cd` inside a pipeline stage is treated as sequential, `cd`
 //! inside `eval` as not leaking out.
 //!
