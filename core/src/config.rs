@@ -95,10 +95,13 @@ impl Default for ResultLimits {
 pub struct Config {
     /// Embedding model id (seed 002 default `multilingual-e5-small`).
     pub embedding_model: String,
-    /// Directories (repo-relative) to index; empty or absent directories are ignored, and when
+    /// Opt-in narrowing: directories (repo-relative) to index instead of the whole repository.
+    /// Empty (the default) means the whole repository; absent directories are ignored, and when
     /// none of them exists the whole repository is indexed.
     pub source_dirs: Vec<String>,
-    /// Gitignore-style globs excluded from indexing and searching, on top of `.gitignore`.
+    /// Gitignore-style globs excluded from indexing and searching, on top of `.gitignore`,
+    /// `.ignore` and the scope rules of `index::scope` (vendored trees, lock files, minified and
+    /// generated files are skipped with a recorded reason without being listed here).
     pub exclude_patterns: Vec<String>,
     /// `"ast"` (tree-sitter chunks) or `"lines"` (line windows only).
     pub chunk_strategy: String,
@@ -150,13 +153,8 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             embedding_model: "multilingual-e5-small".into(),
-            source_dirs: vec!["src".into(), "lib".into(), "app".into()],
+            source_dirs: Vec::new(),
             exclude_patterns: vec![
-                "**/node_modules/**".into(),
-                "**/__pycache__/**".into(),
-                "**/venv/**".into(),
-                "**/.venv/**".into(),
-                "**/vendor/**".into(),
                 "**/target/**".into(),
                 "**/.git/**".into(),
                 "**/.code-intel/**".into(),

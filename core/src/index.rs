@@ -3,14 +3,17 @@
 //!
 //! On disk, under `<repo>/.code-intel/`:
 //! - `index/lexical/`: the tantivy index, one document per chunk (see [`lexical::schema`]).
-//! - `index/sync.lock`: held (`flock`) by the process that syncs; a second one gets
-//!   [`IndexError::Busy`].
+//! - `index/sync.lock`: held (`flock`) by the process that syncs or repairs; a second syncer
+//!   waits for it (up to [`sync::LOCK_WAIT`], reporting [`SyncProgress::WaitingForLock`]), then
+//!   gets [`IndexError::Busy`].
 //! - `sync_state.json`: what the index holds, per file (see [`sync::SyncState`]); written only
 //!   after the tantivy commit it describes succeeded.
 
 pub mod chunk;
 pub mod lang;
 pub mod lexical;
+pub mod rank;
+pub mod scope;
 pub mod source;
 pub mod sync;
 
@@ -38,19 +41,27 @@ use crate::persist::{FileLock, PersistError};
 use crate::repo_path::RepoRoot;
 
 pub use lexical::{NameMatch, StoredChunk};
+pub use rank::{FileHit, RankParams};
 
 /// Errors of the code index.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    /// Another process (or thread) holds the sync lock of this repository.
-    #[error("another code-intel process is indexing {root}; retry")]
+    /// Another process (or thread) held the sync lock of this repository for the whole wait
+    /// ([`CodeIndex::set_lock_wait`], [`sync::LOCK_WAIT`] by default).
+    #[error(
+        "another code-intel process has been indexing {root} for over {waited_secs} s; retry when it finishes"
+    )]
     Busy {
         /// The repository root.
         root: PathBuf,
+        /// How long this sync waited for the lock, seconds.
+        waited_secs: u64,
     },
-    /// The tantivy index exists but cannot be opened.
+    /// The tantivy index exists but is damaged (a segment file missing or garbled, `meta.json`
+    /// unreadable). [`CodeIndex::open`] rebuilds such an index itself; this error reaches callers
+    /// only from [`CodeIndex::verify`] and from damage found in the middle of a sync.
     #[error(
-        "the index at {path} is unreadable ({source}); delete .code-intel/index and run `code-intel index`"
+        "the index at {path} is damaged ({source}); run `code-intel repair` to rebuild it from the sources"
     )]
     Corrupt {
         /// The index directory.
@@ -116,6 +127,12 @@ pub enum SyncProgress {
     },
     /// All documents are written; the index commit is running.
     Committing,
+    /// Another process holds the sync lock; this sync waits for it, at most `timeout_secs`.
+    /// Reported once, before the walk.
+    WaitingForLock {
+        /// The longest this sync will wait, seconds.
+        timeout_secs: u64,
+    },
 }
 
 /// A file the sync did not index, with the reason (an expected outcome, not an error).
@@ -152,6 +169,12 @@ pub struct SyncReport {
     /// Whether the whole index was rebuilt (first sync, or the state file did not describe the
     /// index: deleted, stale after a crash, older version or different chunking options).
     pub full_rebuild: bool,
+    /// Why the whole index was rebuilt, when that was not simply the first sync: the state file
+    /// is unreadable or of another version, it names another commit than the index holds (a
+    /// sync interrupted between commit and state write, or a repaired index), or the chunking
+    /// options changed. Shown as a warning: it explains a slower sync.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebuild_reason: Option<String>,
     /// Wall-clock duration in milliseconds.
     pub duration_ms: u64,
 }
@@ -193,6 +216,61 @@ pub struct IndexStats {
     pub chunks: u64,
     /// End of the last successful sync, if any.
     pub last_sync: Option<jiff::Timestamp>,
+    /// What the index leaves out, by reason (most frequent first): out-of-scope paths of the walk
+    /// and files skipped after reading (binary, too large, minified, generated...).
+    #[serde(default)]
+    pub skipped: Vec<SkipCount>,
+}
+
+/// How many paths the index skipped for one reason, with a few examples.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkipCount {
+    /// The reason, without its details (`file too large`, not the byte counts).
+    pub reason: String,
+    /// Paths skipped for it (a pruned directory counts once, with a trailing `/`).
+    pub count: usize,
+    /// Up to [`SKIP_EXAMPLES`] of them, in path order.
+    pub examples: Vec<String>,
+}
+
+/// Examples kept per reason in [`IndexStats::skipped`].
+pub const SKIP_EXAMPLES: usize = 3;
+
+/// Counts per reason of the paths `state` records as skipped, most frequent first.
+fn skip_counts(state: &sync::SyncState) -> Vec<SkipCount> {
+    let mut by: std::collections::BTreeMap<String, SkipCount> = std::collections::BTreeMap::new();
+    let reasons = state
+        .out_of_scope
+        .iter()
+        .map(|(p, r)| (p, r.as_str()))
+        .chain(
+            state
+                .files
+                .iter()
+                .filter_map(|(p, f)| f.skipped.as_deref().map(|r| (p, r))),
+        )
+        // Indexed as line windows, not symbols: `parser budget exceeded (…)`.
+        .chain(
+            state
+                .files
+                .iter()
+                .filter_map(|(p, f)| f.fallback.as_deref().map(|r| (p, r))),
+        );
+    for (path, reason) in reasons {
+        // `file too large (123 bytes, limit 100)` → `file too large`.
+        let key = reason.split(" (").next().unwrap_or(reason).to_string();
+        let entry = by.entry(key.clone()).or_insert_with(|| SkipCount {
+            reason: key,
+            ..SkipCount::default()
+        });
+        entry.count += 1;
+        if entry.examples.len() < SKIP_EXAMPLES {
+            entry.examples.push(path.clone());
+        }
+    }
+    let mut out: Vec<SkipCount> = by.into_values().collect();
+    out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.reason.cmp(&b.reason)));
+    out
 }
 
 /// Directory of the lexical index inside the state directory.
@@ -210,6 +288,10 @@ pub struct CodeIndex {
     index: Index,
     reader: IndexReader,
     fields: lexical::Fields,
+    /// Set when opening rebuilt a damaged index (see [`CodeIndex::repaired`]).
+    repaired: Option<String>,
+    /// How long [`CodeIndex::sync`] waits for another syncer.
+    lock_wait: std::time::Duration,
 }
 
 impl std::fmt::Debug for CodeIndex {
@@ -222,78 +304,177 @@ impl std::fmt::Debug for CodeIndex {
 
 impl CodeIndex {
     /// Opens the index of `root`, creating an empty one if missing. An index built with an older
-    /// schema is rebuilt empty (the next sync fills it).
+    /// schema is rebuilt empty (the next sync fills it). A damaged index (a segment file missing
+    /// or unreadable, `meta.json` truncated or garbage) is rebuilt empty too, under the sync lock,
+    /// and [`repaired`](Self::repaired) says so: the next sync refills it from the sources.
     ///
     /// # Errors
-    /// [`IndexError::Corrupt`] (with the fix in the message) when the index exists but cannot be
-    /// opened; [`IndexError::Io`]/[`IndexError::Tantivy`] when it cannot be created.
+    /// [`IndexError::Io`]/[`IndexError::Tantivy`] when the index cannot be created or the damaged
+    /// one cannot be removed (permissions, full disk); [`IndexError::Persist`] when the sync lock
+    /// cannot be taken.
     pub fn open(root: &RepoRoot, config: &Config) -> Result<Self, IndexError> {
+        match Self::try_open(root, config, false) {
+            Err(IndexError::Corrupt { source, .. }) => {
+                Self::rebuild_if_damaged(root, config, &source.to_string())
+            }
+            other => other,
+        }
+    }
+
+    /// Rebuilds the index empty whatever its state (`code-intel repair`): removes the lexical
+    /// index and `sync_state.json` under the sync lock, so the next sync is a full one from the
+    /// sources. [`repaired`](Self::repaired) carries `reason`.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub fn rebuild(root: &RepoRoot, config: &Config, reason: &str) -> Result<Self, IndexError> {
+        let _lock = FileLock::acquire(&Self::lock_base(root))?;
+        Self::wipe(root)?;
+        let mut index = Self::try_open(root, config, true)?;
+        index.repaired = Some(reason.to_string());
+        Ok(index)
+    }
+
+    /// Rebuilds a damaged index (see [`open`](Self::open)): under the sync lock, checks again
+    /// (another process may have repaired it while this one waited), then wipes and recreates.
+    fn rebuild_if_damaged(
+        root: &RepoRoot,
+        config: &Config,
+        damage: &str,
+    ) -> Result<Self, IndexError> {
+        let _lock = FileLock::acquire(&Self::lock_base(root))?;
+        if let Ok(index) = Self::try_open(root, config, true) {
+            return Ok(index);
+        }
+        Self::wipe(root)?;
+        let mut index = Self::try_open(root, config, true)?;
+        index.repaired = Some(format!(
+            "the index was damaged ({damage}); rebuilt it from the sources"
+        ));
+        Ok(index)
+    }
+
+    /// Removes the lexical index and the sync state that describes it. Caller holds the lock.
+    fn wipe(root: &RepoRoot) -> Result<(), IndexError> {
+        let dir = Self::lexical_dir(root);
+        match std::fs::remove_dir_all(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(IndexError::Io {
+                    path: dir,
+                    source: e,
+                });
+            }
+            _ => {}
+        }
+        let state = sync::SyncState::path(root);
+        match std::fs::remove_file(&state) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(IndexError::Io {
+                path: state,
+                source: e,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Opens (or creates) the index and a reader on it; [`IndexError::Corrupt`] when the index
+    /// exists but its metadata or a segment file cannot be read. `locked`: the caller holds the
+    /// sync lock (flock is per open file: taking it again here would wait forever).
+    fn try_open(root: &RepoRoot, config: &Config, locked: bool) -> Result<Self, IndexError> {
+        let lock = || -> Result<Option<FileLock>, IndexError> {
+            Ok(if locked {
+                None
+            } else {
+                Some(FileLock::acquire(&Self::lock_base(root))?)
+            })
+        };
         let dir = Self::lexical_dir(root);
         let (schema, fields) = lexical::schema();
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| IndexError::Io { path, source }
         };
+        let corrupt = |source| IndexError::Corrupt {
+            path: dir.clone(),
+            source,
+        };
         let index = if dir.join("meta.json").exists() {
-            let index = Self::open_existing(&dir)?;
+            let index = Index::open_in_dir(&dir).map_err(corrupt)?;
             if index.schema() == schema {
                 index
             } else {
                 // An older code-intel wrote this index. It is derived data: start over. The sync
                 // state will not match the new index's commit, so the next sync is a full one.
-                let _lock = FileLock::acquire(&Self::lock_base(root))?;
+                drop(index);
+                let _lock = lock()?;
                 std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
                 std::fs::create_dir_all(&dir).map_err(io(&dir))?;
                 Self::create(&dir, schema)?
             }
         } else {
             std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-            let _lock = FileLock::acquire(&Self::lock_base(root))?;
+            let _lock = lock()?;
             if dir.join("meta.json").exists() {
                 // Another process created it while we waited for the lock.
-                Self::open_existing(&dir)?
+                Index::open_in_dir(&dir).map_err(corrupt)?
             } else {
                 Self::create(&dir, schema)?
             }
         };
         lexical::register_tokenizers(&index);
+        // Building the reader opens every segment of the last commit (each file's footer is
+        // checked): a missing or garbled segment file shows here, not in the first search.
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
             .try_into()
-            .map_err(|source| IndexError::Tantivy {
-                action: "open a reader on",
-                path: dir.clone(),
-                source,
-            })?;
+            .map_err(corrupt)?;
         Ok(Self {
             root: root.clone(),
             config: config.clone(),
             index,
             reader,
             fields,
+            repaired: None,
+            lock_wait: sync::LOCK_WAIT,
         })
     }
 
-    fn open_existing(dir: &Path) -> Result<Index, IndexError> {
-        let corrupt = |source| IndexError::Corrupt {
-            path: dir.to_path_buf(),
-            source,
-        };
-        let directory = lexical::BatchSyncDirectory::open(dir)
-            .map_err(|e| corrupt(tantivy::TantivyError::from(e)))?;
-        Index::open(directory).map_err(corrupt)
-    }
-
     fn create(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index, IndexError> {
-        let err = |source| IndexError::Tantivy {
+        Index::create_in_dir(dir, schema).map_err(|source| IndexError::Tantivy {
             action: "create",
             path: dir.to_path_buf(),
             source,
+        })
+    }
+
+    /// Why this handle's index was rebuilt empty when it was opened ([`open`](Self::open) found
+    /// it damaged, or [`rebuild`](Self::rebuild) was asked for); `None` for a healthy index.
+    /// Callers show it (a warning on stderr, a `repaired` field in JSON).
+    pub fn repaired(&self) -> Option<&str> {
+        self.repaired.as_deref()
+    }
+
+    /// Checks every file of the last commit against its checksum (reads the whole index once:
+    /// milliseconds per 10 MB), for what opening does not see: garbage inside a segment file
+    /// whose footer is intact.
+    ///
+    /// # Errors
+    /// [`IndexError::Corrupt`] naming the damaged files, or the read error.
+    pub fn verify(&self) -> Result<(), IndexError> {
+        let corrupt = |source| IndexError::Corrupt {
+            path: Self::lexical_dir(&self.root),
+            source,
         };
-        let directory = lexical::BatchSyncDirectory::open(dir)
-            .map_err(|e| err(tantivy::TantivyError::from(e)))?;
-        Index::create(directory, schema, tantivy::IndexSettings::default()).map_err(err)
+        let damaged = self.index.validate_checksum().map_err(corrupt)?;
+        if damaged.is_empty() {
+            return Ok(());
+        }
+        let mut names: Vec<String> = damaged.iter().map(|p| p.display().to_string()).collect();
+        names.sort();
+        Err(corrupt(tantivy::TantivyError::InvalidArgument(format!(
+            "checksum mismatch in {}",
+            names.join(", ")
+        ))))
     }
 
     /// `<root>/.code-intel/index/lexical`.
@@ -311,6 +492,12 @@ impl CodeIndex {
         &self.root
     }
 
+    /// Sets how long [`sync`](Self::sync) waits for another process's sync to finish before it
+    /// gives up with [`IndexError::Busy`] (default [`sync::LOCK_WAIT`]).
+    pub fn set_lock_wait(&mut self, wait: std::time::Duration) {
+        self.lock_wait = wait;
+    }
+
     /// The configuration the index was opened with.
     pub fn config(&self) -> &Config {
         &self.config
@@ -319,8 +506,12 @@ impl CodeIndex {
     /// Brings the index up to date with the files on disk (see [`sync`] for the algorithm and
     /// its crash-safety argument). `progress` is called on this thread.
     ///
+    /// When another process or thread is syncing this repository, waits for it (reporting
+    /// [`SyncProgress::WaitingForLock`] once) up to the lock wait ([`sync::LOCK_WAIT`] unless
+    /// [`set_lock_wait`](Self::set_lock_wait) changed it).
+    ///
     /// # Errors
-    /// [`IndexError::Busy`] when another process or thread is syncing this repository;
+    /// [`IndexError::Busy`] when the other syncer still holds the lock after the wait;
     /// [`IndexError::ExcludePattern`] for a bad glob in the config; [`IndexError::Tantivy`] when
     /// the commit fails (nothing changed); [`IndexError::Persist`] when the state file cannot be
     /// written after the commit (the next sync rebuilds).
@@ -332,6 +523,7 @@ impl CodeIndex {
             index: &self.index,
             fields: &self.fields,
             lock_base: Self::lock_base(&self.root),
+            lock_wait: self.lock_wait,
             state_path: sync::SyncState::path(&self.root),
         };
         let result = sync::run(&ctx, progress);
@@ -366,17 +558,31 @@ impl CodeIndex {
         !(0.0..self.config.sync_ttl_hours).contains(&age_hours)
     }
 
-    /// Ranked BM25 search over chunks (see [`lexical::bm25_query`] for the query analysis and
-    /// [`lexical::FIELD_BOOSTS`] for the boosts). At most `top` hits, best first; a query with
-    /// no searchable term gives no hits.
+    /// Ranked BM25F search over chunks with the default [`RankParams`] (see
+    /// [`lexical::bm25_query_with`] for the query analysis). At most `top` chunks, best first,
+    /// scored by BM25F alone (no file grouping); a query with no searchable term gives no hits.
     ///
     /// # Errors
     /// [`IndexError::Tantivy`] when the search itself fails (I/O on the index files).
     pub fn search(&self, query: &str, top: usize) -> Result<Vec<SearchHit>, IndexError> {
+        self.search_chunks(query, top, &RankParams::default())
+    }
+
+    /// Ranked BM25F search over chunks with `params`' boosts and word weights; at most `top`
+    /// chunks, best first.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search itself fails.
+    pub fn search_chunks(
+        &self,
+        query: &str,
+        top: usize,
+        params: &RankParams,
+    ) -> Result<Vec<SearchHit>, IndexError> {
         if top == 0 {
             return Ok(Vec::new());
         }
-        let Some(q) = lexical::bm25_query(&self.fields, query) else {
+        let Some(q) = lexical::bm25_query_with(&self.fields, query, params) else {
             return Ok(Vec::new());
         };
         let searcher = self.reader.searcher();
@@ -402,6 +608,25 @@ impl CodeIndex {
             });
         }
         Ok(hits)
+    }
+
+    /// Ranked search by file, the pipeline of [`rank`]: BM25F over chunks, role factors, files
+    /// ranked by their best chunk plus their next ones. At most `top` distinct files, best first,
+    /// each with its best chunk and up to [`rank::MAX_FOLDED`] other matching chunks.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn search_files(
+        &self,
+        query: &str,
+        top: usize,
+        params: &RankParams,
+    ) -> Result<Vec<FileHit>, IndexError> {
+        if top == 0 {
+            return Ok(Vec::new());
+        }
+        let chunks = self.search_chunks(query, params.candidates.max(top), params)?;
+        Ok(rank::rank_files(chunks, params, top))
     }
 
     /// Definition candidates for `name` (see [`NameMatch`]), restricted to `scope` (a
@@ -462,7 +687,10 @@ impl CodeIndex {
     pub fn content_doc_freq(&self, term: &str) -> Result<u64, IndexError> {
         let searcher = self.reader.searcher();
         searcher
-            .doc_freq(&tantivy::Term::from_field_text(self.fields.content, term))
+            .doc_freq(&tantivy::Term::from_field_text(
+                self.fields.content,
+                &lexical::stem(term),
+            ))
             .map_err(|e| self.err("read", e))
     }
 
@@ -475,6 +703,7 @@ impl CodeIndex {
                 .as_ref()
                 .map_or(0, |s| s.files.values().filter(|f| f.chunks > 0).count()),
             chunks: self.reader.searcher().num_docs(),
+            skipped: state.as_ref().map(skip_counts).unwrap_or_default(),
             last_sync: state.and_then(|_| sync::SyncState::last_sync(&path)),
         }
     }

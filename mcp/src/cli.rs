@@ -18,7 +18,10 @@ use code_intel_core::explore::{
     self, AnalyzeStructureParams, ExploreContext, FindDefinitionsParams, FindReferencesParams,
     FunctionAtLineParams, SearchTextParams,
 };
-use code_intel_core::index::{CodeIndex, IndexStats, SearchHit, SyncProgress, SyncReport};
+use code_intel_core::index::sync::SyncState;
+use code_intel_core::index::{
+    CodeIndex, IndexError, IndexStats, SearchHit, SyncProgress, SyncReport,
+};
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::store::{SessionStore, SessionSummary};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -57,8 +60,10 @@ pub enum Command {
     Index(semantic::IndexArgs),
     /// Ranked search over the code index.
     Search(SearchArgs),
-    /// Index statistics and active sessions.
+    /// Index statistics and active sessions (checks the index files; rebuilds a damaged index).
     Status,
+    /// Rebuild the code index from the sources, whatever its state (for a damaged index).
+    Repair,
     /// Where a symbol is defined.
     FindDefinitions(FindDefinitionsArgs),
     /// Where a symbol is used (definitions excluded).
@@ -92,9 +97,14 @@ pub struct SearchArgs {
     #[arg(long, default_value_t = 10)]
     pub top: usize,
     /// Read JSON lines `{"query": "..."}` (optionally `"top"`, `"id"`, `"mode"`, `"fusion"`,
-    /// `"collection"`, `"weights"`) from stdin; write one JSON result per line.
+    /// `"collection"`, `"weights"`, `"keywords"`, `"rank"`) from stdin; write one JSON result per
+    /// line.
     #[arg(long)]
     pub batch: bool,
+    /// English identifiers and terms added to the keyword side of the query (not its embedding):
+    /// for a request in another language, name the code words it implies.
+    #[arg(long)]
+    pub keywords: Option<String>,
     #[command(flatten)]
     pub semantic: semantic::SearchModeArgs,
 }
@@ -209,6 +219,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Index(a) => index(&root, &config, json, &a, &mut out),
         Command::Search(args) => search(&root, &config, json, &args, &mut out),
         Command::Status => status(&root, &config, json, &mut out),
+        Command::Repair => repair(&root, &config, json, &mut out),
         Command::Insights(a) => insights::run(&root, json, &a, &mut out),
         Command::FindDefinitions(a) => {
             let params = FindDefinitionsParams {
@@ -308,9 +319,53 @@ fn json_line<T: Serialize>(out: &mut dyn Write, value: &T) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Opens the index, creating it when missing.
+/// Prints a message for the person at the terminal on stderr, whatever `CODE_INTEL_LOG` says: a
+/// repair or a wait must not look like nothing happened (or like a hang).
+#[allow(clippy::print_stderr)]
+fn say(msg: &str) {
+    eprintln!("{msg}");
+}
+
+/// [`say`] with the `code-intel: warning: ` prefix.
+fn warn(msg: &str) {
+    say(&format!("code-intel: warning: {msg}"));
+}
+
+/// Opens the index, creating it when missing; a damaged index is rebuilt empty (said on stderr).
 fn open_index(root: &RepoRoot, config: &Config) -> anyhow::Result<CodeIndex> {
-    CodeIndex::open(root, config).context("cannot open the code index")
+    let index = CodeIndex::open(root, config).context("cannot open the code index")?;
+    if let Some(why) = index.repaired() {
+        warn(why);
+    }
+    Ok(index)
+}
+
+/// Whether a sync error means the index files are damaged (rather than busy, misconfigured or
+/// out of disk space): worth one rebuild from the sources.
+fn is_damage(e: &IndexError) -> bool {
+    matches!(e, IndexError::Corrupt { .. } | IndexError::Tantivy { .. })
+}
+
+/// Syncs `index`; when the sync finds the index files damaged, rebuilds the index from the
+/// sources (said on stderr) and syncs once more. Returns the index the report describes.
+fn sync_or_repair(
+    root: &RepoRoot,
+    config: &Config,
+    index: CodeIndex,
+) -> anyhow::Result<(CodeIndex, SyncReport)> {
+    match sync_with_progress(&index) {
+        Ok(report) => Ok((index, report)),
+        Err(e) if e.downcast_ref::<IndexError>().is_some_and(is_damage) => {
+            drop(index);
+            let why = format!("the index was damaged ({e:#}); rebuilt it from the sources");
+            warn(&why);
+            let index =
+                CodeIndex::rebuild(root, config, &why).context("cannot rebuild the index")?;
+            let report = sync_with_progress(&index)?;
+            Ok((index, report))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The index if one was built and synced, without creating anything (read-only commands).
@@ -338,14 +393,31 @@ fn sync_with_progress(index: &CodeIndex) -> anyhow::Result<SyncReport> {
         }
         SyncProgress::Read { done, .. } => bar.set_position(done as u64),
         SyncProgress::Committing => bar.set_message("committing"),
+        SyncProgress::WaitingForLock { timeout_secs } => {
+            // Said on stderr even without a terminal: a silent wait looks like a hang.
+            bar.suspend(|| {
+                say(&format!(
+                    "code-intel: another code-intel process is indexing this repository; \
+                     waiting for it (at most {timeout_secs} s)"
+                ));
+            });
+            bar.set_message("waiting for another indexer");
+        }
     });
     bar.finish_and_clear();
-    report.context("index sync failed")
+    let report = report.context("index sync failed")?;
+    if let Some(why) = &report.rebuild_reason {
+        warn(why);
+    }
+    Ok(report)
 }
 
 /// `index --json`: the sync report and the vector step.
 #[derive(Debug, Serialize)]
 struct IndexAnswer {
+    /// Why the index was rebuilt empty before this sync (damaged, or `repair`), if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repaired: Option<String>,
     #[serde(flatten)]
     sync: SyncReport,
     /// The vector refresh / embedding, or why there is none.
@@ -360,7 +432,10 @@ fn index(
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let index = open_index(root, config)?;
-    let report = sync_with_progress(&index)?;
+    let repaired = index.repaired().map(str::to_string);
+    let (index, report) = sync_or_repair(root, config, index)?;
+    let repaired = index.repaired().map(str::to_string).or(repaired);
+    drop(index);
     let vectors = semantic::index_vectors(root, config, args)?;
     if json {
         let vectors = match &vectors {
@@ -370,6 +445,7 @@ fn index(
         return json_line(
             out,
             &IndexAnswer {
+                repaired,
                 sync: report,
                 vectors,
             },
@@ -386,10 +462,17 @@ fn search(
     args: &SearchArgs,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let index = open_index(root, config)?;
+    let mut index = open_index(root, config)?;
+    let mut repaired = index.repaired().map(str::to_string);
     if index.needs_sync() {
         tracing::info!("the index is out of date; syncing first");
-        sync_with_progress(&index)?;
+        let (synced, report) = sync_or_repair(root, config, index)?;
+        index = synced;
+        repaired = index
+            .repaired()
+            .map(str::to_string)
+            .or(repaired)
+            .or(report.rebuild_reason);
     }
     let mut searcher = semantic::Searcher::new(root, config, &index, &args.semantic)?;
     if args.batch {
@@ -414,9 +497,14 @@ fn search(
         fusion: None,
         collection: None,
         weights: None,
+        keywords: args.keywords.clone(),
+        rank: None,
     };
-    let answer = searcher.run(&q, args.top)?;
+    let mut answer = searcher.run(&q, args.top)?;
     if json {
+        if let (Some(why), Some(obj)) = (repaired, answer.as_object_mut()) {
+            obj.insert("repaired".into(), why.into());
+        }
         return json_line(out, &answer);
     }
     if answer["mode"] == "lexical" {
@@ -433,6 +521,9 @@ fn search(
 struct Status {
     root: String,
     index: Option<IndexStats>,
+    /// Why the index was found damaged and rebuilt by this command, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repaired: Option<String>,
     needs_sync: bool,
     /// The vector side (coverage), when one was built.
     vectors: Option<semantic::VectorStatus>,
@@ -440,11 +531,11 @@ struct Status {
 }
 
 fn status(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
-    let (index, needs_sync) = if CodeIndex::lexical_dir(root).exists() {
-        let index = open_index(root, config)?;
-        (Some(index.stats()), index.needs_sync())
+    let (index, needs_sync, repaired) = if CodeIndex::lexical_dir(root).exists() {
+        let (index, repaired) = open_verified(root, config)?;
+        (Some(index.stats()), index.needs_sync(), repaired)
     } else {
-        (None, true)
+        (None, true, None)
     };
     let sessions = SessionStore::new(root.clone())
         .list()
@@ -452,6 +543,7 @@ fn status(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> 
     let status = Status {
         root: root.path().display().to_string(),
         index,
+        repaired,
         needs_sync,
         vectors: semantic::vector_status(root),
         sessions,
@@ -467,6 +559,54 @@ fn status(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> 
         &status.sessions,
     )?;
     semantic::render_status(out, status.vectors.as_ref())
+}
+
+/// Opens the index and checks every file of its last commit ([`CodeIndex::verify`]) and the sync
+/// state; a damaged index or state is rebuilt and synced from the sources. Returns the index and why it was rebuilt.
+fn open_verified(root: &RepoRoot, config: &Config) -> anyhow::Result<(CodeIndex, Option<String>)> {
+    let index = open_index(root, config)?;
+    let state_damage = SyncState::damage(&SyncState::path(root));
+    let why = match (index.verify(), state_damage) {
+        (Ok(()), None) => {
+            let repaired = index.repaired().map(str::to_string);
+            return Ok((index, repaired));
+        }
+        (Err(e), _) => format!("{e}; rebuilt it from the sources"),
+        (Ok(()), Some(damage)) => format!("{damage}; rebuilt the index from the sources"),
+    };
+    drop(index);
+    warn(&why);
+    let index = CodeIndex::rebuild(root, config, &why).context("cannot rebuild the index")?;
+    sync_with_progress(&index)?;
+    Ok((index, Some(why)))
+}
+
+/// `repair --json`.
+#[derive(Debug, Serialize)]
+struct RepairAnswer {
+    repaired: String,
+    #[serde(flatten)]
+    sync: SyncReport,
+}
+
+/// `code-intel repair`: rebuild the lexical index from the sources, whatever its state. The
+/// vectors follow on the next `index --embed` or server start (their state names the lexical
+/// commit they mirror, which this changes).
+fn repair(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let why = "rebuilt from the sources by `code-intel repair`";
+    let index = CodeIndex::rebuild(root, config, why).context("cannot rebuild the index")?;
+    let report = sync_with_progress(&index)?;
+    if json {
+        return json_line(
+            out,
+            &RepairAnswer {
+                repaired: why.to_string(),
+                sync: report,
+            },
+        );
+    }
+    writeln!(out, "{why}")?;
+    render::sync_report(out, &report)
 }
 
 /// An exploration command: run it with the synced index (if any), print JSON or text.

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::rank::{self, FoldedChunk, RankParams};
 use super::vector::{Coverage, SimilarityProfile, VectorIndex};
 use super::{CodeIndex, IndexError, SearchHit};
 use crate::config::{Config, SearchWeights};
@@ -396,11 +397,14 @@ pub fn defines(symbol: &str, kind: &str, names: &QueryNames) -> bool {
 /// [`CodeIndex::search`] reports it (the explanation holds it normalised by the best hit's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HybridHit {
-    /// The chunk.
+    /// The file's best chunk; its `score` is the file's score (see [`rank`](super::rank)).
     #[serde(flatten)]
     pub hit: SearchHit,
-    /// How the score came about.
+    /// How the best chunk's score came about (before the file's other chunks were added).
     pub explanation: Explanation,
+    /// Other matching chunks of the same file, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<FoldedChunk>,
 }
 
 /// The answer of [`search`].
@@ -486,6 +490,32 @@ pub fn search(
     top: usize,
     opts: &SearchOptions,
 ) -> Result<HybridResults, IndexError> {
+    search_ranked(
+        index,
+        vectors,
+        query_vector,
+        query,
+        top,
+        opts,
+        &RankParams::default(),
+    )
+}
+
+/// [`search`] with explicit lexical ranking parameters (field boosts, word weights, role factors,
+/// file coherence; see [`rank`](super::rank)). Hits are distinct files: the fused chunk scores
+/// are grouped by file with [`rank::group_files`].
+///
+/// # Errors
+/// [`IndexError`] when the lexical index fails.
+pub fn search_ranked(
+    index: &CodeIndex,
+    vectors: Option<&VectorIndex>,
+    query_vector: Option<&[f32]>,
+    query: &str,
+    top: usize,
+    opts: &SearchOptions,
+    rank_params: &RankParams,
+) -> Result<HybridResults, IndexError> {
     let coverage = vectors.map(VectorIndex::coverage);
     let mut notes = Vec::new();
     let usable = match (vectors, query_vector) {
@@ -519,7 +549,8 @@ pub fn search(
     let mut order: Vec<(String, u32, String)> = Vec::new();
     let mut hits: HashMap<(String, u32, String), (SearchHit, Signals)> = HashMap::new();
     if mode != SearchMode::Vector {
-        for h in index.search(query, candidates)? {
+        let lexical_candidates = rank_params.candidates.max(candidates);
+        for h in index.search_chunks(query, lexical_candidates, rank_params)? {
             let key = (h.file.clone(), h.start_line, h.sha256.clone());
             let signals = Signals {
                 bm25: Some(h.score),
@@ -631,12 +662,36 @@ pub fn search(
             if mode != SearchMode::Lexical {
                 hit.score = explanation.score;
             }
-            HybridHit { hit, explanation }
+            HybridHit {
+                hit,
+                explanation,
+                also: Vec::new(),
+            }
         })
         .collect();
     // Stable: ties keep BM25 order, then vector order.
     ranked.sort_by(|a, b| b.explanation.score.total_cmp(&a.explanation.score));
-    ranked.truncate(top);
+    let lexical = mode == SearchMode::Lexical;
+    fn view(h: &HybridHit, lexical: bool) -> rank::ItemView<'_> {
+        h.hit.rank_view_scored(if lexical {
+            h.hit.score
+        } else {
+            h.explanation.score
+        })
+    }
+    let ranked: Vec<HybridHit> = rank::group_files(ranked, |h| view(h, lexical), rank_params, top)
+        .into_iter()
+        .map(|g| {
+            let mut best = g.best;
+            best.hit.score = g.score;
+            best.also = g
+                .rest
+                .into_iter()
+                .map(|(h, s)| FoldedChunk::of(&h.hit, s))
+                .collect();
+            best
+        })
+        .collect();
     Ok(HybridResults {
         mode,
         fusion,

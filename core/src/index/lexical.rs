@@ -7,10 +7,11 @@
 //!   parts split at `_`, `-`, lower→upper (`getUser`), upper→upper+lower (`HTTPServer` →
 //!   `http`, `server`) and letter↔digit (`utf8` → `utf`, `8`) boundaries. CJK characters are
 //!   separators here; they go to the CJK field.
+//!   Every term of at least four ASCII letters is then reduced to its English Snowball stem
+//!   ([`stem`]: `scrolling` → `scroll`, `encoded`/`encoding` → `encod`), so inflected forms of
+//!   a request's words meet the code's; digits, short terms and non-ASCII terms stay as they are.
 //! - [`CjkBigramTokenizer`] (`cjk_bigram`): overlapping bigrams of runs of CJK characters (Han,
 //!   kana, Hangul), a single-character run as a unigram — the scheme of Lucene's `CJKAnalyzer`.
-
-mod directory;
 
 use std::collections::HashSet;
 
@@ -25,8 +26,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 use super::chunk::{Chunk, ChunkKind};
-
-pub use directory::BatchSyncDirectory;
+use super::rank::{self, RankParams};
 
 /// Name under which [`CodeTokenizer`] is registered on the index.
 pub const CODE_TOKENIZER: &str = "code";
@@ -36,26 +36,6 @@ pub const CJK_TOKENIZER: &str = "cjk_bigram";
 /// Tokens longer than this many bytes are dropped (minified code, base64 blobs); their parts are
 /// still indexed when short enough. 64 is above any identifier a person searches for.
 const MAX_TOKEN_BYTES: usize = 64;
-
-/// Field boosts of [`bm25_query`], highest first. A hit on the name of a chunk (its symbol or
-/// qualified name) says more than a hit on its signature or docs, which says more than its path,
-/// which says more than one word somewhere in its body; imports (module chunks only) count least.
-///
-/// Chosen on the retrieval set of `core/benches/retrieval_queries.jsonl` (41 described behaviours
-/// over Flask, Express and Laravel; `cargo bench -p code-intel-core --bench index -- --eval-only`):
-/// symbol = qualified name = 3 gave file-level MRR@10 0.88 / 0.93 / 0.71, against 0.80 / 0.93 /
-/// 0.67 with symbol 5 over qualified name 3; other spreads of the same order were within ±0.04.
-/// They are ratios: only their order and spread matter to the BM25 sums.
-pub const FIELD_BOOSTS: [(&str, f32); 8] = [
-    ("symbol", 3.0),
-    ("qualified_name", 3.0),
-    ("signature", 2.0),
-    ("docstring", 2.0),
-    ("path", 1.5),
-    ("content", 1.0),
-    ("cjk", 1.0),
-    ("imports", 0.5),
-];
 
 /// English words dropped from ranked queries (not from the index): they occur in most prose
 /// docstrings and add only noise to natural-language queries like "send a JSON response".
@@ -228,6 +208,19 @@ fn split_cjk(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
     }
 }
 
+/// The indexed form of one term of [`split_code`]: the English Snowball stem (Porter2, via
+/// `rust-stemmers`, the stemmer tantivy itself ships) of a term of at least four ASCII letters,
+/// other terms unchanged. Index and query both go through this, so they agree.
+pub fn stem(term: &str) -> std::borrow::Cow<'_, str> {
+    static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    if term.len() < 4 || !term.bytes().all(|b| b.is_ascii_lowercase()) {
+        return std::borrow::Cow::Borrowed(term);
+    }
+    STEMMER
+        .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+        .stem(term)
+}
+
 /// A token stream over tokens computed eagerly into the tokenizer's reused buffer.
 pub struct BufferedTokenStream<'a> {
     tokens: &'a mut [Token],
@@ -292,7 +285,9 @@ impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = BufferedTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> BufferedTokenStream<'a> {
-        fill_buffer(&mut self.buf, text, |t, f| split_code(t, f));
+        fill_buffer(&mut self.buf, text, |t, f| {
+            split_code(t, |term, from, to, pos| f(&stem(term), from, to, pos))
+        });
         BufferedTokenStream {
             tokens: &mut self.buf,
             next: 0,
@@ -320,7 +315,8 @@ impl Tokenizer for CjkBigramTokenizer {
     }
 }
 
-/// The terms [`CodeTokenizer`] produces for `text`, in order (duplicates kept).
+/// The identifier terms of `text` before stemming (whole words and their parts, lower-cased), in
+/// order (duplicates kept); [`CodeTokenizer`] indexes the [`stem`] of each.
 pub fn code_terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     split_code(text, |t, _, _, _| out.push(t.to_string()));
@@ -586,16 +582,24 @@ const MAX_QUERY_WORDS: usize = 64;
 /// this fraction of the others (Lucene's `DisjunctionMaxQuery` tie-breaker idea).
 pub const WORD_TIE_BREAKER: f32 = 0.3;
 
-/// Builds the ranked BM25 query for free text. Returns `None` when the text has no searchable
+/// Builds the ranked BM25 query for free text with the default [`RankParams`]. Returns `None`
+/// when the text has no searchable term. See [`bm25_query_with`].
+pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
+    bm25_query_with(f, text, &RankParams::default())
+}
+
+/// Builds the ranked BM25F query for free text. Returns `None` when the text has no searchable
 /// term.
 ///
 /// The text is analysed with the index's own tokenizers, so punctuation never errors and
 /// `getUserName` matches "user name". Each query word (English stop words dropped) contributes,
-/// per field of [`FIELD_BOOSTS`], the best-scoring of its terms (whole word or parts; see
-/// [`WORD_TIE_BREAKER`]) times the field boost; the contributions of all words and fields are
-/// summed. Counting a word once per field keeps an identifier made of many parts from outweighing
-/// a query's other words. CJK bigrams are summed one by one.
-pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
+/// per field of [`RankParams::field_boosts`], the best-scoring of its (stemmed) terms (whole word
+/// or parts; see [`WORD_TIE_BREAKER`]) times the field boost times the word's weight
+/// ([`rank::word_weight`]: generic request verbs count less); the contributions of all words and
+/// fields are summed. Counting a word once per field keeps an identifier made of many parts from
+/// outweighing a query's other words. CJK bigrams are summed one by one.
+pub fn bm25_query_with(f: &Fields, text: &str, params: &RankParams) -> Option<Box<dyn Query>> {
+    let boosts = params.field_boosts();
     let mut seen_words = HashSet::new();
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for_each_word(text, |start, end| {
@@ -603,21 +607,27 @@ pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
             return;
         }
         let mut terms: Vec<String> = Vec::new();
+        let mut whole = None;
         split_code(&text[start..end], |t, _, _, _| {
-            if !terms.iter().any(|x| x == t) {
-                terms.push(t.to_string());
+            if whole.is_none() {
+                whole = Some(t.to_string());
+            }
+            let t = stem(t);
+            if !terms.iter().any(|x| *x == t) {
+                terms.push(t.into_owned());
             }
         });
         // The whole word (or its only part) comes first.
-        let whole = terms.first().cloned().unwrap_or_default();
+        let whole = whole.unwrap_or_default();
         if terms.is_empty()
             || QUERY_STOP_WORDS.contains(&whole.as_str())
-            || !seen_words.insert(whole)
+            || !seen_words.insert(whole.clone())
         {
             return;
         }
-        for (name, boost) in FIELD_BOOSTS {
-            if name == "cjk" {
+        let weight = rank::word_weight(&whole, params);
+        for (name, boost) in boosts {
+            if name == "cjk" || boost <= 0.0 {
                 continue;
             }
             let field = field_by_name(f, name);
@@ -631,16 +641,17 @@ pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
                 })
                 .collect();
             let q = DisjunctionMaxQuery::with_tie_breaker(disjuncts, WORD_TIE_BREAKER);
-            clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(q), boost * weight)),
+            ));
         }
     });
-    let cjk_boost = FIELD_BOOSTS
-        .iter()
-        .find(|(n, _)| *n == "cjk")
-        .map_or(1.0, |&(_, b)| b);
+    let cjk_boost = params.cjk;
     let mut seen_grams = HashSet::new();
     for term in cjk_terms(text) {
-        if seen_grams.len() < MAX_QUERY_WORDS && seen_grams.insert(term.clone()) {
+        if cjk_boost > 0.0 && seen_grams.len() < MAX_QUERY_WORDS && seen_grams.insert(term.clone())
+        {
             let q = TermQuery::new(
                 Term::from_field_text(f.cjk, &term),
                 IndexRecordOption::WithFreqs,

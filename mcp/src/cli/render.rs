@@ -91,6 +91,19 @@ pub fn status(
                 "index: {} files, {} chunks, last sync {last}{due}",
                 s.files, s.chunks
             )?;
+            if !s.skipped.is_empty() {
+                let total: usize = s.skipped.iter().map(|c| c.count).sum();
+                writeln!(out, "skipped: {total} paths")?;
+                for c in &s.skipped {
+                    writeln!(
+                        out,
+                        "  {:>6}  {}  (e.g. {})",
+                        c.count,
+                        c.reason,
+                        c.examples.join(", ")
+                    )?;
+                }
+            }
         }
     }
     writeln!(out, "sessions: {}", sessions.len())?;

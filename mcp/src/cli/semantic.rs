@@ -14,13 +14,13 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use code_intel_core::config::{Config, SearchWeights};
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelManifest, ModelPaths};
-use code_intel_core::index::CodeIndex;
 use code_intel_core::index::hybrid::{self, Fusion, HybridResults, SearchMode, SearchOptions};
 use code_intel_core::index::map::MapIndex;
 use code_intel_core::index::semantic::{self, Collection, Sources};
 use code_intel_core::index::vector::{
     Coverage, EmbedReport, RefreshReport, VectorIndex, VectorState, configured_recipe,
 };
+use code_intel_core::index::{CodeIndex, RankParams};
 use code_intel_core::repo_path::RepoRoot;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -352,6 +352,13 @@ pub struct BatchQuery {
     /// Weights (missing ones take their defaults).
     #[serde(default)]
     pub weights: Option<SearchWeights>,
+    /// English identifiers and terms added to the query's keyword side (not to its embedding),
+    /// e.g. by the calling model for a request written in another language.
+    #[serde(default)]
+    pub keywords: Option<String>,
+    /// Lexical ranking parameters (missing ones take their defaults); for evaluation.
+    #[serde(default)]
+    pub rank: Option<RankParams>,
 }
 
 /// One answer of a forest search (`--json` and `--batch`).
@@ -559,8 +566,19 @@ impl<'a> Searcher<'a> {
             }
             self.query_vectors.get(&q.query).map(Vec::as_slice)
         };
-        let mut results =
-            hybrid::search(self.index, self.vectors.as_ref(), qv, &q.query, top, &opts)?;
+        let lexical_query = match q.keywords.as_deref().map(str::trim) {
+            Some(k) if !k.is_empty() => format!("{} {k}", q.query),
+            _ => q.query.clone(),
+        };
+        let mut results = hybrid::search_ranked(
+            self.index,
+            self.vectors.as_ref(),
+            qv,
+            &lexical_query,
+            top,
+            &opts,
+            &q.rank.unwrap_or_default(),
+        )?;
         results.notes.extend(self.notes.iter().cloned());
         Ok(serde_json::to_value(SearchAnswer {
             id: q.id.clone(),

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use code_intel_core::config::Config;
-use code_intel_core::index::{CodeIndex, SyncReport};
+use code_intel_core::index::{CodeIndex, IndexError, SyncReport};
 use code_intel_core::repo_path::RepoRoot;
 use serde::Serialize;
 use tokio::sync::{OnceCell, watch};
@@ -90,6 +90,9 @@ impl SharedIndex {
                 );
                 let opened = tokio::task::spawn_blocking(move || {
                     let index = CodeIndex::open(&root, &config)?;
+                    if let Some(why) = index.repaired() {
+                        tracing::warn!("{why}");
+                    }
                     if index.stats().last_sync.is_some() {
                         synced.store(true, Ordering::Release);
                     }
@@ -167,7 +170,16 @@ impl SharedIndex {
         let (index, synced) = (Arc::clone(index), Arc::clone(&self.synced));
         tokio::task::spawn_blocking(move || {
             tracing::info!("index sync started");
-            let outcome = index.sync(&mut |_| {}).map_err(|e| e.to_string());
+            // Another process (a CLI `index`) holding the sync lock is not a failure: each sync
+            // waits for it up to `LOCK_WAIT`, then this waits again; the status stays `running`.
+            let outcome = loop {
+                match index.sync(&mut |_| {}) {
+                    Err(IndexError::Busy { .. }) => {
+                        tracing::info!("another process is still indexing; waiting");
+                    }
+                    other => break other.map_err(|e| e.to_string()),
+                }
+            };
             if outcome.is_ok() {
                 synced.store(true, Ordering::Release);
             }

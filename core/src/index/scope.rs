@@ -1,0 +1,373 @@
+//! What the index covers: the whole repository (honouring `.gitignore`, `.ignore` and
+//! `exclude_patterns`) minus what is not source a person edits, each exclusion with a recorded
+//! reason ([`ScopeSkip`]); and the [`FileRole`] of an indexed file (source, test, docs), which
+//! ranking uses to treat tests and docs as their own class.
+//!
+//! Rules, by path (cheap, applied during the walk so that a vendored tree is never descended):
+//! - vendored or build-output directories ([`VENDORED_DIRS`], [`VENDORED_SUBPATHS`]);
+//! - lock files ([`LOCK_FILES`]);
+//! - minified or bundled files by name (`*.min.js`, `*.bundle.js`, source maps, ...);
+//!
+//! and by content (applied when the file is read, before chunking):
+//! - minified or bundled text: a file of at least [`MINIFIED_MIN_BYTES`] whose lines average more
+//!   than [`MINIFIED_MEAN_LINE`] bytes, or one line holds most of the file and is longer than
+//!   [`MINIFIED_LONG_LINE`] bytes (what bundlers and minifiers emit; hand-written code keeps lines
+//!   under ~120 characters, the limit of every common formatter);
+//! - generated files: an `@generated` marker or `DO NOT EDIT` in the first
+//!   [`GENERATED_PROBE_BYTES`] (the conventions of Facebook's tooling, Go's
+//!   `Code generated ... DO NOT EDIT.`, protoc and most code generators).
+
+use serde::{Deserialize, Serialize};
+
+/// Directory names whose whole tree is dependencies or build output, wherever they appear.
+pub const VENDORED_DIRS: &[&str] = &[
+    "node_modules",
+    "bower_components",
+    "jspm_packages",
+    "vendor",
+    "dist",
+    "build",
+    "__pycache__",
+    "site-packages",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    ".turbo",
+    ".parcel-cache",
+    "coverage",
+    "htmlcov",
+];
+
+/// Repository-relative directory suffixes (two components) that hold copied third-party assets.
+pub const VENDORED_SUBPATHS: &[&str] = &[
+    "public/libs",
+    "public/lib",
+    "public/vendor",
+    "public/build",
+    "public/dist",
+    "public/js/vendor",
+    "static/dist",
+    "static/vendor",
+    "static/libs",
+    "assets/vendor",
+    "assets/libs",
+    "wwwroot/lib",
+];
+
+/// File names of package-manager lock files.
+pub const LOCK_FILES: &[&str] = &[
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+    "bun.lock",
+    "composer.lock",
+    "cargo.lock",
+    "poetry.lock",
+    "pipfile.lock",
+    "pdm.lock",
+    "uv.lock",
+    "gemfile.lock",
+    "go.sum",
+    "mix.lock",
+    "packages.lock.json",
+    "flake.lock",
+];
+
+/// Files smaller than this are never classified as minified by content.
+pub const MINIFIED_MIN_BYTES: usize = 1024;
+/// Mean line length (bytes) above which a file counts as minified.
+pub const MINIFIED_MEAN_LINE: usize = 300;
+/// A line longer than this that holds most of the file marks it as minified or bundled.
+pub const MINIFIED_LONG_LINE: usize = 5000;
+/// Bytes at the start of a file searched for generated-file markers.
+pub const GENERATED_PROBE_BYTES: usize = 1024;
+
+/// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
+/// rebuilds the index once.
+pub const RULES_VERSION: u32 = 1;
+
+/// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
+/// directory for a pruned tree) and shown by `status` and `index --json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeSkip {
+    /// A dependency or build-output tree (`node_modules/`, `vendor/`, `dist/`, `public/libs`...).
+    Vendored,
+    /// A package-manager lock file.
+    LockFile,
+    /// Minified or bundled code, by name or by content.
+    Minified,
+    /// A file marked as generated (`@generated`, `DO NOT EDIT`).
+    Generated,
+}
+
+impl ScopeSkip {
+    /// The reason as recorded in `sync_state.json` and printed by `status`.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ScopeSkip::Vendored => "vendored or build output",
+            ScopeSkip::LockFile => "lock file",
+            ScopeSkip::Minified => "minified or bundled",
+            ScopeSkip::Generated => "generated file",
+        }
+    }
+}
+
+impl std::fmt::Display for ScopeSkip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.reason())
+    }
+}
+
+/// Whether the directory at repository-relative `rel` (`/`-separated) is vendored or build
+/// output, so the walk should not descend into it.
+pub fn skip_dir(rel: &str) -> Option<ScopeSkip> {
+    let rel = rel.trim_end_matches('/');
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if VENDORED_DIRS.iter().any(|d| name.eq_ignore_ascii_case(d)) {
+        return Some(ScopeSkip::Vendored);
+    }
+    let lower = rel.to_ascii_lowercase();
+    if VENDORED_SUBPATHS
+        .iter()
+        .any(|s| lower == *s || lower.ends_with(&format!("/{s}")))
+    {
+        return Some(ScopeSkip::Vendored);
+    }
+    None
+}
+
+/// Whether the file at repository-relative `rel` is out of scope by its name alone.
+pub fn skip_file_by_name(rel: &str) -> Option<ScopeSkip> {
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    if LOCK_FILES.contains(&name.as_str()) {
+        return Some(ScopeSkip::LockFile);
+    }
+    const MINIFIED_SUFFIXES: &[&str] = &[
+        ".min.js",
+        ".min.mjs",
+        ".min.cjs",
+        ".min.css",
+        "-min.js",
+        "-min.css",
+        ".bundle.js",
+        ".bundle.css",
+        ".js.map",
+        ".mjs.map",
+        ".cjs.map",
+        ".css.map",
+    ];
+    if MINIFIED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+        return Some(ScopeSkip::Minified);
+    }
+    None
+}
+
+/// Whether a file is out of scope by its content (see the module docs for the rules).
+pub fn skip_by_content(bytes: &[u8]) -> Option<ScopeSkip> {
+    let probe = &bytes[..bytes.len().min(GENERATED_PROBE_BYTES)];
+    if contains(probe, b"@generated") || contains(probe, b"DO NOT EDIT") {
+        return Some(ScopeSkip::Generated);
+    }
+    if bytes.len() < MINIFIED_MIN_BYTES {
+        return None;
+    }
+    let mut lines = 0usize;
+    let mut longest = 0usize;
+    for line in bytes.split(|&b| b == b'\n') {
+        lines += 1;
+        longest = longest.max(line.len());
+    }
+    if bytes.len() / lines.max(1) > MINIFIED_MEAN_LINE
+        || (longest > MINIFIED_LONG_LINE && longest * 2 > bytes.len())
+    {
+        return Some(ScopeSkip::Minified);
+    }
+    None
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// What kind of file an indexed path is, by its path (conventions of the common test runners
+/// and documentation layouts). Ranking treats each role as its own class: a change request is
+/// usually implemented in source, and tests and docs follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileRole {
+    /// Code a change is implemented in.
+    Source,
+    /// A test, fixture or test helper (`tests/`, `test_*.py`, `*.test.ts`, `*Test.php`, ...).
+    Test,
+    /// Documentation or an example (`docs/`, `*.md`, `*.rst`, `examples/`, ...).
+    Doc,
+}
+
+impl FileRole {
+    /// The role of repository-relative `rel`.
+    pub fn of(rel: &str) -> FileRole {
+        let lower = rel.to_ascii_lowercase();
+        let name = lower.rsplit('/').next().unwrap_or(&lower);
+        let dirs: Vec<&str> = lower.split('/').collect();
+        let dirs = &dirs[..dirs.len().saturating_sub(1)];
+        const TEST_DIRS: &[&str] = &[
+            "test",
+            "tests",
+            "__tests__",
+            "spec",
+            "specs",
+            "fixtures",
+            "__fixtures__",
+            "__mocks__",
+            "e2e",
+            "playground",
+            "playgrounds",
+        ];
+        const DOC_DIRS: &[&str] = &["doc", "docs", "documentation", "examples", "example"];
+        let stem = name.split('.').next().unwrap_or(name);
+        let is_test_name = stem.starts_with("test_")
+            || stem.ends_with("_test")
+            || stem.ends_with("_tests")
+            || name.contains(".test.")
+            || name.contains(".spec.")
+            || name.contains("-test.")
+            || name.contains("-spec.")
+            || (rel
+                .rsplit('/')
+                .next()
+                .unwrap_or(rel)
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .ends_with("Test")
+                && name.ends_with(".php"))
+            || name == "conftest.py";
+        if is_test_name || dirs.iter().any(|d| TEST_DIRS.contains(d)) {
+            return FileRole::Test;
+        }
+        const DOC_EXTS: &[&str] = &[".md", ".mdx", ".rst", ".txt", ".adoc"];
+        if DOC_EXTS.iter().any(|e| name.ends_with(e)) || dirs.iter().any(|d| DOC_DIRS.contains(d)) {
+            return FileRole::Doc;
+        }
+        FileRole::Source
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vendored_directories_by_name_and_subpath() {
+        assert_eq!(skip_dir("node_modules"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("web/node_modules"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("vendor"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("public/libs"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("app/static/dist"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("src"), None);
+        assert_eq!(skip_dir("public"), None);
+        assert_eq!(skip_dir("public/src"), None);
+        assert_eq!(skip_dir("app/Vendors"), None);
+    }
+
+    #[test]
+    fn lock_and_minified_files_by_name() {
+        assert_eq!(
+            skip_file_by_name("package-lock.json"),
+            Some(ScopeSkip::LockFile)
+        );
+        assert_eq!(
+            skip_file_by_name("sub/Cargo.lock"),
+            Some(ScopeSkip::LockFile)
+        );
+        assert_eq!(
+            skip_file_by_name("js/app.min.js"),
+            Some(ScopeSkip::Minified)
+        );
+        assert_eq!(
+            skip_file_by_name("css/site.min.css"),
+            Some(ScopeSkip::Minified)
+        );
+        assert_eq!(skip_file_by_name("app.js.map"), Some(ScopeSkip::Minified));
+        assert_eq!(skip_file_by_name("js/admin.js"), None);
+        assert_eq!(skip_file_by_name("package.json"), None);
+    }
+
+    #[test]
+    fn minified_and_generated_by_content() {
+        let normal = "function a(b) {\n  return b + 1;\n}\n".repeat(100);
+        assert_eq!(skip_by_content(normal.as_bytes()), None);
+        let minified = format!("{}\n", "var a=function(b){return b+1};".repeat(400));
+        assert_eq!(
+            skip_by_content(minified.as_bytes()),
+            Some(ScopeSkip::Minified)
+        );
+        // Many moderately long lines (a bundle with newlines kept every few hundred bytes).
+        let bundle = format!("{}\n", "x".repeat(400)).repeat(20);
+        assert_eq!(
+            skip_by_content(bundle.as_bytes()),
+            Some(ScopeSkip::Minified)
+        );
+        // One long data line in an otherwise ordinary file stays.
+        let data = format!(
+            "{}\nconst DATA = \"{}\";\n{}",
+            normal,
+            "A".repeat(6000),
+            normal
+        );
+        assert_eq!(skip_by_content(data.as_bytes()), None);
+        let generated = "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage x\n";
+        assert_eq!(
+            skip_by_content(generated.as_bytes()),
+            Some(ScopeSkip::Generated)
+        );
+        let fb = "/**\n * @generated SignedSource<<abc>>\n */\nexport {}\n";
+        assert_eq!(skip_by_content(fb.as_bytes()), Some(ScopeSkip::Generated));
+        assert_eq!(skip_by_content(b""), None);
+    }
+
+    #[test]
+    fn roles_by_path() {
+        for p in [
+            "tests/test_app.py",
+            "src/app/test_views.py",
+            "pkg/foo_test.py",
+            "conftest.py",
+            "src/util.test.ts",
+            "src/util.spec.js",
+            "tests/Feature/UserTest.php",
+            "src/Foo/BarTest.php",
+            "packages/vite/src/node/__tests__/build.ts",
+            "playground/css/main.js",
+            "tests/fixtures/a.json",
+        ] {
+            assert_eq!(FileRole::of(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "docs/guide/api.md",
+            "README.md",
+            "examples/app.py",
+            "CHANGELOG.rst",
+        ] {
+            assert_eq!(FileRole::of(p), FileRole::Doc, "{p}");
+        }
+        for p in [
+            "src/app.py",
+            "app/Http/Controllers/TestController.php",
+            "resources/views/index.blade.php",
+            "src/testing_utils.py",
+            "packages/vite/src/node/build.ts",
+        ] {
+            assert_eq!(FileRole::of(p), FileRole::Source, "{p}");
+        }
+    }
+}
