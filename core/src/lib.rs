@@ -3,7 +3,8 @@
 //! Sessions and the write gate ([`session`], [`gate`]), the structured request ([`query_frame`]),
 //! the exploration planner ([`router`]), the decision journal ([`journal`]), the learned map's
 //! files ([`learned`]) and the outcome journal with its analyses ([`outcome`]); behind the `index`
-//! feature the code index ([`index`]) and the exploration tools ([`explore`]), behind `embed` the
+//! feature the code index ([`index`]), the exploration tools ([`explore`]) and the retrieval
+//! evaluation ([`eval`]), behind `embed` the
 //! embedding model and its cache ([`embed`], also the calibrated scorer of [`relevance`]), and
 //! behind `install` the merge of code-intel into a project's Claude Code configuration
 //! ([`install`], `code-intel init`).
@@ -26,6 +27,8 @@ pub mod session;
 
 #[cfg(feature = "embed")]
 pub mod embed;
+#[cfg(feature = "index")]
+pub mod eval;
 #[cfg(feature = "index")]
 pub mod explore;
 #[cfg(feature = "index")]

@@ -2,6 +2,7 @@
 //! exploration commands); `serve` hands over to [`crate::server`].
 
 mod doctor;
+mod eval;
 mod init;
 mod insights;
 mod render;
@@ -85,6 +86,10 @@ pub enum Command {
     /// Outcome insights: failure patterns over the sessions with a recorded outcome, or one
     /// session's analysis (--session ID).
     Insights(insights::InsightsArgs),
+    /// Search quality on this repository: R@1/5/10, MRR@10, function-level recall and latency
+    /// over queries with known answers (--queries FILE) or the repository's own commits
+    /// (--from-git REV_RANGE).
+    Eval(eval::EvalArgs),
 }
 
 /// `code-intel search`.
@@ -221,6 +226,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Status => status(&root, &config, json, &mut out),
         Command::Repair => repair(&root, &config, json, &mut out),
         Command::Insights(a) => insights::run(&root, json, &a, &mut out),
+        Command::Eval(a) => eval::run(&root, &config, json, &a, &mut out),
         Command::FindDefinitions(a) => {
             let params = FindDefinitionsParams {
                 symbol: a.symbol,

@@ -1,0 +1,402 @@
+//! `code-intel eval`: how well ranked search finds where a change must be made, on the user's own
+//! repository. Queries come from a JSON lines file (`--queries`) or from the repository's git
+//! history (`--from-git`, each query searched in the index of its commit's parent); the metrics
+//! and the history extraction are [`code_intel_core::eval`]'s, this module runs the searches,
+//! times them and prints the result.
+
+use std::io::{BufRead as _, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::Args;
+use code_intel_core::config::Config;
+use code_intel_core::eval::history::{self, ChangeRequest, Skip, Worktree};
+use code_intel_core::eval::{self, CUTOFF, EvalQuery, GoldRange, QueryScore, ResultChunk, Summary};
+use code_intel_core::index::CodeIndex;
+use code_intel_core::repo_path::RepoRoot;
+use serde::{Deserialize, Serialize};
+
+use super::semantic::{self, BatchQuery, ModeArg, SearchModeArgs, Searcher};
+
+/// `code-intel eval` options (`--repo` and `--json` are the global ones).
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// JSON lines `{"query", "gold_files": [...], "gold_ranges"?: [{"file", "start", "end"}],
+    /// "id"?}` (lines 1-based, inclusive), searched in the repository's index (synced first).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "from_git",
+        conflicts_with = "from_git"
+    )]
+    pub queries: Option<PathBuf>,
+    /// Build the queries from the non-merge commits of this revision range (e.g. `HEAD~200..HEAD`):
+    /// subject → query, changed source files → gold, each searched in its parent's snapshot
+    /// (indexed in a temporary git worktree, removed afterwards).
+    #[arg(long, value_name = "REV_RANGE")]
+    pub from_git: Option<String>,
+    /// With --from-git: at most this many change requests (the newest that qualify).
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+    /// Result files retrieved per query (the metrics look at the first 10).
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Ranking: lexical, vector or hybrid (default: hybrid once embeddings exist, else lexical;
+    /// with --from-git, hybrid and vector embed every snapshot first, which takes minutes).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+}
+
+/// One query's line of `--json`.
+#[derive(Debug, Serialize)]
+struct QueryRow {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<serde_json::Value>,
+    query: String,
+    /// 1-based rank of the first gold file among the first 10 files; null when missing.
+    rank: Option<usize>,
+    /// The first 10 distinct result files.
+    files: Vec<String>,
+    gold_files: Vec<String>,
+    /// The function-level gold (for `--from-git`: the chunks enclosing the commit's hunks).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    gold_ranges: Vec<GoldRange>,
+    all_found: bool,
+    /// Function-level hit; absent without gold ranges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    function_hit: Option<bool>,
+    /// The mode that ranked the results (a hybrid request without vectors is lexical).
+    mode: String,
+    /// Search time, ms.
+    latency_ms: f64,
+}
+
+/// What `--from-git` did before searching.
+#[derive(Debug, Serialize)]
+struct HistoryReport {
+    range: String,
+    /// Non-merge commits looked at.
+    considered: usize,
+    /// Commits that did not make a change request, by reason.
+    skipped: std::collections::BTreeMap<Skip, usize>,
+    /// Distinct parent snapshots indexed.
+    snapshots: usize,
+}
+
+/// `eval --json`: one object.
+#[derive(Debug, Serialize)]
+struct EvalReport {
+    summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<HistoryReport>,
+    /// Distinct notes of the searches (fallbacks, partial embedding coverage).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
+    queries: Vec<QueryRow>,
+}
+
+/// Runs `code-intel eval` on `root`; prints a table, or with `json` one JSON object.
+///
+/// # Errors
+/// Unreadable or malformed queries, index, model or git failures, no change request in the
+/// range.
+pub fn run(
+    root: &RepoRoot,
+    config: &Config,
+    json: bool,
+    args: &EvalArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    let history = match (&args.queries, &args.from_git) {
+        (Some(file), _) => {
+            let queries = read_queries(file)?;
+            let index = CodeIndex::open(root, config).context("cannot open the code index")?;
+            if index.needs_sync() {
+                index.sync(&mut |_| {}).context("index sync failed")?;
+            }
+            let mut searcher = Searcher::new(root, config, &index, &mode_args(args))?;
+            search_all(&mut searcher, &queries, args.top, &mut rows, &mut notes)?;
+            None
+        }
+        (None, Some(range)) => Some(from_git(root, range, args, &mut rows, &mut notes)?),
+        (None, None) => anyhow::bail!("give --queries FILE or --from-git REV_RANGE"),
+    };
+    let scores: Vec<QueryScore> = rows
+        .iter()
+        .map(|r| QueryScore {
+            rank: r.rank,
+            all_found: r.all_found,
+            function_hit: r.function_hit,
+            files: r.files.clone(),
+        })
+        .collect();
+    let latencies: Vec<f64> = rows.iter().map(|r| r.latency_ms).collect();
+    let report = EvalReport {
+        summary: eval::summarize(&scores, &latencies),
+        history,
+        notes,
+        queries: rows,
+    };
+    if json {
+        serde_json::to_writer(&mut *out, &report)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    render(out, &report)
+}
+
+fn mode_args(args: &EvalArgs) -> SearchModeArgs {
+    SearchModeArgs {
+        mode: args.mode,
+        ..SearchModeArgs::default()
+    }
+}
+
+/// Reads the `--queries` file.
+fn read_queries(file: &Path) -> anyhow::Result<Vec<EvalQuery>> {
+    let f = std::fs::File::open(file)
+        .with_context(|| format!("cannot read the queries file {}", file.display()))?;
+    let mut queries = Vec::new();
+    for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {}", file.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let q: EvalQuery = serde_json::from_str(&line).with_context(|| {
+            format!(
+                "{} line {}: expected {{\"query\": \"...\", \"gold_files\": [...]}}",
+                file.display(),
+                n + 1
+            )
+        })?;
+        queries.push(q);
+    }
+    anyhow::ensure!(!queries.is_empty(), "{} holds no query", file.display());
+    Ok(queries)
+}
+
+/// The fields of a hit that the metrics need.
+#[derive(Debug, Deserialize)]
+struct HitLines {
+    file: String,
+    start_line: u32,
+    end_line: u32,
+}
+
+/// Searches every query (after one untimed warm-up query, so the first timing does not include
+/// loading the model or warming the index caches) and scores it.
+fn search_all(
+    searcher: &mut Searcher<'_>,
+    queries: &[EvalQuery],
+    top: usize,
+    rows: &mut Vec<QueryRow>,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let batch = |query: &str| -> anyhow::Result<BatchQuery> {
+        Ok(serde_json::from_value(
+            serde_json::json!({ "query": query }),
+        )?)
+    };
+    searcher.run(&batch("warm up the search index")?, top)?;
+    for q in queries {
+        let started = Instant::now();
+        let answer = searcher.run(&batch(&q.query)?, top)?;
+        let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let hits: Vec<HitLines> =
+            serde_json::from_value(answer["hits"].clone()).context("unexpected search answer")?;
+        let chunks: Vec<ResultChunk> = hits
+            .into_iter()
+            .map(|h| ResultChunk {
+                file: h.file,
+                start_line: h.start_line,
+                end_line: h.end_line,
+            })
+            .collect();
+        for n in answer["notes"].as_array().into_iter().flatten() {
+            if let Some(n) = n.as_str()
+                && !notes.iter().any(|m| m == n)
+            {
+                notes.push(n.to_string());
+            }
+        }
+        let s = eval::score(q, &chunks);
+        rows.push(QueryRow {
+            id: q.id.clone(),
+            query: q.query.clone(),
+            rank: s.rank,
+            files: s.files,
+            gold_files: q.gold_files.clone(),
+            gold_ranges: q.gold_ranges.clone(),
+            all_found: s.all_found,
+            function_hit: s.function_hit,
+            mode: answer["mode"].as_str().unwrap_or("lexical").to_string(),
+            latency_ms,
+        });
+    }
+    Ok(())
+}
+
+/// `--from-git`: extracts the change requests, then, in one temporary worktree, checks out each
+/// distinct parent (oldest first, so each sync of the worktree's index is incremental), indexes
+/// it and searches its requests. The worktree is removed on every path out.
+fn from_git(
+    root: &RepoRoot,
+    range: &str,
+    args: &EvalArgs,
+    rows: &mut Vec<QueryRow>,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<HistoryReport> {
+    let extraction = history::change_requests(root.path(), range, args.limit)
+        .context("cannot read the git history")?;
+    if extraction.requests.is_empty() {
+        anyhow::bail!(
+            "no change request in {range}: {} non-merge commits looked at, skipped {}",
+            extraction.considered,
+            serde_json::to_string(&extraction.skipped)?
+        );
+    }
+    // Group by parent, keeping the oldest-first order of each group's first request.
+    let mut groups: Vec<(&str, Vec<&ChangeRequest>)> = Vec::new();
+    for r in &extraction.requests {
+        match groups.iter_mut().find(|(p, _)| *p == r.parent) {
+            Some((_, g)) => g.push(r),
+            None => groups.push((&r.parent, vec![r])),
+        }
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix("code-intel-eval-")
+        .tempdir()
+        .context("cannot create a temporary directory")?;
+    let worktree = Worktree::add(root.path(), &tmp.path().join("worktree"), groups[0].0)
+        .context("cannot create a temporary git worktree")?;
+    let searched = search_snapshots(root, &worktree, &groups, args, rows, notes);
+    let removed = worktree.remove();
+    searched?;
+    removed.context("cannot remove the temporary git worktree")?;
+    Ok(HistoryReport {
+        range: range.to_string(),
+        considered: extraction.considered,
+        skipped: extraction.skipped,
+        snapshots: groups.len(),
+    })
+}
+
+fn search_snapshots(
+    root: &RepoRoot,
+    worktree: &Worktree,
+    groups: &[(&str, Vec<&ChangeRequest>)],
+    args: &EvalArgs,
+    rows: &mut Vec<QueryRow>,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let config_file = Config::path(root.path());
+    if config_file.is_file() {
+        let to = Config::path(worktree.path());
+        std::fs::create_dir_all(to.parent().unwrap_or(worktree.path()))
+            .and_then(|()| std::fs::copy(&config_file, &to))
+            .with_context(|| format!("cannot copy {} to the worktree", config_file.display()))?;
+    }
+    let wt_root = RepoRoot::new(worktree.path())?;
+    let wt_config = Config::load(wt_root.path())?;
+    let index = CodeIndex::open(&wt_root, &wt_config).context("cannot open the snapshot index")?;
+    let embed = matches!(args.mode, Some(ModeArg::Hybrid | ModeArg::Vector));
+    for (n, (parent, requests)) in groups.iter().enumerate() {
+        if n > 0 {
+            worktree.checkout(parent)?;
+        }
+        let report = index
+            .sync(&mut |_| {})
+            .with_context(|| format!("cannot index the snapshot {parent}"))?;
+        say(&format!(
+            "code-intel eval: snapshot {}/{} {}: {} files indexed or updated, {} queries",
+            n + 1,
+            groups.len(),
+            &parent[..parent.len().min(12)],
+            report.files_added + report.files_modified,
+            requests.len()
+        ));
+        if embed {
+            let indexed = semantic::index_vectors(
+                &wt_root,
+                &wt_config,
+                &semantic::IndexArgs {
+                    embed: true,
+                    threads: 1,
+                },
+            )?;
+            if let Err(why) = indexed {
+                anyhow::bail!("--mode needs embeddings, and there are none: {why}");
+            }
+        }
+        let mut queries = Vec::with_capacity(requests.len());
+        for r in requests {
+            let ranges = history::enclosing_ranges(&index, &r.hunks)?;
+            queries.push(r.eval_query(ranges));
+        }
+        let mut searcher = Searcher::new(&wt_root, &wt_config, &index, &mode_args(args))?;
+        search_all(&mut searcher, &queries, args.top, rows, notes)?;
+    }
+    Ok(())
+}
+
+/// Progress for the person at the terminal (stdout is the report).
+#[allow(clippy::print_stderr)]
+fn say(msg: &str) {
+    eprintln!("{msg}");
+}
+
+/// The text report: the summary table, then one line per query.
+fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
+    let s = &r.summary;
+    let mode = r.queries.first().map_or("-", |q| q.mode.as_str());
+    write!(out, "{} queries, {mode} search", s.queries)?;
+    if let Some(h) = &r.history {
+        write!(
+            out,
+            ", from git {} ({} commits looked at, {} snapshots indexed)",
+            h.range, h.considered, h.snapshots
+        )?;
+    }
+    writeln!(out)?;
+    let function = s.function_recall_at_10.map_or("-".to_string(), |f| {
+        format!("{f:.3} ({})", s.function_queries)
+    });
+    writeln!(
+        out,
+        "{:>6} {:>6} {:>6} {:>7} {:>7} {:>12} {:>8} {:>8}",
+        "R@1", "R@5", "R@10", "MRR@10", "All@10", "F-R@10 (n)", "p50 ms", "p95 ms"
+    )?;
+    writeln!(
+        out,
+        "{:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>7.3} {:>12} {:>8.1} {:>8.1}",
+        s.recall_at_1,
+        s.recall_at_5,
+        s.recall_at_10,
+        s.mrr_at_10,
+        s.all_at_10,
+        function,
+        s.latency_p50_ms,
+        s.latency_p95_ms
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "rank  id            query (rank of the first gold file; - beyond {CUTOFF})"
+    )?;
+    for q in &r.queries {
+        let rank = q.rank.map_or_else(|| "-".to_string(), |k| k.to_string());
+        let id = match &q.id {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => "-".to_string(),
+        };
+        writeln!(out, "{rank:>4}  {id:<12}  {}", q.query)?;
+    }
+    for n in &r.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,435 @@
+//! `code-intel eval` on a small git repository built in a temp dir: hand-written queries with
+//! gold files and ranges (`--queries`), and change requests from the repository's own commits
+//! (`--from-git`, each searched in its parent's snapshot in a temporary worktree), checked to the
+//! exact metrics and per-query ranks the fixture implies.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+/// Runs `git -C repo args…` with a fixed identity; panics on failure.
+fn git(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args([
+            "-c",
+            "user.name=Eval Test",
+            "-c",
+            "user.email=eval@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Replaces `from` (which must occur) by `to` in a file.
+fn edit(root: &Path, rel: &str, from: &str, to: &str) {
+    let text = std::fs::read_to_string(root.join(rel)).unwrap();
+    assert!(text.contains(from), "{rel}: {from:?}");
+    write(root, rel, &text.replacen(from, to, 1));
+}
+
+fn commit(root: &Path, subject: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", subject]);
+}
+
+const CART: &str = r#""""Shopping cart: items, quantities and the order total."""
+
+
+class Cart:
+    """Holds the items a customer wants to buy."""
+
+    def __init__(self):
+        self.items = {}
+
+    def add_item(self, sku, quantity=1):
+        self.items[sku] = self.items.get(sku, 0) + quantity
+
+    def total(self, prices):
+        """Sum of price times quantity; percentage discount codes are not applied yet."""
+        amount = 0
+        for sku, quantity in self.items.items():
+            amount += prices[sku] * quantity
+        return amount
+"#;
+
+const AUTH: &str = r#""""Login: checks a user's password against the stored hash."""
+import hashlib
+
+
+def hash_password(password):
+    return hashlib.sha256(password.encode()).hexdigest()
+
+
+def login(users, username, password):
+    user = users.get(username)
+    if user is None:
+        return None
+    if user["password_hash"] != hash_password(password):
+        return None
+    return user
+"#;
+
+const MONEY: &str = r#"/** Currency helpers for the storefront. */
+export function formatPrice(cents) {
+  const dollars = cents / 100;
+  return "$" + dollars.toFixed(2);
+}
+
+export function parsePrice(text) {
+  return Math.round(parseFloat(text.replace("$", "")) * 100);
+}
+"#;
+
+const LEGACY: &str = r#""""Old synchronisation job kept for the nightly batch."""
+
+
+def run_job(queue):
+    for item in queue:
+        item.process()
+    return len(queue)
+"#;
+
+/// The fixture's history, oldest first. Three commits make change requests (a cart discount,
+/// a rounding fix in the JS price formatter, a legacy-job change whose subject shares no word
+/// with its file); a docs, a tests-only and a too-short commit are skipped by their subjects,
+/// and a commit that only adds a file has no gold in its parent. Returns the root commit.
+fn repository(root: &Path) -> String {
+    git(root, &["init", "-q"]);
+    write(root, "src/cart.py", CART);
+    write(root, "src/auth.py", AUTH);
+    write(root, "web/money.js", MONEY);
+    write(root, "src/legacy.py", LEGACY);
+    write(root, "README.md", "# Shop\n");
+    commit(root, "Initial import of the shop application");
+    let first = git(root, &["rev-parse", "HEAD"]).trim().to_string();
+    edit(
+        root,
+        "src/cart.py",
+        "            amount += prices[sku] * quantity\n",
+        "            amount += prices[sku] * quantity\n        if self.discount_percent:\n            amount = amount * (100 - self.discount_percent) // 100\n",
+    );
+    commit(
+        root,
+        "feat(cart): apply percentage discount codes to the cart total (#12)",
+    );
+    write(
+        root,
+        "README.md",
+        "# Shop\n\nDiscount codes are percentages.\n",
+    );
+    commit(root, "docs: describe the discount codes");
+    edit(
+        root,
+        "web/money.js",
+        "const dollars = cents / 100;",
+        "const dollars = Math.round(cents) / 100;",
+    );
+    commit(root, "Fix rounding when formatPrice gets fractional cents");
+    write(
+        root,
+        "tests/test_auth.py",
+        "def test_login():\n    assert True\n",
+    );
+    commit(root, "Add tests for the login function");
+    edit(
+        root,
+        "src/legacy.py",
+        "item.process()",
+        "item.process(retries=3)",
+    );
+    commit(root, "Retry the zebra quokka wombat handshake three times");
+    write(
+        root,
+        "src/shipping.py",
+        "def shipping_rate(weight):\n    return 5 + weight\n",
+    );
+    commit(root, "Add a shipping rates module for carriers");
+    edit(
+        root,
+        "src/auth.py",
+        "import hashlib\n",
+        "import hashlib\n\n",
+    );
+    commit(root, "Tidy");
+    first
+}
+
+fn code_intel(repo: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_code-intel"));
+    cmd.args(args).arg("--repo").arg(repo);
+    for var in [
+        "CLAUDE_PROJECT_DIR",
+        "CODE_INTEL_PROJECT",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("CODE_INTEL_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn eval_json(repo: &Path, args: &[&str]) -> Value {
+    let out = code_intel(repo, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// `(id, rank, files)` of each query row.
+fn ranks(report: &Value) -> Vec<(Value, Value, Value)> {
+    report["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| (q["id"].clone(), q["rank"].clone(), q["files"].clone()))
+        .collect()
+}
+
+#[test]
+fn eval_queries_scores_hand_written_gold() {
+    let dir = tempfile::tempdir().unwrap();
+    repository(dir.path());
+    // Outside the repository, so that the index does not see the queries' words.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let queries = elsewhere.path().join("queries.jsonl");
+    let lines = [
+        // Distinctive words of one method: found first (README.md, which mentions discount
+        // codes, second), and its chunk lies inside the gold range (`Cart.total`, lines 13-20).
+        json!({"id": "discount", "query": "percentage discount codes in the cart total",
+               "gold_files": ["src/cart.py"],
+               "gold_ranges": [{"file": "src/cart.py", "start": 13, "end": 20}]}),
+        // The words are only in web/money.js: the gold file cannot be found.
+        json!({"id": "missing", "query": "currency helpers for the storefront",
+               "gold_files": ["src/auth.py"]}),
+        // One of two gold files found: a hit at 1, but not All@10.
+        json!({"id": "both", "query": "cart total", "gold_files": ["src/cart.py", "src/auth.py"]}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&queries, text).unwrap();
+    let report = eval_json(
+        dir.path(),
+        &[
+            "eval",
+            "--queries",
+            queries.to_str().unwrap(),
+            "--mode",
+            "lexical",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        ranks(&report),
+        [
+            (
+                json!("discount"),
+                json!(1),
+                json!(["src/cart.py", "README.md"])
+            ),
+            (json!("missing"), Value::Null, json!(["web/money.js"])),
+            (json!("both"), json!(1), json!(["src/cart.py"])),
+        ],
+        "{report:#}"
+    );
+    let s = &report["summary"];
+    let two_thirds = 2.0 / 3.0;
+    for key in ["recall_at_1", "recall_at_5", "recall_at_10", "mrr_at_10"] {
+        assert!(
+            (s[key].as_f64().unwrap() - two_thirds).abs() < 1e-9,
+            "{key}: {s:#}"
+        );
+    }
+    assert!(
+        (s["all_at_10"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9,
+        "{s:#}"
+    );
+    assert_eq!(
+        (
+            &s["queries"],
+            &s["function_queries"],
+            &s["function_recall_at_10"]
+        ),
+        (&json!(3), &json!(1), &json!(1.0)),
+        "{s:#}"
+    );
+    assert_eq!(report["queries"][0]["function_hit"], true, "{report:#}");
+    assert!(report["queries"][1].get("function_hit").is_none());
+    assert!(s["latency_p95_ms"].as_f64().unwrap() >= s["latency_p50_ms"].as_f64().unwrap());
+
+    // The text form: the table and one line per query.
+    let out = code_intel(
+        dir.path(),
+        &[
+            "eval",
+            "--queries",
+            queries.to_str().unwrap(),
+            "--mode",
+            "lexical",
+        ],
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("3 queries, lexical search\n"), "{text}");
+    assert!(
+        text.contains(" 0.667  0.667  0.667   0.667   0.333    1.000 (1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("   -  missing       currency helpers for the storefront"),
+        "{text}"
+    );
+
+    // A malformed line is an error that names the line.
+    std::fs::write(&queries, "{\"query\": \"no gold\"}\n").unwrap();
+    let out = code_intel(
+        dir.path(),
+        &["eval", "--queries", queries.to_str().unwrap()],
+    );
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("queries.jsonl line 1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn eval_from_git_searches_each_commit_at_its_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = repository(dir.path());
+    let range = format!("{first}..HEAD");
+    let report = eval_json(
+        dir.path(),
+        &["eval", "--from-git", &range, "--mode", "lexical", "--json"],
+    );
+    let log = git(dir.path(), &["log", "--format=%H %s"]);
+    let id = |subject: &str| {
+        let line = log.lines().find(|l| l.ends_with(subject)).unwrap();
+        json!(line[..12])
+    };
+    // Oldest first. The discount commit is searched in the initial snapshot, where only
+    // src/cart.py mentions its words; the legacy job's words are nowhere but "times" in
+    // cart.py's docstring.
+    let q = &report["queries"];
+    let row = |i: usize| (q[i]["id"].clone(), q[i]["rank"].clone());
+    assert_eq!(
+        [row(0), row(1), row(2)],
+        [
+            (id("to the cart total (#12)"), json!(1)),
+            (
+                id("Fix rounding when formatPrice gets fractional cents"),
+                json!(1)
+            ),
+            (
+                id("Retry the zebra quokka wombat handshake three times"),
+                Value::Null
+            ),
+        ],
+        "{report:#}"
+    );
+    assert_eq!(q[0]["files"], json!(["src/cart.py"]), "{report:#}");
+    assert_eq!(q[2]["files"], json!(["src/cart.py"]), "{report:#}");
+    assert_eq!(
+        q[0]["query"],
+        "Apply percentage discount codes to the cart total"
+    );
+    assert_eq!(q[1]["files"][0], "web/money.js", "{report:#}");
+    assert_eq!(q[2]["gold_files"], json!(["src/legacy.py"]));
+    // Gold ranges: the methods enclosing the hunks at the parent (`Cart.total` 13-18 before
+    // the change, `formatPrice` 1-5 with its doc comment, `run_job` 4-7).
+    assert_eq!(
+        [
+            &q[0]["gold_ranges"],
+            &q[1]["gold_ranges"],
+            &q[2]["gold_ranges"]
+        ],
+        [
+            &json!([{"file": "src/cart.py", "start": 13, "end": 18}]),
+            &json!([{"file": "web/money.js", "start": 1, "end": 5}]),
+            &json!([{"file": "src/legacy.py", "start": 4, "end": 7}]),
+        ],
+        "{report:#}"
+    );
+    assert_eq!(
+        [
+            &q[0]["function_hit"],
+            &q[1]["function_hit"],
+            &q[2]["function_hit"]
+        ],
+        [&json!(true), &json!(true), &json!(false)],
+        "{report:#}"
+    );
+    let s = &report["summary"];
+    let two_thirds = 2.0 / 3.0;
+    for key in [
+        "recall_at_1",
+        "recall_at_10",
+        "mrr_at_10",
+        "all_at_10",
+        "function_recall_at_10",
+    ] {
+        assert!(
+            (s[key].as_f64().unwrap() - two_thirds).abs() < 1e-9,
+            "{key}: {s:#}"
+        );
+    }
+    assert_eq!(
+        report["history"],
+        json!({"range": range, "considered": 7, "skipped": {"subject": 3, "new_files": 1},
+               "snapshots": 3}),
+        "{report:#}"
+    );
+    // The temporary worktree is gone, and the repository's own tree is untouched.
+    assert_eq!(git(dir.path(), &["worktree", "list"]).lines().count(), 1);
+    let status = git(
+        dir.path(),
+        &["status", "--porcelain", "--untracked-files=no"],
+    );
+    assert_eq!(status, "");
+
+    // --limit keeps the newest change requests.
+    let report = eval_json(
+        dir.path(),
+        &["eval", "--from-git", &range, "--limit", "1", "--json"],
+    );
+    assert_eq!(
+        report["queries"][0]["query"],
+        "Retry the zebra quokka wombat handshake three times"
+    );
+    assert_eq!(report["summary"]["queries"], 1);
+
+    // A range without change requests is an error that says what was skipped, and leaves no
+    // worktree behind.
+    let out = code_intel(dir.path(), &["eval", "--from-git", "HEAD~1..HEAD"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no change request in HEAD~1..HEAD"), "{err}");
+    assert_eq!(git(dir.path(), &["worktree", "list"]).lines().count(), 1);
+}
