@@ -2,8 +2,10 @@
 //! `ServerHandler`. Tools are thin adapters over `code_intel_core` (parse the wire input, one core
 //! call on a blocking thread, convert the result).
 
+mod catalog;
 mod embedder;
 mod learning;
+mod limits;
 mod relevance;
 mod semantic;
 mod shared_index;
@@ -47,24 +49,25 @@ code-intel gates edits: Edit/Write/Bash writes into this repository are denied u
 session is READY and the target file was explored. Workflow:
 1. start_session(intent, query): intent IMPLEMENT | MODIFY | INVESTIGATE | QUESTION, query = the user's \
 request verbatim. Read extraction_prompt and plan.
-2. set_query_frame: fill the slots you can, each {value, quote}; quote must be copied from the request.
+2. set_query_frame: fill the slots you can, each {value, quote}; quote copied from the request.
 3. Explore (EXPLORATION phase): find_definitions, find_references, search_text, analyze_structure, \
 get_function_at_line, plus Read/Grep. IMPLEMENT/MODIFY need find_definitions and find_references.
 Map the feature to symbols: validate_symbol_relevance(target_feature, symbols) gives a prompt and \
 ranked candidates; confirm_symbol_relevance(relevant_symbols, code_evidence per symbol) records FACT \
-ones, raises risk for weak ones, rejects unrelated ones with guidance.
+ones, raises risk for weak ones, rejects unrelated ones.
 4. submit_understanding(symbols_identified, entry_points, files_analyzed, existing_patterns). The \
-answer is READY, or SEMANTIC with missing_requirements (nl_symbol_mapping: no symbol matches the feature).
-5. In SEMANTIC: semantic_search(query) finds code by meaning (any language; the map of past \
-successes is searchable in every phase), then submit_semantic(hypotheses, semantic_reason); in \
-VERIFICATION: verify each \
-hypothesis with the exploration tools, then submit_verification(results).
+answer is READY, or SEMANTIC with missing_requirements.
+5. In SEMANTIC: semantic_search(query) finds code by meaning (the map of past successes is \
+searchable in every phase), then submit_semantic(hypotheses, semantic_reason); in VERIFICATION: \
+verify each hypothesis with the exploration tools, then submit_verification(results).
 6. READY: call check_write_target(path) before every edit. If denied, follow recovery_options: \
 add_explored_files(files) after reading them, or revert_to_exploration.
-7. When done: record_outcome(success|failure|partial) ends the session; success teaches the map \
-(search_map, any phase) for next time.
-session_id is optional: it defaults to the session this server started last. get_session_status shows \
-the phase and what is missing. A tool refused in the current phase says which tool to call next.";
+7. When done: record_outcome(success|failure|partial) ends the session; success teaches the map.
+session_id is optional (never empty): it defaults to the session this server started last. \
+get_session_status shows the phase and what is missing.
+Limits: text arguments <= 8 KB (paths, patterns, symbols 4 KB), lists <= 1000 items; files over \
+max_file_bytes (1 MiB), FIFOs and devices are not read; answers <= 40,000 chars, with \
+truncated/output_truncated saying what was cut.";
 
 /// The server: shared state plus the tool router. rmcp clones it per request; every field is shared.
 #[derive(Clone)]
@@ -284,17 +287,20 @@ impl CodeIntel {
             embedder,
             relevance: Arc::new(RelevanceCache::default()),
             semantic,
-            tool_router: Self::tool_router()
-                + Self::relevance_router()
-                + Self::semantic_router()
-                + Self::learning_router(),
+            tool_router: catalog::compact(
+                Self::tool_router()
+                    + Self::relevance_router()
+                    + Self::semantic_router()
+                    + Self::learning_router(),
+            ),
         }
     }
 
     /// The session a call applies to: the explicit id, else the one this server started last,
     /// else the one bound to this server's Claude Code session (a restarted server), else none.
     async fn session_for(&self, explicit: Option<String>) -> Result<Option<String>, Refusal> {
-        if let Some(id) = explicit.filter(|s| !s.trim().is_empty()) {
+        // An empty id never gets here: `limits::check_arguments` refuses it.
+        if let Some(id) = explicit {
             return Ok(Some(id));
         }
         if let Some(id) = self
@@ -597,7 +603,7 @@ impl CodeIntel {
     }
 
     #[tool(
-        description = "Regex or literal search over the repository's files (gitignore-aware), with context lines. EXPLORATION, VERIFICATION, READY.",
+        description = "Regex or literal search over the repository's files (gitignore-aware), with context lines; files over max_file_bytes are listed as skipped. EXPLORATION, VERIFICATION, READY.",
         annotations(read_only_hint = true)
     )]
     async fn search_text(&self, Parameters(p): Parameters<SearchTextToolParams>) -> CallToolResult {
@@ -643,7 +649,7 @@ impl CodeIntel {
     }
 
     #[tool(
-        description = "Nested symbol tree (classes, functions, methods with lines) of a file or directory. EXPLORATION, VERIFICATION, READY.",
+        description = "Nested symbol tree (classes, functions, methods with lines) of a file or directory; files over max_file_bytes are marked skipped. EXPLORATION, VERIFICATION, READY.",
         annotations(read_only_hint = true)
     )]
     async fn analyze_structure(
@@ -661,7 +667,7 @@ impl CodeIntel {
     }
 
     #[tool(
-        description = "The function or method enclosing a line, with its source. EXPLORATION, VERIFICATION, READY.",
+        description = "The function or method enclosing a line, with its source (a file over max_file_bytes is refused). EXPLORATION, VERIFICATION, READY.",
         annotations(read_only_hint = true)
     )]
     async fn get_function_at_line(
@@ -681,6 +687,27 @@ impl CodeIntel {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for CodeIntel {
+    /// Every call: arguments checked against [`limits`] before the tool runs, the answer cut to
+    /// `max_output_chars` after (the exploration tools bound their own answers).
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        if let Some(refusal) = limits::check_arguments(request.arguments.as_ref()) {
+            return Ok(rmcp::model::CallToolResponse::Complete(refusal));
+        }
+        let self_bounded = limits::SELF_BOUNDED_TOOLS.contains(&request.name.as_ref());
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let mut response = self.tool_router.call(tcc).await?;
+        if let rmcp::model::CallToolResponse::Complete(result) = &mut response
+            && !self_bounded
+        {
+            limits::fit_output(result, self.config.limits.max_output_chars);
+        }
+        Ok(response)
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(rmcp::model::Implementation::new(
