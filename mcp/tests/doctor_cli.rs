@@ -271,3 +271,120 @@ fn an_enabled_plugin_counts_as_the_hook_and_server_configuration() {
     assert_eq!(check(&report, "hooks")["status"], "fail", "{report:#}");
     assert_eq!(code, Some(1));
 }
+
+/// Runs the real PreToolUse hook for a Write of `src/greet.py` by Claude Code session `c1`;
+/// its exit code (0 allow, 2 deny).
+fn hook_exit(repo: &Repo) -> Option<i32> {
+    use std::io::Write as _;
+    let input = serde_json::json!({
+        "session_id": "c1",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": repo.path().join("src/greet.py"), "content": "x = 1\n"},
+        "cwd": repo.path(),
+    });
+    let mut child = Command::new(bin_dir().join("code-intel-pre-tool-use"))
+        .env_clear()
+        .env("CLAUDE_PROJECT_DIR", repo.path())
+        .env("HOME", repo.home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap().status.code()
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+/// Each corrupted session or binding state: the hook denies the write (exit 2), and doctor's
+/// `sessions` check FAILs naming the file, with a fix, and exits 1.
+#[test]
+fn doctor_fails_on_every_state_the_hook_denies_on() {
+    let binding = |session: &str| {
+        format!(r#"{{"version":1,"session_id":"{session}","bound_at":"2026-01-01T00:00:00Z"}}"#)
+    };
+    type Setup = Box<dyn Fn(&Path)>;
+    let write = |rel: &'static str, body: String| -> Setup {
+        Box::new(move |state: &Path| std::fs::write(state.join(rel), &body).unwrap())
+    };
+    let cases: Vec<(&str, Vec<Setup>, &str)> = vec![
+        (
+            "binding not JSON",
+            vec![write("bindings/c1.json", "garbage".into())],
+            "bindings/c1.json",
+        ),
+        (
+            "binding to a missing session",
+            vec![write("bindings/c1.json", binding("s1"))],
+            "bindings/c1.json",
+        ),
+        (
+            "session not JSON",
+            vec![
+                write("bindings/c1.json", binding("s1")),
+                write("sessions/s1.json", "{not json".into()),
+            ],
+            "sessions/s1.json",
+        ),
+        (
+            "session of an unknown version",
+            vec![
+                write("bindings/c1.json", binding("s1")),
+                write("sessions/s1.json", r#"{"version":999}"#.into()),
+            ],
+            "sessions/s1.json",
+        ),
+        (
+            "session is a FIFO",
+            vec![
+                write("bindings/c1.json", binding("s1")),
+                Box::new(|state: &Path| mkfifo(&state.join("sessions/s1.json"))),
+            ],
+            "sessions/s1.json",
+        ),
+        (
+            "binding is a FIFO",
+            vec![Box::new(|state: &Path| {
+                mkfifo(&state.join("bindings/c1.json"))
+            })],
+            "bindings/c1.json",
+        ),
+    ];
+    let bins = bin_dir();
+    for (what, setup, file) in cases {
+        let repo = Repo::initialised();
+        let state = repo.path().join(".code-intel");
+        std::fs::create_dir_all(state.join("sessions")).unwrap();
+        std::fs::create_dir_all(state.join("bindings")).unwrap();
+        for s in &setup {
+            s(&state);
+        }
+        assert_eq!(hook_exit(&repo), Some(2), "{what}: the hook denies");
+        let (code, report) = repo.doctor(&bins);
+        assert_eq!(code, Some(1), "{what}: doctor fails: {report:#}");
+        let c = check(&report, "sessions");
+        assert_eq!(c["status"], "fail", "{what}: {c:#}");
+        assert!(
+            c["detail"].as_str().unwrap().contains(file),
+            "{what}: {c:#}"
+        );
+        assert!(
+            c["fix"].as_str().unwrap().contains("remove"),
+            "{what}: {c:#}"
+        );
+    }
+    // And a clean repository passes the check.
+    let repo = Repo::initialised();
+    let (_, report) = repo.doctor(&bins);
+    assert_eq!(check(&report, "sessions")["status"], "pass", "{report:#}");
+}

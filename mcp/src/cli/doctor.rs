@@ -19,11 +19,13 @@ use clap::Args;
 use code_intel_core::config::{Config, GateMode};
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::sync::PendingChanges;
+use code_intel_core::index::vector::VectorIndex;
 use code_intel_core::install::{
     self, ALLOW_RULE, CommandHook, MatcherKind, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN,
     SERVER_NAME, WRITE_TOOLS,
 };
 use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::session::store::SessionStore;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -166,6 +168,7 @@ pub fn run(
     checks.push(hooks_check);
     checks.push(check_gate(root, config.as_ref(), pre_hook.as_ref(), &env));
     checks.push(check_model(!args.no_model_load, &env));
+    checks.push(check_state_files(root));
     checks.push(match &config {
         Some(c) => check_index(root, c),
         None => Check::fail(
@@ -892,6 +895,74 @@ fn check_model(load: bool, env: &Env) -> Check {
     }
 }
 
+/// Every session and binding file, read the way the PreToolUse hook reads them
+/// (`SessionStore::bound` then `SessionStore::load`): a file the hook cannot read makes it deny
+/// every write of that conversation, so doctor fails on it too.
+fn check_state_files(root: &RepoRoot) -> Check {
+    const NAME: &str = "sessions";
+    let store = SessionStore::new(root.clone());
+    let state = root.state_dir();
+    let mut problems: Vec<String> = Vec::new();
+    let mut counts = (0usize, 0usize);
+    for (dir, is_binding) in [("sessions", false), ("bindings", true)] {
+        let path = state.join(dir);
+        let entries = match std::fs::read_dir(&path) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                problems.push(format!(".code-intel/{dir}/ cannot be listed: {e}"));
+                continue;
+            }
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter_map(|n| n.strip_suffix(".json").map(str::to_owned))
+            .collect();
+        names.sort();
+        for id in names {
+            let shown = format!(".code-intel/{dir}/{id}.json");
+            if is_binding {
+                counts.1 += 1;
+                match store.bound(&id) {
+                    Ok(Some(session)) => {
+                        if let Err(e) = store.load(&session) {
+                            problems.push(format!(
+                                "{shown} names session {session}, which does not load: {e}"
+                            ));
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => problems.push(format!("{shown}: {e}")),
+                }
+            } else {
+                counts.0 += 1;
+                if let Err(e) = store.load(&id) {
+                    problems.push(format!("{shown}: {e}"));
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        return Check::pass(
+            NAME,
+            format!(
+                "{} session and {} binding files read as the hook reads them",
+                counts.0, counts.1
+            ),
+        );
+    }
+    Check::fail(
+        NAME,
+        format!(
+            "{} state file(s) the PreToolUse hook cannot read, so it denies every write of the conversations they belong to: {}",
+            problems.len(),
+            problems.join("; ")
+        ),
+        "remove the damaged files listed (a session file ends that session; a binding file unbinds the conversation, which then starts a new session with /code)",
+    )
+}
+
 fn check_index(root: &RepoRoot, config: &Config) -> Check {
     const NAME: &str = "index";
     if !CodeIndex::lexical_dir(root).exists() {
@@ -911,6 +982,38 @@ fn check_index(root: &RepoRoot, config: &Config) -> Check {
             );
         }
     };
+    if let Some(why) = index.repaired() {
+        return Check::warn(
+            NAME,
+            format!("the index was damaged and has been rebuilt empty ({why})"),
+            "run `code-intel index` to fill it from the sources",
+        );
+    }
+    if let Err(e) = index.verify() {
+        return Check::fail(
+            NAME,
+            format!("the index is damaged: {e}"),
+            "run `code-intel repair` (rebuilds it from the sources)",
+        );
+    }
+    if let Err(e) = index.search("index probe", 1) {
+        return Check::fail(
+            NAME,
+            format!("a probe search fails: {e}"),
+            "run `code-intel repair` (rebuilds it from the sources)",
+        );
+    }
+    let vector_state = VectorIndex::dir(root).join(code_intel_core::index::vector::STATE_FILE);
+    if vector_state.exists() && VectorIndex::peek_state(root).is_none() {
+        return Check::fail(
+            NAME,
+            format!(
+                "the vector store's {} does not parse or has an unknown version",
+                vector_state.display()
+            ),
+            "run `code-intel repair`, then `code-intel index --embed` (the embedding cache keeps computed vectors)",
+        );
+    }
     let stats = index.stats();
     let vectors = super::semantic::vector_status(root).map_or_else(
         || "no vectors".to_owned(),
