@@ -66,7 +66,8 @@ pub struct SearchTextResult {
     pub truncated: bool,
     /// Files searched.
     pub files_searched: usize,
-    /// Files not searched (over `max_file_bytes`, special files, unreadable), at most
+    /// Files not searched (over `max_file_bytes`, special files, unreadable files and
+    /// directories, a directory as `dir/`), at most
     /// [`MAX_SKIPPED_LISTED`] with their reason; `files_skipped` counts all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<SkippedFile>,
@@ -164,7 +165,8 @@ pub struct FindReferencesResult {
     pub definitions_excluded: usize,
     /// Files searched.
     pub files_searched: usize,
-    /// Files not searched (over `max_file_bytes`, special files, unreadable), at most
+    /// Files not searched (over `max_file_bytes`, special files, unreadable files and
+    /// directories, a directory as `dir/`), at most
     /// [`MAX_SKIPPED_LISTED`] with their reason; `files_skipped` counts all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<SkippedFile>,
@@ -205,7 +207,8 @@ pub fn search_text(
         .unwrap_or(0)
         .min(limits.max_context_lines);
     let cap = result_cap(limits, params.max_results);
-    let files = files_to_search(cx, params.path.as_deref(), params.file_type.as_deref())?;
+    let (files, unreadable) =
+        files_to_search(cx, params.path.as_deref(), params.file_type.as_deref())?;
 
     let mut result = SearchTextResult {
         pattern: params.pattern.clone(),
@@ -216,6 +219,12 @@ pub fn search_text(
         skipped: Vec::new(),
         files_skipped: 0,
     };
+    for (dir, reason) in unreadable {
+        result.files_skipped += 1;
+        if result.skipped.len() < MAX_SKIPPED_LISTED {
+            result.skipped.push(SkippedFile { path: dir, reason });
+        }
+    }
     let mut budget = Budget::new(limits);
     let mut with_context = searcher(context);
     let mut count_only = searcher(0);
@@ -295,7 +304,7 @@ pub fn find_references(
             source,
         })?;
     let cap = result_cap(limits, params.max_results);
-    let mut files = files_to_search(cx, params.path.as_deref(), None)?;
+    let (mut files, unreadable) = files_to_search(cx, params.path.as_deref(), None)?;
     // Code before prose: uses in source files matter more than mentions in docs and changelogs.
     files.sort_by_key(|rel| lang::detect(rel) == Language::Text);
     let mut result = FindReferencesResult {
@@ -308,6 +317,12 @@ pub fn find_references(
         skipped: Vec::new(),
         files_skipped: 0,
     };
+    for (dir, reason) in unreadable {
+        result.files_skipped += 1;
+        if result.skipped.len() < MAX_SKIPPED_LISTED {
+            result.skipped.push(SkippedFile { path: dir, reason });
+        }
+    }
     let mut budget = Budget::new(limits);
     let mut searcher = searcher(0);
     for rel in &files {
@@ -406,16 +421,17 @@ fn searcher(context: usize) -> Searcher {
 }
 
 /// The files to search under `path` (a file is searched as given, even if ignored), sorted.
-/// A path that is not a directory must be a regular file of at most `max_file_bytes`.
+/// A path that is not a directory must be a regular file of at most `max_file_bytes`. Also
+/// returns the directories the walk could not read (`dir/`, reason).
 fn files_to_search(
     cx: &ExploreContext<'_>,
     path: Option<&str>,
     file_type: Option<&str>,
-) -> Result<Vec<String>, ExploreError> {
+) -> Result<(Vec<String>, Vec<(String, String)>), ExploreError> {
     let (rp, abs) = resolve_existing(cx.root, path)?;
     if !abs.is_dir() {
         source::check_source(cx.root, rp.as_str(), cx.config.max_file_bytes)?;
-        return Ok(vec![rp.as_str().to_string()]);
+        return Ok((vec![rp.as_str().to_string()], Vec::new()));
     }
     let mut walk = sync::walker(cx.root, cx.config, &[abs])?;
     walk.sort_by_file_name(|a, b| a.cmp(b));
@@ -423,7 +439,19 @@ fn files_to_search(
         walk.types(file_types(t)?);
     }
     let mut out = Vec::new();
-    for entry in walk.build().flatten() {
+    let mut unreadable = Vec::new();
+    for entry in walk.build() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                if let Some((dir, reason)) = sync::walk_error(&err)
+                    && let Some(rel) = relative(cx.root.path(), &dir)
+                {
+                    unreadable.push((format!("{rel}/"), reason));
+                }
+                continue;
+            }
+        };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -431,7 +459,7 @@ fn files_to_search(
             out.push(rel);
         }
     }
-    Ok(out)
+    Ok((out, unreadable))
 }
 
 fn relative(root: &Path, abs: &Path) -> Option<String> {

@@ -189,6 +189,19 @@ pub fn state_matches_index(state: &SyncState, index: &Index, config: &Config) ->
         && state.options == options_fingerprint(config)
 }
 
+/// The path and reason of a walk error that is an unreadable directory (`EACCES` and other I/O
+/// errors on a path); `None` for errors without a path (a broken ignore file's glob).
+pub(crate) fn walk_error(err: &ignore::Error) -> Option<(PathBuf, String)> {
+    match err {
+        ignore::Error::WithDepth { err, .. } => walk_error(err),
+        ignore::Error::WithPath { path, err } => match err.as_ref() {
+            ignore::Error::Io(io) => Some((path.clone(), format!("unreadable directory: {io}"))),
+            other => walk_error(other),
+        },
+        _ => None,
+    }
+}
+
 /// A walker over `starts` (absolute paths inside `root`) that honours `.gitignore`, `.ignore` and
 /// git's global/exclude files even outside a git repository, skips hidden files, never follows
 /// symlinks, and excludes `config.exclude_patterns` (gitignore-style globs relative to the root)
@@ -840,10 +853,23 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<(Vec<Seen>, Vec<SkippedFile>
     builder.build_parallel().run(|| {
         let found = &found;
         Box::new(move |entry| {
-            // Unreadable directories and broken ignore files are skipped like the rest of the
-            // ecosystem (ripgrep) does; they cannot be indexed either way.
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
+            // Unreadable directories are skipped like ripgrep does, but with their reason
+            // recorded (`status` lists them); other walk errors (a broken ignore file) are skipped.
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    if let Some((path, reason)) = walk_error(&err)
+                        && let Ok(rel) = path.strip_prefix(root)
+                        && let Some(rel) = rel.to_str()
+                    {
+                        let item = Found::Skipped(SkippedFile {
+                            path: format!("{}/", rel.replace(std::path::MAIN_SEPARATOR, "/")),
+                            reason,
+                        });
+                        found.lock().unwrap_or_else(|e| e.into_inner()).push(item);
+                    }
+                    return WalkState::Continue;
+                }
             };
             let rel_str = |p: &Path| {
                 p.strip_prefix(root)
@@ -911,4 +937,30 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<(Vec<Seen>, Vec<SkippedFile>
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files.dedup_by(|a, b| a.rel == b.rel);
     Ok((files, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_directory_is_a_reason_not_silence() {
+        let err = ignore::Error::WithDepth {
+            depth: 2,
+            err: Box::new(ignore::Error::WithPath {
+                path: PathBuf::from("/r/secret"),
+                err: Box::new(ignore::Error::Io(std::io::Error::from(
+                    std::io::ErrorKind::PermissionDenied,
+                ))),
+            }),
+        };
+        let (path, reason) = walk_error(&err).unwrap();
+        assert_eq!(path, PathBuf::from("/r/secret"));
+        assert_eq!(reason, "unreadable directory: permission denied");
+        let glob = ignore::Error::Glob {
+            glob: None,
+            err: "x".into(),
+        };
+        assert_eq!(walk_error(&glob), None);
+    }
 }

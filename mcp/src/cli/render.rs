@@ -13,6 +13,24 @@ use code_intel_core::session::store::SessionSummary;
 
 type Out<'a> = &'a mut dyn Write;
 
+/// `text` with control characters (except tab) escaped as Rust escapes (`\n`, `\u{1b}`), so a
+/// file name with a newline or an escape sequence prints as one visible line and cannot drive the
+/// terminal.
+pub fn esc(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\t') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `… showing N of TOTAL` when a result was cut.
 fn shown(out: Out<'_>, shown: usize, total: usize, truncated: bool) -> anyhow::Result<()> {
     if truncated || shown < total {
@@ -44,7 +62,7 @@ pub fn sync_report(out: Out<'_>, r: &SyncReport) -> anyhow::Result<()> {
     if !r.files_skipped.is_empty() {
         writeln!(out, "skipped {} files:", r.files_skipped.len())?;
         for s in &r.files_skipped {
-            writeln!(out, "  {}: {}", s.path, s.reason)?;
+            writeln!(out, "  {}: {}", esc(&s.path), esc(&s.reason))?;
         }
     }
     Ok(())
@@ -64,7 +82,12 @@ pub fn hits(out: Out<'_>, hits: &[SearchHit]) -> anyhow::Result<()> {
         writeln!(
             out,
             "{:>7.3}  {}:{}-{}  {} {}",
-            h.score, h.file, h.start_line, h.end_line, h.kind, name
+            h.score,
+            esc(&h.file),
+            h.start_line,
+            h.end_line,
+            h.kind,
+            name
         )?;
     }
     Ok(())
@@ -138,7 +161,12 @@ pub fn definitions(out: Out<'_>, r: &FindDefinitionsResult) -> anyhow::Result<()
         writeln!(
             out,
             "{}:{}-{}  {} {}  {}",
-            d.file, d.line, d.end_line, d.kind, d.qualified_name, d.signature
+            esc(&d.file),
+            d.line,
+            d.end_line,
+            d.kind,
+            d.qualified_name,
+            d.signature
         )?;
     }
     shown(out, r.definitions.len(), r.total, r.truncated)
@@ -155,7 +183,13 @@ pub fn references(out: Out<'_>, r: &FindReferencesResult) -> anyhow::Result<()> 
             .as_deref()
             .map(|s| format!(" [{s}]"))
             .unwrap_or_default();
-        writeln!(out, "{}:{}{within}  {}", x.file, x.line, x.content.trim())?;
+        writeln!(
+            out,
+            "{}:{}{within}  {}",
+            esc(&x.file),
+            x.line,
+            esc(x.content.trim())
+        )?;
     }
     shown(out, r.references.len(), r.total, r.truncated)
 }
@@ -174,14 +208,15 @@ pub fn text_matches(out: Out<'_>, r: &SearchTextResult) -> anyhow::Result<()> {
         for (i, c) in m.context_before.iter().enumerate() {
             writeln!(
                 out,
-                "{}-{}-{c}",
-                m.file,
-                m.line.saturating_sub(before) + i as u64
+                "{}-{}-{}",
+                esc(&m.file),
+                m.line.saturating_sub(before) + i as u64,
+                esc(c)
             )?;
         }
-        writeln!(out, "{}:{}:{}", m.file, m.line, m.content)?;
+        writeln!(out, "{}:{}:{}", esc(&m.file), m.line, esc(&m.content))?;
         for (i, c) in m.context_after.iter().enumerate() {
-            writeln!(out, "{}-{}-{c}", m.file, m.line + 1 + i as u64)?;
+            writeln!(out, "{}-{}-{}", esc(&m.file), m.line + 1 + i as u64, esc(c))?;
         }
     }
     if r.matches.is_empty() {
@@ -194,15 +229,21 @@ pub fn text_matches(out: Out<'_>, r: &SearchTextResult) -> anyhow::Result<()> {
 pub fn structure(out: Out<'_>, r: &StructureResult) -> anyhow::Result<()> {
     for f in &r.files {
         match &f.skipped {
-            Some(why) => writeln!(out, "{} ({}): skipped, {why}", f.file, f.language)?,
-            None => writeln!(out, "{} ({})", f.file, f.language)?,
+            Some(why) => writeln!(
+                out,
+                "{} ({}): skipped, {}",
+                esc(&f.file),
+                f.language,
+                esc(why)
+            )?,
+            None => writeln!(out, "{} ({})", esc(&f.file), f.language)?,
         }
         for s in &f.symbols {
             node(out, s, 1)?;
         }
     }
     if r.files.is_empty() {
-        writeln!(out, "no parsable files under {}", r.path)?;
+        writeln!(out, "no parsable files under {}", esc(&r.path))?;
     }
     shown(out, r.files.len(), r.files_total, r.truncated)
 }
@@ -230,13 +271,18 @@ pub fn function_at(out: Out<'_>, r: &FunctionAtLineResult) -> anyhow::Result<()>
         None => writeln!(
             out,
             "{}:{} is not inside a function or method",
-            r.file, r.line
+            esc(&r.file),
+            r.line
         )?,
         Some(f) => {
             writeln!(
                 out,
                 "{}:{}-{}  {} {}",
-                r.file, f.start_line, f.end_line, f.kind, f.qualified_name
+                esc(&r.file),
+                f.start_line,
+                f.end_line,
+                f.kind,
+                esc(&f.qualified_name)
             )?;
             writeln!(out, "{}", f.content.trim_end())?;
             if f.truncated {
@@ -245,4 +291,17 @@ pub fn function_at(out: Out<'_>, r: &FunctionAtLineResult) -> anyhow::Result<()>
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_tabs_kept() {
+        assert_eq!(esc("src/a\nb.py"), "src/a\\nb.py");
+        assert_eq!(esc("x\u{1b}[31my"), "x\\u{1b}[31my");
+        assert_eq!(esc("a\tb"), "a\tb");
+        assert!(matches!(esc("plain"), std::borrow::Cow::Borrowed("plain")));
+    }
 }
