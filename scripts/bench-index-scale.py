@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Index scale benchmark: the lexical index of generated repositories of growing size, side by side
+with what a user would otherwise run on the same files, in one run.
+
+    cargo build --release -p code-intel-mcp
+    scripts/bench-index-scale.py                 # 1k, 3k, 10k files
+    scripts/bench-index-scale.py 1000 3000 10000 50000
+    scripts/bench-index-scale.py --repo DIR      # an existing tree (e.g. an unpacked git archive)
+
+Per repository (runs interleaved with the comparison tool, median of RUNS):
+- full lexical index from scratch (`code-intel index`, no embedding model) vs `ctags -R`: wall and
+  CPU (user + sys) time, peak RSS, from `/usr/bin/time`;
+- no-change re-sync (`code-intel index` again) vs `sha256sum` over the same files;
+- one edited file searchable: append a function to one file, `code-intel index`, then
+  `code-intel search` finds it (wall of both processes; the sync's own `duration_ms`).
+
+Generated files get an mtime an hour in the past, so the racy-mtime rule (re-hash entries whose
+mtime is within 2 s of their indexing) does not turn the first re-sync into a re-hash.
+Nothing is asserted; numbers go to stdout as a Markdown table.
+"""
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+RUNS = 3
+WORKSPACE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("CODE_INTEL_BIN", os.path.join(WORKSPACE, "target/release/code-intel"))
+ENV = dict(os.environ, CODE_INTEL_MODEL_DIR="/nonexistent/code-intel-models", CODE_INTEL_LOG="warn")
+
+
+def generate(n, root):
+    """n small files in Python, JavaScript, PHP and TypeScript, 50 packages x 20 folders."""
+    past = time.time() - 3600
+    for i in range(n):
+        d = os.path.join(root, f"pkg{i % 50}", f"sub{(i // 50) % 20}")
+        os.makedirs(d, exist_ok=True)
+        k = i % 4
+        if k == 0:
+            name, body = f"mod_{i}.py", (
+                f'class Service{i}:\n    """Handles order {i}."""\n\n    def process_order_{i}(self, order):\n'
+                f"        total = sum(item.price for item in order.items)\n        return total * {i}\n\n\n"
+                f"def helper_{i}(x):\n    return x + {i}\n")
+        elif k == 1:
+            name, body = f"mod_{i}.js", (
+                f"/** Render widget {i}. */\nexport function renderWidget{i}(items) {{\n"
+                f"  return items.map((x) => x * {i});\n}}\n\nexport class Widget{i} {{\n  draw() {{ return {i}; }}\n}}\n")
+        elif k == 2:
+            name, body = f"Mod{i}.php", (
+                f"<?php\nnamespace App\\Pkg{i % 50};\n\nclass Controller{i}\n{{\n    /** Store record {i}. */\n"
+                f'    public function store{i}($request)\n    {{\n        return $request->input("x{i}");\n    }}\n}}\n')
+        else:
+            name, body = f"mod_{i}.ts", (
+                f"export interface Item{i} {{ id: number; name: string }}\n\n"
+                f'export function loadItems{i}(ids: number[]): Item{i}[] {{\n  return ids.map((id) => ({{ id, name: "n{i}" }}));\n}}\n')
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write(body)
+        os.utime(path, (past, past))
+
+
+def timed(cmd, **kw):
+    """(wall s, cpu s, peak RSS MiB, stdout) of one process, via /usr/bin/time."""
+    fmt = "%e %U %S %M"
+    with tempfile.NamedTemporaryFile("r") as t:
+        start = time.monotonic()
+        out = subprocess.run(["/usr/bin/time", "-o", t.name, "-f", fmt] + cmd, env=ENV,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, **kw)
+        wall = time.monotonic() - start
+        _, user, sys_, rss = t.read().split()[-4:]
+    return wall, float(user) + float(sys_), int(rss) / 1024, out.stdout
+
+
+def sources(root):
+    out = []
+    for d, dirs, files in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith(".")]
+        out += [os.path.join(d, f) for f in files if not f.startswith(".")]
+    return out
+
+
+def med(xs):
+    return statistics.median(xs)
+
+
+def bench(root, label):
+    state = os.path.join(root, ".code-intel")
+    files = sources(root)
+    index, ctags = [], []
+    for _ in range(RUNS):
+        shutil.rmtree(state, ignore_errors=True)
+        wall, cpu, rss, out = timed([BIN, "index", "--repo", root, "--json"])
+        report = json.loads(out)
+        index.append((wall, cpu, rss))
+        ctags.append(timed(["ctags", "-R", "-f", "/dev/null", "--exclude=.code-intel", root])[:3])
+    resync, resync_ms, sha = [], [], []
+    for _ in range(RUNS + 2):
+        wall, _, _, out = timed([BIN, "index", "--repo", root, "--json"])
+        resync.append(wall)
+        resync_ms.append(json.loads(out)["duration_ms"])
+        # One sha256sum process per 2,000 files, like xargs does.
+        start = time.monotonic()
+        for k in range(0, len(files), 2000):
+            subprocess.run(["sha256sum"] + files[k:k + 2000], stdout=subprocess.DEVNULL, check=True)
+        sha.append(time.monotonic() - start)
+    edit, edit_ms, found = [], [], 0
+    # The edited file: the first Python file, else PHP, else JavaScript, in path order.
+    by_ext = {ext: sorted(f for f in files if f.endswith(ext)) for ext in (".py", ".php", ".js")}
+    ext = next(e for e in (".py", ".php", ".js") if by_ext[e])
+    target = by_ext[ext][len(by_ext[ext]) // 2]
+    for k in range(RUNS + 2):
+        name = f"planted_bench_function_{k}"
+        code = {
+            ".py": f"\n\ndef {name}(x):\n    return x\n",
+            ".php": f"\nfunction {name}($x)\n{{\n    return $x;\n}}\n",
+            ".js": f"\nfunction {name}(x) {{\n  return x;\n}}\n",
+        }[ext]
+        with open(target, "a") as f:
+            f.write(code)
+        start = time.monotonic()
+        _, _, _, out = timed([BIN, "index", "--repo", root, "--json"])
+        _, _, _, hits = timed([BIN, "search", "--repo", root, "--json", "--top", "3", name])
+        edit.append(time.monotonic() - start)
+        edit_ms.append(json.loads(out)["duration_ms"])
+        found += any(h.get("symbol") == name for h in json.loads(hits).get("hits", []))
+    i_wall, i_cpu, i_rss = (med([r[j] for r in index]) for j in range(3))
+    c_wall, c_cpu, c_rss = (med([r[j] for r in ctags]) for j in range(3))
+    return (f"| {label} | {len(files):,} / {report['chunks']:,} | {i_wall:.2f} s / {i_cpu:.2f} s / {i_rss:.0f} MiB "
+            f"| {c_wall:.2f} s / {c_cpu:.2f} s / {c_rss:.0f} MiB | {i_wall / c_wall:.1f}× / {i_cpu / c_cpu:.1f}× "
+            f"| {med(resync) * 1e3:.0f} ms ({med(resync_ms):.0f} ms in sync) | {med(sha) * 1e3:.0f} ms "
+            f"| {med(resync) / med(sha):.2f}× "
+            f"| {med(edit) * 1e3:.0f} ms ({med(edit_ms):.0f} ms in sync), found {found}/{RUNS + 2} |")
+
+
+def main():
+    args = sys.argv[1:]
+    print("| repository | files / chunks | full index wall / CPU / peak RSS | `ctags -R` wall / CPU / RSS "
+          "| index ÷ ctags (wall / CPU) | no-change re-sync (process) | `sha256sum` | re-sync ÷ sha256sum "
+          "| edit → searchable (index + search processes) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    if args[:1] == ["--repo"]:
+        print(bench(os.path.abspath(args[1]), os.path.basename(args[1].rstrip("/"))), flush=True)
+        return
+    for n in [int(a) for a in args] or [1000, 3000, 10000]:
+        with tempfile.TemporaryDirectory() as root:
+            generate(n, root)
+            print(bench(root, f"generated {n:,}"), flush=True)
+
+
+if __name__ == "__main__":
+    main()
