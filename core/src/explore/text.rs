@@ -219,10 +219,10 @@ pub fn search_text(
         skipped: Vec::new(),
         files_skipped: 0,
     };
-    for (dir, reason) in unreadable {
+    for dir in unreadable {
         result.files_skipped += 1;
         if result.skipped.len() < MAX_SKIPPED_LISTED {
-            result.skipped.push(SkippedFile { path: dir, reason });
+            result.skipped.push(dir);
         }
     }
     let mut budget = Budget::new(limits);
@@ -317,10 +317,10 @@ pub fn find_references(
         skipped: Vec::new(),
         files_skipped: 0,
     };
-    for (dir, reason) in unreadable {
+    for dir in unreadable {
         result.files_skipped += 1;
         if result.skipped.len() < MAX_SKIPPED_LISTED {
-            result.skipped.push(SkippedFile { path: dir, reason });
+            result.skipped.push(dir);
         }
     }
     let mut budget = Budget::new(limits);
@@ -427,7 +427,7 @@ fn files_to_search(
     cx: &ExploreContext<'_>,
     path: Option<&str>,
     file_type: Option<&str>,
-) -> Result<(Vec<String>, Vec<(String, String)>), ExploreError> {
+) -> Result<(Vec<String>, Vec<SkippedFile>), ExploreError> {
     let (rp, abs) = resolve_existing(cx.root, path)?;
     if !abs.is_dir() {
         source::check_source(cx.root, rp.as_str(), cx.config.max_file_bytes)?;
@@ -447,7 +447,10 @@ fn files_to_search(
                 if let Some((dir, reason)) = sync::walk_error(&err)
                     && let Some(rel) = relative(cx.root.path(), &dir)
                 {
-                    unreadable.push((format!("{rel}/"), reason));
+                    unreadable.push(SkippedFile {
+                        path: format!("{rel}/"),
+                        reason,
+                    });
                 }
                 continue;
             }
