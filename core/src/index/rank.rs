@@ -184,6 +184,8 @@ pub struct RankParams {
     pub test_factor: f32,
     /// Score factor of chunks in docs and examples ([`FileRole::Doc`]).
     pub doc_factor: f32,
+    /// Score factor of chunks in translation files ([`FileRole::Locale`]).
+    pub locale_factor: f32,
     /// Score factor of chunks of files without a grammar (line windows of data, configuration
     /// and markup the chunker does not parse: JSON, YAML, templates of other engines...).
     pub text_factor: f32,
@@ -212,6 +214,7 @@ impl Default for RankParams {
             generic_word: 0.3,
             test_factor: 0.2,
             doc_factor: 0.3,
+            locale_factor: 0.3,
             text_factor: 1.0,
             file_extra: 0.5,
             candidates: 200,
@@ -240,6 +243,7 @@ impl RankParams {
             FileRole::Source => 1.0,
             FileRole::Test => self.test_factor,
             FileRole::Doc => self.doc_factor,
+            FileRole::Locale => self.locale_factor,
         }
     }
 }

@@ -210,6 +210,10 @@ pub enum FileRole {
     Test,
     /// Documentation or an example (`docs/`, `*.md`, `*.rst`, `examples/`, ...).
     Doc,
+    /// Translations: files under `lang/`, `locales/`, `i18n/`, `translations/`, `l10n/`, and
+    /// gettext catalogues (`*.po`, `*.pot`). A request names a behaviour, and every locale
+    /// repeats its words.
+    Locale,
 }
 
 impl FileRole {
@@ -241,18 +245,25 @@ impl FileRole {
             || name.contains(".spec.")
             || name.contains("-test.")
             || name.contains("-spec.")
-            || (rel
-                .rsplit('/')
-                .next()
-                .unwrap_or(rel)
-                .split('.')
-                .next()
-                .unwrap_or("")
-                .ends_with("Test")
-                && name.ends_with(".php"))
+            || (name.ends_with("test.php") && original_stem(rel).ends_with("Test"))
             || name == "conftest.py";
         if is_test_name || dirs.iter().any(|d| TEST_DIRS.contains(d)) {
             return FileRole::Test;
+        }
+        const LOCALE_DIRS: &[&str] = &[
+            "lang",
+            "langs",
+            "locale",
+            "locales",
+            "i18n",
+            "l10n",
+            "translations",
+        ];
+        if name.ends_with(".po")
+            || name.ends_with(".pot")
+            || dirs.iter().any(|d| LOCALE_DIRS.contains(d))
+        {
+            return FileRole::Locale;
         }
         const DOC_EXTS: &[&str] = &[".md", ".mdx", ".rst", ".txt", ".adoc"];
         if DOC_EXTS.iter().any(|e| name.ends_with(e)) || dirs.iter().any(|d| DOC_DIRS.contains(d)) {
@@ -260,6 +271,12 @@ impl FileRole {
         }
         FileRole::Source
     }
+}
+
+/// The file name of `rel` up to its first `.`, case kept (`UserTest.php` → `UserTest`).
+fn original_stem(rel: &str) -> &str {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.split('.').next().unwrap_or(name)
 }
 
 #[cfg(test)]

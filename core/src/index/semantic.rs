@@ -181,6 +181,23 @@ pub fn semantic_search(
     n_results: usize,
     opts: &SearchOptions,
 ) -> Result<SemanticSearchResult, SemanticError> {
+    semantic_search_with_keywords(src, query, None, collection, n_results, opts)
+}
+
+/// [`semantic_search`] with `keywords`: English identifiers and terms the caller adds to the
+/// keyword (BM25) side of the forest search only — the query alone is embedded. For a request
+/// written in another language, the calling model names the code words it implies.
+///
+/// # Errors
+/// As [`semantic_search`].
+pub fn semantic_search_with_keywords(
+    src: Sources<'_>,
+    query: &str,
+    keywords: Option<&str>,
+    collection: Collection,
+    n_results: usize,
+    opts: &SearchOptions,
+) -> Result<SemanticSearchResult, SemanticError> {
     let q = src
         .embedder
         .embed_queries(&[query])?
@@ -299,7 +316,15 @@ pub fn semantic_search(
         ));
     }
     searched.push(Collection::Forest);
-    let forest = hybrid::search(src.index, src.vectors, Some(&q), query, n_results, opts)?;
+    let lexical_query = with_keywords(query, keywords);
+    let forest = hybrid::search(
+        src.index,
+        src.vectors,
+        Some(&q),
+        &lexical_query,
+        n_results,
+        opts,
+    )?;
     notes.extend(forest.notes);
     let (source, status, message) = if forest.hits.is_empty() {
         (
@@ -325,4 +350,12 @@ pub fn semantic_search(
         message,
         notes,
     ))
+}
+
+/// The keyword side of a query: the query, then the caller's `keywords` when there are any.
+pub fn with_keywords(query: &str, keywords: Option<&str>) -> String {
+    match keywords.map(str::trim) {
+        Some(k) if !k.is_empty() => format!("{query} {k}"),
+        _ => query.to_string(),
+    }
 }

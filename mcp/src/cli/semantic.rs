@@ -538,7 +538,7 @@ impl<'a> Searcher<'a> {
             let (Some(model), Some(map)) = (self.model.as_ref(), self.map.as_ref()) else {
                 anyhow::bail!("the model or the map is not loaded");
             };
-            let mut result = semantic::semantic_search(
+            let mut result = semantic::semantic_search_with_keywords(
                 Sources {
                     index: self.index,
                     vectors: self.vectors.as_ref(),
@@ -546,6 +546,7 @@ impl<'a> Searcher<'a> {
                     embedder: model,
                 },
                 &q.query,
+                q.keywords.as_deref(),
                 collection,
                 top,
                 &opts,
@@ -566,10 +567,7 @@ impl<'a> Searcher<'a> {
             }
             self.query_vectors.get(&q.query).map(Vec::as_slice)
         };
-        let lexical_query = match q.keywords.as_deref().map(str::trim) {
-            Some(k) if !k.is_empty() => format!("{} {k}", q.query),
-            _ => q.query.clone(),
-        };
+        let lexical_query = semantic::with_keywords(&q.query, q.keywords.as_deref());
         let mut results = hybrid::search_ranked(
             self.index,
             self.vectors.as_ref(),

@@ -110,6 +110,10 @@ pub struct SemanticSearchParams {
     /// Forest hits wanted (default 10).
     #[serde(default)]
     pub n_results: Option<usize>,
+    /// English identifiers/terms for the keyword side (not embedded); fill it for non-English
+    /// requests.
+    #[serde(default)]
+    pub keywords: Option<String>,
 }
 
 /// The server's vector side.
@@ -558,10 +562,25 @@ impl CodeIntel {
             self.store.clone(),
         );
         let query = p.query.clone();
+        let keywords = p.keywords.clone();
         let outcome = blocking(move || {
             let mut result = match &embedder {
-                Some(e) => search_with_model(&state, &index, e.as_ref(), &config, &query, collection, n_results)?,
-                None => lexical_only(&index, &config, &query, collection, n_results)?,
+                Some(e) => search_with_model(
+                    &state,
+                    &index,
+                    e.as_ref(),
+                    &config,
+                    (&query, keywords.as_deref()),
+                    collection,
+                    n_results,
+                )?,
+                None => {
+                    let lexical_query = semantic::with_keywords(&query, keywords.as_deref());
+                    let mut r =
+                        lexical_only(&index, &config, &lexical_query, collection, n_results)?;
+                    r.query.clone_from(&query);
+                    r
+                }
             };
             result.notes.extend(phase_note);
             result.notes.extend(model_note);
@@ -604,7 +623,7 @@ fn search_with_model(
     index: &CodeIndex,
     embedder: &dyn Embedder,
     config: &Config,
-    query: &str,
+    (query, keywords): (&str, Option<&str>),
     collection: Collection,
     n_results: usize,
 ) -> Result<SemanticSearchResult, Refusal> {
@@ -619,7 +638,7 @@ fn search_with_model(
         cache: &state.queries,
     };
     let opts = SearchOptions::configured(config).map_err(|e| internal(e.to_string()))?;
-    semantic::semantic_search(
+    semantic::semantic_search_with_keywords(
         Sources {
             index,
             vectors: vectors.as_ref(),
@@ -627,6 +646,7 @@ fn search_with_model(
             embedder: &embedder,
         },
         query,
+        keywords,
         collection,
         n_results,
         &opts,
