@@ -176,8 +176,8 @@ fn snapshot(repo: &Path) -> (Files, Chunks) {
     (files, chunks)
 }
 
-/// The hits of `search --json` as (file, start line, symbol), as a set: every query below
-/// matches fewer chunks than `--top`, so the set does not depend on score ties.
+/// The hits of `search --json` as (file, start line, symbol), as a set: callers query a file
+/// number, which matches fewer chunks than `--top`, so the set does not depend on score ties.
 fn search_set(repo: &Path, query: &str) -> BTreeSet<(String, u64, String)> {
     let (v, _) = json(repo, &["search", "--json", "--top", "50", query]);
     v["hits"]
@@ -293,11 +293,15 @@ fn index_killed_at_random_points_recovers_to_a_from_scratch_build() {
     assert!(want_chunks.len() > 3 * files.len(), "{}", want_chunks.len());
     assert_eq!(got_chunks, want_chunks);
     let last_id = *files.keys().last().unwrap();
+    // A file number (above every revision number) matches only that file's chunks: few enough
+    // that the hit set does not depend on score ties. (Identifier queries match every file
+    // through their parts, `refund`, `payment`, and BM25 statistics count deleted documents
+    // until a merge drops them, so their order differs from a fresh build's among near-ties.)
     for query in [
-        "process_order_3".to_string(),
-        "renderWidget4".to_string(),
-        format!("store{}", last_id - last_id % 3 + 2),
-        "refund payment 9".to_string(),
+        "513".to_string(),
+        "600".to_string(),
+        "998".to_string(),
+        last_id.to_string(),
     ] {
         let (got, want) = (
             search_set(repo.path(), &query),
@@ -534,9 +538,9 @@ fn twenty_thousand_files_index_and_resync_like_a_fresh_build() {
     let (want_files, want_chunks) = snapshot(scratch.path());
     assert_eq!(got_files, want_files);
     assert_eq!(got_chunks, want_chunks);
-    assert_eq!(
-        search_set(repo.path(), "refund_payment_7000"),
-        search_set(scratch.path(), "refund_payment_7000")
-    );
-    assert!(!search_set(repo.path(), "refund_payment_7000").is_empty());
+    for query in ["7000", "12345", "19999"] {
+        let got = search_set(repo.path(), query);
+        assert!(!got.is_empty(), "{query}");
+        assert_eq!(got, search_set(scratch.path(), query), "{query}");
+    }
 }
