@@ -30,8 +30,10 @@ pub const MAX_PATH_BYTES: usize = 4 * 1024;
 pub const MAX_TEXT_BYTES: usize = 8 * 1024;
 /// Most items in one list argument (files, symbols, hypotheses, results...).
 pub const MAX_ITEMS: usize = 1_000;
-/// Largest argument object as a whole, in bytes of JSON.
-pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
+/// Largest argument object as a whole, in bytes of JSON. Session tools keep what they are given
+/// in the session file the PreToolUse hook reads on every write (and refuses above 16 MiB), so
+/// one call may add at most this much: 64 KiB is a submit_understanding with ~1,000 file paths.
+pub const MAX_ARGUMENT_BYTES: usize = 64 * 1024;
 
 /// The tools that bound their own output (`max_output_chars`, `truncated` fields).
 pub const SELF_BOUNDED_TOOLS: &[&str] = &[
