@@ -7,8 +7,8 @@
 //! - non-merge commits with a parent, newest first, until `limit` are kept;
 //! - the subject is cleaned ([`clean_subject`]): `[1.x]`-style tags, a conventional-commit
 //!   `type(scope):` prefix and trailing PR numbers (`(#123)`) are removed; maintenance subjects
-//!   (docs, tests, CI, chores, releases, bumps, typos, formatting, lint, merges) and subjects under
-//!   four words are skipped;
+//!   (docs, tests, CI, chores, releases, bumps and dependencies, typos, formatting, lint, merges,
+//!   licenses) and subjects under four words are skipped;
 //! - the commit changes 1 to 4 source files ([`is_source`]: code, not tests, docs, examples or
 //!   data), and at least one of them exists in the parent: those are the gold files;
 //! - its hunks ([`Hunk`], parent side, from `git diff -U0 parent commit`) locate the change;
@@ -316,8 +316,9 @@ pub fn is_source(path: &str) -> bool {
     if !SOURCE_EXTS.iter().any(|e| lower.ends_with(e)) {
         return false;
     }
-    let mut dirs = path.split('/').rev().skip(1);
-    !dirs.any(|d| NON_SOURCE_DIRS.contains(&d.to_ascii_lowercase().as_str()))
+    let mut dirs = path.split('/').rev().skip(1).map(str::to_ascii_lowercase);
+    // `__tests__`, `__tests_dts__`, `__test_utils__`: test trees by the JS convention.
+    !dirs.any(|d| NON_SOURCE_DIRS.contains(&d.as_str()) || d.starts_with("__test"))
         && !NON_SOURCE_FILE.is_match(path)
 }
 
@@ -338,7 +339,8 @@ pub fn clean_subject(subject: &str) -> Option<String> {
         Regex::new(concat!(
             r"(?i)\b(docs?|documentation|readme|changelog|tests?|testing|ci|chore|",
             r"releases?|released|bump\w*|typos?|spelling|formatting|reformat\w*|prettier|",
-            r"code ?style|lint\w*|eslint|merge[sd]?|wip)\b",
+            r"code ?style|lint\w*|eslint|merge[sd]?|wip|dependenc(?:y|ies)|deps|",
+            r"licen[cs]es?|licensing|copyright)\b",
         ))
         .expect("maintenance pattern is valid")
     });
@@ -599,6 +601,8 @@ mod tests {
             "Merge branch 'main' into feature/discounts",
             "Add tests for the login service",
             "Update the README with install steps",
+            "fix(deps): update all non-major dependencies",
+            "Update outdated upstream file links in license comments",
             "Fix cart total",
             "feat: discounts (#12)",
         ] {
@@ -632,6 +636,7 @@ mod tests {
             "tests/Unit/CartTest.php",
             "src/CartTest.php",
             "playground/alias/index.js",
+            "packages/vite/src/node/__tests_dts__/plugin.ts",
         ] {
             assert!(!is_source(path), "{path}");
         }
