@@ -239,6 +239,17 @@ mod tests {
     }
 
     #[test]
+    fn the_arguments_as_a_whole_are_bounded() {
+        // Each path within its limit, all of them over MAX_ARGUMENT_BYTES.
+        let many: Vec<String> = (0..900)
+            .map(|i| format!("src/{i:04}/{}", "d".repeat(80)))
+            .collect();
+        let r = refusal(json!({ "files_analyzed": many })).unwrap();
+        assert_eq!(r["field"], "(all arguments)");
+        assert_eq!(r["limit"], MAX_ARGUMENT_BYTES);
+    }
+
+    #[test]
     fn an_empty_session_id_is_an_error() {
         for id in ["", "  "] {
             let r = refusal(json!({ "session_id": id })).unwrap();
