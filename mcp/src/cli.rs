@@ -394,11 +394,16 @@ fn sync_with_progress(index: &CodeIndex) -> anyhow::Result<SyncReport> {
     bar.set_message("scanning");
     let report = index.sync(&mut |p| match p {
         SyncProgress::Walked { to_read, .. } => {
+            // The stages are logged too: the crash test reads them to tell where a kill landed.
+            tracing::debug!(to_read, "sync stage: walked");
             bar.set_length(to_read as u64);
             bar.set_message("indexing");
         }
         SyncProgress::Read { done, .. } => bar.set_position(done as u64),
-        SyncProgress::Committing => bar.set_message("committing"),
+        SyncProgress::Committing => {
+            tracing::debug!("sync stage: committing");
+            bar.set_message("committing");
+        }
         SyncProgress::WaitingForLock { timeout_secs } => {
             // Said on stderr even without a terminal: a silent wait looks like a hang.
             bar.suspend(|| {

@@ -259,16 +259,29 @@ fn index_killed_at_random_points_recovers_to_a_from_scratch_build() {
         // Round 0 is a full build; later rounds re-chunk about a third of the files.
         let expected = if round == 0 { full } else { full / 3 };
         let at = expected.mul_f64(0.05 + 1.1 * rng.unit());
-        let mut child = command(repo.path(), &["index", "--json"]).spawn().unwrap();
+        let mut child = command(repo.path(), &["index", "--json"])
+            .env("CODE_INTEL_LOG", "warn,code_intel::cli=debug")
+            .spawn()
+            .unwrap();
         std::thread::sleep(at);
         let finished = child.try_wait().unwrap().is_some();
         child.kill().ok();
-        child.wait().unwrap();
+        let out = child.wait_with_output().unwrap();
+        // Where the kill landed, from the stages the CLI logs.
+        let log = String::from_utf8_lossy(&out.stderr);
+        let stage = if finished {
+            "after the end"
+        } else if log.contains("sync stage: committing") {
+            "commit or merge"
+        } else if log.contains("sync stage: walked") {
+            "reading, chunking, writing"
+        } else {
+            "start or walk"
+        };
         eprintln!(
-            "round {round}: killed at {:.0} ms of ~{:.0} ms{}",
+            "round {round}: killed at {:.0} ms of ~{:.0} ms: {stage}",
             at.as_secs_f64() * 1e3,
             expected.as_secs_f64() * 1e3,
-            if finished { " (it had finished)" } else { "" }
         );
         // A kill never damages the index: status checks every file of the last commit.
         let (status, stderr) = json(repo.path(), &["status", "--json"]);
