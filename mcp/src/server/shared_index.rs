@@ -246,6 +246,31 @@ mod tests {
         assert_eq!(SyncStatus::Fresh.to_string(), "fresh");
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn another_process_holding_the_sync_lock_is_running_never_failed() {
+        let (dir, shared) = repo(r#"{"sync_timeout_seconds": 1}"#);
+        shared.get().await.unwrap();
+        // Hold the sync lock as a `code-intel index` in another process would.
+        let lock = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join(".code-intel/index/sync.lock"))
+            .unwrap();
+        lock.lock().unwrap();
+        assert_eq!(shared.sync_on_start().await, SyncStatus::Running);
+        assert_eq!(shared.sync_on_start().await, SyncStatus::Running);
+        drop(lock);
+        // The waiting sync goes ahead; a generous bound only catches a hang.
+        let mut status = SyncStatus::Running;
+        for _ in 0..60 {
+            status = shared.sync_on_start().await;
+            if status != SyncStatus::Running {
+                break;
+            }
+        }
+        assert_eq!(status, SyncStatus::Synced);
+        assert_eq!(shared.for_tools().await.unwrap().stats().files, 1);
+    }
+
     #[tokio::test]
     async fn disabled_and_failed_syncs_are_reported() {
         let (_dir, shared) = repo(r#"{"sync_on_start": false}"#);
