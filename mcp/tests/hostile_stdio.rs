@@ -13,8 +13,9 @@ use support::{LOGIN_QUERY as QUERY, LOGIN_REPO as FIXTURE, Model, Server};
 /// Long enough for a debug build on a loaded machine; a hang is forever.
 const HANG: Duration = Duration::from_secs(180);
 
-/// Byte budget of the whole `tools/list` answer's tools (23 tools were 23 KB before compaction).
-const TOOLS_LIST_BUDGET_BYTES: usize = 20_000;
+/// Byte budget of the `tools/list` tools as JSON: 23 tools were 20-23 KB before compaction, 18.9 KB
+/// after (issue 15). Raise it knowingly when a tool is added; the model reads every byte of it.
+const TOOLS_LIST_BUDGET_BYTES: usize = 19_500;
 
 async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
     tokio::time::timeout(HANG, f)

@@ -1,8 +1,9 @@
 //! The tool catalogue the model reads (`tools/list`), compacted without changing what any tool
 //! accepts: every input schema loses the `$schema` and `title` keys schemars emits, `"default":
-//! null` (an absent optional field is already null) and numeric `format` annotations (`uint`,
-//! `double`; the `minimum` stays), and `session_id` is described once in the server instructions
-//! instead of in every tool. A test keeps the whole list under a byte budget
+//! null` (an absent optional field is already null), numeric `format` annotations (`uint`,
+//! `double`; the `minimum` stays) and the `null` alternative of optional fields (they are left
+//! out, not sent as null), and `session_id` is described once in the server instructions instead
+//! of in every tool. A test keeps the whole list under a byte budget
 //! (`mcp/tests/mcp_stdio.rs`).
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -30,10 +31,32 @@ pub fn compact<S>(mut router: ToolRouter<S>) -> ToolRouter<S> {
 }
 
 /// Removes `"default": null` and numeric `format`s from a schema object and the schemas inside it
-/// (`properties` and `$defs` hold schemas by name: their keys are names, never removed).
+/// (`properties` and `$defs` hold schemas by name: their keys are names, never removed), and
+/// states optional fields by their type alone: `"type": ["string", "null"]` becomes `"string"`,
+/// `anyOf: [{"$ref": …}, {"type": "null"}]` becomes the `$ref`. Optional fields are never in
+/// `required`, so omitting them is how a client leaves them out; the server still accepts `null`.
 fn clean(schema: &mut JsonObject) {
     if schema.get("default") == Some(&Value::Null) {
         schema.remove("default");
+    }
+    if let Some(Value::Array(types)) = schema.get("type")
+        && types.len() == 2
+        && let Some(pos) = types.iter().position(|t| t == "null")
+    {
+        let other = types[1 - pos].clone();
+        schema.insert("type".into(), other);
+    }
+    if let Some(Value::Array(any)) = schema.get("anyOf")
+        && any.len() == 2
+        && let Some(pos) = any
+            .iter()
+            .position(|a| a == &serde_json::json!({ "type": "null" }))
+        && let Value::Object(inner) = any[1 - pos].clone()
+    {
+        schema.remove("anyOf");
+        for (k, v) in inner {
+            schema.entry(k).or_insert(v);
+        }
     }
     if schema
         .get("format")
@@ -78,6 +101,7 @@ mod tests {
                 "default": { "type": "string", "default": null },
                 "format": { "type": ["integer", "null"], "format": "uint", "minimum": 0 },
                 "n": { "anyOf": [{ "$ref": "#/$defs/X" }, { "type": "null" }], "default": null },
+                "e": { "anyOf": [{ "type": "string" }, { "type": "integer" }] },
             },
             "$defs": { "X": { "properties": { "d": { "format": "double", "type": "number" } } } },
         })
@@ -90,8 +114,9 @@ mod tests {
             json!({
                 "properties": {
                     "default": { "type": "string" },
-                    "format": { "type": ["integer", "null"], "minimum": 0 },
-                    "n": { "anyOf": [{ "$ref": "#/$defs/X" }, { "type": "null" }] },
+                    "format": { "type": "integer", "minimum": 0 },
+                    "n": { "$ref": "#/$defs/X" },
+                    "e": { "anyOf": [{ "type": "string" }, { "type": "integer" }] },
                 },
                 "$defs": { "X": { "properties": { "d": { "type": "number" } } } },
             })
