@@ -9,7 +9,7 @@ use super::{
 };
 use crate::index::chunk::{Chunk, ChunkKind};
 use crate::index::lang::{self, Language};
-use crate::index::sync;
+use crate::index::{SkippedFile, sync};
 
 /// Characters charged per symbol node on top of its name and kind (lines, braces, keys), for the
 /// output budget.
@@ -64,6 +64,9 @@ pub struct StructureResult {
     pub files_total: usize,
     /// Whether files were left out because of the output budget.
     pub truncated: bool,
+    /// Directories the walk could not read (`dir/`), with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<SkippedFile>,
 }
 
 impl TouchedFiles for StructureResult {
@@ -139,6 +142,7 @@ pub fn analyze_structure(
         files: Vec::new(),
         files_total: 0,
         truncated: false,
+        unreadable: Vec::new(),
     };
     if !abs.is_dir() {
         // One file: a FIFO, socket, device or a symlink out of the repository is an error; a
@@ -155,7 +159,22 @@ pub fn analyze_structure(
     }
     let mut walk = sync::walker(cx.root, cx.config, &[abs])?;
     walk.sort_by_file_name(|a, b| a.cmp(b));
-    for entry in walk.build().flatten() {
+    for entry in walk.build() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                if let Some((dir, reason)) = sync::walk_error(&err)
+                    && let Ok(rel) = dir.strip_prefix(cx.root.path())
+                    && let Some(rel) = rel.to_str()
+                {
+                    result.unreadable.push(SkippedFile {
+                        path: format!("{}/", rel.replace(std::path::MAIN_SEPARATOR, "/")),
+                        reason,
+                    });
+                }
+                continue;
+            }
+        };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }

@@ -242,6 +242,9 @@ pub fn structure(out: Out<'_>, r: &StructureResult) -> anyhow::Result<()> {
             node(out, s, 1)?;
         }
     }
+    for u in &r.unreadable {
+        writeln!(out, "{}: skipped, {}", esc(&u.path), esc(&u.reason))?;
+    }
     if r.files.is_empty() {
         writeln!(out, "no parsable files under {}", esc(&r.path))?;
     }
