@@ -626,7 +626,12 @@ impl CodeIndex {
             return Ok(Vec::new());
         }
         let chunks = self.search_chunks(query, params.candidates.max(top), params)?;
-        Ok(rank::rank_files(chunks, params, top))
+        Ok(rank::rank_files(
+            chunks,
+            |f| self.file_chunk_count(f),
+            params,
+            top,
+        ))
     }
 
     /// Definition candidates for `name` (see [`NameMatch`]), restricted to `scope` (a
@@ -676,6 +681,15 @@ impl CodeIndex {
             out.push(lexical::stored_chunk(&self.fields, &doc));
         }
         Ok((out, total))
+    }
+
+    /// Number of chunks of `file` (repository-relative) in the index: one term-dictionary lookup
+    /// per segment. 0 when the file has none or the lookup fails.
+    pub fn file_chunk_count(&self, file: &str) -> u64 {
+        self.reader
+            .searcher()
+            .doc_freq(&tantivy::Term::from_field_text(self.fields.path_key, file))
+            .unwrap_or(0)
     }
 
     /// Number of chunks whose content holds `term` as indexed (lower-cased whole identifiers and

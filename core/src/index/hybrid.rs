@@ -679,19 +679,21 @@ pub fn search_ranked(
             h.explanation.score
         })
     }
-    let ranked: Vec<HybridHit> = rank::group_files(ranked, |h| view(h, lexical), rank_params, top)
-        .into_iter()
-        .map(|g| {
-            let mut best = g.best;
-            best.hit.score = g.score;
-            best.also = g
-                .rest
-                .into_iter()
-                .map(|(h, s)| FoldedChunk::of(&h.hit, s))
-                .collect();
-            best
-        })
-        .collect();
+    let file_chunks = |f: &str| index.file_chunk_count(f);
+    let ranked: Vec<HybridHit> =
+        rank::group_files(ranked, |h| view(h, lexical), file_chunks, rank_params, top)
+            .into_iter()
+            .map(|g| {
+                let mut best = g.best;
+                best.hit.score = g.score;
+                best.also = g
+                    .rest
+                    .into_iter()
+                    .map(|(h, s)| FoldedChunk::of(&h.hit, s))
+                    .collect();
+                best
+            })
+            .collect();
     Ok(HybridResults {
         mode,
         fusion,
