@@ -68,7 +68,7 @@ pub struct SearchTextResult {
     pub files_searched: usize,
     /// Files not searched (over `max_file_bytes`, special files, unreadable files and
     /// directories, a directory as `dir/`), at most
-    /// [`MAX_SKIPPED_LISTED`] with their reason; `files_skipped` counts all.
+    /// `MAX_SKIPPED_LISTED` (10) with their reason; `files_skipped` counts all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<SkippedFile>,
     /// Files not searched, including those not listed in `skipped`.
@@ -83,7 +83,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Records a skipped file on a result: counted always, listed up to [`MAX_SKIPPED_LISTED`].
+/// Records a skipped file on a result: counted always, listed up to `MAX_SKIPPED_LISTED` (10).
 fn note_skip(listed: &mut Vec<SkippedFile>, count: &mut usize, e: &SourceError, rel: &str) {
     *count += 1;
     if listed.len() < MAX_SKIPPED_LISTED {
@@ -167,7 +167,7 @@ pub struct FindReferencesResult {
     pub files_searched: usize,
     /// Files not searched (over `max_file_bytes`, special files, unreadable files and
     /// directories, a directory as `dir/`), at most
-    /// [`MAX_SKIPPED_LISTED`] with their reason; `files_skipped` counts all.
+    /// `MAX_SKIPPED_LISTED` (10) with their reason; `files_skipped` counts all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<SkippedFile>,
     /// Files not searched, including those not listed in `skipped`.

@@ -397,7 +397,7 @@ pub fn defines(symbol: &str, kind: &str, names: &QueryNames) -> bool {
 /// [`CodeIndex::search`] reports it (the explanation holds it normalised by the best hit's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HybridHit {
-    /// The file's best chunk; its `score` is the file's score (see [`rank`](super::rank)).
+    /// The file's best chunk; its `score` is the file's score (see [`super::rank`]).
     #[serde(flatten)]
     pub hit: SearchHit,
     /// How the best chunk's score came about (before the file's other chunks were added).
@@ -502,7 +502,7 @@ pub fn search(
 }
 
 /// [`search`] with explicit lexical ranking parameters (field boosts, word weights, role factors,
-/// file coherence; see [`rank`](super::rank)). Hits are distinct files: the fused chunk scores
+/// file coherence; see [`super::rank`]). Hits are distinct files: the fused chunk scores
 /// are grouped by file with [`rank::group_files`].
 ///
 /// # Errors

@@ -208,7 +208,7 @@ fn split_cjk(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
     }
 }
 
-/// The indexed form of one term of [`split_code`]: the English Snowball stem (Porter2, via
+/// The indexed form of one term of the code tokenizer: the English Snowball stem (Porter2, via
 /// `rust-stemmers`, the stemmer tantivy itself ships) of a term of at least four ASCII letters,
 /// other terms unchanged. Index and query both go through this, so they agree.
 pub fn stem(term: &str) -> std::borrow::Cow<'_, str> {

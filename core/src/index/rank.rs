@@ -1,5 +1,5 @@
-//! Ranked lexical search for change requests: the query analysis ([`QueryWord`]), the BM25F
-//! query over the chunk fields ([`lexical::bm25_query_with`]) and the file-level re-ranking stage
+//! Ranked lexical search for change requests: the query analysis ([`word_weight`]), the BM25F
+//! query over the chunk fields ([`super::lexical::bm25_query_with`]) and the file-level re-ranking stage
 //! ([`rank_files`]) that turns the best chunks into distinct files.
 //!
 //! The stage, in order:
