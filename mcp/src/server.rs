@@ -571,7 +571,7 @@ impl CodeIntel {
     }
 
     #[tool(
-        description = "READY phase: add files you have read in this session (Read or an exploration tool), or new files in an explored directory, to the explored set, so they may be edited. Directories, globs and unread files are refused."
+        description = "READY: make files read in this session (Read or an exploration tool), or new files in an explored directory, editable. Directories, globs and unread files are refused."
     )]
     async fn add_explored_files(
         &self,

@@ -268,7 +268,25 @@ async fn a_whole_modify_session_through_the_real_tools() {
         "{denied:#}"
     );
 
-    // Recovery: add the file, then it is allowed.
+    // Recovery: a file never read is refused; read it with an exploration tool, add it, then it is
+    // allowed.
+    let (_, refused) = server
+        .body(
+            "add_explored_files",
+            json!({"files": ["src/web/checkout.js"]}),
+        )
+        .await;
+    assert_eq!(refused["added"], json!([]), "{refused:#}");
+    assert!(
+        refused["rejected"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("was not read in this session"),
+        "{refused:#}"
+    );
+    server
+        .ok("analyze_structure", json!({"path": "src/web/checkout.js"}))
+        .await;
     let added = server
         .ok(
             "add_explored_files",
