@@ -27,6 +27,7 @@
 
 pub mod bash;
 pub mod protect;
+pub mod sandbox;
 pub mod tools;
 
 use std::path::Path;

@@ -36,6 +36,9 @@ pub struct HookInput {
     /// Tool input.
     #[serde(default)]
     pub tool_input: Value,
+    /// Claude Code's permission mode (`default`, `acceptEdits`, `bypassPermissions`, …).
+    #[serde(default)]
+    pub permission_mode: Option<String>,
     /// Tool response (PostToolUse only).
     #[serde(default)]
     pub tool_response: Value,
@@ -173,4 +176,79 @@ pub fn deny_json(reason: &str) -> String {
         }
     })
     .to_string()
+}
+
+/// Name of the launcher that runs Bash commands under the kernel sandbox; found next to the hook.
+pub const SANDBOX_BIN: &str = "code-intel-sandbox";
+
+/// What the model is told when its Bash command runs under the sandbox.
+pub const SANDBOX_CONTEXT: &str = "code-intel runs this Bash command under a kernel write sandbox (Landlock): inside the repository it may write only ignored build/dependency directories and, in READY, the files this code-intel session may change; Claude Code's and code-intel's configuration is never writable. A write outside that fails with \"Permission denied\": use the code-intel session (start_session, explore, reach READY) and Edit/Write for source changes.";
+
+/// The permission modes in which Bash commands are rewritten to run under the sandbox: those
+/// where Claude Code's own permission check is off. In the others Claude Code checks the
+/// rewritten command, which then loses the auto-approval read-only commands (and, in
+/// `acceptEdits`, edit commands) get: every command would need approval (observed with 2.1.328:
+/// "This command requires approval"), so there the static analysis and Claude Code's permission
+/// prompts stay the checks.
+pub const SANDBOXED_MODES: &[&str] = &["bypassPermissions"];
+
+/// For a Bash call the gate allowed: the hook output that reruns it under [`SANDBOX_BIN`]
+/// (`updatedInput` with the wrapped command, `additionalContext`), or `None` when the gate is not
+/// active, the tool is not Bash, the permission mode is not one of [`SANDBOXED_MODES`], or the
+/// launcher is not installed next to `hook_exe`.
+///
+/// # Errors
+/// The plan could not be computed (unreadable state): the caller denies.
+pub fn sandbox_rewrite(
+    input: &HookInput,
+    project: &std::path::Path,
+    locations: &ConfigLocations,
+    hook_exe: &std::path::Path,
+) -> Result<Option<String>, String> {
+    if input.tool_name != "Bash"
+        || !input
+            .permission_mode
+            .as_deref()
+            .is_some_and(|m| SANDBOXED_MODES.contains(&m))
+    {
+        return Ok(None);
+    }
+    let Some(command) = input.tool_input.get("command").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let Some(launcher) = hook_exe
+        .parent()
+        .map(|d| d.join(SANDBOX_BIN))
+        .filter(|p| p.is_file())
+    else {
+        return Ok(None);
+    };
+    let cwd = input.cwd.clone().unwrap_or_else(|| project.to_path_buf());
+    let call = HookCall {
+        claude_session_id: input.session_id.as_deref(),
+        cwd: &cwd,
+        tool_name: &input.tool_name,
+        tool_input: &input.tool_input,
+        locations,
+    };
+    let Some(plan) = gate::sandbox::sandbox_plan(project, &call).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    let mut updated = input.tool_input.clone();
+    if let Some(obj) = updated.as_object_mut() {
+        obj.insert(
+            "command".into(),
+            Value::String(gate::sandbox::wrap_command(&launcher, &plan, command)),
+        );
+    }
+    Ok(Some(
+        serde_json::json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "updatedInput": updated,
+                "additionalContext": SANDBOX_CONTEXT,
+            }
+        })
+        .to_string(),
+    ))
 }

@@ -556,3 +556,115 @@ fn hidden_writes_are_denied_and_read_only_commands_pass() {
     }
     assert!(blocked.is_empty(), "blocked: {blocked:#?}");
 }
+
+/// An allowed Bash call comes back as `updatedInput` running it under `code-intel-sandbox`; the
+/// wrapped command, run as Claude Code would, cannot write a repository file the parser could not
+/// see it write (a script of the repository, which the parser trusts), nor Claude Code's
+/// configuration, but writes ignored directories and outside the repository.
+#[test]
+fn allowed_bash_runs_under_the_kernel_sandbox() {
+    let sandbox = env!("CARGO_BIN_EXE_code-intel-sandbox");
+    let probe = Command::new(sandbox).arg("--probe").output().unwrap();
+    assert!(
+        probe.status.success(),
+        "Landlock unavailable on this kernel: {}",
+        String::from_utf8_lossy(&probe.stdout)
+    );
+    let dir = repo();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("node_modules")).unwrap();
+    std::fs::write(
+        dir.path().join("src/tool.sh"),
+        "echo y >> src/m1.py\nmkdir -p .claude && echo '{}' > .claude/settings.json\n",
+    )
+    .unwrap();
+    let command = format!(
+        "bash src/tool.sh; echo ok > node_modules/out; echo ok > {}/out; cat src/m2.py",
+        outside.path().display()
+    );
+    let mut input: Value = serde_json::from_str(&hook_input(
+        dir.path(),
+        "s1",
+        "Bash",
+        json!({ "command": command, "description": "d" }),
+    ))
+    .unwrap();
+    // Other modes keep the command as it is (Claude Code would prompt for every rewritten one).
+    for mode in ["default", "acceptEdits"] {
+        input["permission_mode"] = json!(mode);
+        let out = run(PRE, dir.path(), &input.to_string(), &[]);
+        assert!(
+            out.status.success() && out.stdout.is_empty(),
+            "{mode}: {out:?}"
+        );
+    }
+    input["permission_mode"] = json!("bypassPermissions");
+    let input = input.to_string();
+    let out = run(PRE, dir.path(), &input, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "one JSON object on stdout ({e}): {:?} {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let hso = &v["hookSpecificOutput"];
+    assert_eq!(hso["hookEventName"], "PreToolUse");
+    assert!(hso.get("permissionDecision").is_none(), "never allow: {v}");
+    assert_eq!(hso["updatedInput"]["description"], "d", "other fields kept");
+    assert!(
+        hso["additionalContext"]
+            .as_str()
+            .unwrap()
+            .contains("Permission denied")
+    );
+    let wrapped = hso["updatedInput"]["command"].as_str().unwrap();
+    assert!(wrapped.contains("code-intel-sandbox"), "{wrapped}");
+
+    let ran = Command::new("bash")
+        .arg("-c")
+        .arg(wrapped)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/m1.py")).unwrap(),
+        "x = 1\n",
+        "{stderr}"
+    );
+    assert!(!dir.path().join(".claude").exists(), "{stderr}");
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("node_modules/out")).unwrap(),
+        "ok\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("out")).unwrap(),
+        "ok\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout),
+        "x = 1\n",
+        "reads unchanged"
+    );
+
+    // Not Bash, or gate off: no rewrite.
+    std::fs::create_dir_all(dir.path().join(".code-intel")).unwrap();
+    std::fs::write(
+        dir.path().join(".code-intel/config.json"),
+        r#"{"gate_mode": "off"}"#,
+    )
+    .unwrap();
+    let out = run(PRE, dir.path(), &input, &[]);
+    assert!(
+        out.status.success() && out.stdout.is_empty(),
+        "gate off: {out:?}"
+    );
+}

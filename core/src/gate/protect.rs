@@ -88,6 +88,50 @@ impl Protected {
         }
     }
 
+    /// The existing locations a sandboxed command may not write ([`super::sandbox`]): the config
+    /// directories, `~/.claude.json*`, managed settings, the plugin root, the hook binary and its
+    /// `code-intel*` siblings.
+    pub(crate) fn sandbox_paths(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self.config_dirs.clone();
+        if let Some(home) = &self.home
+            && let Ok(entries) = std::fs::read_dir(home)
+        {
+            out.extend(
+                entries
+                    .flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with(".claude.json"))
+                    .map(|e| e.path()),
+            );
+        }
+        out.extend(MANAGED_DIRS.iter().map(PathBuf::from));
+        out.extend(self.plugin_root.iter().cloned());
+        for b in &self.binaries {
+            out.push(b.clone());
+            if let Some(dir) = b.parent()
+                && let Ok(entries) = std::fs::read_dir(dir)
+            {
+                out.extend(
+                    entries
+                        .flatten()
+                        .filter(|e| e.file_name().to_string_lossy().starts_with("code-intel"))
+                        .map(|e| e.path()),
+                );
+            }
+        }
+        out.retain(|p| p.is_absolute() && p.symlink_metadata().is_ok());
+        out
+    }
+
+    /// Claude Code's data directories under its config directories (transcripts, plans, todos):
+    /// writable beneath the protected config directory.
+    pub(crate) fn sandbox_data_dirs(&self) -> Vec<PathBuf> {
+        self.config_dirs
+            .iter()
+            .flat_map(|d| DATA_DIRS.iter().map(move |x| d.join(x)))
+            .filter(|p| p.is_dir())
+            .collect()
+    }
+
     /// The home directory (real location), for `~` expansion of Bash words.
     pub(crate) fn home(&self) -> Option<&Path> {
         self.home.as_deref()

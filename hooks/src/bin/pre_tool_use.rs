@@ -19,6 +19,7 @@ use std::process::ExitCode;
 use code_intel_core::gate::{ConfigLocations, Verdict};
 use code_intel_hooks::{
     WATCHDOG, WATCHDOG_AFTER, config_locations, decide_pre, deny_json, project_dir, read_input,
+    sandbox_rewrite,
 };
 
 const TIMEOUT_REASON: &str = "code-intel gate could not decide within 2 s (something blocked: a FIFO or device where a file should be, a held lock, a stuck disk), so it blocked this call to be safe; run `code-intel doctor`";
@@ -31,7 +32,8 @@ fn print_deny(reason: &str) {
     eprintln!("{reason}");
 }
 
-fn decide() -> Verdict {
+/// The decision, and for an allowed Bash call the sandbox rewrite to print instead of silence.
+fn decide() -> (Verdict, Option<String>) {
     // Fault injection for the tests of the fail-closed paths.
     match std::env::var("CODE_INTEL_HOOK_FAULT").as_deref() {
         Ok("panic") => panic!("injected fault (CODE_INTEL_HOOK_FAULT=panic)"),
@@ -43,9 +45,12 @@ fn decide() -> Verdict {
     let input = match read_input(std::io::stdin().lock()) {
         Ok(i) => i,
         Err(e) => {
-            return Verdict::Deny {
-                reason: format!("code-intel gate blocked this call: {e}"),
-            };
+            return (
+                Verdict::Deny {
+                    reason: format!("code-intel gate blocked this call: {e}"),
+                },
+                None,
+            );
         }
     };
     let project = match project_dir(
@@ -54,12 +59,31 @@ fn decide() -> Verdict {
     ) {
         Ok(p) => p,
         Err(e) => {
-            return Verdict::Deny {
-                reason: format!("code-intel gate blocked this call: {e}"),
-            };
+            return (
+                Verdict::Deny {
+                    reason: format!("code-intel gate blocked this call: {e}"),
+                },
+                None,
+            );
         }
     };
-    decide_pre(&input, &project, &config_locations())
+    let locations = config_locations();
+    let verdict = decide_pre(&input, &project, &locations);
+    if verdict != Verdict::Allow {
+        return (verdict, None);
+    }
+    let exe = std::env::current_exe().unwrap_or_default();
+    match sandbox_rewrite(&input, &project, &locations, &exe) {
+        Ok(rewrite) => (Verdict::Allow, rewrite),
+        Err(e) => (
+            Verdict::Deny {
+                reason: format!(
+                    "code-intel gate could not prepare the write sandbox for this command ({e}), so it was blocked to be safe; run `code-intel doctor`"
+                ),
+            },
+            None,
+        ),
+    }
 }
 
 fn self_check() -> ExitCode {
@@ -114,18 +138,29 @@ fn main() -> ExitCode {
     }
     WATCHDOG.arm(WATCHDOG_AFTER, || print_deny(TIMEOUT_REASON), 2);
     // The default panic message goes to stderr, which is fine; stdout stays ours.
-    let verdict = std::panic::catch_unwind(decide).unwrap_or_else(|_| Verdict::Deny {
-        reason: "code-intel gate crashed while checking this call, so it was blocked to be safe; run `code-intel doctor` and report the stderr above".into(),
+    let (verdict, rewrite) = std::panic::catch_unwind(decide).unwrap_or_else(|_| {
+        (
+            Verdict::Deny {
+                reason: "code-intel gate crashed while checking this call, so it was blocked to be safe; run `code-intel doctor` and report the stderr above".into(),
+            },
+            None,
+        )
     });
     let code = match &verdict {
         Verdict::Allow => ExitCode::SUCCESS,
         Verdict::Deny { .. } => ExitCode::from(2),
     };
     // If the watchdog printed first it also exits the process; this never returns then.
-    if WATCHDOG.decide(|| {
-        if let Verdict::Deny { reason } = &verdict {
-            print_deny(reason);
+    if WATCHDOG.decide(|| match (&verdict, &rewrite) {
+        (Verdict::Deny { reason }, _) => print_deny(reason),
+        // Allowed, run under the kernel sandbox: updatedInput without a permission decision
+        // (Claude Code's own permission flow still applies; observed with 2.1.328).
+        (Verdict::Allow, Some(json)) => {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{json}").ok();
+            out.flush().ok();
         }
+        (Verdict::Allow, None) => {}
     }) {
         code
     } else {

@@ -1,0 +1,175 @@
+//! What a Bash command may write when the kernel enforces the gate (Landlock, through the
+//! `code-intel-sandbox` launcher the PreToolUse hook puts in front of every Bash command while the
+//! gate is active).
+//!
+//! The static analysis in [`super::bash`] cannot be complete; the kernel can. A [`SandboxPlan`]
+//! names the trees the command may not write ([`SandboxPlan::protect`]: the repository, Claude
+//! Code's configuration directories and settings files, code-intel's binaries, managed settings)
+//! and, beneath them, what it still may ([`SandboxPlan::allow`]: ignored top-level directories of
+//! the repository such as `target/` or `node_modules/`; in READY the explored directories and the
+//! directories of the explored files the session may change, since the kernel's unit is the
+//! directory; Claude Code's data directories). Everything else stays writable.
+//! The launcher turns this into a Landlock ruleset that grants write access to the complement of
+//! `protect` plus `allow`.
+
+use std::path::{Path, PathBuf};
+
+use super::{GateError, HookCall, Ignores, is_protected, protect};
+use crate::config::{Config, GateMode};
+use crate::repo_path::{RepoPath, RepoRoot, real_location};
+use crate::session::NewFiles;
+use crate::session::store::SessionStore;
+
+/// The write policy for one sandboxed command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxPlan {
+    /// Trees (or files) the command may not write, at their real location.
+    pub protect: Vec<PathBuf>,
+    /// Trees (or files) beneath a protected one that the command may write nonetheless.
+    pub allow: Vec<PathBuf>,
+}
+
+/// The plan for a shell call the gate allowed, or `None` when the gate is not active for it
+/// (`gate_mode: off`, or `session` mode without a live session): then the command runs as it is.
+///
+/// # Errors
+/// The project, config or session state is unreadable (the caller denies).
+pub fn sandbox_plan(
+    project_dir: &Path,
+    call: &HookCall<'_>,
+) -> Result<Option<SandboxPlan>, GateError> {
+    let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
+    let config = Config::load(root.path())?;
+    if config.gate_mode == GateMode::Off {
+        return Ok(None);
+    }
+    let store = SessionStore::new(root.clone());
+    let bound = match call.claude_session_id {
+        Some(cs) => store.bound(cs)?,
+        None => None,
+    };
+    let state = match bound {
+        Some(id) => Some(store.load(&id)?),
+        None => None,
+    };
+    let live = state.as_ref().filter(|s| s.ended.is_none());
+    if config.gate_mode == GateMode::Session && live.is_none() {
+        return Ok(None);
+    }
+
+    let mut plan = SandboxPlan {
+        protect: vec![root.path().to_path_buf()],
+        allow: Vec::new(),
+    };
+    let prot = protect::Protected::new(call.locations);
+    plan.protect.extend(prot.sandbox_paths());
+    plan.allow.extend(prot.sandbox_data_dirs());
+
+    // Ignored top-level entries of the repository (build output, dependencies).
+    let ignores = Ignores::load(&root);
+    if let Ok(entries) = std::fs::read_dir(root.path()) {
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_symlink() {
+                continue;
+            }
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Ok(p) = RepoPath::parse_relative(name) else {
+                continue;
+            };
+            if name == ".git" || is_protected(&p) || !ignores.ignored(&root, &p) {
+                continue;
+            }
+            plan.allow.push(root.absolute(&p));
+        }
+    }
+    // READY: what the session may change. The kernel's unit is the directory (editors and `sed -i`
+    // write a temporary file next to the target and rename it over), so an explored file opens
+    // its directory and an explored directory itself; the static analysis still checks each
+    // literal target per file. Never the repository root (see the protected entries below).
+    if let Some(state) = live {
+        for p in &state.explored {
+            if p.is_root() || is_protected(p) {
+                continue;
+            }
+            let abs = root.absolute(p);
+            let Ok(meta) = abs.symlink_metadata() else {
+                continue;
+            };
+            if meta.file_type().is_symlink() || real_location(&abs) != abs {
+                continue;
+            }
+            if state
+                .write_permission(p, true, NewFiles::ApprovedOnly)
+                .is_err()
+            {
+                continue;
+            }
+            if meta.is_dir() {
+                plan.allow.push(abs);
+            } else if let Some(dir) = p.parent().filter(|d| !d.is_root()) {
+                plan.allow.push(root.absolute(&dir));
+            }
+        }
+    }
+    // The repository's own configuration and history stay protected inside any allowed tree:
+    // an allowed directory that holds one of them (the root) is dropped below.
+    for name in [crate::config::STATE_DIR, ".claude", ".git", ".mcp.json"] {
+        let p = root.path().join(name);
+        if p.symlink_metadata().is_ok() {
+            plan.protect.push(p);
+        }
+    }
+    // An allowed tree must not hold a protected one (a config dir inside an ignored directory).
+    let protected = plan.protect.clone();
+    plan.allow
+        .retain(|a| !protected.iter().any(|p| p != a && p.starts_with(a)));
+    plan.protect.sort();
+    plan.protect.dedup();
+    plan.allow.sort();
+    plan.allow.dedup();
+    Ok(Some(plan))
+}
+
+/// `s` as one single-quoted shell word.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The command line that runs `command` under `launcher` with `plan`: `launcher --protect P…
+/// --allow A… -- 'command'`, every word quoted.
+pub fn wrap_command(launcher: &Path, plan: &SandboxPlan, command: &str) -> String {
+    let mut out = shell_quote(&launcher.to_string_lossy());
+    for (flag, paths) in [("--protect", &plan.protect), ("--allow", &plan.allow)] {
+        for p in paths {
+            out.push(' ');
+            out.push_str(flag);
+            out.push(' ');
+            out.push_str(&shell_quote(&p.to_string_lossy()));
+        }
+    }
+    out.push_str(" -- ");
+    out.push_str(&shell_quote(command));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_quotes() {
+        assert_eq!(shell_quote("a'b"), r"'a'\''b'");
+        let plan = SandboxPlan {
+            protect: vec!["/r".into()],
+            allow: vec!["/r/target".into()],
+        };
+        assert_eq!(
+            wrap_command(Path::new("/bin/sb"), &plan, "echo 'x' > y"),
+            r"'/bin/sb' --protect '/r' --allow '/r/target' -- 'echo '\''x'\'' > y'"
+        );
+    }
+}
