@@ -388,3 +388,41 @@ fn doctor_fails_on_every_state_the_hook_denies_on() {
     let (_, report) = repo.doctor(&bins);
     assert_eq!(check(&report, "sessions")["status"], "pass", "{report:#}");
 }
+
+#[test]
+fn the_sandbox_check_reports_kernel_enforcement() {
+    let repo = Repo::initialised();
+    let bins = bin_dir();
+    assert!(
+        bins.join("code-intel-sandbox").is_file(),
+        "code-intel-sandbox is not built: run `cargo build -p code-intel-hooks`"
+    );
+    let (_, report) = repo.doctor(&bins);
+    let sandbox = check(&report, "sandbox");
+    assert_eq!(sandbox["status"], "pass", "{report:#}");
+    assert!(
+        sandbox["detail"].as_str().unwrap().contains("Landlock"),
+        "{sandbox}"
+    );
+
+    // The hooks without the launcher beside them: a warning that says what that means.
+    let no_launcher = tempfile::tempdir().unwrap();
+    for bin in [
+        "code-intel",
+        "code-intel-pre-tool-use",
+        "code-intel-post-tool-use",
+    ] {
+        std::os::unix::fs::symlink(bins.join(bin), no_launcher.path().join(bin)).unwrap();
+    }
+    let (code, report) = repo.doctor(no_launcher.path());
+    let sandbox = check(&report, "sandbox");
+    assert_eq!(sandbox["status"], "warn", "{report:#}");
+    assert!(
+        sandbox["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Bash writes are checked by static analysis only"),
+        "{sandbox}"
+    );
+    assert_eq!(code, Some(0), "a warning, not a failure: {report:#}");
+}

@@ -167,6 +167,7 @@ pub fn run(
     let (hooks_check, pre_hook) = check_hooks(&claude, &env, root);
     checks.push(hooks_check);
     checks.push(check_gate(root, config.as_ref(), pre_hook.as_ref(), &env));
+    checks.push(check_sandbox(&env));
     checks.push(check_model(!args.no_model_load, &env));
     checks.push(check_state_files(root));
     checks.push(match &config {
@@ -292,6 +293,55 @@ fn check_binaries(env: &Env) -> Check {
         "install them from the code-intel checkout (`cargo install --path mcp` and `cargo install --path hooks`), \
          or add the directory holding them (e.g. target/release) to PATH",
     )
+}
+
+/// The kernel sandbox for Bash (`code-intel-sandbox` next to the PreToolUse hook, `--probe`):
+/// a warning, not a failure, when it is missing or the kernel has no Landlock, since the static
+/// analysis of Bash still gates (docs/GATE.md, "Kernel enforcement").
+fn check_sandbox(env: &Env) -> Check {
+    const SANDBOX_BIN: &str = "code-intel-sandbox";
+    let launcher = env
+        .which(PRE_TOOL_USE_BIN)
+        .and_then(|hook| hook.parent().map(|d| d.join(SANDBOX_BIN)))
+        .filter(|p| is_executable(p));
+    let Some(launcher) = launcher else {
+        return Check::warn(
+            "sandbox",
+            format!(
+                "{SANDBOX_BIN} is not next to {PRE_TOOL_USE_BIN}: kernel enforcement unavailable, Bash writes are checked by static analysis only"
+            ),
+            "install it with the hooks (`cargo install --path hooks`)",
+        );
+    };
+    let mut cmd = Command::new(&launcher);
+    cmd.arg("--probe");
+    match run_with_input(cmd, b"", Duration::from_secs(5)) {
+        Ok(ran) if ran.code == Some(0) => Check::pass(
+            "sandbox",
+            format!(
+                "{} (used for Bash under bypassPermissions)",
+                ran.stdout.trim()
+            ),
+        ),
+        Ok(ran) => Check::warn(
+            "sandbox",
+            if ran.stdout.trim().is_empty() {
+                "kernel enforcement unavailable: Bash writes are checked by static analysis only"
+                    .to_owned()
+            } else {
+                ran.stdout.trim().to_owned()
+            },
+            "a Linux kernel with Landlock (5.13+, enabled in the LSM list) enforces Bash writes",
+        ),
+        Err(e) => Check::warn(
+            "sandbox",
+            format!(
+                "cannot run {}: {e}; kernel enforcement unavailable, Bash writes are checked by static analysis only",
+                launcher.display()
+            ),
+            "reinstall the hooks (`cargo install --path hooks`)",
+        ),
+    }
 }
 
 /// One settings file Claude Code reads.
