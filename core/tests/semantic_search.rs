@@ -216,15 +216,28 @@ fn hybrid_hits_explain_their_parts_and_fall_back_to_bm25_without_vectors() {
     let (_dir, root) = repo();
     let fake = FakeEmbedder::new(DIMS);
     let (index, vectors) = build(&root, &fake);
-    let opts = SearchOptions::hybrid(&config().search_weights);
+    // Every signal weighted, and no file-level terms (coherence, size prior), so the file's score
+    // is its best chunk's fused score and the explanation adds up to it.
+    let opts = SearchOptions::hybrid(&code_intel_core::config::SearchWeights {
+        vector: 0.85,
+        keyword: 0.05,
+        definition: 0.05,
+        reference: 0.05,
+    });
+    let chunk_level = code_intel_core::index::RankParams {
+        file_extra: 0.0,
+        size_prior: 0.0,
+        ..Default::default()
+    };
     let q = fake.embed_queries(&["render_coupon"]).unwrap();
-    let r = hybrid::search(
+    let r = hybrid::search_ranked(
         &index,
         Some(&vectors),
         Some(&q[0]),
         "render_coupon",
         5,
         &opts,
+        &chunk_level,
     )
     .unwrap();
     assert_eq!(r.mode, SearchMode::Hybrid);

@@ -680,20 +680,28 @@ pub fn search_ranked(
         })
     }
     let file_chunks = |f: &str| index.file_chunk_count(f);
-    let ranked: Vec<HybridHit> =
-        rank::group_files(ranked, |h| view(h, lexical), file_chunks, rank_params, top)
-            .into_iter()
-            .map(|g| {
-                let mut best = g.best;
-                best.hit.score = g.score;
-                best.also = g
-                    .rest
-                    .into_iter()
-                    .map(|(h, s)| FoldedChunk::of(&h.hit, s))
-                    .collect();
-                best
-            })
-            .collect();
+    let groups = rank::group_files(ranked, |h| view(h, lexical), file_chunks, rank_params, top);
+    // Fused scores stay in [0, 1]: file scores (best chunk + coherence + prior) are scaled down
+    // together when the best exceeds 1, which keeps their order. Lexical mode keeps raw BM25.
+    let max = groups.iter().map(|g| g.score).fold(0.0f32, f32::max);
+    let scale = if !lexical && max > 1.0 {
+        1.0 / max
+    } else {
+        1.0
+    };
+    let ranked: Vec<HybridHit> = groups
+        .into_iter()
+        .map(|g| {
+            let mut best = g.best;
+            best.hit.score = g.score * scale;
+            best.also = g
+                .rest
+                .into_iter()
+                .map(|(h, s)| FoldedChunk::of(&h.hit, s * scale))
+                .collect();
+            best
+        })
+        .collect();
     Ok(HybridResults {
         mode,
         fusion,

@@ -373,7 +373,7 @@ fn read_one(seen: &Seen, opts: &ChunkOptions, fields: &Fields) -> Outcome {
     if seen.prev_sha.as_deref() == Some(sha256.as_str()) {
         return Outcome::Same { sha256, read_at };
     }
-    if let Some(skip) = scope::skip_by_content(&bytes) {
+    if let Some(skip) = scope::skip_by_content(&seen.rel, &bytes) {
         return Outcome::Skipped {
             sha256,
             read_at,
