@@ -134,8 +134,9 @@ assert status["index"]["files"] > 0 and report["chunks"] > 0, "the index is empt
 EOF
 
 step search "code-intel search --repo DIR --top 5 QUERY (hybrid: BM25 + vectors)"
-# Each query: the ranked hits as the CLI prints them, then where the symbol a reader would look
-# for ranks in the --json answer; the job fails when it is not in the top 5. The lexical rank is
+# Each query: the ranked files as the CLI prints them, then where the file holding the symbol a
+# reader would look for ranks in the --json answer (as its best chunk or one folded under it);
+# the job fails when it is not in the top 5. The lexical rank is
 # printed for contrast (Flask's text is English, so a Japanese description has nothing to match
 # lexically; the multilingual model maps it to the English code).
 show_search() {
@@ -146,8 +147,10 @@ show_search() {
         code-intel search --repo "$work" --top 5 --mode "$mode" --json "$query" | python3 -c '
 import json, sys
 mode, want = sys.argv[1], sys.argv[2]
-names = [h["qualified_name"] for h in json.load(sys.stdin)["hits"]]
-rank = next((i + 1 for i, n in enumerate(names) if n == want or n.endswith("." + want)), None)
+# Hits are files: the best chunk, and the file's other matching chunks under "also".
+hits = json.load(sys.stdin)["hits"]
+names = [[h["qualified_name"]] + [a["qualified_name"] for a in h.get("also", [])] for h in hits]
+rank = next((i + 1 for i, ns in enumerate(names) if any(n == want or n.endswith("." + want) for n in ns)), None)
 if rank:
     print(f"  -> {mode}: {want} is hit #{rank}")
 elif mode == "hybrid":
