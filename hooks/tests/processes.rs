@@ -578,8 +578,9 @@ fn allowed_bash_runs_under_the_kernel_sandbox() {
         "echo y >> src/m1.py\nmkdir -p .claude && echo '{}' > .claude/settings.json\n",
     )
     .unwrap();
+    // `mktemp` works although the repository (a temp dir) lies in the temporary directory.
     let command = format!(
-        "bash src/tool.sh; echo ok > node_modules/out; echo ok > {}/out; cat src/m2.py",
+        "bash src/tool.sh; echo ok > node_modules/out; echo ok > {}/out; cat src/m2.py; mktemp > /dev/null && echo mktemp-ok",
         outside.path().display()
     );
     let mut input: Value = serde_json::from_str(&hook_input(
@@ -651,8 +652,8 @@ fn allowed_bash_runs_under_the_kernel_sandbox() {
     );
     assert_eq!(
         String::from_utf8_lossy(&ran.stdout),
-        "x = 1\n",
-        "reads unchanged"
+        "x = 1\nmktemp-ok\n",
+        "reads unchanged, temporary files work: {stderr}"
     );
 
     // Not Bash, or gate off: no rewrite.

@@ -231,6 +231,9 @@ const READ_ONLY: &[&str] = &[
     "grep -rn RATES src",
     "find . -name '*.py' | xargs wc -l",
     "python3 -c 'import sys; print(sys.version)'",
+    // A temporary file: the project lies under /tmp here, which the sandbox cannot open for new
+    // entries, so the launcher gives the command a private TMPDIR.
+    "mktemp",
 ];
 
 #[derive(Clone, Copy, PartialEq)]

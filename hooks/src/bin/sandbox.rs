@@ -13,8 +13,9 @@
 //! the complement: from `/` down, every entry that neither is nor holds a protected path is
 //! granted; a directory holding one is descended into. Symbolic links are never granted (a write
 //! through one is checked at its target). Consequences: new entries cannot be created directly in
-//! a directory that holds a protected path (e.g. `/tmp` when the repository is `/tmp/x/repo`),
-//! and a write the ruleset refuses fails with EACCES ("Permission denied").
+//! a directory that holds a protected path (e.g. `/tmp` when the repository is `/tmp/x/repo`; the
+//! command then gets `TMPDIR` set to a private directory in it, see [`private_tmp`]), and a write
+//! the ruleset refuses fails with EACCES ("Permission denied").
 //!
 //! Fails closed: if the kernel supports Landlock but the ruleset cannot be applied, the command is
 //! not run (exit 126). Without Landlock (other kernels and systems) the command runs unconfined;
@@ -67,6 +68,28 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         }
     }
     Err("missing -- COMMAND".into())
+}
+
+/// When the temporary directory holds a protected path (a repository under `/tmp`), the sandbox
+/// cannot let the command create entries in it, so `mktemp`, `tempfile` and test runners get a
+/// private directory inside it instead (`$TMPDIR/code-intel-tmp-<uid>`, created before the
+/// ruleset, so it is an entry of its own and stays writable). `None`: the usual one works, or no
+/// private one could be made (an existing one that is not our own directory is never used).
+fn private_tmp(protect: &[PathBuf]) -> Option<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let tmp = std::env::temp_dir();
+    let tmp = std::fs::canonicalize(&tmp).unwrap_or(tmp);
+    let holds = protect
+        .iter()
+        .any(|p| std::fs::canonicalize(p).is_ok_and(|real| real.starts_with(&tmp)));
+    if !holds {
+        return None;
+    }
+    let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).ok()?;
+    let dir = tmp.join(format!("code-intel-tmp-{uid}"));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir).ok();
+    let meta = dir.symlink_metadata().ok()?;
+    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0).then_some(dir)
 }
 
 #[cfg(target_os = "linux")]
@@ -173,17 +196,19 @@ fn main() -> ExitCode {
             return ExitCode::from(CANNOT_RUN);
         }
     };
+    let private_tmp = private_tmp(&args.protect);
     if let Err(e) = kernel::restrict(&args.protect, &args.allow) {
         eprintln!(
             "code-intel-sandbox: could not apply the write sandbox ({e}); the command was not run"
         );
         return ExitCode::from(CANNOT_RUN);
     }
-    let err = std::os::unix::process::CommandExt::exec(
-        std::process::Command::new("bash")
-            .arg("-c")
-            .arg(&args.command),
-    );
+    let mut bash = std::process::Command::new("bash");
+    bash.arg("-c").arg(&args.command);
+    if let Some(tmp) = private_tmp {
+        bash.env("TMPDIR", tmp);
+    }
+    let err = std::os::unix::process::CommandExt::exec(&mut bash);
     eprintln!("code-intel-sandbox: cannot run bash: {err}");
     ExitCode::from(CANNOT_RUN)
 }
