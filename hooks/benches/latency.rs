@@ -4,6 +4,8 @@
 //! the hook binary N times (default 300, `HOOK_BENCH_RUNS`) with the JSON on stdin, waits for exit,
 //! and reports p50/p95/max wall time in milliseconds. The hello-world is compiled with `rustc -O`
 //! into a temp dir, so the floor of process creation on this machine is measured the same way.
+//! The sandbox rows: the hook answering a Bash call with the `code-intel-sandbox` rewrite
+//! (`bypassPermissions`), and the command `ls src` run by `bash -c` as it is and as rewritten.
 #![allow(clippy::print_stdout, reason = "a bench reports on stdout")]
 
 use std::io::Write;
@@ -145,6 +147,59 @@ fn main() {
             runs,
         ),
     );
+    // The kernel sandbox (bypassPermissions): the hook's rewrite, then the command's own cost.
+    let sandboxed = |command: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(&input(
+            "bench",
+            "Bash",
+            serde_json::json!({ "command": command }),
+        ))
+        .expect("json");
+        v["permission_mode"] = serde_json::json!("bypassPermissions");
+        v.to_string()
+    };
+    report(
+        "Bash `sed -i` explored, sandbox rewrite",
+        &time_runs(
+            hook,
+            &[],
+            &sandboxed("sed -i 's/a/b/' src/app.py"),
+            &repo,
+            runs,
+        ),
+    );
+    let rewritten = Command::new(hook)
+        .current_dir(&repo)
+        .env("CLAUDE_PROJECT_DIR", &repo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .expect("stdin")
+                .write_all(sandboxed("ls src").as_bytes())?;
+            c.wait_with_output()
+        })
+        .ok()
+        .and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.stdout).ok())
+        .and_then(|v| {
+            v["hookSpecificOutput"]["updatedInput"]["command"]
+                .as_str()
+                .map(str::to_owned)
+        });
+    let bash = Path::new("/bin/bash");
+    report(
+        "command `bash -c 'ls src'`",
+        &time_runs(bash, &["-c", "ls src"], "", &repo, runs),
+    );
+    match rewritten {
+        Some(wrapped) => report(
+            "command `ls src` under code-intel-sandbox",
+            &time_runs(bash, &["-c", &wrapped], "", &repo, runs),
+        ),
+        None => println!("(no sandbox rewrite: code-intel-sandbox not built next to the hook?)"),
+    }
     report(
         "Bash read-only `grep -rn foo src` (allow)",
         &time_runs(
