@@ -147,7 +147,7 @@ show_search() {
         code-intel search --repo "$work" --top 5 --mode "$mode" --json "$query" | python3 -c '
 import json, sys
 mode, want = sys.argv[1], sys.argv[2]
-# Hits are files: the best chunk, and the file's other matching chunks under "also".
+# Hits are files: the best chunk, and the other matching chunks of the file under "also".
 hits = json.load(sys.stdin)["hits"]
 names = [[h["qualified_name"]] + [a["qualified_name"] for a in h.get("also", [])] for h in hits]
 rank = next((i + 1 for i, ns in enumerate(names) if any(n == want or n.endswith("." + want) for n in ns)), None)

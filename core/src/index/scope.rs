@@ -95,7 +95,7 @@ pub const GENERATED_PROBE_BYTES: usize = 1024;
 
 /// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
 /// rebuilds the index once.
-pub const RULES_VERSION: u32 = 2;
+pub const RULES_VERSION: u32 = 3;
 
 /// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
 /// directory for a pruned tree) and shown by `status` and `index --json`.
@@ -136,7 +136,16 @@ pub fn skip_dir(rel: &str) -> Option<ScopeSkip> {
     let rel = rel.trim_end_matches('/');
     let name = rel.rsplit('/').next().unwrap_or(rel);
     if VENDORED_DIRS.iter().any(|d| name.eq_ignore_ascii_case(d)) {
-        return Some(ScopeSkip::Vendored);
+        // Laravel's published vendor views and translations (`resources/views/vendor`,
+        // `resources/lang/vendor`) are copies an application owns and edits.
+        let parent = rel[..rel.len() - name.len()].trim_end_matches('/');
+        let parent_name = parent.rsplit('/').next().unwrap_or(parent);
+        let published = name.eq_ignore_ascii_case("vendor")
+            && ["views", "lang"].contains(&parent_name)
+            && parent.contains("resources");
+        if !published {
+            return Some(ScopeSkip::Vendored);
+        }
     }
     let lower = rel.to_ascii_lowercase();
     if VENDORED_SUBPATHS
@@ -307,6 +316,9 @@ mod tests {
         assert_eq!(skip_dir("public"), None);
         assert_eq!(skip_dir("public/src"), None);
         assert_eq!(skip_dir("app/Vendors"), None);
+        assert_eq!(skip_dir("resources/views/vendor"), None);
+        assert_eq!(skip_dir("resources/lang/vendor"), None);
+        assert_eq!(skip_dir("lang/vendor"), Some(ScopeSkip::Vendored));
     }
 
     #[test]
