@@ -853,40 +853,39 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<(Vec<Seen>, Vec<SkippedFile>
     builder.build_parallel().run(|| {
         let found = &found;
         Box::new(move |entry| {
-            // Unreadable directories are skipped like ripgrep does, but with their reason
-            // recorded (`status` lists them); other walk errors (a broken ignore file) are skipped.
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(err) => {
-                    if let Some((path, reason)) = walk_error(&err)
-                        && let Ok(rel) = path.strip_prefix(root)
-                        && let Some(rel) = rel.to_str()
-                    {
-                        let item = Found::Skipped(SkippedFile {
-                            path: format!("{}/", rel.replace(std::path::MAIN_SEPARATOR, "/")),
-                            reason,
-                        });
-                        found.lock().unwrap_or_else(|e| e.into_inner()).push(item);
-                    }
-                    return WalkState::Continue;
-                }
-            };
+            let push = |item| found.lock().unwrap_or_else(|e| e.into_inner()).push(item);
+            // Repository-relative, `/`-separated; `None` outside the root or not valid UTF-8.
             let rel_str = |p: &Path| {
                 p.strip_prefix(root)
                     .ok()
                     .and_then(|r| r.to_str())
                     .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
             };
+            // Unreadable directories are skipped like ripgrep does, but with their reason
+            // recorded (`status` lists them); other walk errors (a broken ignore file) are skipped.
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    if let Some((path, reason)) = walk_error(&err)
+                        && let Some(rel) = rel_str(&path)
+                    {
+                        push(Found::Skipped(SkippedFile {
+                            path: format!("{rel}/"),
+                            reason,
+                        }));
+                    }
+                    return WalkState::Continue;
+                }
+            };
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             if is_dir && entry.depth() > 0 {
                 if let Some(rel) = rel_str(entry.path())
                     && let Some(skip) = scope::skip_dir(&rel)
                 {
-                    let item = Found::Skipped(SkippedFile {
+                    push(Found::Skipped(SkippedFile {
                         path: format!("{rel}/"),
                         reason: skip.reason().to_string(),
-                    });
-                    found.lock().unwrap_or_else(|e| e.into_inner()).push(item);
+                    }));
                     return WalkState::Skip;
                 }
                 return WalkState::Continue;
@@ -894,33 +893,37 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<(Vec<Seen>, Vec<SkippedFile>
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            if let Some(rel) = rel_str(entry.path())
-                && let Some(skip) = scope::skip_file_by_name(&rel)
-            {
-                let item = Found::Skipped(SkippedFile {
-                    path: rel,
-                    reason: skip.reason().to_string(),
-                });
-                found.lock().unwrap_or_else(|e| e.into_inner()).push(item);
-                return WalkState::Continue;
-            }
-            let (Ok(meta), Ok(rel)) = (entry.metadata(), entry.path().strip_prefix(root)) else {
+            let Ok(rel_path) = entry.path().strip_prefix(root) else {
                 return WalkState::Continue;
             };
-            let item = match rel.to_str() {
-                Some(r) => Found::File(Seen {
-                    rel: r.replace(std::path::MAIN_SEPARATOR, "/"),
+            let rel = rel_path
+                .to_str()
+                .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"));
+            if let Some(rel) = &rel
+                && let Some(skip) = scope::skip_file_by_name(rel)
+            {
+                push(Found::Skipped(SkippedFile {
+                    path: rel.clone(),
+                    reason: skip.reason().to_string(),
+                }));
+                return WalkState::Continue;
+            }
+            let Ok(meta) = entry.metadata() else {
+                return WalkState::Continue;
+            };
+            push(match rel {
+                Some(rel) => Found::File(Seen {
+                    rel,
                     abs: entry.path().to_path_buf(),
                     size: meta.len(),
                     mtime_ns: meta.modified().map(unix_ns).unwrap_or(0),
                     prev_sha: None,
                 }),
                 None => Found::Skipped(SkippedFile {
-                    path: rel.to_string_lossy().into_owned(),
+                    path: rel_path.to_string_lossy().into_owned(),
                     reason: "path is not valid UTF-8".into(),
                 }),
-            };
-            found.lock().unwrap_or_else(|e| e.into_inner()).push(item);
+            });
             WalkState::Continue
         })
     });
