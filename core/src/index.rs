@@ -628,7 +628,7 @@ impl CodeIndex {
         let chunks = self.search_chunks(query, params.candidates.max(top), params)?;
         Ok(rank::rank_files(
             chunks,
-            |f| self.file_chunk_count(f),
+            self.file_chunk_counter(),
             params,
             top,
         ))
@@ -683,13 +683,17 @@ impl CodeIndex {
         Ok((out, total))
     }
 
-    /// Number of chunks of `file` (repository-relative) in the index: one term-dictionary lookup
-    /// per segment. 0 when the file has none or the lookup fails.
-    pub fn file_chunk_count(&self, file: &str) -> u64 {
-        self.reader
-            .searcher()
-            .doc_freq(&tantivy::Term::from_field_text(self.fields.path_key, file))
-            .unwrap_or(0)
+    /// A counter of a file's chunks (repository-relative path) in the index as of now: one
+    /// term-dictionary lookup per segment and call, all on one searcher. 0 when the file has none
+    /// or the lookup fails.
+    pub fn file_chunk_counter(&self) -> impl Fn(&str) -> u64 + use<> {
+        let searcher = self.reader.searcher();
+        let field = self.fields.path_key;
+        move |file| {
+            searcher
+                .doc_freq(&tantivy::Term::from_field_text(field, file))
+                .unwrap_or(0)
+        }
     }
 
     /// Number of chunks whose content holds `term` as indexed (lower-cased whole identifiers and

@@ -224,6 +224,12 @@ pub enum SkipReason {
     },
 }
 
+/// Whether `bytes` look binary: a NUL byte in the first 8 KiB (the heuristic git and ripgrep
+/// use; [`SkipReason::Binary`]).
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_PROBE_BYTES)].contains(&0)
+}
+
 /// Estimates the number of model tokens in `text`: `ceil(chars / 4)`.
 ///
 /// The 4-characters-per-token rule of thumb is OpenAI's published estimate for English text and
@@ -270,7 +276,7 @@ pub fn chunk_source(
             limit: opts.max_file_bytes,
         });
     }
-    if bytes[..bytes.len().min(BINARY_PROBE_BYTES)].contains(&0) {
+    if looks_binary(bytes) {
         return Err(SkipReason::Binary);
     }
     if bytes.iter().all(u8::is_ascii_whitespace) {

@@ -679,7 +679,7 @@ pub fn search_ranked(
             h.explanation.score
         })
     }
-    let file_chunks = |f: &str| index.file_chunk_count(f);
+    let file_chunks = index.file_chunk_counter();
     let groups = rank::group_files(ranked, |h| view(h, lexical), file_chunks, rank_params, top);
     // Fused scores stay in [0, 1]: file scores (best chunk + coherence + prior) are scaled down
     // together when the best exceeds 1, which keeps their order. Lexical mode keeps raw BM25.

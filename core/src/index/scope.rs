@@ -188,7 +188,7 @@ pub fn skip_file_by_name(rel: &str) -> Option<ScopeSkip> {
 /// which reports it as binary; the minified rule applies to the languages bundlers emit
 /// ([`MINIFIED_EXTENSIONS`]), not to templates that inline a minified style or script.
 pub fn skip_by_content(rel: &str, bytes: &[u8]) -> Option<ScopeSkip> {
-    if bytes[..bytes.len().min(8192)].contains(&0) {
+    if super::chunk::looks_binary(bytes) {
         return None;
     }
     let probe = &bytes[..bytes.len().min(GENERATED_PROBE_BYTES)];
