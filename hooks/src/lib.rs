@@ -44,6 +44,28 @@ pub struct HookInput {
     pub tool_response: Value,
 }
 
+impl HookInput {
+    /// The session's working directory, or `project` when the input names none.
+    pub fn cwd_or(&self, project: &std::path::Path) -> PathBuf {
+        self.cwd.clone().unwrap_or_else(|| project.to_path_buf())
+    }
+
+    /// The gate's view of this call, with `cwd` from [`cwd_or`](Self::cwd_or).
+    pub fn call<'a>(
+        &'a self,
+        cwd: &'a std::path::Path,
+        locations: &'a ConfigLocations,
+    ) -> HookCall<'a> {
+        HookCall {
+            claude_session_id: self.session_id.as_deref(),
+            cwd,
+            tool_name: &self.tool_name,
+            tool_input: &self.tool_input,
+            locations,
+        }
+    }
+}
+
 /// Errors reading the hook input.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
@@ -114,14 +136,8 @@ pub fn decide_pre(
     project: &std::path::Path,
     locations: &ConfigLocations,
 ) -> Verdict {
-    let cwd = input.cwd.clone().unwrap_or_else(|| project.to_path_buf());
-    let call = HookCall {
-        claude_session_id: input.session_id.as_deref(),
-        cwd: &cwd,
-        tool_name: &input.tool_name,
-        tool_input: &input.tool_input,
-        locations,
-    };
+    let cwd = input.cwd_or(project);
+    let call = input.call(&cwd, locations);
     gate::pre_tool_use(project, &call)
 }
 
@@ -223,14 +239,8 @@ pub fn sandbox_rewrite(
     else {
         return Ok(None);
     };
-    let cwd = input.cwd.clone().unwrap_or_else(|| project.to_path_buf());
-    let call = HookCall {
-        claude_session_id: input.session_id.as_deref(),
-        cwd: &cwd,
-        tool_name: &input.tool_name,
-        tool_input: &input.tool_input,
-        locations,
-    };
+    let cwd = input.cwd_or(project);
+    let call = input.call(&cwd, locations);
     let Some(plan) = gate::sandbox::sandbox_plan(project, &call).map_err(|e| e.to_string())? else {
         return Ok(None);
     };

@@ -83,14 +83,23 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Records a skipped file on a result: counted always, listed up to `MAX_SKIPPED_LISTED` (10).
+/// Records a file the read path refused on a result (see [`note_skipped`]).
 fn note_skip(listed: &mut Vec<SkippedFile>, count: &mut usize, e: &SourceError, rel: &str) {
-    *count += 1;
-    if listed.len() < MAX_SKIPPED_LISTED {
-        listed.push(SkippedFile {
+    note_skipped(
+        listed,
+        count,
+        SkippedFile {
             path: rel.to_string(),
             reason: e.to_string(),
-        });
+        },
+    );
+}
+
+/// Records a skipped path on a result: counted always, listed up to `MAX_SKIPPED_LISTED` (10).
+fn note_skipped(listed: &mut Vec<SkippedFile>, count: &mut usize, skipped: SkippedFile) {
+    *count += 1;
+    if listed.len() < MAX_SKIPPED_LISTED {
+        listed.push(skipped);
     }
 }
 
@@ -220,10 +229,7 @@ pub fn search_text(
         files_skipped: 0,
     };
     for dir in unreadable {
-        result.files_skipped += 1;
-        if result.skipped.len() < MAX_SKIPPED_LISTED {
-            result.skipped.push(dir);
-        }
+        note_skipped(&mut result.skipped, &mut result.files_skipped, dir);
     }
     let mut budget = Budget::new(limits);
     let mut with_context = searcher(context);
@@ -318,10 +324,7 @@ pub fn find_references(
         files_skipped: 0,
     };
     for dir in unreadable {
-        result.files_skipped += 1;
-        if result.skipped.len() < MAX_SKIPPED_LISTED {
-            result.skipped.push(dir);
-        }
+        note_skipped(&mut result.skipped, &mut result.files_skipped, dir);
     }
     let mut budget = Budget::new(limits);
     let mut searcher = searcher(0);

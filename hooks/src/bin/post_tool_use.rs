@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use code_intel_core::gate::{self, HookCall};
+use code_intel_core::gate;
 use code_intel_hooks::{WATCHDOG, WATCHDOG_AFTER, config_locations, project_dir, read_input};
 
 fn run() -> Result<(), String> {
@@ -20,15 +20,9 @@ fn run() -> Result<(), String> {
         std::env::var_os("CLAUDE_PROJECT_DIR").map(Into::into),
     )
     .map_err(|e| e.to_string())?;
-    let cwd = input.cwd.clone().unwrap_or_else(|| project.clone());
+    let cwd = input.cwd_or(&project);
     let locations = config_locations();
-    let call = HookCall {
-        claude_session_id: input.session_id.as_deref(),
-        cwd: &cwd,
-        tool_name: &input.tool_name,
-        tool_input: &input.tool_input,
-        locations: &locations,
-    };
+    let call = input.call(&cwd, &locations);
     gate::post_tool_use(&project, &call, &input.tool_response)
         .map(|_| ())
         .map_err(|e| e.to_string())
