@@ -128,6 +128,12 @@ pub struct Config {
     /// (the chunk's text). Chosen by docs/EVALUATION.md ("Embedding text"); changing it re-embeds
     /// texts the cache does not hold yet.
     pub embedding_text: String,
+    /// Texts a ranked search may embed on the spot among its best keyword candidates that have
+    /// no vector yet (`index::query_embed`; 0 turns it off). Default 32.
+    pub query_embed_max_chunks: usize,
+    /// Milliseconds a ranked search may spend embedding its candidates (0 turns it off).
+    /// Default 300.
+    pub query_embed_max_ms: u64,
     /// Upper bound on indexed chunks.
     pub max_chunks: usize,
     /// Upper bound on the index size, MiB.
@@ -170,6 +176,8 @@ impl Default for Config {
             search_weights: SearchWeights::default(),
             search_fusion: "weighted".into(),
             embedding_text: "summary".into(),
+            query_embed_max_chunks: 32,
+            query_embed_max_ms: 300,
             max_chunks: 200_000,
             max_index_size_mb: 500,
             auto_purge_days: 30,

@@ -25,6 +25,8 @@ pub mod hybrid;
 #[cfg(feature = "embed")]
 pub mod map;
 #[cfg(feature = "embed")]
+pub mod query_embed;
+#[cfg(feature = "embed")]
 pub mod semantic;
 #[cfg(feature = "embed")]
 pub mod vector;

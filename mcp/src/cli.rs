@@ -498,7 +498,7 @@ fn search(
             let answer = searcher.run(&q, args.top)?;
             json_line(out, &answer)?;
         }
-        return Ok(());
+        return searcher.finish();
     }
     let q = semantic::BatchQuery {
         query: args.query.clone().unwrap_or_default(),
@@ -510,8 +510,10 @@ fn search(
         weights: None,
         keywords: args.keywords.clone(),
         rank: None,
+        query_embed: None,
     };
     let mut answer = searcher.run(&q, args.top)?;
+    searcher.finish()?;
     if json {
         if let (Some(why), Some(obj)) = (repaired, answer.as_object_mut()) {
             obj.insert("repaired".into(), why.into());

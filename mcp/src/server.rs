@@ -694,6 +694,9 @@ impl ServerHandler for CodeIntel {
         request: rmcp::model::CallToolRequestParams,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        // The background embedding waits while a call is answered (docs/BENCHMARKS.md has the
+        // tool latency with and without it).
+        let _answering = self.semantic.answering();
         if let Some(refusal) = limits::check_arguments(request.arguments.as_ref()) {
             return Ok(rmcp::model::CallToolResponse::Complete(refusal));
         }

@@ -940,6 +940,61 @@ impl VectorIndex {
         out
     }
 
+    /// The texts still to embed for the given chunks, each named by (file, start line, chunk
+    /// SHA-256) as a lexical hit names it: one per distinct key without a vector, in the order
+    /// of `chunks` (a query's candidates, best first). Chunks the rows do not know (the vectors
+    /// are behind the index) and files changed since the refresh are skipped. Each file is read
+    /// and chunked once.
+    pub fn pending_for(&self, chunks: &[(&str, u32, &str)]) -> Vec<PendingText> {
+        let mut chunked: HashMap<&str, Option<Vec<Chunk>>> = HashMap::new();
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for &(file, start_line, sha256) in chunks {
+            let Some(fr) = self.state.files.get(file) else {
+                continue;
+            };
+            let Some(row) = fr
+                .rows
+                .iter()
+                .find(|r| r.start_line == start_line && r.sha256 == sha256)
+            else {
+                continue;
+            };
+            if self.slot_of.contains_key(&row.key) || !seen.insert(row.key.clone()) {
+                continue;
+            }
+            let file_chunks = chunked
+                .entry(file)
+                .or_insert_with(|| self.chunk_file(file, &fr.sha256));
+            let Some(c) = file_chunks.as_ref().and_then(|cs| {
+                cs.iter()
+                    .find(|c| c.start_line == start_line && c.sha256 == sha256)
+            }) else {
+                continue;
+            };
+            let text = self.recipe.text(c);
+            if embedding_key(self.recipe, &text) == row.key {
+                out.push(PendingText {
+                    key: row.key.clone(),
+                    text,
+                });
+            }
+        }
+        out
+    }
+
+    /// Makes the vectors inserted so far durable (flushes the embedding cache) without writing
+    /// the state: cheap enough for every query. The state may then lag behind the cache, which
+    /// is safe (every open gives cached vectors of referenced keys their slots again); the next
+    /// [`Self::save`] catches it up.
+    ///
+    /// # Errors
+    /// [`VectorError::Cache`] when the cache file cannot be written.
+    pub fn flush_vectors(&mut self) -> Result<(), VectorError> {
+        self.cache.flush()?;
+        Ok(())
+    }
+
     /// Adds embedded vectors (pending until [`Self::save`] flushes them). Keys no row references
     /// (any more) are cached but get no slot. Returns how many got a slot.
     ///

@@ -16,6 +16,7 @@ use code_intel_core::config::{Config, SearchWeights};
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelManifest, ModelPaths};
 use code_intel_core::index::hybrid::{self, Fusion, HybridResults, SearchMode, SearchOptions};
 use code_intel_core::index::map::MapIndex;
+use code_intel_core::index::query_embed::{self, QueryEmbedBudget, QueryEmbedReport};
 use code_intel_core::index::semantic::{self, Collection, Sources};
 use code_intel_core::index::vector::{
     Coverage, EmbedReport, RefreshReport, VectorIndex, VectorState, configured_recipe,
@@ -359,6 +360,11 @@ pub struct BatchQuery {
     /// Lexical ranking parameters (missing ones take their defaults); for evaluation.
     #[serde(default)]
     pub rank: Option<RankParams>,
+    /// Whether the search may embed its best keyword candidates that have no vector yet
+    /// (default: as `query_embed_max_chunks` / `query_embed_max_ms` allow); `false` for
+    /// evaluations of a fixed vector state.
+    #[serde(default)]
+    pub query_embed: Option<bool>,
 }
 
 /// One answer of a forest search (`--json` and `--batch`).
@@ -369,6 +375,9 @@ struct SearchAnswer<'a> {
     query: &'a str,
     #[serde(flatten)]
     results: HybridResults,
+    /// What query-time candidate embedding did, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query_embedding: Option<QueryEmbedReport>,
 }
 
 /// One answer of a map/auto search.
@@ -394,6 +403,10 @@ pub struct Searcher<'a> {
     purge_days: u32,
     query_vectors: HashMap<String, Vec<f32>>,
     notes: Vec<String>,
+    /// Query-time candidate embedding's budget.
+    budget: QueryEmbedBudget,
+    /// Texts embedded by queries since the vector state was last saved.
+    unsaved: usize,
 }
 
 impl<'a> Searcher<'a> {
@@ -442,7 +455,12 @@ impl<'a> Searcher<'a> {
             }
             _ => None,
         };
-        let has_vectors = vectors.as_ref().is_some_and(|v| v.live_vectors() > 0);
+        let budget = QueryEmbedBudget::configured(config);
+        // Hybrid as soon as a search can get vectors: some are embedded, or the search embeds
+        // its best candidates itself (query-time embedding).
+        let has_vectors = vectors
+            .as_ref()
+            .is_some_and(|v| v.live_vectors() > 0 || budget.enabled());
         let mode = args.mode.map_or(
             if has_vectors {
                 SearchMode::Hybrid
@@ -466,6 +484,8 @@ impl<'a> Searcher<'a> {
             purge_days: config.auto_purge_days,
             query_vectors: HashMap::new(),
             notes,
+            budget,
+            unsaved: 0,
         };
         searcher.embed_inline()?;
         Ok(searcher)
@@ -483,6 +503,52 @@ impl<'a> Searcher<'a> {
         self.model()?;
         if let (Some(v), Some(m)) = (self.vectors.as_mut(), self.model.as_ref()) {
             v.embed_pending(m, &mut |_, _| {}, &AtomicBool::new(false))?;
+        }
+        Ok(())
+    }
+
+    /// Query-time candidate embedding for `q` ([`query_embed::embed_candidates`]), when the
+    /// mode uses vectors, the budget allows it and `q` does not turn it off.
+    fn embed_candidates(
+        &mut self,
+        q: &BatchQuery,
+        mode: SearchMode,
+    ) -> anyhow::Result<Option<QueryEmbedReport>> {
+        if mode == SearchMode::Lexical
+            || self.vectors.is_none()
+            || !self.budget.enabled()
+            || q.query_embed == Some(false)
+        {
+            return Ok(None);
+        }
+        self.model()?;
+        let lexical_query = semantic::with_keywords(&q.query, q.keywords.as_deref());
+        let (Some(v), Some(m)) = (self.vectors.as_mut(), self.model.as_ref()) else {
+            return Ok(None);
+        };
+        let report = query_embed::embed_candidates(
+            self.index,
+            v,
+            m,
+            &lexical_query,
+            &q.rank.unwrap_or_default(),
+            &self.budget,
+        )?;
+        self.unsaved += report.embedded;
+        Ok(Some(report))
+    }
+
+    /// Saves the vector state when queries embedded texts (their vectors are in the embedding
+    /// cache already; this brings `status`'s coverage up to date).
+    ///
+    /// # Errors
+    /// The state cannot be written.
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        if self.unsaved > 0
+            && let Some(v) = self.vectors.as_mut()
+        {
+            v.save()?;
+            self.unsaved = 0;
         }
         Ok(())
     }
@@ -526,6 +592,12 @@ impl<'a> Searcher<'a> {
             candidates: hybrid::CANDIDATES,
         };
         let top = q.top.unwrap_or(top);
+        let query_embedding = if collection == Collection::Map {
+            None
+        } else {
+            self.embed_candidates(q, mode)?
+        };
+        let embed_note = query_embedding.and_then(|r| r.note());
         if collection != Collection::Forest {
             self.model()?;
             if self.map.is_none() {
@@ -552,6 +624,7 @@ impl<'a> Searcher<'a> {
                 &opts,
             )?;
             result.notes.extend(self.notes.iter().cloned());
+            result.notes.extend(embed_note);
             return Ok(serde_json::to_value(SemanticAnswer {
                 id: q.id.clone(),
                 result,
@@ -578,10 +651,12 @@ impl<'a> Searcher<'a> {
             &q.rank.unwrap_or_default(),
         )?;
         results.notes.extend(self.notes.iter().cloned());
+        results.notes.extend(embed_note);
         Ok(serde_json::to_value(SearchAnswer {
             id: q.id.clone(),
             query: &q.query,
             results,
+            query_embedding,
         })?)
     }
 }

@@ -5,24 +5,31 @@
 //! The background task waits for the model ([`SharedEmbedder`](super::embedder::SharedEmbedder)) and a synced index, then every
 //! [`POLL`] checks whether the lexical index committed since the vectors last looked
 //! (`sync_state.json`'s mtime, then its commit id); if so it refreshes the rows, and it embeds
-//! whatever is pending in groups of [`EMBED_GROUP`] texts with the server's one-thread model,
-//! inserting each group under a short write lock. Queries meanwhile search what is embedded and
-//! report the coverage. A `semantic_search` that finds the vectors behind the index refreshes
-//! them itself and embeds up to [`INLINE_EMBED_MAX`] texts first, so a just-edited file is found.
+//! whatever is pending in groups of [`BACKGROUND_GROUP`] texts with the server's one-thread
+//! model, inserting each group under a short write lock. It runs on a thread of its own at a
+//! lower priority ([`BACKGROUND_NICE`]) and waits between groups while any tool call is being
+//! answered ([`SemanticState::answering`]), so a call waits for at most the one group in flight.
+//! Queries meanwhile search what is embedded and report the coverage. A `semantic_search` that
+//! reaches the forest first refreshes the vectors if they are behind the index, then embeds its
+//! best keyword candidates that have no vector yet ([`query_embed`], within
+//! `query_embed_max_chunks` / `query_embed_max_ms`), so a just-indexed repository or a
+//! just-edited file gets semantic scores where the query needs them.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use code_intel_core::config::Config;
 use code_intel_core::embed::Embedder;
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::hybrid::{self, SearchMode, SearchOptions};
 use code_intel_core::index::map::{self, MapIndex, MapSearchResult, QueryVector};
+use code_intel_core::index::query_embed::{self, QueryEmbedBudget, QueryEmbedReport};
 use code_intel_core::index::semantic::{self, Collection, SemanticSearchResult, Sources};
 use code_intel_core::index::sync::SyncState;
-use code_intel_core::index::vector::{EMBED_GROUP, VectorIndex};
+use code_intel_core::index::RankParams;
+use code_intel_core::index::vector::VectorIndex;
 use code_intel_core::learned::Expiry;
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::{self, Phase, ToolCallRecord};
@@ -38,8 +45,18 @@ use super::{CodeIntel, Refusal, blocking, structured};
 
 /// How often the background task looks for a new lexical commit.
 pub const POLL: Duration = Duration::from_secs(5);
-/// Pending texts a `semantic_search` embeds itself before answering.
-pub const INLINE_EMBED_MAX: usize = 32;
+/// Texts the background task embeds per call of the model: one batch of the embedder (8), so
+/// a tool call that pauses it waits for at most one batch (about 0.3–0.5 s of one core for 8
+/// summary texts, docs/MODEL.md).
+pub const BACKGROUND_GROUP: usize = 8;
+/// The nice value of the background embedding thread (0 normal, 19 lowest): other work of the
+/// machine, and the server's own tool calls, get the cores first.
+pub const BACKGROUND_NICE: i32 = 10;
+/// How often a paused background task looks whether the tool calls are done.
+const PAUSE_POLL: Duration = Duration::from_millis(10);
+/// Seconds between state saves caused by query-time embedding (its vectors are flushed to the
+/// embedding cache at once; the state only catches `status` up).
+const QUERY_SAVE_EVERY: Duration = Duration::from_secs(10);
 /// Seconds between saves of a long background embedding run.
 const SAVE_EVERY: Duration = Duration::from_secs(30);
 /// Query vectors remembered (a model retrying a query, or the same query in map and forest,
@@ -132,6 +149,19 @@ pub struct SemanticState {
     queries: Mutex<HashMap<String, Vec<f32>>>,
     started: AtomicBool,
     stop: AtomicBool,
+    /// Tool calls being answered right now; the background task waits while this is not zero.
+    answering: AtomicUsize,
+    /// When query-time embedding last saved the state.
+    query_saved: Mutex<Option<Instant>>,
+}
+
+/// Marks a tool call as being answered for its lifetime ([`SemanticState::answering`]).
+pub struct Answering<'a>(&'a AtomicUsize);
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Modification times and sizes of the map's files, and the index's last commit (a change
@@ -183,6 +213,22 @@ impl SemanticState {
             queries: Mutex::new(HashMap::new()),
             started: AtomicBool::new(false),
             stop: AtomicBool::new(false),
+            answering: AtomicUsize::new(0),
+            query_saved: Mutex::new(None),
+        }
+    }
+
+    /// Marks a tool call as being answered until the guard drops: the background embedding
+    /// waits (between groups) meanwhile.
+    pub fn answering(&self) -> Answering<'_> {
+        self.answering.fetch_add(1, Ordering::AcqRel);
+        Answering(&self.answering)
+    }
+
+    /// Waits while tool calls are being answered (or until the server stops).
+    fn yield_to_calls(&self) {
+        while self.answering.load(Ordering::Acquire) > 0 && !self.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(PAUSE_POLL);
         }
     }
 
@@ -277,7 +323,8 @@ impl SemanticState {
         let take = limit.map_or(pending.len(), |l| l.min(pending.len()));
         let mut done = 0;
         let mut last_save = std::time::Instant::now();
-        for group in pending[..take].chunks(EMBED_GROUP) {
+        for group in pending[..take].chunks(BACKGROUND_GROUP) {
+            self.yield_to_calls();
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
@@ -314,17 +361,46 @@ impl SemanticState {
         self.embed_pending(embedder, None)
     }
 
-    /// Before a query: open, refresh if behind, embed a few pending texts (blocking). Skips the
-    /// embedding when a background run holds the work lock (it embeds them anyway).
-    fn before_query(&self, embedder: &dyn Embedder) -> Result<(), String> {
+    /// Before a query: open, refresh if behind, and with `forest` (the lexical index and the
+    /// keyword query) embed the query's best keyword candidates that have no vector yet
+    /// ([`query_embed::embed_candidates`]) (blocking).
+    fn before_query(
+        &self,
+        embedder: &dyn Embedder,
+        forest: Option<(&CodeIndex, &str)>,
+    ) -> Result<Option<QueryEmbedReport>, String> {
         self.ensure_open(embedder)?;
-        let Ok(_work) = self.work.try_lock() else {
-            // A background run is embedding; refreshing is still cheap and safe.
-            return self.refresh_if_behind();
-        };
+        // Cheap when nothing changed; safe while a background run embeds (it inserts under the
+        // same write lock, and its texts of changed files are skipped by the insert).
         self.refresh_if_behind()?;
-        self.embed_pending(embedder, Some(INLINE_EMBED_MAX))?;
-        Ok(())
+        let budget = QueryEmbedBudget::configured(&self.config);
+        let Some((index, query)) = forest.filter(|_| budget.enabled()) else {
+            return Ok(None);
+        };
+        let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
+        let Some(v) = slot.as_mut() else {
+            return Ok(None);
+        };
+        let report = query_embed::embed_candidates(
+            index,
+            v,
+            embedder,
+            query,
+            &RankParams::default(),
+            &budget,
+        )
+        .map_err(|e| e.to_string())?;
+        if report.embedded > 0 {
+            let mut saved = self
+                .query_saved
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if saved.is_none_or(|t| t.elapsed() >= QUERY_SAVE_EVERY) {
+                v.save().map_err(|e| e.to_string())?;
+                *saved = Some(Instant::now());
+            }
+        }
+        Ok(Some(report))
     }
 
     /// The map, reloaded when its files or the index changed (blocking). With `embedder` its
@@ -468,6 +544,7 @@ impl CodeIntel {
             Arc::clone(&self.index),
             Arc::clone(&self.embedder),
         );
+        let runtime = tokio::runtime::Handle::current();
         tokio::spawn(async move {
             let model = loop {
                 match embedder.wait_async(Duration::from_secs(60)).await {
@@ -479,26 +556,13 @@ impl CodeIntel {
                     }
                 }
             };
-            loop {
-                if state.stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                if index.for_tools().await.is_some() {
-                    let (st, m) = (Arc::clone(&state), Arc::clone(&model));
-                    match tokio::task::spawn_blocking(move || st.catch_up(m.as_ref())).await {
-                        Ok(Ok(0)) => {}
-                        Ok(Ok(n)) => {
-                            tracing::info!(embedded = n, "background embedding round done")
-                        }
-                        Ok(Err(e)) => {
-                            tracing::warn!(error = %e, "background embedding failed; retrying later")
-                        }
-                        Err(e) => {
-                            tracing::warn!(error = %e, "background embedding panicked; retrying later")
-                        }
-                    }
-                }
-                tokio::time::sleep(POLL).await;
+            // A thread of its own, so its lower priority stays with it (a nice value is per
+            // thread on Linux; the blocking pool's threads are shared with the tool calls).
+            let spawned = std::thread::Builder::new()
+                .name("code-intel-embed".into())
+                .spawn(move || background_loop(&state, &index, model.as_ref(), &runtime));
+            if let Err(e) = spawned {
+                tracing::warn!(error = %e, "cannot start the background embedding thread");
             }
         });
     }
@@ -617,6 +681,36 @@ impl CodeIntel {
     }
 }
 
+/// The background embedding loop (its own thread): lowers the thread's priority, then every
+/// [`POLL`] catches the vectors up with the index once it is synced.
+fn background_loop(
+    state: &SemanticState,
+    index: &super::shared_index::SharedIndex,
+    model: &dyn Embedder,
+    runtime: &tokio::runtime::Handle,
+) {
+    let tid = rustix::thread::gettid();
+    if let Err(e) = rustix::process::setpriority_process(Some(tid), BACKGROUND_NICE) {
+        tracing::info!(error = %e, "background embedding runs at normal priority");
+    }
+    loop {
+        if state.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if runtime.block_on(index.for_tools()).is_some() {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.catch_up(model))) {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(embedded = n, "background embedding round done"),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "background embedding failed; retrying later")
+                }
+                Err(_) => tracing::warn!("background embedding panicked; retrying later"),
+            }
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
 /// The search with the model (blocking).
 fn search_with_model(
     state: &SemanticState,
@@ -628,9 +722,13 @@ fn search_with_model(
     n_results: usize,
 ) -> Result<SemanticSearchResult, Refusal> {
     let internal = |e: String| Refusal::Internal(e);
-    if !config.lightweight_mode {
-        state.before_query(embedder).map_err(internal)?;
-    }
+    let lexical_query = semantic::with_keywords(query, keywords);
+    let query_embedding = if config.lightweight_mode {
+        None
+    } else {
+        let forest = (collection != Collection::Map).then_some((index, lexical_query.as_str()));
+        state.before_query(embedder, forest).map_err(internal)?
+    };
     let map = state.map(Some(embedder), Some(index)).map_err(internal)?;
     let vectors = state.vectors.read().unwrap_or_else(PoisonError::into_inner);
     let embedder = CachedQueries {
@@ -651,6 +749,10 @@ fn search_with_model(
         n_results,
         &opts,
     )
+    .map(|mut r| {
+        r.notes.extend(query_embedding.and_then(|q| q.note()));
+        r
+    })
     .map_err(|e| internal(e.to_string()))
 }
 
