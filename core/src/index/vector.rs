@@ -1101,7 +1101,8 @@ impl VectorIndex {
     }
 
     /// Embeds every pending text with `embedder`, [`EMBED_GROUP`] texts per call, inserting as it
-    /// goes and saving every 30 s and at the end. `progress(done, total)` is called after each
+    /// goes, flushing each group's vectors to the embedding cache, and saving the state every
+    /// 30 s and at the end. `progress(done, total)` is called after each
     /// group; `stop` is checked between groups. Holds the embedding lock ([`Self::try_embed_lock`]);
     /// when another process holds it, returns at once with `busy` set and nothing embedded.
     ///
@@ -1142,6 +1143,9 @@ impl VectorIndex {
             let items: Vec<(String, Vec<f32>)> =
                 group.iter().map(|p| p.key.clone()).zip(vectors).collect();
             self.insert(&items)?;
+            // Durable at once (an append to the cache file): a run killed later loses at most
+            // the group in flight, and the next run embeds only what is missing.
+            self.cache.flush()?;
             done += group.len();
             progress(done, total);
             if last_save.elapsed().as_secs() >= SAVE_EVERY_SECS {

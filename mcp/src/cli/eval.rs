@@ -325,6 +325,7 @@ fn search_snapshots(
                 &semantic::IndexArgs {
                     embed: true,
                     threads: 1,
+                    batch_size: 8,
                 },
             )?;
             if let Err(why) = indexed {

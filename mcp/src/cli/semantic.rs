@@ -39,6 +39,9 @@ pub struct IndexArgs {
     /// ONNX Runtime threads for --embed (1 leaves the other cores to everything else).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Texts per model call for --embed (docs/BENCHMARKS.md compares 4, 8 and 16).
+    #[arg(long, default_value_t = 8)]
+    pub batch_size: usize,
 }
 
 /// `--mode` of `code-intel search`.
@@ -130,10 +133,16 @@ fn install() -> Result<Install, String> {
 
 /// Loads the model with `threads` ONNX threads; `queries`: with the query-only session (searches),
 /// or without it (bulk indexing, which embeds no queries and keeps its peak memory lower).
-fn load_model(install: &Install, threads: usize, queries: bool) -> anyhow::Result<FastEmbedder> {
+fn load_model(
+    install: &Install,
+    threads: usize,
+    queries: bool,
+    batch_size: usize,
+) -> anyhow::Result<FastEmbedder> {
     let options = FastEmbedOptions {
         intra_threads: Some(threads.max(1)),
         query_session: queries,
+        batch_size: batch_size.max(1),
         ..FastEmbedOptions::default()
     };
     FastEmbedder::load(&install.paths, &options).context("cannot load the embedding model")
@@ -191,17 +200,11 @@ pub fn index_vectors(
     let refresh = vectors.refresh()?;
     vectors.save()?;
     let embed = if args.embed && vectors.coverage().pending_texts > 0 {
-        let model = load_model(&install, args.threads, false)?;
-        let bar = ProgressBar::new(vectors.coverage().pending_texts as u64);
-        if let Ok(style) = ProgressStyle::with_template(
-            "embedding [{bar:30}] {pos}/{len} texts ({per_sec}, eta {eta})",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
+        let model = load_model(&install, args.threads, false, args.batch_size)?;
+        let mut progress = Progress::new(vectors.coverage().pending_texts);
         let stop = AtomicBool::new(false);
-        let report =
-            vectors.embed_pending(&model, &mut |done, _| bar.set_position(done as u64), &stop);
-        bar.finish_and_clear();
+        let report = vectors.embed_pending(&model, &mut |done, total| progress.update(done, total), &stop);
+        progress.finish();
         Some(report?)
     } else {
         None
@@ -213,6 +216,91 @@ pub fn index_vectors(
         embed,
         coverage: vectors.coverage(),
     }))
+}
+
+/// Progress of `index --embed`: an indicatif bar when stderr is a terminal, else one JSON line
+/// on stderr at most every [`JSON_PROGRESS_EVERY`] (and at the end), for logs and wrappers:
+/// `{"event":"embed_progress","done":N,"total":M,"texts_per_s":R,"elapsed_s":S}`.
+enum Progress {
+    Bar(ProgressBar),
+    Json {
+        started: std::time::Instant,
+        last: std::time::Instant,
+        done: usize,
+        total: usize,
+    },
+}
+
+/// Seconds between JSON progress lines.
+const JSON_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+impl Progress {
+    fn new(total: usize) -> Self {
+        use std::io::IsTerminal as _;
+        if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new(total as u64);
+            if let Ok(style) = ProgressStyle::with_template(
+                "embedding [{bar:30}] {pos}/{len} texts ({per_sec}, eta {eta})",
+            ) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            Progress::Bar(bar)
+        } else {
+            let now = std::time::Instant::now();
+            Progress::Json {
+                started: now,
+                last: now,
+                done: 0,
+                total,
+            }
+        }
+    }
+
+    fn update(&mut self, done: usize, total: usize) {
+        match self {
+            Progress::Bar(bar) => bar.set_position(done as u64),
+            Progress::Json {
+                last,
+                done: d,
+                total: t,
+                ..
+            } => {
+                (*d, *t) = (done, total);
+                if last.elapsed() >= JSON_PROGRESS_EVERY {
+                    *last = std::time::Instant::now();
+                    self.emit();
+                }
+            }
+        }
+    }
+
+    fn emit(&self) {
+        if let Progress::Json {
+            started,
+            done,
+            total,
+            ..
+        } = self
+        {
+            let secs = started.elapsed().as_secs_f64();
+            let line = serde_json::json!({
+                "event": "embed_progress",
+                "done": done,
+                "total": total,
+                "texts_per_s": if secs > 0.0 { (*done as f64 / secs * 10.0).round() / 10.0 } else { 0.0 },
+                "elapsed_s": (secs * 10.0).round() / 10.0,
+            });
+            // Progress is best effort: a closed stderr must not fail the run.
+            let _ = writeln!(std::io::stderr(), "{line}");
+        }
+    }
+
+    fn finish(self) {
+        match &self {
+            Progress::Bar(bar) => bar.finish_and_clear(),
+            Progress::Json { .. } => self.emit(),
+        }
+    }
 }
 
 /// Text form of [`index_vectors`]'s outcome.
@@ -559,7 +647,12 @@ impl<'a> Searcher<'a> {
                 .install
                 .as_ref()
                 .context("no embedding model installed: run `code-intel model fetch`")?;
-            self.model = Some(load_model(install, 1, true)?);
+            self.model = Some(load_model(
+                install,
+                1,
+                true,
+                FastEmbedOptions::default().batch_size,
+            )?);
         }
         self.model
             .as_ref()
