@@ -151,7 +151,10 @@ fn a_search_embeds_its_candidates_once_and_later_searches_reuse_them() {
     .unwrap();
     let embedded = embedder.take();
     assert!(report.candidates >= 3, "{report:?}");
-    assert_eq!(report.missing, report.candidates, "nothing was embedded before");
+    assert_eq!(
+        report.missing, report.candidates,
+        "nothing was embedded before"
+    );
     assert_eq!(report.embedded, report.missing.min(32));
     assert_eq!(embedded.len(), report.embedded, "each text embedded once");
     assert!(
@@ -311,8 +314,12 @@ fn an_embedding_run_and_query_time_embedding_at_once_leave_a_correct_store() {
     let reopened = VectorIndex::open(&root, &config, embedder.model_id(), DIMS).unwrap();
     let c = reopened.coverage();
     assert_eq!((c.embedded, c.pending_texts), (c.total, 0), "{c:?}");
-    let cache = EmbeddingCache::open(&VectorIndex::embeddings_dir(&root), embedder.model_id(), DIMS)
-        .unwrap();
+    let cache = EmbeddingCache::open(
+        &VectorIndex::embeddings_dir(&root),
+        embedder.model_id(),
+        DIMS,
+    )
+    .unwrap();
     assert!(cache.len() >= c.total.min(reopened.live_vectors()));
     let got = store(&root, embedder.model_id());
     let (_fresh_dir, fresh_root) = fixture(&files);

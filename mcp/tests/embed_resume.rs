@@ -53,12 +53,8 @@ fn run_ok(repo: &Path, models: &Path, args: &[&str]) -> Output {
 }
 
 fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 /// `n` Python modules of three distinct functions each (distinct texts, so every chunk is one
@@ -110,7 +106,10 @@ fn texts(repo: &Path, models: &Path) -> (usize, usize) {
     let root = RepoRoot::new(repo).unwrap();
     let (id, dims) = model_id(models);
     let v = VectorIndex::open(&root, &Config::default(), &id, dims).unwrap();
-    (v.live_vectors() + v.coverage().pending_texts, v.coverage().pending_texts)
+    (
+        v.live_vectors() + v.coverage().pending_texts,
+        v.coverage().pending_texts,
+    )
 }
 
 #[test]
@@ -153,9 +152,11 @@ fn a_killed_embedding_run_resumes_without_loss_or_duplication() {
 
     let out = run_ok(&repo, &models, &["index", "--embed", "--json"]);
     let v = json_of(&out);
-    let embedded = v["vectors"]["embed"]["embedded"].as_u64().unwrap_or_else(|| {
-        panic!("no embed report: {v}");
-    }) as usize;
+    let embedded = v["vectors"]["embed"]["embedded"]
+        .as_u64()
+        .unwrap_or_else(|| {
+            panic!("no embed report: {v}");
+        }) as usize;
     assert_eq!(embedded, total - kept, "only what was missing is embedded");
     let (cached, dropped) = cache_of(&repo, &models);
     assert_eq!((cached, dropped), (total, 0), "every text once");
@@ -184,13 +185,20 @@ async fn cli_embedding_searches_and_the_server_background_share_one_store() {
     let server = Server::from_command(cmd).await;
     // The session start syncs; the background task starts embedding once the model is loaded.
     server
-        .ok("start_session", json!({ "intent": "INVESTIGATE", "query": "How are records stored?" }))
+        .ok(
+            "start_session",
+            json!({ "intent": "INVESTIGATE", "query": "How are records stored?" }),
+        )
         .await;
     // Meanwhile: a CLI embedding run and CLI searches that embed their candidates.
     let (repo2, models2) = (repo.clone(), models.clone());
     let cli = std::thread::spawn(move || {
         let mut outs = Vec::new();
-        for q in ["save a record", "remove a record from the store", "read record 7"] {
+        for q in [
+            "save a record",
+            "remove a record from the store",
+            "read record 7",
+        ] {
             outs.push(run_ok(&repo2, &models2, &["search", q, "--json"]));
         }
         outs.push(run_ok(&repo2, &models2, &["index", "--embed", "--json"]));

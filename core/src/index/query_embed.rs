@@ -167,14 +167,9 @@ pub fn embed_candidates(
         let group = &pending[done..done + n];
         let texts: Vec<&str> = group.iter().map(|p| p.text.as_str()).collect();
         let batch_started = Instant::now();
-        let embedded = embedder
-            .embed_passages(&texts)
-            .map_err(VectorError::from)?;
-        let items: Vec<(String, Vec<f32>)> = group
-            .iter()
-            .map(|p| p.key.clone())
-            .zip(embedded)
-            .collect();
+        let embedded = embedder.embed_passages(&texts).map_err(VectorError::from)?;
+        let items: Vec<(String, Vec<f32>)> =
+            group.iter().map(|p| p.key.clone()).zip(embedded).collect();
         vectors.insert(&items)?;
         let rate = batch_started.elapsed() / u32::try_from(n).unwrap_or(u32::MAX).max(1);
         per_text = Some(per_text.map_or(rate, |t| t.max(rate)));

@@ -203,7 +203,11 @@ pub fn index_vectors(
         let model = load_model(&install, args.threads, false, args.batch_size)?;
         let mut progress = Progress::new(vectors.coverage().pending_texts);
         let stop = AtomicBool::new(false);
-        let report = vectors.embed_pending(&model, &mut |done, total| progress.update(done, total), &stop);
+        let report = vectors.embed_pending(
+            &model,
+            &mut |done, total| progress.update(done, total),
+            &stop,
+        );
         progress.finish();
         Some(report?)
     } else {
