@@ -21,7 +21,7 @@ pub use cache::{CacheError, CacheOpen, EmbeddingCache};
 pub use fake::FakeEmbedder;
 pub use identifiers::split_identifiers;
 pub use model::{ModelFile, ModelManifest, ModelPaths};
-pub use onnx::{FastEmbedOptions, FastEmbedder, LoadTimings};
+pub use onnx::{DEFAULT_BATCH_TOKENS, FastEmbedOptions, FastEmbedder, LoadTimings};
 
 use std::path::PathBuf;
 

@@ -35,7 +35,18 @@ pub struct FastEmbedOptions {
     /// memory. On by default; off for bulk indexing, which embeds no queries (its peak memory is a
     /// target of its own), and then queries run on the passage session.
     pub query_session: bool,
+    /// Padded tokens per inference call at most (rows × the longest row's tokens): a batch of
+    /// long texts holds fewer rows, so the attention buffers (rows × 12 heads × tokens², twice)
+    /// stay bounded whatever the texts. [`DEFAULT_BATCH_TOKENS`] by default; a batch always holds
+    /// at least one text.
+    pub batch_tokens: usize,
 }
+
+/// Default [`FastEmbedOptions::batch_tokens`]: 8 rows of 256 tokens. Texts of up to 256 tokens
+/// (most summary texts) batch 8 at a time as before; a 512-token text batches 4 at a time, which
+/// halves the attention buffers of the longest batches (2 × 8 × 12 × 512² floats, 192 MiB, down
+/// to 96 MiB) at no loss of speed (docs/BENCHMARKS.md, "Semantic layer on 2 cores").
+pub const DEFAULT_BATCH_TOKENS: usize = 2048;
 
 impl Default for FastEmbedOptions {
     fn default() -> Self {
@@ -44,6 +55,7 @@ impl Default for FastEmbedOptions {
             batch_size: 8,
             spinning: false,
             query_session: true,
+            batch_tokens: DEFAULT_BATCH_TOKENS,
         }
     }
 }
@@ -87,6 +99,7 @@ pub struct FastEmbedder {
     query_prefix: String,
     passage_prefix: String,
     batch_size: usize,
+    batch_tokens: usize,
     manifest: Option<ModelManifest>,
     timings: LoadTimings,
 }
@@ -405,6 +418,7 @@ impl FastEmbedder {
             query_prefix: manifest.query_prefix.clone(),
             passage_prefix: manifest.passage_prefix.clone(),
             batch_size: options.batch_size.max(1),
+            batch_tokens: options.batch_tokens.max(1),
             manifest: Some(manifest),
             timings: LoadTimings {
                 runtime: runtime_time,
@@ -604,6 +618,22 @@ impl FastEmbedder {
             .collect())
     }
 
+    /// Tokens of each text with `prefix` as the model will see them (specials included, truncated
+    /// at the model's maximum); the characters divided by 3 when the tokenizer fails on a text
+    /// (the inference call then reports the error).
+    fn token_counts(&self, prefix: &str, texts: &[&str]) -> Vec<usize> {
+        let model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+        texts
+            .iter()
+            .map(|t| {
+                model
+                    .tokenizer
+                    .encode(format!("{prefix}{t}"), true)
+                    .map_or(t.len() / 3 + 1, |e| e.get_ids().len())
+            })
+            .collect()
+    }
+
     fn embed_with_prefix(&self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         self.embed_batches(prefix, texts, None)
     }
@@ -617,10 +647,11 @@ impl FastEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let tokens = self.token_counts(prefix, texts);
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| texts[i].len());
+        order.sort_by_key(|&i| (tokens[i], texts[i].len()));
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        for batch in order.chunks(self.batch_size) {
+        for batch in token_batches(&order, &tokens, self.batch_size, self.batch_tokens) {
             let inputs: Vec<String> = batch
                 .iter()
                 .map(|&i| format!("{prefix}{}", texts[i]))
@@ -659,6 +690,31 @@ impl FastEmbedder {
     }
 }
 
+/// Splits `order` (indices sorted by ascending `tokens`) into consecutive batches of at most
+/// `max_rows` texts whose padded size (rows × the last, longest text's tokens) stays within
+/// `max_tokens`; every batch holds at least one text.
+fn token_batches<'a>(
+    order: &'a [usize],
+    tokens: &[usize],
+    max_rows: usize,
+    max_tokens: usize,
+) -> Vec<&'a [usize]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in 1..=order.len() {
+        let rows = end - start;
+        let longest = tokens[order[end - 1]];
+        if rows > 1 && (rows > max_rows.max(1) || rows * longest > max_tokens) {
+            out.push(&order[start..end - 1]);
+            start = end - 1;
+        }
+    }
+    if start < order.len() {
+        out.push(&order[start..]);
+    }
+    out
+}
+
 impl Embedder for FastEmbedder {
     fn model_id(&self) -> &str {
         &self.id
@@ -679,7 +735,29 @@ impl Embedder for FastEmbedder {
 
 #[cfg(test)]
 mod tests {
-    use super::int8_activation_graph;
+    use super::{int8_activation_graph, token_batches};
+
+    #[test]
+    fn batches_respect_rows_and_padded_tokens() {
+        // Sorted by tokens: 10 short texts, then long ones.
+        let tokens = [
+            20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 300, 300, 300, 512, 512, 512, 512, 512,
+        ];
+        let order: Vec<usize> = (0..tokens.len()).collect();
+        let batches = token_batches(&order, &tokens, 8, 2048);
+        let sizes: Vec<usize> = batches.iter().map(|b| b.len()).collect();
+        // 8 short; 2 short + 3 of 300 (5 × 300 = 1500); 4 × 512 = 2048; the last one alone.
+        assert_eq!(sizes, [8, 5, 4, 1]);
+        let flat: Vec<usize> = batches.concat();
+        assert_eq!(flat, order, "every text once, in order");
+        for b in &batches {
+            let longest = b.iter().map(|&i| tokens[i]).max().unwrap();
+            assert!(b.len() == 1 || b.len() * longest <= 2048);
+        }
+        // A text longer than the budget still gets a batch of its own.
+        assert_eq!(token_batches(&[0, 1], &[5000, 6000], 8, 2048).len(), 2);
+        assert!(token_batches(&[], &[], 8, 2048).is_empty());
+    }
 
     #[test]
     fn int8_activation_graph_switches_every_accuracy_level_and_nothing_else() {

@@ -326,6 +326,7 @@ fn search_snapshots(
                     embed: true,
                     threads: 1,
                     batch_size: 8,
+                    batch_tokens: code_intel_core::embed::DEFAULT_BATCH_TOKENS,
                 },
             )?;
             if let Err(why) = indexed {

@@ -42,6 +42,10 @@ pub struct IndexArgs {
     /// Texts per model call for --embed (docs/BENCHMARKS.md compares 4, 8 and 16).
     #[arg(long, default_value_t = 8)]
     pub batch_size: usize,
+    /// Padded tokens per model call at most for --embed (rows × longest text): long texts batch
+    /// fewer at a time, which bounds peak memory.
+    #[arg(long, default_value_t = code_intel_core::embed::DEFAULT_BATCH_TOKENS)]
+    pub batch_tokens: usize,
 }
 
 /// `--mode` of `code-intel search`.
@@ -137,12 +141,13 @@ fn load_model(
     install: &Install,
     threads: usize,
     queries: bool,
-    batch_size: usize,
+    (batch_size, batch_tokens): (usize, usize),
 ) -> anyhow::Result<FastEmbedder> {
     let options = FastEmbedOptions {
         intra_threads: Some(threads.max(1)),
         query_session: queries,
         batch_size: batch_size.max(1),
+        batch_tokens: batch_tokens.max(1),
         ..FastEmbedOptions::default()
     };
     FastEmbedder::load(&install.paths, &options).context("cannot load the embedding model")
@@ -200,7 +205,12 @@ pub fn index_vectors(
     let refresh = vectors.refresh()?;
     vectors.save()?;
     let embed = if args.embed && vectors.coverage().pending_texts > 0 {
-        let model = load_model(&install, args.threads, false, args.batch_size)?;
+        let model = load_model(
+            &install,
+            args.threads,
+            false,
+            (args.batch_size, args.batch_tokens),
+        )?;
         let mut progress = Progress::new(vectors.coverage().pending_texts);
         let stop = AtomicBool::new(false);
         let report = vectors.embed_pending(
@@ -655,7 +665,10 @@ impl<'a> Searcher<'a> {
                 install,
                 1,
                 true,
-                FastEmbedOptions::default().batch_size,
+                (
+                    FastEmbedOptions::default().batch_size,
+                    FastEmbedOptions::default().batch_tokens,
+                ),
             )?);
         }
         self.model
