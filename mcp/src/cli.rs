@@ -497,6 +497,8 @@ fn search(
             })?;
             let answer = searcher.run(&q, args.top)?;
             json_line(out, &answer)?;
+            // One answer per line as it is ready: a driver may send the next query after it.
+            out.flush()?;
         }
         return searcher.finish();
     }

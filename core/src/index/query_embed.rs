@@ -11,9 +11,11 @@
 //! # Budget ([`QueryEmbedBudget`], `query_embed_max_chunks` / `query_embed_max_ms` in
 //! `.code-intel/config.json`)
 //! At most `max_chunks` texts, in lexical rank order, and no batch is started that would end
-//! after `max_ms` by the rate measured on this query's earlier batches. The first batch is
-//! small ([`FIRST_BATCH`] texts) so the rate is known early; later batches are at most
-//! [`BATCH`] texts. multilingual-e5-small embeds about 17 summary texts per CPU-second
+//! after `max_ms` of embedding by the rate measured on this query's earlier batches. The first
+//! batch is small ([`FIRST_BATCH`] texts) so the rate is known early; later batches are at most
+//! [`BATCH`] texts. Before that, finding the candidates (the BM25 search, reading and chunking
+//! the files of the unembedded ones, at most `max_chunks` texts' worth) is not part of
+//! `max_ms`: it is bounded by the candidates and reported as `prepare_ms`. multilingual-e5-small embeds about 17 summary texts per CPU-second
 //! (docs/MODEL.md), so the default budget (32 texts, 300 ms) embeds the first 5–10 candidates
 //! of a cold repository on one core and all 32 when the texts are short or the cores free.
 
@@ -79,8 +81,11 @@ pub struct QueryEmbedReport {
     pub missing: usize,
     /// Texts embedded by this query (now cached for every later search).
     pub embedded: usize,
-    /// Milliseconds spent (lexical search, chunking, embedding, flushing).
+    /// Milliseconds spent in all (preparing, embedding, flushing).
     pub duration_ms: u64,
+    /// Of which finding the candidates: the BM25 search, reading and chunking their files.
+    #[serde(default)]
+    pub prepare_ms: u64,
 }
 
 impl QueryEmbedReport {
@@ -88,8 +93,9 @@ impl QueryEmbedReport {
     pub fn note(&self) -> Option<String> {
         (self.missing > 0).then(|| {
             format!(
-                "embedded {} of the {} unembedded top keyword candidates for this query ({} ms); {}",
+                "embedded {} of the {}{} unembedded top keyword candidates for this query ({} ms); {}",
                 self.embedded,
+                if self.missing > self.embedded { "first " } else { "" },
                 self.missing,
                 self.duration_ms,
                 if self.embedded < self.missing {
@@ -141,14 +147,17 @@ pub fn embed_candidates(
         .iter()
         .map(|h| (h.file.as_str(), h.start_line, h.sha256.as_str()))
         .collect();
-    let pending = vectors.pending_for(&named);
+    // Looking further than the texts this query may embed would only count more missing ones.
+    let pending = vectors.pending_for(&named, budget.max_chunks.saturating_add(BATCH * 2));
     report.missing = pending.len();
+    report.prepare_ms = millis(started.elapsed());
+    let embedding = Instant::now();
     let deadline = Duration::from_millis(budget.max_ms);
     let take = pending.len().min(budget.max_chunks);
     let mut done = 0;
     let mut per_text: Option<Duration> = None;
     while done < take {
-        let spent = started.elapsed();
+        let spent = embedding.elapsed();
         let n = match per_text {
             None => FIRST_BATCH,
             Some(t) => {
@@ -179,6 +188,10 @@ pub fn embed_candidates(
     if done > 0 {
         vectors.flush_vectors()?;
     }
-    report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    report.duration_ms = millis(started.elapsed());
     Ok(report)
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

@@ -944,12 +944,15 @@ impl VectorIndex {
     /// SHA-256) as a lexical hit names it: one per distinct key without a vector, in the order
     /// of `chunks` (a query's candidates, best first). Chunks the rows do not know (the vectors
     /// are behind the index) and files changed since the refresh are skipped. Each file is read
-    /// and chunked once.
-    pub fn pending_for(&self, chunks: &[(&str, u32, &str)]) -> Vec<PendingText> {
+    /// and chunked once, and no file is read once `limit` texts are found.
+    pub fn pending_for(&self, chunks: &[(&str, u32, &str)], limit: usize) -> Vec<PendingText> {
         let mut chunked: HashMap<&str, Option<Vec<Chunk>>> = HashMap::new();
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for &(file, start_line, sha256) in chunks {
+            if out.len() >= limit {
+                break;
+            }
             let Some(fr) = self.state.files.get(file) else {
                 continue;
             };
