@@ -460,7 +460,7 @@ pub struct GateEvent {
 
 fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, session_id: Option<String>, reason: &str) {
     let event = GateEvent {
-        timestamp: crate::session::now(),
+        timestamp: crate::vocab::now(),
         event: "pre_tool_use_deny".into(),
         claude_session_id: call.claude_session_id.map(String::from),
         session_id,
@@ -610,7 +610,7 @@ pub fn post_tool_use(
         params: serde_json::json!({"via": "PostToolUse"}),
         files: files.clone(),
         result_summary: format!("{} file(s)", files.len()),
-        phase: crate::session::Phase::Exploration,
+        phase: crate::vocab::Phase::Exploration,
         timestamp: String::new(),
     };
     store.record_tool_call(&id, record)?;

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::persist::{self, PersistError};
-use crate::query_frame::{QueryFrame, Slot};
-use crate::router::{Plan, RiskLevel};
+use crate::query_frame::QueryFrame;
+use crate::router::Plan;
+use crate::vocab::{RiskLevel, Slot};
 
 /// Version of the decision record format.
 pub const DECISION_VERSION: u32 = 1;

@@ -30,9 +30,7 @@
 //! deadlock nor lose lines or pairs.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -40,12 +38,12 @@ use crate::gate::GateEvent;
 use crate::journal::{self, DecisionRecord};
 use crate::learned::{self, Expiry, LearnReport, NewPair, PairRef, SessionInfo};
 use crate::persist::{self, PersistError};
-use crate::query_frame::{Slot, SlotSource};
-use crate::relevance::Tier;
 use crate::repo_path::RepoPath;
-use crate::router::RiskLevel;
 use crate::session::store::{SessionError, SessionStore};
-use crate::session::{Phase, SessionEnd, SessionState};
+use crate::session::{SessionEnd, SessionState};
+use crate::vocab::{Phase, RiskLevel, Slot, SlotSource, Tier};
+
+pub use crate::vocab::{Outcome, UnknownOutcome};
 
 /// Version of the outcome record format.
 pub const OUTCOME_VERSION: u32 = 1;
@@ -53,52 +51,6 @@ pub const OUTCOME_VERSION: u32 = 1;
 pub const MAX_RELATED_FILES: usize = 20;
 /// Files listed per kind (read, edited) in a record or an analysis.
 pub const MAX_LISTED_FILES: usize = 100;
-
-/// How a session went (seed 000: success / failure / partial).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// The change or answer was right.
-    Success,
-    /// It was wrong or abandoned.
-    Failure,
-    /// Part of it was right.
-    Partial,
-}
-
-impl Outcome {
-    /// The wire name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Success => "success",
-            Outcome::Failure => "failure",
-            Outcome::Partial => "partial",
-        }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// An outcome name that is none of `success`, `failure`, `partial`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown outcome '{0}': use success, failure or partial")]
-pub struct UnknownOutcome(pub String);
-
-impl FromStr for Outcome {
-    type Err = UnknownOutcome;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "success" | "succeeded" => Ok(Outcome::Success),
-            "failure" | "failed" | "fail" => Ok(Outcome::Failure),
-            "partial" => Ok(Outcome::Partial),
-            _ => Err(UnknownOutcome(s.to_string())),
-        }
-    }
-}
 
 /// One line of the OutcomeLog (seed 000 "OutcomeLog" fields first).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -452,7 +404,7 @@ pub fn record_outcome(
     input: OutcomeInput,
     settings: &LearnSettings<'_>,
 ) -> Result<RecordOutcomeResult, OutcomeError> {
-    let now = crate::session::now();
+    let now = crate::vocab::now();
     let (state, previous) = store.update(id, |s| {
         let previous = s.ended.as_ref().map(|e| e.outcome);
         s.ended = Some(SessionEnd {

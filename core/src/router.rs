@@ -15,23 +15,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::query_frame::{QueryFrame, Slot};
-use crate::session::Intent;
-
-/// Risk level (seed 003 "risk_level"), ordered LOW < MEDIUM < HIGH.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
-)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum RiskLevel {
-    /// Little uncertainty.
-    #[default]
-    Low,
-    /// Some slots unknown.
-    Medium,
-    /// Much unknown: stricter exploration requirements and slot evidence.
-    High,
-}
+use crate::query_frame::QueryFrame;
+use crate::vocab::Intent;
+pub use crate::vocab::RiskLevel;
+use crate::vocab::Slot;
 
 /// Exploration tools of seed 001's `SLOT_TO_TOOLS`, per missing slot. `desired_action` needs none.
 pub fn tools_for_slot(slot: Slot) -> &'static [&'static str] {

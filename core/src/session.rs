@@ -13,12 +13,11 @@
 //! revert_to_exploration: any phase ─► EXPLORATION
 //! ```
 
+mod confirm;
 pub mod requirements;
 pub mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -30,126 +29,14 @@ use crate::repo_path::{RepoPath, RepoRoot};
 use crate::router::{self, Plan, RiskLevel};
 use requirements::{SemanticReason, Shortfall};
 
+use crate::vocab::now;
+pub use crate::vocab::{Intent, Phase, UnknownIntent};
+pub use confirm::{
+    ScoredUnderstandingResult, confirm_symbol_relevance, nl_symbol_mapping_requirement,
+};
+
 /// Version of the persisted session format.
 pub const SESSION_VERSION: u32 = 1;
-
-/// What the user wants done. Parsed case-insensitively; `ADD` → IMPLEMENT, `DELETE` → MODIFY,
-/// `EXPLORE` → INVESTIGATE (seed 001's older names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Intent {
-    /// Build something new.
-    Implement,
-    /// Change existing behaviour (fix, refactor, delete).
-    Modify,
-    /// Understand code; never writes.
-    Investigate,
-    /// Answer a question; never writes.
-    Question,
-}
-
-impl Intent {
-    /// The canonical upper-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Intent::Implement => "IMPLEMENT",
-            Intent::Modify => "MODIFY",
-            Intent::Investigate => "INVESTIGATE",
-            Intent::Question => "QUESTION",
-        }
-    }
-
-    /// Whether sessions of this intent may ever write.
-    pub fn may_write(self) -> bool {
-        matches!(self, Intent::Implement | Intent::Modify)
-    }
-}
-
-/// An intent name that is none of the accepted ones.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown intent '{0}': use IMPLEMENT, MODIFY, INVESTIGATE or QUESTION")]
-pub struct UnknownIntent(pub String);
-
-impl FromStr for Intent {
-    type Err = UnknownIntent;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_uppercase().as_str() {
-            "IMPLEMENT" | "ADD" => Ok(Intent::Implement),
-            "MODIFY" | "DELETE" => Ok(Intent::Modify),
-            "INVESTIGATE" | "EXPLORE" => Ok(Intent::Investigate),
-            "QUESTION" => Ok(Intent::Question),
-            _ => Err(UnknownIntent(s.into())),
-        }
-    }
-}
-
-impl fmt::Display for Intent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl Serialize for Intent {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for Intent {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-/// Session phase. Serialised upper-case (`"EXPLORATION"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Phase {
-    /// Code exploration with the exploration tools.
-    Exploration,
-    /// Semantic search to form hypotheses when exploration fell short.
-    Semantic,
-    /// Verifying hypotheses with the exploration tools.
-    Verification,
-    /// Edits allowed (for IMPLEMENT/MODIFY, on explored files).
-    Ready,
-}
-
-impl Phase {
-    /// The upper-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Exploration => "EXPLORATION",
-            Phase::Semantic => "SEMANTIC",
-            Phase::Verification => "VERIFICATION",
-            Phase::Ready => "READY",
-        }
-    }
-
-    /// What the model should do next in this phase.
-    pub fn next_step(self) -> &'static str {
-        match self {
-            Phase::Exploration => {
-                "explore with find_definitions, find_references and search_text (see the plan), then call submit_understanding"
-            }
-            Phase::Semantic => {
-                "form hypotheses about what exploration could not find, then call submit_semantic(hypotheses, semantic_reason)"
-            }
-            Phase::Verification => {
-                "verify each hypothesis with find_definitions/find_references/search_text, then call submit_verification(results)"
-            }
-            Phase::Ready => {
-                "call check_write_target(path) before editing; edit only explored files"
-            }
-        }
-    }
-}
-
-impl fmt::Display for Phase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Tools of the EXPLORATION phase (code-intel's "forest" tools).
 pub const EXPLORATION_TOOLS: [&str; 5] = [
@@ -588,7 +475,7 @@ pub struct SessionState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionEnd {
     /// success, failure or partial.
-    pub outcome: crate::outcome::Outcome,
+    pub outcome: crate::vocab::Outcome,
     /// RFC 3339.
     pub at: String,
 }
@@ -611,11 +498,6 @@ pub enum NewFiles {
     InExploredDir,
     /// None (`check_write_target(allow_new_files=false)`).
     Never,
-}
-
-/// Current time as RFC 3339.
-pub(crate) fn now() -> String {
-    jiff::Timestamp::now().to_string()
 }
 
 /// Cap on the serialised size of recorded tool parameters, bytes.
@@ -775,7 +657,7 @@ impl SessionState {
         root: &RepoRoot,
         input: Understanding,
         scorer: &dyn crate::relevance::RelevanceScorer,
-    ) -> crate::relevance::ScoredUnderstandingResult {
+    ) -> ScoredUnderstandingResult {
         let term = self
             .query_frame
             .slots
@@ -788,7 +670,7 @@ impl SessionState {
         if let Some(c) = check.as_mut() {
             c.risk_raised = result.success && c.raises_risk();
         }
-        crate::relevance::ScoredUnderstandingResult {
+        ScoredUnderstandingResult {
             result,
             relevance: check,
         }
@@ -848,7 +730,7 @@ impl SessionState {
         } else {
             risk
         };
-        let mapping = relevance.and_then(|r| r.missing_requirement());
+        let mapping = relevance.and_then(nl_symbol_mapping_requirement);
         let req = requirements::requirements(self.intent, risk, markup);
         // Blocking gaps: more exploration fixes them, SEMANTIC does not.
         let mut blocking = Vec::new();

@@ -12,7 +12,7 @@
 
 #![cfg(all(feature = "embed", feature = "index"))]
 // The skip notice and the measured numbers go to stderr on purpose (visible with --nocapture).
-#![allow(clippy::print_stderr)]
+#![allow(clippy::disallowed_methods, clippy::print_stderr)]
 
 mod support;
 

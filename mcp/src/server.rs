@@ -32,7 +32,7 @@ use rmcp::{ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
 use serde::Serialize;
 use serde_json::json;
 
-use code_intel_core::relevance::ScoredUnderstandingResult;
+use code_intel_core::session::ScoredUnderstandingResult;
 use embedder::SharedEmbedder;
 use relevance::RelevanceCache;
 use shared_index::{SharedIndex, SyncStatus};

@@ -8,7 +8,11 @@ use super::*;
 use crate::query_frame::{LiteralOnly, QueryFrameInput, SlotInput};
 use crate::repo_path::RepoRoot;
 use crate::session::store::SessionStore;
-use crate::session::{Intent, Phase, ToolCallRecord, Understanding, check_tool};
+use crate::session::{
+    Intent, Phase, SessionState, ToolCallRecord, Understanding, check_tool,
+    confirm_symbol_relevance,
+};
+use crate::vocab::SlotSource;
 
 /// A scorer that answers a fixed z per symbol (unknown symbols: z = 0).
 struct Scripted(BTreeMap<&'static str, f32>);
@@ -843,10 +847,10 @@ mod with_fake_embedder {
             },
             &checker,
         );
-        assert_eq!(r.accepted_slots, [crate::query_frame::Slot::TargetFeature]);
+        assert_eq!(r.accepted_slots, [crate::vocab::Slot::TargetFeature]);
         assert_eq!(r.validation_errors.len(), 1);
         assert_eq!(
-            s.query_frame.slots[&crate::query_frame::Slot::TargetFeature].matched,
+            s.query_frame.slots[&crate::vocab::Slot::TargetFeature].matched,
             crate::query_frame::QuoteMatch::Semantic
         );
     }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Intent;
-use crate::router::RiskLevel;
+use crate::vocab::RiskLevel;
 
 /// Extensions of pure markup files (seed 000 `MARKUP_EXTENSIONS`, exactly). Template languages
 /// coupled with logic (`.blade.php`, `.vue`, `.jsx`, `.tsx`, `.svelte`, `.twig`, ...) are not markup.
