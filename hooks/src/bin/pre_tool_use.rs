@@ -34,7 +34,10 @@ fn print_deny(reason: &str) {
 
 /// The decision, and for an allowed Bash call the sandbox rewrite to print instead of silence.
 fn decide() -> (Verdict, Option<String>) {
-    // Fault injection for the tests of the fail-closed paths.
+    // Fault injection for the tests of the fail-closed paths (hooks/tests/processes.rs and the
+    // Claude Code e2e test run the debug binaries). Compiled out of release builds, which are what
+    // `cargo install` and scripts/main.sh install: a production hook reads no such variable.
+    #[cfg(debug_assertions)]
     match std::env::var("CODE_INTEL_HOOK_FAULT").as_deref() {
         Ok("panic") => panic!("injected fault (CODE_INTEL_HOOK_FAULT=panic)"),
         Ok("hang") => loop {
