@@ -1,4 +1,6 @@
-//! The layering of `code-intel-core` (ARCHITECTURE.md "Layers"), checked on the source.
+//! The layering of `code-intel-gate` and `code-intel-core` (ARCHITECTURE.md "Layers"), checked on
+//! the source. `code-intel-gate` is the lean crate the hooks link; `code-intel-core` depends on it
+//! and re-exports its modules, so `crate::session` in core is gate's `session`.
 //!
 //! The edges are the `crate::<module>` paths each top-level module's non-test code names
 //! (comments, `tests.rs` files and inline `#[cfg(test)] mod tests` blocks excluded: tests may
@@ -16,29 +18,27 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Layers from the bottom; a module may use its own layer and those below.
+/// Layers from the bottom; a module may use its own layer and those below. The first five are
+/// `code-intel-gate`'s modules, the rest `code-intel-core`'s own (`core_relevance` is core's
+/// `relevance`: gate's module re-exported plus the calibrated scorer).
 const LAYERS: &[(&str, &[&str])] = &[
     ("base", &["persist", "state_dir", "config", "repo_path"]),
     ("vocabulary", &["vocab"]),
     (
         "leaves",
-        &[
-            "query_frame",
-            "router",
-            "journal",
-            "learned",
-            "embed",
-            "relevance",
-        ],
+        &["query_frame", "router", "journal", "learned", "relevance"],
     ),
     ("session", &["session"]),
     ("policy", &["gate", "outcome"]),
-    ("index", &["index", "explore", "eval"]),
-    ("configuration", &["install"]),
+    ("model (core)", &["embed", "core_relevance"]),
+    ("index (core)", &["index", "explore", "eval"]),
+    ("configuration (core)", &["install"]),
 ];
 
-fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// The gate crate's `src/` and core's `src/`.
+fn src_dirs() -> [PathBuf; 2] {
+    let core = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [core.join("../gate/src"), core.join("src")]
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -115,43 +115,58 @@ fn crate_paths(code: &str) -> BTreeSet<String> {
     found
 }
 
-/// Module → modules it uses (top-level modules of the crate only).
+/// Module → modules it uses (top-level modules of both crates; in core, a path to a re-exported
+/// gate module is an edge to that gate module, and core's own `relevance` is `core_relevance`).
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = src_dir();
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut modules = BTreeSet::new();
-    for f in &files {
-        let rel = f.strip_prefix(&src).expect("under src");
-        let top = rel.components().next().expect("a component");
-        let top = top
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        if top != "lib" {
-            modules.insert(top);
+    // (crate: 0 gate, 1 core; file; top-level module)
+    let mut files: Vec<(usize, PathBuf, String)> = Vec::new();
+    let mut own: [BTreeSet<String>; 2] = [BTreeSet::new(), BTreeSet::new()];
+    for (k, src) in src_dirs().iter().enumerate() {
+        let mut found = Vec::new();
+        rust_files(src, &mut found);
+        for f in found {
+            let rel = f.strip_prefix(src).expect("under src");
+            let top = rel.components().next().expect("a component");
+            let top = top
+                .as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string();
+            if top != "lib" {
+                own[k].insert(top.clone());
+                files.push((k, f, top));
+            }
         }
     }
-    let mut graph: BTreeMap<String, BTreeSet<String>> = modules
-        .iter()
-        .map(|m| (m.clone(), BTreeSet::new()))
-        .collect();
-    for f in &files {
-        let rel = f.strip_prefix(&src).expect("under src");
-        let top = rel.components().next().expect("a component");
-        let top = top
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        if top == "lib" || f.file_name().is_some_and(|n| n == "tests.rs") {
+    let name = |k: usize, module: &str| -> String {
+        if k == 1 && own[0].contains(module) {
+            format!("core_{module}")
+        } else {
+            module.to_string()
+        }
+    };
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (k, modules) in own.iter().enumerate() {
+        for m in modules {
+            graph.entry(name(k, m)).or_default();
+        }
+    }
+    for (k, f, top) in &files {
+        if f.file_name().is_some_and(|n| n == "tests.rs") {
             continue;
         }
+        let from = name(*k, top);
         let text = fs::read_to_string(f).unwrap_or_else(|e| panic!("reading {}: {e}", f.display()));
         for used in crate_paths(&code_of(&text)) {
-            if used != top && modules.contains(&used) {
-                graph.get_mut(&top).expect("known module").insert(used);
+            let to = if own[*k].contains(&used) {
+                name(*k, &used)
+            } else if *k == 1 && own[0].contains(&used) {
+                used.clone()
+            } else {
+                continue;
+            };
+            if to != from {
+                graph.get_mut(&from).expect("known module").insert(to);
             }
         }
     }
@@ -208,7 +223,7 @@ fn dot(graph: &BTreeMap<String, BTreeSet<String>>) -> String {
     let mut out = String::from(
         "// Generated by core/tests/layers.rs (UPDATE_MODULE_GRAPH=1); render with\n\
          // `dot -Tsvg docs/module-graph.dot -o docs/module-graph.svg`.\n\
-         digraph core {\n  rankdir=BT;\n  node [shape=box, fontname=\"sans-serif\"];\n",
+         digraph code_intel {\n  rankdir=BT;\n  node [shape=box, fontname=\"sans-serif\"];\n",
     );
     for (i, (name, modules)) in LAYERS.iter().enumerate() {
         out.push_str(&format!(
@@ -242,7 +257,7 @@ fn every_module_has_a_layer() {
         for m in *modules {
             assert!(
                 graph.contains_key(*m),
-                "LAYERS names '{m}', which is not a module of core"
+                "LAYERS names '{m}', which is not a module of code-intel-gate or code-intel-core"
             );
         }
     }

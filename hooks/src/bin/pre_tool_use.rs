@@ -16,7 +16,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use code_intel_core::gate::{ConfigLocations, Verdict};
+use code_intel_gate::gate::{ConfigLocations, Verdict};
 use code_intel_hooks::{
     WATCHDOG, WATCHDOG_AFTER, config_locations, decide_pre, deny_json, project_dir, read_input,
     sandbox_rewrite,
@@ -121,8 +121,8 @@ fn self_check() -> ExitCode {
 fn classify(names: &[String]) -> ExitCode {
     let mut unknown = false;
     for n in names {
-        let class = code_intel_core::gate::tools::classify(n);
-        unknown |= class == code_intel_core::gate::tools::ToolClass::Unknown;
+        let class = code_intel_gate::gate::tools::classify(n);
+        unknown |= class == code_intel_gate::gate::tools::ToolClass::Unknown;
         println!("{n}\t{class:?}");
     }
     if unknown {
