@@ -92,8 +92,8 @@ impl Default for ResultLimits {
 }
 
 /// The whole configuration (docs/DESIGN.md#configuration). Field names and most defaults follow the
-/// Python-era schema, plus `gate_mode`, `max_file_bytes`, `window_lines` and `limits` added by this
-/// implementation.
+/// Python-era schema, plus `search_fusion`, `embedding_text`, `gate_mode`, `max_file_bytes`,
+/// `window_lines` and `limits` added by this implementation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Config {
