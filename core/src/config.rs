@@ -12,10 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::persist;
 
-/// Name of the state directory inside a repository.
-pub const STATE_DIR: &str = ".code-intel";
-/// File name of the configuration inside [`STATE_DIR`].
-pub const CONFIG_FILE: &str = "config.json";
+use crate::state_dir::StateDir;
+pub use crate::state_dir::{CONFIG_FILE, STATE_DIR};
 
 /// How the write gate treats writes (PreToolUse for Edit/Write/MultiEdit/NotebookEdit and Bash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -217,7 +215,7 @@ pub enum ConfigError {
 impl Config {
     /// Path of the config file of the repository at `root`.
     pub fn path(root: &Path) -> PathBuf {
-        root.join(STATE_DIR).join(CONFIG_FILE)
+        StateDir::of(root).config()
     }
 
     /// Loads `<root>/.code-intel/config.json`; a missing file gives [`Config::default`].

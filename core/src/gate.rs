@@ -475,7 +475,7 @@ fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, session_id: Option<Strin
         reason: Some(reason.into()),
     };
     // The denial stands whether or not the journal can be written.
-    persist::append_jsonl(&root.state_dir().join("journal").join("gate.jsonl"), &event).ok();
+    persist::append_jsonl(&root.state().gate_journal(), &event).ok();
 }
 
 /// What a PostToolUse call changed.

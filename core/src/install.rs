@@ -287,7 +287,7 @@ pub fn install(root: &RepoRoot, skills: &[Skill<'_>]) -> Result<InstallPlan, Ins
     // Plan once before taking the lock, so that a refused install creates nothing, not even
     // the lock file; then again under the lock, against what is there now.
     plan(root, skills)?;
-    let _lock = FileLock::acquire(&root.state_dir().join("install"))?;
+    let _lock = FileLock::acquire(&root.state().install_lock())?;
     let plan = plan(root, skills)?;
     apply(&plan)?;
     Ok(plan)

@@ -75,7 +75,7 @@ impl DecisionRecord {
 
 /// Path of the decision journal under a state dir (`<repo>/.code-intel`).
 pub fn decisions_path(state_dir: &Path) -> PathBuf {
-    state_dir.join("journal").join("decisions.jsonl")
+    crate::state_dir::StateDir::at(state_dir).decisions_journal()
 }
 
 /// Appends a decision.

@@ -45,13 +45,11 @@ use unicode_normalization::UnicodeNormalization as _;
 
 use crate::persist::{self, FileLock, PersistError};
 use crate::query_frame::normalize_for_quote;
+use crate::state_dir::StateDir;
+pub use crate::state_dir::{AGREEMENTS_DIR, LEARNED_PAIRS_FILE};
 
-/// File name of the learned pairs inside the state directory (`.code-intel/`).
-pub const LEARNED_PAIRS_FILE: &str = "learned_pairs.json";
 /// The newest format version this code reads and the one it writes.
 pub const LEARNED_PAIRS_VERSION: u32 = 2;
-/// Directory of the agreements inside the state directory.
-pub const AGREEMENTS_DIR: &str = "agreements";
 /// Agreements read at most (a map is a few dozen entries; this bounds a pathological directory).
 pub const MAX_AGREEMENTS: usize = 1000;
 /// The `embedding_model` written into a new file (docs/DESIGN.md#learned-pairs; the model the
@@ -152,7 +150,7 @@ pub enum LearnedPairsError {
 
 /// Path of `learned_pairs.json` in a state directory.
 pub fn pairs_path(state_dir: &Path) -> PathBuf {
-    state_dir.join(LEARNED_PAIRS_FILE)
+    StateDir::at(state_dir).learned_pairs()
 }
 
 /// Reads `<state_dir>/learned_pairs.json`; `Ok(None)` when there is none.
@@ -579,7 +577,7 @@ pub enum ReadError {
 /// # Errors
 /// [`ReadError::Dir`] when the directory exists but cannot be listed.
 pub fn read_agreements(state_dir: &Path) -> Result<Vec<Agreement>, ReadError> {
-    let dir = state_dir.join(AGREEMENTS_DIR);
+    let dir = StateDir::at(state_dir).agreements();
     let listing = match std::fs::read_dir(&dir) {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -827,7 +825,7 @@ pub fn learn(
         pairs: Vec::new(),
         extra: BTreeMap::new(),
     });
-    let agreements_dir = state_dir.join(AGREEMENTS_DIR);
+    let agreements_dir = StateDir::at(state_dir).agreements();
     let mut report = LearnReport::default();
 
     // Expired pairs go, with the generated agreements that restate them.

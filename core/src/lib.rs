@@ -24,6 +24,7 @@ pub mod relevance;
 pub mod repo_path;
 pub mod router;
 pub mod session;
+pub mod state_dir;
 pub mod vocab;
 
 #[cfg(feature = "embed")]

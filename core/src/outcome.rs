@@ -110,12 +110,12 @@ pub struct OutcomeRecord {
 
 /// Path of the OutcomeLog under a state dir (`<repo>/.code-intel`).
 pub fn outcomes_path(state_dir: &Path) -> PathBuf {
-    state_dir.join("journal").join("outcomes.jsonl")
+    crate::state_dir::StateDir::at(state_dir).outcomes_journal()
 }
 
 /// Path of the gate's journal (denials), written by [`crate::gate`].
 pub fn gate_journal_path(state_dir: &Path) -> PathBuf {
-    state_dir.join("journal").join("gate.jsonl")
+    crate::state_dir::StateDir::at(state_dir).gate_journal()
 }
 
 /// Appends an outcome under the journal's lock.

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// Layers from the bottom; a module may use its own layer and those below.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("base", &["persist", "config", "repo_path"]),
+    ("base", &["persist", "state_dir", "config", "repo_path"]),
     ("vocabulary", &["vocab"]),
     (
         "leaves",

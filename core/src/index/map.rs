@@ -291,7 +291,7 @@ pub fn is_stale(index: &CodeIndex, symbol: &str) -> bool {
 impl MapIndex {
     /// `<root>/.code-intel/index/embeddings/map`.
     pub fn cache_dir(root: &RepoRoot) -> PathBuf {
-        root.state_dir().join("index/embeddings/map")
+        root.state().map_embeddings()
     }
 
     /// Loads the map of `root` with the default expiry (30 days, `auto_purge_days`,

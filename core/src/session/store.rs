@@ -146,7 +146,7 @@ impl SessionStore {
     }
 
     fn sessions_dir(&self) -> PathBuf {
-        self.root.state_dir().join("sessions")
+        self.root.state().sessions()
     }
 
     /// Path of a session's state file.
@@ -168,8 +168,8 @@ impl SessionStore {
         }
         Ok(self
             .root
-            .state_dir()
-            .join("bindings")
+            .state()
+            .bindings()
             .join(format!("{claude_session_id}.json")))
     }
 

@@ -427,8 +427,8 @@ impl CodeIntel {
                 stale_checked: index.is_some(),
                 auto_purge_days: days,
                 files: json!({
-                    "learned_pairs": state_dir.join(learned::LEARNED_PAIRS_FILE),
-                    "agreements": state_dir.join(learned::AGREEMENTS_DIR),
+                    "learned_pairs": root.state().learned_pairs(),
+                    "agreements": root.state().agreements(),
                 }),
             })
         })

@@ -139,7 +139,7 @@ pub struct SemanticState {
 type MapStamp = Vec<(String, Option<(SystemTime, u64)>)>;
 
 fn map_stamp(root: &RepoRoot) -> MapStamp {
-    let state = root.state_dir();
+    let state = root.state();
     let mtime = |p: &std::path::Path| {
         std::fs::metadata(p)
             .and_then(|m| Ok((m.modified()?, m.len())))
@@ -148,11 +148,11 @@ fn map_stamp(root: &RepoRoot) -> MapStamp {
     let mut stamp = vec![
         (
             "learned_pairs.json".to_string(),
-            mtime(&state.join("learned_pairs.json")),
+            mtime(&state.learned_pairs()),
         ),
         ("sync_state.json".to_string(), mtime(&SyncState::path(root))),
     ];
-    let agreements = state.join("agreements");
+    let agreements = state.agreements();
     stamp.push(("agreements/".into(), mtime(&agreements)));
     if let Ok(entries) = std::fs::read_dir(&agreements) {
         let mut files: Vec<_> = entries
