@@ -1,5 +1,6 @@
-//! The decision journal: one JSON line per plan the router makes (seed 000 "DecisionLog"), in
-//! `.code-intel/journal/decisions.jsonl`, append-only and safe under concurrent writers.
+//! The decision journal: one JSON line per plan the router makes (the DecisionLog,
+//! docs/DESIGN.md#journals), in `.code-intel/journal/decisions.jsonl`, append-only and safe under
+//! concurrent writers.
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,7 @@ use crate::vocab::{RiskLevel, Slot};
 /// Version of the decision record format.
 pub const DECISION_VERSION: u32 = 1;
 
-/// One router decision (seed 000 "DecisionLog" fields, plus seed 003's `query_frame`).
+/// One router decision: the DecisionLog fields plus the `query_frame` (docs/DESIGN.md#journals).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecisionRecord {
     /// Record format version.

@@ -1,5 +1,5 @@
 //! QueryFrame: the user's request structured into four quoted slots, and the quote check that
-//! keeps the model from inventing them (seed 003 v3.6, seed 000 "QueryFrame").
+//! keeps the model from inventing them (docs/DESIGN.md#query-frame, docs/DESIGN.md#quotes).
 //!
 //! A slot is accepted only if its `quote` occurs in the raw request after normalisation
 //! ([`normalize_for_quote`]: Unicode NFKC, lower-casing, whitespace collapsed), so full-width and
@@ -40,7 +40,7 @@ pub struct SlotValue {
     pub matched: QuoteMatch,
 }
 
-/// The trace of the tool call that grounded a slot (seed 003 "SlotEvidence").
+/// The trace of the tool call that grounded a slot (docs/DESIGN.md#slot-evidence).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SlotEvidence {
     /// Tool name (`find_definitions`, ...): must have been called in the session.
@@ -85,7 +85,7 @@ pub struct MappedSymbol {
     pub confirmation: Option<SymbolConfirmation>,
 }
 
-/// The structured request (seed 000/003 "QueryFrame").
+/// The structured request (docs/DESIGN.md#query-frame).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueryFrame {
     /// The request as the user wrote it.
@@ -174,7 +174,7 @@ impl QueryFrameInput {
     }
 }
 
-/// One rejected slot, in seed 003's `validation_errors` shape.
+/// One rejected slot, an item of `validation_errors` (docs/DESIGN.md#slots).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlotValidationError {
     /// The slot.
@@ -276,7 +276,7 @@ pub fn validate_slot(
     })
 }
 
-/// The prompt that asks the model to extract the slots (seed 000 `QueryDecomposer.get_extraction_prompt`).
+/// The prompt that asks the model to extract the slots (docs/DESIGN.md#extraction-prompt).
 pub fn extraction_prompt(query: &str) -> String {
     format!(
         "Extract these slots from the request below, each as {{\"value\": your reading, \"quote\": words copied \

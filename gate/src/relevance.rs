@@ -1,10 +1,12 @@
-//! NL term ↔ symbol relevance: the three-tier verdicts of seed 001 (FACT, FACT + risk HIGH,
-//! REJECTED) decided on a calibrated score, `validate_symbol_relevance` (the prompt that demands
-//! `code_evidence`, embedding suggestions, cached learned pairs) and `confirm_symbol_relevance`
-//! (per-symbol verdicts that update the session's mapped symbols and risk).
+//! NL term ↔ symbol relevance: the three-tier verdicts of docs/DESIGN.md#tiers (FACT, FACT + risk
+//! HIGH, REJECTED) decided on a calibrated score, `validate_symbol_relevance` (the prompt that
+//! demands `code_evidence`, embedding suggestions, cached learned pairs) and
+//! `confirm_symbol_relevance` (per-symbol verdicts that update the session's mapped symbols and
+//! risk).
 //!
 //! # Why calibrated
-//! Seed 001 decides on the raw cosine (> 0.6 FACT, 0.3–0.6 FACT + HIGH, < 0.3 REJECTED). With
+//! The Python-era design decided on the raw cosine (> 0.6 FACT, 0.3–0.6 FACT + HIGH, < 0.3
+//! REJECTED; docs/DESIGN.md#calibrated-score). With
 //! multilingual-e5-small every pair of texts scores about 0.76–0.92 (shared/docs/EMBEDDINGS.md),
 //! so those thresholds would approve everything. The score used instead is the cosine of the term
 //! to the symbol *relative to the term's cosines to a background sample of the repository's other
@@ -117,7 +119,7 @@ pub enum RelevanceError {
     },
 }
 
-/// Re-investigation guidance for a rejected symbol (seed 001 `_create_guidance`).
+/// Re-investigation guidance for a rejected symbol (docs/DESIGN.md#tiers).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Guidance {
     /// Why the symbol was rejected.
@@ -146,7 +148,8 @@ pub fn guidance(term: &str, symbol: &str, z: f32, thresholds: &Thresholds) -> Gu
     }
 }
 
-/// Whether a verdict approves the symbol (seed 001 `source`).
+/// Whether a verdict approves the symbol (the `source` field of a verdict,
+/// docs/DESIGN.md#relevance-tools).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum VerdictSource {
@@ -156,8 +159,8 @@ pub enum VerdictSource {
     Rejected,
 }
 
-/// One symbol's answer of `confirm_symbol_relevance`, in seed 001's `ValidationResult` shape plus
-/// the calibrated numbers.
+/// One symbol's answer of `confirm_symbol_relevance` (docs/DESIGN.md#relevance-tools): approval,
+/// source, tier, risk adjustment, plus the calibrated numbers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SymbolVerdict {
     /// The symbol.
@@ -229,8 +232,8 @@ pub struct ConfirmResult {
     pub next_action: String,
 }
 
-/// The relevance check `submit_understanding` runs on `symbols_identified` (seed 003
-/// `validate_nl_symbol_mapping`: at least one symbol must match the target feature).
+/// The relevance check `submit_understanding` runs on `symbols_identified`
+/// (docs/DESIGN.md#understanding-check: at least one symbol must match the target feature).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RelevanceCheck {
     /// The `target_feature` value the symbols were checked against.
@@ -274,7 +277,8 @@ impl RelevanceCheck {
     }
 }
 
-/// One ranked embedding suggestion of `validate_symbol_relevance` (seed 001 `find_related_symbols`).
+/// One ranked embedding suggestion of `validate_symbol_relevance`
+/// (docs/DESIGN.md#relevance-tools).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EmbeddingSuggestion {
     /// 1 = most related.
@@ -312,10 +316,10 @@ pub struct ValidationResponse {
 /// Most symbols one validation scores (bounds the embedding work of one call).
 pub const MAX_SYMBOLS: usize = 100;
 
-/// `validate_symbol_relevance`: the seed 001 prompt demanding `code_evidence`, the symbols ranked
-/// by calibrated score when a scorer is given, and the learned pairs (`<state_dir>/learned_pairs.json`,
-/// seed 004 version 2) whose term equals `target_feature` (after [`normalize_for_quote`]) and whose
-/// symbol is among `symbols`.
+/// `validate_symbol_relevance` (docs/DESIGN.md#relevance-tools): the prompt demanding
+/// `code_evidence`, the symbols ranked by calibrated score when a scorer is given, and the learned
+/// pairs (`<state_dir>/learned_pairs.json`, version 2, docs/DESIGN.md#cached-pairs) whose term
+/// equals `target_feature` (after [`normalize_for_quote`]) and whose symbol is among `symbols`.
 ///
 /// Symbols are trimmed, de-duplicated and cut to [`MAX_SYMBOLS`]. A missing scorer, a scoring failure
 /// or an unreadable learned-pairs file leave their part empty and add a warning. Pairs older than
@@ -393,7 +397,8 @@ pub fn validate_symbol_relevance(
     }
 }
 
-/// The prompt of seed 001 `validate_symbol_relevance`, in English, with per-symbol evidence.
+/// The prompt of `validate_symbol_relevance`, in English, with per-symbol evidence
+/// (docs/DESIGN.md#relevance-tools).
 pub fn validation_prompt(target_feature: &str, symbols: &[&str]) -> String {
     let listed: String = symbols.iter().map(|s| format!("- {s}\n")).collect();
     format!(

@@ -1,5 +1,5 @@
 //! Sessions: intent, phase, the structured request, what was explored, and the transitions
-//! between phases (seed 000 "SessionState", seed 003 phase gates, seed 002 v3.10 recovery).
+//! between phases (docs/DESIGN.md#phases, docs/DESIGN.md#recovery).
 //!
 //! A [`SessionState`] is a plain value; every transition is a method that returns an expected
 //! outcome (accepted, rejected with reasons, moved to another phase) as data. Persistence,
@@ -47,7 +47,7 @@ pub const EXPLORATION_TOOLS: [&str; 5] = [
     "get_function_at_line",
 ];
 
-/// A tool called in a phase that does not allow it (seed 002 v3.9 tool matrix).
+/// A tool called in a phase that does not allow it (docs/DESIGN.md#phase-tool-matrix).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhaseViolation {
     /// The tool.
@@ -58,7 +58,7 @@ pub struct PhaseViolation {
     pub message: String,
 }
 
-/// The phase/tool matrix of seed 002 (v3.9):
+/// The phase/tool matrix (docs/DESIGN.md#phase-tool-matrix):
 ///
 /// | phase | semantic_search map | semantic_search forest | exploration tools | edits |
 /// |---|---|---|---|---|
@@ -140,7 +140,7 @@ fn default_phase() -> Phase {
     Phase::Exploration
 }
 
-/// `submit_understanding` input (seed 000).
+/// `submit_understanding` input (docs/DESIGN.md#submit-understanding).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Understanding {
@@ -193,7 +193,8 @@ impl MissingRequirement {
     }
 }
 
-/// Result of `set_query_frame` (seed 003 error shape when a slot is rejected).
+/// Result of `set_query_frame` (with `error: validation_failed` and `validation_errors` when a
+/// slot is rejected, docs/DESIGN.md#slots).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetQueryFrameResult {
     /// Whether every submitted slot was accepted.
@@ -347,7 +348,7 @@ pub struct VerificationResult {
     pub next_action: String,
 }
 
-/// A recovery tool offered when a write is denied (seed 002 v3.10).
+/// A recovery tool offered when a write is denied (docs/DESIGN.md#recovery).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecoveryOption {
     /// What it does.
@@ -366,7 +367,7 @@ pub struct WriteCheck {
     /// Why not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Recovery tools (seed 002 v3.10), when denied.
+    /// Recovery tools (docs/DESIGN.md#recovery), when denied.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub recovery_options: BTreeMap<String, RecoveryOption>,
 }
@@ -633,10 +634,10 @@ impl SessionState {
         self.tool_calls.push(call);
     }
 
-    /// Evaluates `submit_understanding` (seed 000): consistency, requirement table by intent ×
-    /// risk with markup relaxation, required tools from the session's own record, slot evidence
-    /// at HIGH risk. Invalid input or missing tools/evidence keep the phase (fix and resubmit);
-    /// count shortfalls move to SEMANTIC; otherwise READY.
+    /// Evaluates `submit_understanding` (docs/DESIGN.md#submit-understanding): consistency,
+    /// requirement table by intent × risk with markup relaxation, required tools from the
+    /// session's own record, slot evidence at HIGH risk. Invalid input or missing tools/evidence
+    /// keep the phase (fix and resubmit); count shortfalls move to SEMANTIC; otherwise READY.
     pub fn submit_understanding(
         &mut self,
         root: &RepoRoot,
@@ -646,10 +647,10 @@ impl SessionState {
     }
 
     /// [`Self::submit_understanding`] with the relevance check of `symbols_identified` against the
-    /// `target_feature` slot (seed 003 "NL→Symbol 整合性", decided by calibrated verdicts, see
-    /// [`crate::relevance`]). When no symbol is at least FACT the risk is raised to HIGH before
+    /// `target_feature` slot (docs/DESIGN.md#understanding-check, decided by calibrated verdicts,
+    /// see [`crate::relevance`]). When no symbol is at least FACT the risk is raised to HIGH before
     /// the requirements are evaluated; when none is even FACT + HIGH, a missing requirement
-    /// `nl_symbol_mapping` keeps the session from READY (it goes to SEMANTIC, as in seed 003).
+    /// `nl_symbol_mapping` keeps the session from READY (it goes to SEMANTIC).
     /// Without a target feature or symbols nothing is scored; a scoring failure is reported and
     /// the evaluation proceeds as without a model. Invalid input changes nothing (risk included).
     pub fn submit_understanding_scored(
@@ -722,8 +723,9 @@ impl SessionState {
                 next_action: "fix the validation errors and call submit_understanding again".into(),
             };
         }
-        // Relevance raises the risk before the requirements are chosen (seed 001: the grey zone
-        // raises the exploration quota); the floor itself is stored with the accepted input below.
+        // Relevance raises the risk before the requirements are chosen (the grey zone raises the
+        // exploration quota, docs/DESIGN.md#tiers); the floor itself is stored with the accepted
+        // input below.
         let raise_risk = relevance.is_some_and(|r| r.raises_risk());
         let risk = if raise_risk {
             risk.max(RiskLevel::High)
@@ -865,7 +867,8 @@ impl SessionState {
         let mut reasons: Vec<SemanticReason> = Vec::new();
         if let Some(m) = mapping {
             missing.push(m);
-            // Seed 000's reasons for missing symbols: the term's symbols were not found.
+            // The reasons for missing symbols: the term's symbols were not found
+            // (docs/DESIGN.md#semantic-reasons).
             reasons.extend(SemanticReason::allowed_for(Shortfall::SymbolsIdentified));
         }
         for (s, _, _) in &shortfalls {
@@ -902,8 +905,9 @@ impl SessionState {
             .collect()
     }
 
-    /// Applies `submit_semantic`: the reason must be one seed 000 allows for what is missing;
-    /// the hypotheses are recorded as HYPOTHESIS and the session moves to VERIFICATION.
+    /// Applies `submit_semantic` (docs/DESIGN.md#semantic-phase): the reason must be one allowed
+    /// for what is missing; the hypotheses are recorded as HYPOTHESIS and the session moves to
+    /// VERIFICATION.
     pub fn submit_semantic(
         &mut self,
         hypotheses: Vec<HypothesisInput>,
@@ -1189,7 +1193,8 @@ impl SessionState {
         }
     }
 
-    /// `check_write_target` (seed 000 `validate_write_target` + seed 002 v3.10 recovery options).
+    /// `check_write_target` (docs/DESIGN.md#write-rule, docs/DESIGN.md#new-files, with the
+    /// recovery options of docs/DESIGN.md#recovery).
     /// An allowed new file is remembered, so the hook lets its Write through.
     pub fn check_write_target(
         &mut self,
@@ -1374,7 +1379,7 @@ impl SessionState {
     }
 }
 
-/// The recovery options of a denied write (seed 002 v3.10 shape).
+/// The recovery options of a denied write (docs/DESIGN.md#recovery).
 pub fn recovery_options(path: &RepoPath) -> BTreeMap<String, RecoveryOption> {
     BTreeMap::from([
         (

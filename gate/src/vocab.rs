@@ -11,7 +11,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// What the user wants done. Parsed case-insensitively; `ADD` → IMPLEMENT, `DELETE` → MODIFY,
-/// `EXPLORE` → INVESTIGATE (seed 001's older names).
+/// `EXPLORE` → INVESTIGATE (the older names, docs/DESIGN.md#intents).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Intent {
     /// Build something new.
@@ -128,7 +128,7 @@ impl fmt::Display for Phase {
     }
 }
 
-/// Risk level (seed 003 "risk_level"), ordered LOW < MEDIUM < HIGH.
+/// Risk level (docs/DESIGN.md#risk), ordered LOW < MEDIUM < HIGH.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
 )]
@@ -177,7 +177,7 @@ impl Slot {
     }
 }
 
-/// Where a slot value or a mapped symbol comes from (seed 003 "FACT/HYPOTHESIS").
+/// Where a slot value or a mapped symbol comes from (docs/DESIGN.md#fact-hypothesis).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum SlotSource {
@@ -187,7 +187,8 @@ pub enum SlotSource {
     Hypothesis,
 }
 
-/// The three verdicts of seed 001, ordered `Rejected < FactHighRisk < Fact` (so `max` is the best).
+/// The three relevance verdicts (docs/DESIGN.md#tiers), ordered `Rejected < FactHighRisk < Fact`
+/// (so `max` is the best).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Tier {
     /// Physically rejected: treated as a hallucination; re-investigation guidance follows.
@@ -212,7 +213,7 @@ impl Tier {
     }
 }
 
-/// How a session went (seed 000: success / failure / partial).
+/// How a session went: success / failure / partial (docs/DESIGN.md#record-outcome).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {

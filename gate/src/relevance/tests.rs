@@ -194,7 +194,8 @@ fn confirm_maps_fact_symbols_removes_rejected_ones_and_raises_risk_in_the_grey_z
             ("ConfigLoader", Tier::Rejected, false),
         ]
     );
-    // Seed 001's shapes: grey zone → risk_adjustment HIGH + warning; rejected → guidance.
+    // The verdict shapes (docs/DESIGN.md#relevance-tools): grey zone → risk_adjustment HIGH +
+    // warning; rejected → guidance.
     assert_eq!(r.results[0].risk_adjustment, None);
     assert_eq!(r.results[1].risk_adjustment, Some(RiskLevel::High));
     assert!(

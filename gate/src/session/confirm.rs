@@ -30,13 +30,13 @@ pub struct ScoredUnderstandingResult {
 
 /// Applies `confirm_symbol_relevance` to a session (the phase is checked by the store).
 ///
-/// Every claim needs a non-empty `code_evidence` (seed 001: a judgement without evidence is
-/// invalid); otherwise nothing changes and `errors` names the symbols. Each symbol is scored
-/// against the term (`input.nl_term`, else the `target_feature` slot): FACT and FACT + HIGH
-/// symbols are added to (or updated in) `mapped_symbols` as FACT with the term and a
+/// Every claim needs a non-empty `code_evidence` (a judgement without evidence is invalid,
+/// docs/DESIGN.md#relevance-tools); otherwise nothing changes and `errors` names the symbols. Each
+/// symbol is scored against the term (`input.nl_term`, else the `target_feature` slot): FACT and
+/// FACT + HIGH symbols are added to (or updated in) `mapped_symbols` as FACT with the term and a
 /// [`SymbolConfirmation`]; REJECTED symbols are removed from it; any FACT + HIGH raises the
-/// session's risk floor to HIGH (seed 001: the grey zone raises the exploration quota). A scoring
-/// failure is reported as `error: scoring_failed` with nothing changed.
+/// session's risk floor to HIGH (the grey zone raises the exploration quota, docs/DESIGN.md#tiers).
+/// A scoring failure is reported as `error: scoring_failed` with nothing changed.
 pub fn confirm_symbol_relevance(
     state: &mut SessionState,
     input: &ConfirmInput,
@@ -187,7 +187,8 @@ pub fn confirm_symbol_relevance(
     }
 }
 
-/// The `nl_symbol_mapping` requirement of a relevance check (seed 003's message) when every symbol was rejected.
+/// The `nl_symbol_mapping` requirement of a relevance check when every symbol was rejected
+/// (docs/DESIGN.md#understanding-check).
 pub fn nl_symbol_mapping_requirement(check: &RelevanceCheck) -> Option<MissingRequirement> {
     if check.best != Some(Tier::Rejected) {
         return None;

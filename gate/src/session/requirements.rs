@@ -1,12 +1,12 @@
-//! Minimum exploration requirements (seed 003 "最低成果条件", seed 000 `evaluate_exploration`,
-//! markup relaxation v1.1) and the checks on what the model submits.
+//! Minimum exploration requirements (docs/DESIGN.md#requirements: the table by intent × risk,
+//! the markup relaxation) and the checks on what the model submits.
 
 use serde::{Deserialize, Serialize};
 
 use super::Intent;
 use crate::vocab::RiskLevel;
 
-/// Extensions of pure markup files (seed 000 `MARKUP_EXTENSIONS`, exactly). Template languages
+/// Extensions of pure markup files (docs/DESIGN.md#markup; this list, exactly). Template languages
 /// coupled with logic (`.blade.php`, `.vue`, `.jsx`, `.tsx`, `.svelte`, `.twig`, ...) are not markup.
 pub const MARKUP_EXTENSIONS: [&str; 10] = [
     ".html",
@@ -49,11 +49,11 @@ pub struct Requirements {
 
 /// The requirement table by intent × risk.
 ///
-/// IMPLEMENT/MODIFY (seed 003 "最低成果条件"): HIGH 5/2/4/2 symbols/entry points/files/patterns
-/// with slot evidence; MEDIUM and LOW 3/1/2/1 (seed 000's baseline). Required tools
-/// `find_definitions` + `find_references` (seed 000). Markup context (seed 000 v1.1): 0/0/1/0
-/// and `search_text` only; slot evidence still applies at HIGH. INVESTIGATE: ≥ 1 symbol and
-/// ≥ 1 file (seed 003). QUESTION: nothing.
+/// IMPLEMENT/MODIFY: HIGH 5/2/4/2 symbols/entry points/files/patterns with slot evidence;
+/// MEDIUM and LOW the baseline 3/1/2/1. Required tools `find_definitions` + `find_references`.
+/// Markup context: 0/0/1/0 and `search_text` only; slot evidence still applies at HIGH.
+/// INVESTIGATE: ≥ 1 symbol and ≥ 1 file. QUESTION: nothing. See docs/DESIGN.md#requirement-table
+/// (and why LOW is not relaxed below the baseline) and docs/DESIGN.md#markup.
 pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requirements {
     let tools = |t: &[&str]| t.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     match intent {
@@ -107,8 +107,8 @@ pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requiremen
     }
 }
 
-/// Which submitted list falls short. Serialised snake_case; these are the keys of seed 000's
-/// semantic-reason table.
+/// Which submitted list falls short. Serialised snake_case; these are the keys of the
+/// semantic-reason table (docs/DESIGN.md#semantic-reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Shortfall {
@@ -122,7 +122,7 @@ pub enum Shortfall {
     FilesAnalyzed,
 }
 
-/// Why the model needs the SEMANTIC phase (seed 000 `validate_semantic_reason`).
+/// Why the model needs the SEMANTIC phase (docs/DESIGN.md#semantic-reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SemanticReason {
@@ -139,7 +139,7 @@ pub enum SemanticReason {
 }
 
 impl SemanticReason {
-    /// The reasons seed 000 allows for a shortfall.
+    /// The reasons allowed for a shortfall (docs/DESIGN.md#semantic-reasons).
     pub fn allowed_for(shortfall: Shortfall) -> &'static [SemanticReason] {
         use SemanticReason::*;
         match shortfall {
@@ -151,8 +151,8 @@ impl SemanticReason {
     }
 }
 
-/// Seed 000 `validate_exploration_consistency`: entry points linked to symbols, no duplicates,
-/// patterns require files. Returns the error messages (empty = consistent).
+/// The consistency checks (docs/DESIGN.md#consistency): entry points linked to symbols, no
+/// duplicates, patterns require files. Returns the error messages (empty = consistent).
 pub fn consistency_errors(
     symbols: &[String],
     entry_points: &[String],

@@ -1,6 +1,6 @@
 //! `semantic_search` (map first, then the forest) and the server's vector side: the vector index
 //! opened once the model is loaded, kept consistent with the lexical index, and filled in the
-//! background (seed 002 "同期の UX": lexical search never waits for embeddings).
+//! background (docs/DESIGN.md#sync-ux: lexical search never waits for embeddings).
 //!
 //! The background task waits for the model ([`SharedEmbedder`](super::embedder::SharedEmbedder)) and a synced index, then every
 //! [`POLL`] checks whether the lexical index committed since the vectors last looked
@@ -410,7 +410,8 @@ impl SemanticState {
 
 /// The collection to search in `phase` for the requested one: `Ok(collection, note)`, or the
 /// phase violation of an explicit request. `auto` narrows to the map where the forest is not
-/// allowed (seed 002 v3.9: the map is always readable, the forest only in SEMANTIC and READY).
+/// allowed (docs/DESIGN.md#phase-tool-matrix: the map is always readable, the forest only in
+/// SEMANTIC and READY).
 fn effective_collection(
     phase: Option<Phase>,
     requested: Collection,
