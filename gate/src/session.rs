@@ -27,6 +27,7 @@ use crate::query_frame::{
 };
 use crate::repo_path::{RepoPath, RepoRoot};
 use crate::router::{self, Plan, RiskLevel};
+pub use requirements::Requirement;
 use requirements::{SemanticReason, Shortfall};
 
 use crate::vocab::now;
@@ -163,7 +164,7 @@ pub struct Understanding {
 pub struct MissingRequirement {
     /// What falls short: `symbols_identified`, `entry_points`, `files_analyzed`,
     /// `existing_patterns`, `required_tool`, `slot_evidence`, `hypothesis`.
-    pub requirement: String,
+    pub requirement: Requirement,
     /// Required count (for counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<usize>,
@@ -179,13 +180,12 @@ pub struct MissingRequirement {
 
 impl MissingRequirement {
     fn count(s: Shortfall, required: usize, provided: usize) -> Self {
-        let name = serde_json::to_value(s)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
         Self {
-            message: format!("{name}: {provided} given, at least {required} required"),
-            requirement: name,
+            message: format!(
+                "{}: {provided} given, at least {required} required",
+                s.name()
+            ),
+            requirement: s.into(),
             required: Some(required),
             provided: Some(provided),
             item: None,
@@ -739,7 +739,7 @@ impl SessionState {
         for tool in &req.tools {
             if !used.contains(tool.as_str()) {
                 blocking.push(MissingRequirement {
-                    requirement: "required_tool".into(),
+                    requirement: Requirement::RequiredTool,
                     required: None,
                     provided: None,
                     item: Some(tool.clone()),
@@ -753,7 +753,7 @@ impl SessionState {
                     && !input.slot_evidence.contains_key(&slot)
                 {
                     blocking.push(MissingRequirement {
-                        requirement: "slot_evidence".into(),
+                        requirement: Requirement::SlotEvidence,
                         required: None,
                         provided: None,
                         item: Some(slot.name().into()),
@@ -894,15 +894,17 @@ impl SessionState {
     }
 
     fn shortfalls(&self) -> Vec<Shortfall> {
-        self.missing_requirements
+        let mut out: Vec<Shortfall> = Vec::new();
+        for s in self
+            .missing_requirements
             .iter()
-            .filter_map(|m| {
-                serde_json::from_value::<Shortfall>(serde_json::Value::String(
-                    m.requirement.clone(),
-                ))
-                .ok()
-            })
-            .collect()
+            .filter_map(|m| m.requirement.shortfall())
+        {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
     }
 
     /// Applies `submit_semantic` (docs/DESIGN.md#semantic-phase): the reason must be one allowed
@@ -932,16 +934,15 @@ impl SessionState {
                 .iter()
                 .any(|s| SemanticReason::allowed_for(*s).contains(&reason))
         {
-            let allowed: Vec<String> = shortfalls
+            let mut allowed: Vec<&str> = Vec::new();
+            for r in shortfalls
                 .iter()
                 .flat_map(|s| SemanticReason::allowed_for(*s).iter())
-                .map(|r| {
-                    serde_json::to_value(r)
-                        .ok()
-                        .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_default()
-                })
-                .collect();
+            {
+                if !allowed.contains(&r.name()) {
+                    allowed.push(r.name());
+                }
+            }
             return reject(
                 self,
                 format!(

@@ -398,7 +398,7 @@ fn submit_understanding_scored_raises_risk_when_the_best_symbol_is_in_the_grey_z
         r.result
             .missing_requirements
             .iter()
-            .any(|m| m.requirement == "slot_evidence"),
+            .any(|m| m.requirement.name() == "slot_evidence"),
         "{:?}",
         r.result.missing_requirements
     );
@@ -406,7 +406,7 @@ fn submit_understanding_scored_raises_risk_when_the_best_symbol_is_in_the_grey_z
         !r.result
             .missing_requirements
             .iter()
-            .any(|m| m.requirement == "nl_symbol_mapping")
+            .any(|m| m.requirement.name() == "nl_symbol_mapping")
     );
 }
 
@@ -439,7 +439,7 @@ fn submit_understanding_scored_without_any_matching_symbol_adds_nl_symbol_mappin
         .result
         .missing_requirements
         .iter()
-        .find(|m| m.requirement == "nl_symbol_mapping")
+        .find(|m| m.requirement.name() == "nl_symbol_mapping")
         .expect("nl_symbol_mapping requirement");
     assert!(
         m.message.starts_with(
@@ -450,6 +450,32 @@ fn submit_understanding_scored_without_any_matching_symbol_adds_nl_symbol_mappin
     );
     assert!(!r.result.allowed_semantic_reasons.is_empty());
     assert_eq!(s.missing_requirements, r.result.missing_requirements);
+
+    // SEMANTIC for an unmapped target feature takes the symbol reasons only (it used to take any).
+    let hyp = vec![crate::session::HypothesisInput {
+        text: "the login feature lives in AuthService".into(),
+        slot: None,
+        value: None,
+        symbol: Some("AuthService".into()),
+    }];
+    let offered = r.result.allowed_semantic_reasons.clone();
+    assert!(!offered.contains(&crate::session::requirements::SemanticReason::ContextFragmented));
+    let refused = s.submit_semantic(
+        hyp.clone(),
+        crate::session::requirements::SemanticReason::ContextFragmented,
+    );
+    assert!(
+        !refused.success
+            && refused
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("allowed")),
+        "{refused:?}"
+    );
+    assert_eq!(s.phase, Phase::Semantic);
+    let accepted = s.submit_semantic(hyp, offered[0]);
+    assert!(accepted.success, "{accepted:?}");
+    assert_eq!(s.phase, Phase::Verification);
 }
 
 #[test]

@@ -199,7 +199,7 @@ pub fn nl_symbol_mapping_requirement(check: &RelevanceCheck) -> Option<MissingRe
         .map(|v| format!("'{}'", v.symbol))
         .collect();
     Some(MissingRequirement {
-        requirement: "nl_symbol_mapping".into(),
+        requirement: super::Requirement::NlSymbolMapping,
         required: None,
         provided: None,
         item: Some(check.nl_term.clone()),

@@ -122,6 +122,87 @@ pub enum Shortfall {
     FilesAnalyzed,
 }
 
+impl Shortfall {
+    /// The wire name (`symbols_identified`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Shortfall::SymbolsIdentified => "symbols_identified",
+            Shortfall::EntryPoints => "entry_points",
+            Shortfall::ExistingPatterns => "existing_patterns",
+            Shortfall::FilesAnalyzed => "files_analyzed",
+        }
+    }
+}
+
+/// A requirement `submit_understanding` found unmet (`MissingRequirement::requirement`).
+/// Serialised snake_case, as session files and tool results have always spelled it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Requirement {
+    /// Too few `symbols_identified`.
+    SymbolsIdentified,
+    /// Too few `entry_points`.
+    EntryPoints,
+    /// Too few `existing_patterns`.
+    ExistingPatterns,
+    /// Too few `files_analyzed`.
+    FilesAnalyzed,
+    /// A tool the plan requires was never called.
+    RequiredTool,
+    /// A slot lacks the evidence HIGH risk demands.
+    SlotEvidence,
+    /// The target feature matches none of the symbols (relevance check).
+    NlSymbolMapping,
+}
+
+impl Requirement {
+    /// The wire name (`symbols_identified`, `required_tool`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Requirement::SymbolsIdentified => "symbols_identified",
+            Requirement::EntryPoints => "entry_points",
+            Requirement::ExistingPatterns => "existing_patterns",
+            Requirement::FilesAnalyzed => "files_analyzed",
+            Requirement::RequiredTool => "required_tool",
+            Requirement::SlotEvidence => "slot_evidence",
+            Requirement::NlSymbolMapping => "nl_symbol_mapping",
+        }
+    }
+
+    /// The shortfall whose semantic reasons apply when the session goes to SEMANTIC for this
+    /// requirement: the four counts are their own; an unmapped target feature is a symbol
+    /// shortfall (docs/DESIGN.md#semantic-reasons); tool and slot-evidence gaps keep the session in
+    /// EXPLORATION and have none.
+    pub fn shortfall(self) -> Option<Shortfall> {
+        match self {
+            Requirement::SymbolsIdentified | Requirement::NlSymbolMapping => {
+                Some(Shortfall::SymbolsIdentified)
+            }
+            Requirement::EntryPoints => Some(Shortfall::EntryPoints),
+            Requirement::ExistingPatterns => Some(Shortfall::ExistingPatterns),
+            Requirement::FilesAnalyzed => Some(Shortfall::FilesAnalyzed),
+            Requirement::RequiredTool | Requirement::SlotEvidence => None,
+        }
+    }
+}
+
+impl From<Shortfall> for Requirement {
+    fn from(s: Shortfall) -> Self {
+        match s {
+            Shortfall::SymbolsIdentified => Requirement::SymbolsIdentified,
+            Shortfall::EntryPoints => Requirement::EntryPoints,
+            Shortfall::ExistingPatterns => Requirement::ExistingPatterns,
+            Shortfall::FilesAnalyzed => Requirement::FilesAnalyzed,
+        }
+    }
+}
+
+impl std::fmt::Display for Requirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Why the model needs the SEMANTIC phase (docs/DESIGN.md#semantic-reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -139,6 +220,17 @@ pub enum SemanticReason {
 }
 
 impl SemanticReason {
+    /// The wire name (`no_definition_found`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            SemanticReason::NoDefinitionFound => "no_definition_found",
+            SemanticReason::NoReferenceFound => "no_reference_found",
+            SemanticReason::NoSimilarImplementation => "no_similar_implementation",
+            SemanticReason::ArchitectureUnknown => "architecture_unknown",
+            SemanticReason::ContextFragmented => "context_fragmented",
+        }
+    }
+
     /// The reasons allowed for a shortfall (docs/DESIGN.md#semantic-reasons).
     pub fn allowed_for(shortfall: Shortfall) -> &'static [SemanticReason] {
         use SemanticReason::*;

@@ -352,7 +352,7 @@ fn shortfalls_go_through_semantic_and_verification() {
     let missing: Vec<&str> = r
         .missing_requirements
         .iter()
-        .map(|m| m.requirement.as_str())
+        .map(|m| m.requirement.name())
         .collect();
     assert_eq!(
         missing,
@@ -541,7 +541,10 @@ fn high_risk_requires_slot_evidence_from_called_tools() {
         .unwrap()
         .unwrap();
     assert_eq!(r.next_phase, Phase::Exploration);
-    assert_eq!(r.missing_requirements[0].requirement, "slot_evidence");
+    assert_eq!(
+        r.missing_requirements[0].requirement.name(),
+        "slot_evidence"
+    );
     // Evidence naming a tool never called is invalid input.
     let ev = |tool: &str| SlotEvidence {
         tool: tool.into(),
