@@ -43,6 +43,8 @@ step "Node bindings: npm ci, napi build of the addon, examples compiled and type
   cd bindings/node
   npm ci --no-audit --no-fund
   npx napi build --platform
+  # index.js and index.d.ts are committed (readable without a build); they must match the sources.
+  git diff --exit-code -- index.js index.d.ts
   npx tsc -p examples --noEmit --strict
   npm run build:examples
 )

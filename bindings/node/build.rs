@@ -1,2 +1,4 @@
 //! Build script: napi-rs link arguments for a Node addon.
-fn main() { napi_build::setup(); }
+fn main() {
+    napi_build::setup();
+}

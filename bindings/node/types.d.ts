@@ -151,8 +151,8 @@ export interface MapItem {
   source: string; nl_term?: string | null; symbol?: string | null; code_evidence?: string | null
   agreement_file?: string | null; related_files: string[]; stale?: boolean; [key: string]: unknown
 }
-/** A hit of `searchMap`. */
-export interface MapSearchHit { entry: MapItem; bm25: number; strong: boolean; why?: string | null; [key: string]: unknown }
+/** A hit of `searchMap`: the map entry's fields plus how it matched. */
+export interface MapSearchHit extends MapItem { bm25: number; strong: boolean; why?: string | null }
 /** `searchMap` result. */
 export interface MapSearchResult { query: string; mode: string; hits: MapSearchHit[]; map_entries: number; message: string; notes: string[]; [key: string]: unknown }
 /** `listAgreements` result. */

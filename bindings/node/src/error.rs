@@ -120,9 +120,10 @@ impl From<ExploreError> for Failure {
                 "pass a path inside the repository (relative to its root)",
             ),
             ExploreError::Path(_) => ("BAD_PATH", "pass a repository-relative path"),
-            ExploreError::NotFound { .. } | ExploreError::Source(SourceError::NotFound { .. }) => {
-                ("NOT_FOUND", "check the path (relative to the repository root)")
-            }
+            ExploreError::NotFound { .. } | ExploreError::Source(SourceError::NotFound { .. }) => (
+                "NOT_FOUND",
+                "check the path (relative to the repository root)",
+            ),
             ExploreError::NotAFile { .. } | ExploreError::Source(SourceError::Directory { .. }) => {
                 ("NOT_A_FILE", "pass a file, not a directory")
             }

@@ -204,7 +204,8 @@ pub struct IndexOptions {
     pub embed: Option<bool>,
     /// Called on the JavaScript thread with each progress step (never blocks the indexer).
     #[napi(ts_type = "(progress: IndexProgress) => void")]
-    pub on_progress: Option<ThreadsafeFunction<IndexProgress, (), IndexProgress, napi::Status, false>>,
+    pub on_progress:
+        Option<ThreadsafeFunction<IndexProgress, (), IndexProgress, napi::Status, false>>,
 }
 
 /// Options of `repo.search()`.

@@ -182,10 +182,7 @@ impl Session {
         path: String,
         options: Option<WriteTargetOptions>,
     ) -> AsyncTask<Job<Json>> {
-        let allow = options
-            .unwrap_or_default()
-            .allow_new_files
-            .unwrap_or(false);
+        let allow = options.unwrap_or_default().allow_new_files.unwrap_or(false);
         self.job(move |r, id| Ok(r.store.check_write_target(id, &path, allow)?))
     }
 
@@ -208,10 +205,13 @@ impl Session {
     #[napi(ts_return_type = "Promise<RecordOutcomeResult>")]
     pub fn record_outcome(&self, input: OutcomeOptions) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
-            let outcome: Outcome = input
-                .outcome
-                .parse()
-                .map_err(|e: <Outcome as std::str::FromStr>::Err| Failure::invalid(e.to_string()))?;
+            let outcome: Outcome =
+                input
+                    .outcome
+                    .parse()
+                    .map_err(|e: <Outcome as std::str::FromStr>::Err| {
+                        Failure::invalid(e.to_string())
+                    })?;
             let settings = LearnSettings {
                 expiry: Expiry::after_days(r.config.auto_purge_days),
                 embedding_model: Some(DEFAULT_EMBEDDING_MODEL),

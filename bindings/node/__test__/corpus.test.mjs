@@ -115,7 +115,9 @@ test('Flask: index, search, a session to READY, the gate, an outcome and the map
       tool: 'Edit',
       input: { file_path: join(dir, file), old_string: 'a', new_string: 'b' },
     })
-  assert.deepEqual(await decidePreToolUse(edit(target), { projectDir: dir }), { decision: 'allow', reason: undefined })
+  const gateAllowed = await decidePreToolUse(edit(target), { projectDir: dir })
+  assert.equal(gateAllowed.decision, 'allow', gateAllowed.reason)
+  assert.equal(gateAllowed.reason, undefined)
   const gateDenied = await decidePreToolUse(edit(unexplored), { projectDir: dir })
   assert.equal(gateDenied.decision, 'deny')
   assert.ok(gateDenied.reason.includes(unexplored), gateDenied.reason)
@@ -138,7 +140,8 @@ test('Flask: index, search, a session to READY, the gate, an outcome and the map
   const listed = await repo.listAgreements()
   assert.equal(listed.total, 1)
   const map = await repo.searchMap('how is a blueprint registration done')
-  assert.equal(map.hits[0]?.entry.symbol, 'register_blueprint', JSON.stringify(map))
+  assert.equal(map.hits[0]?.symbol, 'register_blueprint', JSON.stringify(map))
+  assert.equal(map.hits[0]?.strong, true)
   const listing = await repo.listSessions()
   assert.equal(listing[0].session_id, session.id)
 })
