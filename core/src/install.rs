@@ -2,8 +2,8 @@
 //!
 //! What an install consists of (the shapes are Claude Code's, shared/docs/CLAUDE_CODE.md §2.1 hooks
 //! in exec form with `timeout` in seconds, §2.2 matchers, §4 skills, §6 `.mcp.json`):
-//! - `.code-intel/config.json`: seed 002's full schema with its defaults ([`Config::default`]);
-//!   an existing valid file is kept as it is (every key is optional);
+//! - `.code-intel/config.json`: every key of docs/DESIGN.md#configuration with its default
+//!   ([`Config::default`]); an existing valid file is kept as it is (every key is optional);
 //! - `.code-intel/.gitignore`: ignores the local state (index, sync state, sessions, bindings,
 //!   journal) and keeps `config.json`, `learned_pairs.json` and `agreements/` shareable;
 //! - `.mcp.json`: the `code-intel` server (`code-intel serve`, `alwaysLoad`);
@@ -287,7 +287,7 @@ pub fn install(root: &RepoRoot, skills: &[Skill<'_>]) -> Result<InstallPlan, Ins
     // Plan once before taking the lock, so that a refused install creates nothing, not even
     // the lock file; then again under the lock, against what is there now.
     plan(root, skills)?;
-    let _lock = FileLock::acquire(&root.state_dir().join("install"))?;
+    let _lock = FileLock::acquire(&root.state().install_lock())?;
     let plan = plan(root, skills)?;
     apply(&plan)?;
     Ok(plan)

@@ -132,7 +132,8 @@ fn merges_into_existing_configuration_and_loses_nothing() {
     let pos = |k: &str| raw.find(k).unwrap();
     assert!(pos("\"model\"") < pos("\"permissions\"") && pos("\"permissions\"") < pos("\"hooks\""));
 
-    // config.json: seed 002's full schema with the defaults, readable by the server.
+    // config.json: every key of docs/DESIGN.md#configuration with its default, readable by the
+    // server.
     let config = read_json(&repo.path().join(".code-intel/config.json"));
     for key in [
         "embedding_model",

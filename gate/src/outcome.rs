@@ -1,4 +1,4 @@
-//! Outcomes and the improvement cycle (seed 000 "Improvement Cycle", seed 004 §4.2): the
+//! Outcomes and the improvement cycle (docs/DESIGN.md#learning-loop): the
 //! OutcomeLog (`.code-intel/journal/outcomes.jsonl`, next to the DecisionLog), `record_outcome`
 //! (journal the outcome, end the session, learn the confirmed pairs on success), and the two
 //! analyses, `get_session_analysis` and `get_improvement_insights`.
@@ -13,11 +13,11 @@
 //!    related files: the session's edited, then explored files) and an agreement
 //!    ([`learned::learn`]). Symbols without a confirmation teach nothing: only verdicts that
 //!    passed the calibrated check become facts of the map.
-//! 3. One line is appended to the OutcomeLog with seed 000's fields (session_id, outcome,
-//!    phase_at_outcome, intent, semantic_used, analysis, trigger_message) plus the failure point,
-//!    the activity (tools used, files read and edited, gate denials) and what was learned. A
-//!    failure or partial outcome without an explicit `failure_point` gets one derived from the
-//!    phase and the last denial or tool call ([`derive_failure_point`]).
+//! 3. One line is appended to the OutcomeLog with the fields of docs/DESIGN.md#record-outcome
+//!    (session_id, outcome, phase_at_outcome, intent, semantic_used, analysis, trigger_message)
+//!    plus the failure point, the activity (tools used, files read and edited, gate denials) and
+//!    what was learned. A failure or partial outcome without an explicit `failure_point` gets one
+//!    derived from the phase and the last denial or tool call ([`derive_failure_point`]).
 //!
 //! Recording twice for one session is allowed: every call appends a line, learning again
 //! updates the same pairs (never duplicates), and the analyses take the latest line as the
@@ -30,9 +30,7 @@
 //! deadlock nor lose lines or pairs.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -40,12 +38,12 @@ use crate::gate::GateEvent;
 use crate::journal::{self, DecisionRecord};
 use crate::learned::{self, Expiry, LearnReport, NewPair, PairRef, SessionInfo};
 use crate::persist::{self, PersistError};
-use crate::query_frame::{Slot, SlotSource};
-use crate::relevance::Tier;
 use crate::repo_path::RepoPath;
-use crate::router::RiskLevel;
 use crate::session::store::{SessionError, SessionStore};
-use crate::session::{Phase, SessionEnd, SessionState};
+use crate::session::{SessionEnd, SessionState};
+use crate::vocab::{Phase, RiskLevel, Slot, SlotSource, Tier};
+
+pub use crate::vocab::{Outcome, UnknownOutcome};
 
 /// Version of the outcome record format.
 pub const OUTCOME_VERSION: u32 = 1;
@@ -54,53 +52,7 @@ pub const MAX_RELATED_FILES: usize = 20;
 /// Files listed per kind (read, edited) in a record or an analysis.
 pub const MAX_LISTED_FILES: usize = 100;
 
-/// How a session went (seed 000: success / failure / partial).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// The change or answer was right.
-    Success,
-    /// It was wrong or abandoned.
-    Failure,
-    /// Part of it was right.
-    Partial,
-}
-
-impl Outcome {
-    /// The wire name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Success => "success",
-            Outcome::Failure => "failure",
-            Outcome::Partial => "partial",
-        }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// An outcome name that is none of `success`, `failure`, `partial`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown outcome '{0}': use success, failure or partial")]
-pub struct UnknownOutcome(pub String);
-
-impl FromStr for Outcome {
-    type Err = UnknownOutcome;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "success" | "succeeded" => Ok(Outcome::Success),
-            "failure" | "failed" | "fail" => Ok(Outcome::Failure),
-            "partial" => Ok(Outcome::Partial),
-            _ => Err(UnknownOutcome(s.to_string())),
-        }
-    }
-}
-
-/// One line of the OutcomeLog (seed 000 "OutcomeLog" fields first).
+/// One line of the OutcomeLog (docs/DESIGN.md#record-outcome; the Python-era fields first).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutcomeRecord {
     /// Record format version ([`OUTCOME_VERSION`]).
@@ -158,12 +110,12 @@ pub struct OutcomeRecord {
 
 /// Path of the OutcomeLog under a state dir (`<repo>/.code-intel`).
 pub fn outcomes_path(state_dir: &Path) -> PathBuf {
-    state_dir.join("journal").join("outcomes.jsonl")
+    crate::state_dir::StateDir::at(state_dir).outcomes_journal()
 }
 
 /// Path of the gate's journal (denials), written by [`crate::gate`].
 pub fn gate_journal_path(state_dir: &Path) -> PathBuf {
-    state_dir.join("journal").join("gate.jsonl")
+    crate::state_dir::StateDir::at(state_dir).gate_journal()
 }
 
 /// Appends an outcome under the journal's lock.
@@ -299,7 +251,7 @@ pub fn activity(state: &SessionState, gate_events: &[GateEvent]) -> Activity {
     a
 }
 
-/// The failure point of a session that failed without saying where (seed 000's `failure_point`):
+/// The failure point of a session that failed without saying where (docs/DESIGN.md#failure-point):
 /// `"<PHASE>: denied <tool>"` when a gate denial is the session's last event, else
 /// `"<PHASE>: after <tool>"` for its last tool call, else `"<PHASE>: no tool called"`. Phrased to
 /// aggregate: `get_improvement_insights` counts identical failure points.
@@ -330,7 +282,7 @@ pub fn read_gate_events(state_dir: &Path) -> Result<(Vec<GateEvent>, usize), Out
     read_lines(&gate_journal_path(state_dir))
 }
 
-/// `record_outcome`'s input (seed 000's fields the caller knows).
+/// `record_outcome`'s input (the fields the caller knows, docs/DESIGN.md#record-outcome).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutcomeInput {
     /// success / failure / partial.
@@ -452,7 +404,7 @@ pub fn record_outcome(
     input: OutcomeInput,
     settings: &LearnSettings<'_>,
 ) -> Result<RecordOutcomeResult, OutcomeError> {
-    let now = crate::session::now();
+    let now = crate::vocab::now();
     let (state, previous) = store.update(id, |s| {
         let previous = s.ended.as_ref().map(|e| e.outcome);
         s.ended = Some(SessionEnd {
@@ -550,7 +502,7 @@ pub fn record_outcome(
 // ---------------------------------------------------------------------------------------------
 // Analyses
 
-/// Seed 000's `analysis` of one session, plus the activity behind it.
+/// The `analysis` of one session (docs/DESIGN.md#insights), plus the activity behind it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnalysisSummary {
     /// Whether the DecisionLog has a plan for the session.
@@ -574,7 +526,8 @@ pub struct AnalysisSummary {
     pub planned_not_used: Vec<String>,
 }
 
-/// `get_session_analysis` (seed 000): the session's latest decision, its outcomes, the analysis.
+/// `get_session_analysis` (docs/DESIGN.md#insights): the session's latest decision, its outcomes,
+/// the analysis.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionAnalysis {
     /// The session.
@@ -676,8 +629,8 @@ impl Correlation {
     }
 }
 
-/// `get_improvement_insights` (seed 000): failure patterns over the most recent sessions with an
-/// outcome.
+/// `get_improvement_insights` (docs/DESIGN.md#insights): failure patterns over the most recent
+/// sessions with an outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Insights {
     /// Sessions analysed: those with an outcome, the `limit` most recent by their latest outcome.

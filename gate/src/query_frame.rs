@@ -1,5 +1,5 @@
 //! QueryFrame: the user's request structured into four quoted slots, and the quote check that
-//! keeps the model from inventing them (seed 003 v3.6, seed 000 "QueryFrame").
+//! keeps the model from inventing them (docs/DESIGN.md#query-frame, docs/DESIGN.md#quotes).
 //!
 //! A slot is accepted only if its `quote` occurs in the raw request after normalisation
 //! ([`normalize_for_quote`]: Unicode NFKC, lower-casing, whitespace collapsed), so full-width and
@@ -12,49 +12,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
-/// The four slots of a QueryFrame. Serialised in snake_case (`"target_feature"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Slot {
-    /// What the request is about ("ログイン機能", "the checkout form").
-    TargetFeature,
-    /// When the problem occurs ("when the password is empty").
-    TriggerCondition,
-    /// What goes wrong ("no error is shown").
-    ObservedIssue,
-    /// What should be done ("add a check").
-    DesiredAction,
-}
-
-impl Slot {
-    /// All slots in their canonical order.
-    pub const ALL: [Slot; 4] = [
-        Slot::TargetFeature,
-        Slot::TriggerCondition,
-        Slot::ObservedIssue,
-        Slot::DesiredAction,
-    ];
-
-    /// The wire name (`target_feature`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            Slot::TargetFeature => "target_feature",
-            Slot::TriggerCondition => "trigger_condition",
-            Slot::ObservedIssue => "observed_issue",
-            Slot::DesiredAction => "desired_action",
-        }
-    }
-}
-
-/// Where a slot value or a mapped symbol comes from (seed 003 "FACT/HYPOTHESIS").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum SlotSource {
-    /// Quoted from the request or confirmed by exploration.
-    Fact,
-    /// Inferred in the SEMANTIC phase; must be verified before READY.
-    Hypothesis,
-}
+use crate::vocab::Tier;
+pub use crate::vocab::{Slot, SlotSource};
 
 /// How a quote was matched against the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,7 +40,7 @@ pub struct SlotValue {
     pub matched: QuoteMatch,
 }
 
-/// The trace of the tool call that grounded a slot (seed 003 "SlotEvidence").
+/// The trace of the tool call that grounded a slot (docs/DESIGN.md#slot-evidence).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SlotEvidence {
     /// Tool name (`find_definitions`, ...): must have been called in the session.
@@ -96,6 +55,21 @@ pub struct SlotEvidence {
     pub timestamp: String,
 }
 
+/// What a confirmed symbol carries in the session's `mapped_symbols` (read by the learned map).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SymbolConfirmation {
+    /// The model's evidence in the code.
+    pub code_evidence: String,
+    /// The tier it was confirmed with (FACT or FACT_HIGH_RISK).
+    pub tier: Tier,
+    /// Raw cosine.
+    pub similarity: f32,
+    /// Calibrated z-score.
+    pub calibrated: f32,
+    /// RFC 3339.
+    pub confirmed_at: String,
+}
+
 /// A natural-language term mapped to a code symbol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MappedSymbol {
@@ -108,10 +82,10 @@ pub struct MappedSymbol {
     pub nl_term: Option<String>,
     /// The evidence and calibrated score it was confirmed with (`confirm_symbol_relevance`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confirmation: Option<crate::relevance::SymbolConfirmation>,
+    pub confirmation: Option<SymbolConfirmation>,
 }
 
-/// The structured request (seed 000/003 "QueryFrame").
+/// The structured request (docs/DESIGN.md#query-frame).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueryFrame {
     /// The request as the user wrote it.
@@ -200,7 +174,7 @@ impl QueryFrameInput {
     }
 }
 
-/// One rejected slot, in seed 003's `validation_errors` shape.
+/// One rejected slot, an item of `validation_errors` (docs/DESIGN.md#slots).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlotValidationError {
     /// The slot.
@@ -302,7 +276,7 @@ pub fn validate_slot(
     })
 }
 
-/// The prompt that asks the model to extract the slots (seed 000 `QueryDecomposer.get_extraction_prompt`).
+/// The prompt that asks the model to extract the slots (docs/DESIGN.md#extraction-prompt).
 pub fn extraction_prompt(query: &str) -> String {
     format!(
         "Extract these slots from the request below, each as {{\"value\": your reading, \"quote\": words copied \

@@ -19,11 +19,10 @@ use super::{
 use crate::journal::{self, DecisionRecord};
 use crate::persist::{self, FileLock, PersistError};
 use crate::query_frame::{self, QueryFrameInput, QuoteChecker};
-use crate::relevance::{
-    self, ConfirmInput, ConfirmResult, RelevanceScorer, ScoredUnderstandingResult, Thresholds,
-};
+use crate::relevance::{ConfirmInput, ConfirmResult, RelevanceScorer, Thresholds};
 use crate::repo_path::RepoRoot;
 use crate::router::Plan;
+use crate::session::ScoredUnderstandingResult;
 use crate::session::requirements::SemanticReason;
 
 /// Errors of the session store. Messages say how to recover.
@@ -147,7 +146,7 @@ impl SessionStore {
     }
 
     fn sessions_dir(&self) -> PathBuf {
-        self.root.state_dir().join("sessions")
+        self.root.state().sessions()
     }
 
     /// Path of a session's state file.
@@ -169,8 +168,8 @@ impl SessionStore {
         }
         Ok(self
             .root
-            .state_dir()
-            .join("bindings")
+            .state()
+            .bindings()
             .join(format!("{claude_session_id}.json")))
     }
 
@@ -457,7 +456,7 @@ impl SessionStore {
     }
 
     /// `confirm_symbol_relevance` (EXPLORATION and VERIFICATION; see
-    /// [`crate::relevance::confirm_symbol_relevance`]). The scorer runs under the session lock.
+    /// [`super::confirm_symbol_relevance`]). The scorer runs under the session lock.
     ///
     /// # Errors
     /// As [`SessionStore::update_in_phase`].
@@ -469,7 +468,7 @@ impl SessionStore {
         thresholds: &Thresholds,
     ) -> Result<Result<ConfirmResult, PhaseViolation>, SessionError> {
         self.update_in_phase(id, "confirm_symbol_relevance", None, |s| {
-            relevance::confirm_symbol_relevance(s, input, scorer, thresholds)
+            super::confirm_symbol_relevance(s, input, scorer, thresholds)
         })
     }
 

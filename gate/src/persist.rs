@@ -198,6 +198,32 @@ impl FileLock {
         Ok(Self { file })
     }
 
+    /// Takes the exclusive lock guarding `path` if nobody holds it; `Ok(None)` when another
+    /// holder has it (callers that poll with their own deadline, or skip the work).
+    ///
+    /// # Errors
+    /// [`PersistError::CreateDir`] or [`PersistError::Lock`].
+    pub fn try_acquire(path: &Path) -> Result<Option<Self>, PersistError> {
+        let lock_path = lock_path(path);
+        ensure_parent(&lock_path)?;
+        let err = |source| PersistError::Lock {
+            path: lock_path.clone(),
+            source,
+        };
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .custom_flags(O_NONBLOCK)
+            .open(&lock_path)
+            .map_err(err)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(Self { file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(err(e)),
+        }
+    }
+
     /// Blocks until a shared lock guarding `path` is held (readers that must not see a
     /// read-modify-write in progress). A missing lock file means nobody writes: returns `None`.
     ///

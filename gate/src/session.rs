@@ -1,5 +1,5 @@
 //! Sessions: intent, phase, the structured request, what was explored, and the transitions
-//! between phases (seed 000 "SessionState", seed 003 phase gates, seed 002 v3.10 recovery).
+//! between phases (docs/DESIGN.md#phases, docs/DESIGN.md#recovery).
 //!
 //! A [`SessionState`] is a plain value; every transition is a method that returns an expected
 //! outcome (accepted, rejected with reasons, moved to another phase) as data. Persistence,
@@ -13,12 +13,11 @@
 //! revert_to_exploration: any phase ─► EXPLORATION
 //! ```
 
+mod confirm;
 pub mod requirements;
 pub mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -28,128 +27,17 @@ use crate::query_frame::{
 };
 use crate::repo_path::{RepoPath, RepoRoot};
 use crate::router::{self, Plan, RiskLevel};
+pub use requirements::Requirement;
 use requirements::{SemanticReason, Shortfall};
+
+use crate::vocab::now;
+pub use crate::vocab::{Intent, Phase, UnknownIntent};
+pub use confirm::{
+    ScoredUnderstandingResult, confirm_symbol_relevance, nl_symbol_mapping_requirement,
+};
 
 /// Version of the persisted session format.
 pub const SESSION_VERSION: u32 = 1;
-
-/// What the user wants done. Parsed case-insensitively; `ADD` → IMPLEMENT, `DELETE` → MODIFY,
-/// `EXPLORE` → INVESTIGATE (seed 001's older names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Intent {
-    /// Build something new.
-    Implement,
-    /// Change existing behaviour (fix, refactor, delete).
-    Modify,
-    /// Understand code; never writes.
-    Investigate,
-    /// Answer a question; never writes.
-    Question,
-}
-
-impl Intent {
-    /// The canonical upper-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Intent::Implement => "IMPLEMENT",
-            Intent::Modify => "MODIFY",
-            Intent::Investigate => "INVESTIGATE",
-            Intent::Question => "QUESTION",
-        }
-    }
-
-    /// Whether sessions of this intent may ever write.
-    pub fn may_write(self) -> bool {
-        matches!(self, Intent::Implement | Intent::Modify)
-    }
-}
-
-/// An intent name that is none of the accepted ones.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown intent '{0}': use IMPLEMENT, MODIFY, INVESTIGATE or QUESTION")]
-pub struct UnknownIntent(pub String);
-
-impl FromStr for Intent {
-    type Err = UnknownIntent;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_uppercase().as_str() {
-            "IMPLEMENT" | "ADD" => Ok(Intent::Implement),
-            "MODIFY" | "DELETE" => Ok(Intent::Modify),
-            "INVESTIGATE" | "EXPLORE" => Ok(Intent::Investigate),
-            "QUESTION" => Ok(Intent::Question),
-            _ => Err(UnknownIntent(s.into())),
-        }
-    }
-}
-
-impl fmt::Display for Intent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl Serialize for Intent {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for Intent {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-/// Session phase. Serialised upper-case (`"EXPLORATION"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Phase {
-    /// Code exploration with the exploration tools.
-    Exploration,
-    /// Semantic search to form hypotheses when exploration fell short.
-    Semantic,
-    /// Verifying hypotheses with the exploration tools.
-    Verification,
-    /// Edits allowed (for IMPLEMENT/MODIFY, on explored files).
-    Ready,
-}
-
-impl Phase {
-    /// The upper-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Exploration => "EXPLORATION",
-            Phase::Semantic => "SEMANTIC",
-            Phase::Verification => "VERIFICATION",
-            Phase::Ready => "READY",
-        }
-    }
-
-    /// What the model should do next in this phase.
-    pub fn next_step(self) -> &'static str {
-        match self {
-            Phase::Exploration => {
-                "explore with find_definitions, find_references and search_text (see the plan), then call submit_understanding"
-            }
-            Phase::Semantic => {
-                "form hypotheses about what exploration could not find, then call submit_semantic(hypotheses, semantic_reason)"
-            }
-            Phase::Verification => {
-                "verify each hypothesis with find_definitions/find_references/search_text, then call submit_verification(results)"
-            }
-            Phase::Ready => {
-                "call check_write_target(path) before editing; edit only explored files"
-            }
-        }
-    }
-}
-
-impl fmt::Display for Phase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Tools of the EXPLORATION phase (code-intel's "forest" tools).
 pub const EXPLORATION_TOOLS: [&str; 5] = [
@@ -160,7 +48,7 @@ pub const EXPLORATION_TOOLS: [&str; 5] = [
     "get_function_at_line",
 ];
 
-/// A tool called in a phase that does not allow it (seed 002 v3.9 tool matrix).
+/// A tool called in a phase that does not allow it (docs/DESIGN.md#phase-tool-matrix).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhaseViolation {
     /// The tool.
@@ -171,7 +59,7 @@ pub struct PhaseViolation {
     pub message: String,
 }
 
-/// The phase/tool matrix of seed 002 (v3.9):
+/// The phase/tool matrix (docs/DESIGN.md#phase-tool-matrix):
 ///
 /// | phase | semantic_search map | semantic_search forest | exploration tools | edits |
 /// |---|---|---|---|---|
@@ -253,7 +141,7 @@ fn default_phase() -> Phase {
     Phase::Exploration
 }
 
-/// `submit_understanding` input (seed 000).
+/// `submit_understanding` input (docs/DESIGN.md#submit-understanding).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Understanding {
@@ -276,7 +164,7 @@ pub struct Understanding {
 pub struct MissingRequirement {
     /// What falls short: `symbols_identified`, `entry_points`, `files_analyzed`,
     /// `existing_patterns`, `required_tool`, `slot_evidence`, `hypothesis`.
-    pub requirement: String,
+    pub requirement: Requirement,
     /// Required count (for counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<usize>,
@@ -292,13 +180,12 @@ pub struct MissingRequirement {
 
 impl MissingRequirement {
     fn count(s: Shortfall, required: usize, provided: usize) -> Self {
-        let name = serde_json::to_value(s)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
         Self {
-            message: format!("{name}: {provided} given, at least {required} required"),
-            requirement: name,
+            message: format!(
+                "{}: {provided} given, at least {required} required",
+                s.name()
+            ),
+            requirement: s.into(),
             required: Some(required),
             provided: Some(provided),
             item: None,
@@ -306,7 +193,8 @@ impl MissingRequirement {
     }
 }
 
-/// Result of `set_query_frame` (seed 003 error shape when a slot is rejected).
+/// Result of `set_query_frame` (with `error: validation_failed` and `validation_errors` when a
+/// slot is rejected, docs/DESIGN.md#slots).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetQueryFrameResult {
     /// Whether every submitted slot was accepted.
@@ -460,7 +348,7 @@ pub struct VerificationResult {
     pub next_action: String,
 }
 
-/// A recovery tool offered when a write is denied (seed 002 v3.10).
+/// A recovery tool offered when a write is denied (docs/DESIGN.md#recovery).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecoveryOption {
     /// What it does.
@@ -479,7 +367,7 @@ pub struct WriteCheck {
     /// Why not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Recovery tools (seed 002 v3.10), when denied.
+    /// Recovery tools (docs/DESIGN.md#recovery), when denied.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub recovery_options: BTreeMap<String, RecoveryOption>,
 }
@@ -588,7 +476,7 @@ pub struct SessionState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionEnd {
     /// success, failure or partial.
-    pub outcome: crate::outcome::Outcome,
+    pub outcome: crate::vocab::Outcome,
     /// RFC 3339.
     pub at: String,
 }
@@ -611,11 +499,6 @@ pub enum NewFiles {
     InExploredDir,
     /// None (`check_write_target(allow_new_files=false)`).
     Never,
-}
-
-/// Current time as RFC 3339.
-pub(crate) fn now() -> String {
-    jiff::Timestamp::now().to_string()
 }
 
 /// Cap on the serialised size of recorded tool parameters, bytes.
@@ -751,10 +634,10 @@ impl SessionState {
         self.tool_calls.push(call);
     }
 
-    /// Evaluates `submit_understanding` (seed 000): consistency, requirement table by intent ×
-    /// risk with markup relaxation, required tools from the session's own record, slot evidence
-    /// at HIGH risk. Invalid input or missing tools/evidence keep the phase (fix and resubmit);
-    /// count shortfalls move to SEMANTIC; otherwise READY.
+    /// Evaluates `submit_understanding` (docs/DESIGN.md#submit-understanding): consistency,
+    /// requirement table by intent × risk with markup relaxation, required tools from the
+    /// session's own record, slot evidence at HIGH risk. Invalid input or missing tools/evidence
+    /// keep the phase (fix and resubmit); count shortfalls move to SEMANTIC; otherwise READY.
     pub fn submit_understanding(
         &mut self,
         root: &RepoRoot,
@@ -764,10 +647,10 @@ impl SessionState {
     }
 
     /// [`Self::submit_understanding`] with the relevance check of `symbols_identified` against the
-    /// `target_feature` slot (seed 003 "NL→Symbol 整合性", decided by calibrated verdicts, see
-    /// [`crate::relevance`]). When no symbol is at least FACT the risk is raised to HIGH before
+    /// `target_feature` slot (docs/DESIGN.md#understanding-check, decided by calibrated verdicts,
+    /// see [`crate::relevance`]). When no symbol is at least FACT the risk is raised to HIGH before
     /// the requirements are evaluated; when none is even FACT + HIGH, a missing requirement
-    /// `nl_symbol_mapping` keeps the session from READY (it goes to SEMANTIC, as in seed 003).
+    /// `nl_symbol_mapping` keeps the session from READY (it goes to SEMANTIC).
     /// Without a target feature or symbols nothing is scored; a scoring failure is reported and
     /// the evaluation proceeds as without a model. Invalid input changes nothing (risk included).
     pub fn submit_understanding_scored(
@@ -775,7 +658,7 @@ impl SessionState {
         root: &RepoRoot,
         input: Understanding,
         scorer: &dyn crate::relevance::RelevanceScorer,
-    ) -> crate::relevance::ScoredUnderstandingResult {
+    ) -> ScoredUnderstandingResult {
         let term = self
             .query_frame
             .slots
@@ -788,7 +671,7 @@ impl SessionState {
         if let Some(c) = check.as_mut() {
             c.risk_raised = result.success && c.raises_risk();
         }
-        crate::relevance::ScoredUnderstandingResult {
+        ScoredUnderstandingResult {
             result,
             relevance: check,
         }
@@ -840,22 +723,23 @@ impl SessionState {
                 next_action: "fix the validation errors and call submit_understanding again".into(),
             };
         }
-        // Relevance raises the risk before the requirements are chosen (seed 001: the grey zone
-        // raises the exploration quota); the floor itself is stored with the accepted input below.
+        // Relevance raises the risk before the requirements are chosen (the grey zone raises the
+        // exploration quota, docs/DESIGN.md#tiers); the floor itself is stored with the accepted
+        // input below.
         let raise_risk = relevance.is_some_and(|r| r.raises_risk());
         let risk = if raise_risk {
             risk.max(RiskLevel::High)
         } else {
             risk
         };
-        let mapping = relevance.and_then(|r| r.missing_requirement());
+        let mapping = relevance.and_then(nl_symbol_mapping_requirement);
         let req = requirements::requirements(self.intent, risk, markup);
         // Blocking gaps: more exploration fixes them, SEMANTIC does not.
         let mut blocking = Vec::new();
         for tool in &req.tools {
             if !used.contains(tool.as_str()) {
                 blocking.push(MissingRequirement {
-                    requirement: "required_tool".into(),
+                    requirement: Requirement::RequiredTool,
                     required: None,
                     provided: None,
                     item: Some(tool.clone()),
@@ -869,7 +753,7 @@ impl SessionState {
                     && !input.slot_evidence.contains_key(&slot)
                 {
                     blocking.push(MissingRequirement {
-                        requirement: "slot_evidence".into(),
+                        requirement: Requirement::SlotEvidence,
                         required: None,
                         provided: None,
                         item: Some(slot.name().into()),
@@ -983,7 +867,8 @@ impl SessionState {
         let mut reasons: Vec<SemanticReason> = Vec::new();
         if let Some(m) = mapping {
             missing.push(m);
-            // Seed 000's reasons for missing symbols: the term's symbols were not found.
+            // The reasons for missing symbols: the term's symbols were not found
+            // (docs/DESIGN.md#semantic-reasons).
             reasons.extend(SemanticReason::allowed_for(Shortfall::SymbolsIdentified));
         }
         for (s, _, _) in &shortfalls {
@@ -1009,19 +894,22 @@ impl SessionState {
     }
 
     fn shortfalls(&self) -> Vec<Shortfall> {
-        self.missing_requirements
+        let mut out: Vec<Shortfall> = Vec::new();
+        for s in self
+            .missing_requirements
             .iter()
-            .filter_map(|m| {
-                serde_json::from_value::<Shortfall>(serde_json::Value::String(
-                    m.requirement.clone(),
-                ))
-                .ok()
-            })
-            .collect()
+            .filter_map(|m| m.requirement.shortfall())
+        {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
     }
 
-    /// Applies `submit_semantic`: the reason must be one seed 000 allows for what is missing;
-    /// the hypotheses are recorded as HYPOTHESIS and the session moves to VERIFICATION.
+    /// Applies `submit_semantic` (docs/DESIGN.md#semantic-phase): the reason must be one allowed
+    /// for what is missing; the hypotheses are recorded as HYPOTHESIS and the session moves to
+    /// VERIFICATION.
     pub fn submit_semantic(
         &mut self,
         hypotheses: Vec<HypothesisInput>,
@@ -1046,16 +934,15 @@ impl SessionState {
                 .iter()
                 .any(|s| SemanticReason::allowed_for(*s).contains(&reason))
         {
-            let allowed: Vec<String> = shortfalls
+            let mut allowed: Vec<&str> = Vec::new();
+            for r in shortfalls
                 .iter()
                 .flat_map(|s| SemanticReason::allowed_for(*s).iter())
-                .map(|r| {
-                    serde_json::to_value(r)
-                        .ok()
-                        .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_default()
-                })
-                .collect();
+            {
+                if !allowed.contains(&r.name()) {
+                    allowed.push(r.name());
+                }
+            }
             return reject(
                 self,
                 format!(
@@ -1307,7 +1194,8 @@ impl SessionState {
         }
     }
 
-    /// `check_write_target` (seed 000 `validate_write_target` + seed 002 v3.10 recovery options).
+    /// `check_write_target` (docs/DESIGN.md#write-rule, docs/DESIGN.md#new-files, with the
+    /// recovery options of docs/DESIGN.md#recovery).
     /// An allowed new file is remembered, so the hook lets its Write through.
     pub fn check_write_target(
         &mut self,
@@ -1492,7 +1380,7 @@ impl SessionState {
     }
 }
 
-/// The recovery options of a denied write (seed 002 v3.10 shape).
+/// The recovery options of a denied write (docs/DESIGN.md#recovery).
 pub fn recovery_options(path: &RepoPath) -> BTreeMap<String, RecoveryOption> {
     BTreeMap::from([
         (

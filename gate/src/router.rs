@@ -1,39 +1,27 @@
-//! The router: which exploration tools a request needs and how risky it is (seed 001 "slot-based
-//! router", seed 000 "Router" and `assess_risk_level`).
+//! The router: which exploration tools a request needs and how risky it is
+//! (docs/DESIGN.md#router).
 //!
-//! The plan is the tools of seed 001's `SLOT_TO_TOOLS` for every missing slot, adjusted by intent
-//! and deduplicated in first-seen order. The risk level combines the two rules of the seeds by
-//! taking the higher of them:
-//! - seed 001, by the number of missing slots: ≥ 3 → HIGH, 2 → MEDIUM, otherwise LOW;
-//! - seed 000, by intent (first match wins): MODIFY without an observed issue → HIGH,
+//! The plan is the tools of `SLOT_TO_TOOLS` for every missing slot, adjusted by intent and
+//! deduplicated in first-seen order (docs/DESIGN.md#plan). The risk level takes the higher of two
+//! rules (docs/DESIGN.md#risk):
+//! - by the number of missing slots: ≥ 3 → HIGH, 2 → MEDIUM, otherwise LOW;
+//! - by intent (first match wins): MODIFY without an observed issue → HIGH,
 //!   IMPLEMENT → MEDIUM, INVESTIGATE/QUESTION → LOW, all slots filled → LOW.
 //!
 //! Taking the maximum means neither rule can lower what the other found: a MODIFY request that
 //! does not say what goes wrong stays HIGH however many other slots it fills, and an IMPLEMENT
-//! request missing three slots is HIGH although seed 000 alone would say MEDIUM. A session's risk
-//! can only be raised later (relevance verdicts), never lowered below the plan's.
+//! request missing three slots is HIGH although the intent rule alone would say MEDIUM. A
+//! session's risk can only be raised later (relevance verdicts), never lowered below the plan's.
 
 use serde::{Deserialize, Serialize};
 
-use crate::query_frame::{QueryFrame, Slot};
-use crate::session::Intent;
+use crate::query_frame::QueryFrame;
+use crate::vocab::Intent;
+pub use crate::vocab::RiskLevel;
+use crate::vocab::Slot;
 
-/// Risk level (seed 003 "risk_level"), ordered LOW < MEDIUM < HIGH.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
-)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum RiskLevel {
-    /// Little uncertainty.
-    #[default]
-    Low,
-    /// Some slots unknown.
-    Medium,
-    /// Much unknown: stricter exploration requirements and slot evidence.
-    High,
-}
-
-/// Exploration tools of seed 001's `SLOT_TO_TOOLS`, per missing slot. `desired_action` needs none.
+/// Exploration tools per missing slot (`SLOT_TO_TOOLS`, docs/DESIGN.md#plan). `desired_action`
+/// needs none.
 pub fn tools_for_slot(slot: Slot) -> &'static [&'static str] {
     match slot {
         Slot::TargetFeature => &["find_definitions", "search_text"],
@@ -43,8 +31,8 @@ pub fn tools_for_slot(slot: Slot) -> &'static [&'static str] {
     }
 }
 
-/// An exploration plan (seed 000 "ExecutionPlan", without the executable steps: the model runs
-/// the tools itself).
+/// An exploration plan (docs/DESIGN.md#plan): tools, not executable steps; the model runs the
+/// tools itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// Tools to use, deduplicated, in order.
@@ -71,16 +59,16 @@ pub fn plan(intent: Intent, frame: &QueryFrame) -> Plan {
         .iter()
         .flat_map(|s| tools_for_slot(*s).iter().copied())
         .collect();
-    // Intent adjustments (seed 000 `_select_tools`; seed 001 adds analyze_structure for EXPLORE).
+    // Intent adjustments (docs/DESIGN.md#plan).
     match intent {
-        // Seed 000: IMPLEMENT recommends all tools; the gate requires definitions and references.
+        // IMPLEMENT recommends all tools; the requirements need definitions and references.
         Intent::Implement => tools.extend([
             "find_definitions",
             "find_references",
             "search_text",
             "analyze_structure",
         ]),
-        // Seed 000: MODIFY prioritises find_references; the gate requires definitions too.
+        // MODIFY prioritises find_references; the requirements need definitions too.
         Intent::Modify => {
             tools.insert(0, "find_references");
             tools.push("find_definitions");

@@ -75,7 +75,12 @@ impl RepoRoot {
 
     /// `<root>/.code-intel`.
     pub fn state_dir(&self) -> PathBuf {
-        self.path.join(crate::config::STATE_DIR)
+        self.state().path().to_path_buf()
+    }
+
+    /// The state directory with its named paths (`<root>/.code-intel`).
+    pub fn state(&self) -> crate::state_dir::StateDir {
+        crate::state_dir::StateDir::of(&self.path)
     }
 
     /// Absolute path of a repository path.

@@ -1,18 +1,20 @@
-//! The decision journal: one JSON line per plan the router makes (seed 000 "DecisionLog"), in
-//! `.code-intel/journal/decisions.jsonl`, append-only and safe under concurrent writers.
+//! The decision journal: one JSON line per plan the router makes (the DecisionLog,
+//! docs/DESIGN.md#journals), in `.code-intel/journal/decisions.jsonl`, append-only and safe under
+//! concurrent writers.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::persist::{self, PersistError};
-use crate::query_frame::{QueryFrame, Slot};
-use crate::router::{Plan, RiskLevel};
+use crate::query_frame::QueryFrame;
+use crate::router::Plan;
+use crate::vocab::{RiskLevel, Slot};
 
 /// Version of the decision record format.
 pub const DECISION_VERSION: u32 = 1;
 
-/// One router decision (seed 000 "DecisionLog" fields, plus seed 003's `query_frame`).
+/// One router decision: the DecisionLog fields plus the `query_frame` (docs/DESIGN.md#journals).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecisionRecord {
     /// Record format version.
@@ -73,7 +75,7 @@ impl DecisionRecord {
 
 /// Path of the decision journal under a state dir (`<repo>/.code-intel`).
 pub fn decisions_path(state_dir: &Path) -> PathBuf {
-    state_dir.join("journal").join("decisions.jsonl")
+    crate::state_dir::StateDir::at(state_dir).decisions_journal()
 }
 
 /// Appends a decision.

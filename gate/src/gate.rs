@@ -460,7 +460,7 @@ pub struct GateEvent {
 
 fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, session_id: Option<String>, reason: &str) {
     let event = GateEvent {
-        timestamp: crate::session::now(),
+        timestamp: crate::vocab::now(),
         event: "pre_tool_use_deny".into(),
         claude_session_id: call.claude_session_id.map(String::from),
         session_id,
@@ -475,7 +475,7 @@ fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, session_id: Option<Strin
         reason: Some(reason.into()),
     };
     // The denial stands whether or not the journal can be written.
-    persist::append_jsonl(&root.state_dir().join("journal").join("gate.jsonl"), &event).ok();
+    persist::append_jsonl(&root.state().gate_journal(), &event).ok();
 }
 
 /// What a PostToolUse call changed.
@@ -610,7 +610,7 @@ pub fn post_tool_use(
         params: serde_json::json!({"via": "PostToolUse"}),
         files: files.clone(),
         result_summary: format!("{} file(s)", files.len()),
-        phase: crate::session::Phase::Exploration,
+        phase: crate::vocab::Phase::Exploration,
         timestamp: String::new(),
     };
     store.record_tool_call(&id, record)?;

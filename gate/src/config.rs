@@ -1,4 +1,5 @@
-//! `.code-intel/config.json`: the project's settings, with the defaults of seed 002's full schema.
+//! `.code-intel/config.json`: the project's settings and their defaults
+//! (docs/DESIGN.md#configuration).
 //!
 //! Unknown keys are kept (so a newer or older file round-trips), missing keys take their defaults.
 //! The file is optional: without it every setting has its default, and the gate runs in
@@ -11,10 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::persist;
 
-/// Name of the state directory inside a repository.
-pub const STATE_DIR: &str = ".code-intel";
-/// File name of the configuration inside [`STATE_DIR`].
-pub const CONFIG_FILE: &str = "config.json";
+use crate::state_dir::StateDir;
+pub use crate::state_dir::{CONFIG_FILE, STATE_DIR};
 
 /// How the write gate treats writes (PreToolUse for Edit/Write/MultiEdit/NotebookEdit and Bash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -29,15 +28,15 @@ pub enum GateMode {
     Off,
 }
 
-/// Weights of the hybrid score (seed 002, "search_weights"); each in `[0, 1]`.
+/// Weights of the hybrid score (`search_weights`, docs/DESIGN.md#hybrid); each in `[0, 1]`.
 ///
-/// The defaults are not the seed's (vector 0.4, keyword 0.2, definition 0.3, reference 0.1). Once
-/// the lexical side ranked change requests by file (docs/EVALUATION.md, "Ranking for change
-/// requests"), the earlier vector-dominant mix (vector 0.85) fell below lexical search on English
-/// change requests (vite, 188 requests: R@10 0.835 vs 0.894), while keyword 0.7 / vector 0.3 kept
-/// English at lexical's level (0.899) and lifted the Japanese translations (R@10 0.600 → 0.675,
-/// MRR 0.428 → 0.490). Chosen on vite alone (the only corpus embedded in that run): see the
-/// caveat there.
+/// The defaults are not the Python-era design's (vector 0.4, keyword 0.2, definition 0.3,
+/// reference 0.1). Once the lexical side ranked change requests by file (docs/EVALUATION.md,
+/// "Ranking for change requests"), the earlier vector-dominant mix (vector 0.85) fell below
+/// lexical search on English change requests (vite, 188 requests: R@10 0.835 vs 0.894), while
+/// keyword 0.7 / vector 0.3 kept English at lexical's level (0.899) and lifted the Japanese
+/// translations (R@10 0.600 → 0.675, MRR 0.428 → 0.490). Chosen on vite alone (the only corpus
+/// embedded in that run): see the caveat there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SearchWeights {
@@ -90,12 +89,13 @@ impl Default for ResultLimits {
     }
 }
 
-/// The whole configuration. Field names and defaults follow seed 002 ("config.json 完全版"),
-/// plus `gate_mode`, `max_file_bytes`, `window_lines` and `limits` added by this implementation.
+/// The whole configuration (docs/DESIGN.md#configuration). Field names and most defaults follow the
+/// Python-era schema, plus `search_fusion`, `embedding_text`, `gate_mode`, `max_file_bytes`,
+/// `window_lines` and `limits` added by this implementation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Config {
-    /// Embedding model id (seed 002 default `multilingual-e5-small`).
+    /// Embedding model id (default `multilingual-e5-small`).
     pub embedding_model: String,
     /// Opt-in narrowing: directories (repo-relative) to index instead of the whole repository.
     /// Empty (the default) means the whole repository; absent directories are ignored, and when
@@ -215,7 +215,7 @@ pub enum ConfigError {
 impl Config {
     /// Path of the config file of the repository at `root`.
     pub fn path(root: &Path) -> PathBuf {
-        root.join(STATE_DIR).join(CONFIG_FILE)
+        StateDir::of(root).config()
     }
 
     /// Loads `<root>/.code-intel/config.json`; a missing file gives [`Config::default`].

@@ -151,7 +151,8 @@ fn modify_session_reaches_ready_and_gates_writes_by_exploration() {
     );
     let id = start.session_id;
 
-    // One invented quote is rejected in seed 003's shape; the others are accepted.
+    // One invented quote is rejected (`validation_failed`, docs/DESIGN.md#slots); the others are
+    // accepted.
     let mut frame = full_frame();
     frame.desired_action = Some(SlotInput {
         value: "rewrite".into(),
@@ -351,7 +352,7 @@ fn shortfalls_go_through_semantic_and_verification() {
     let missing: Vec<&str> = r
         .missing_requirements
         .iter()
-        .map(|m| m.requirement.as_str())
+        .map(|m| m.requirement.name())
         .collect();
     assert_eq!(
         missing,
@@ -488,7 +489,7 @@ fn rejected_hypotheses_leave_the_frame() {
 #[test]
 fn high_risk_requires_slot_evidence_from_called_tools() {
     let f = fixture();
-    // MODIFY without an observed issue is HIGH (seed 000).
+    // MODIFY without an observed issue is HIGH (docs/DESIGN.md#risk).
     let id = f
         .store
         .start(Intent::Modify, "ログイン機能を直して", None)
@@ -540,7 +541,10 @@ fn high_risk_requires_slot_evidence_from_called_tools() {
         .unwrap()
         .unwrap();
     assert_eq!(r.next_phase, Phase::Exploration);
-    assert_eq!(r.missing_requirements[0].requirement, "slot_evidence");
+    assert_eq!(
+        r.missing_requirements[0].requirement.name(),
+        "slot_evidence"
+    );
     // Evidence naming a tool never called is invalid input.
     let ev = |tool: &str| SlotEvidence {
         tool: tool.into(),

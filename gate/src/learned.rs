@@ -1,25 +1,28 @@
-//! The learned map's files (seed 004 §3): `.code-intel/learned_pairs.json`, the source of truth
-//! of (natural-language term, symbol) pairs that succeeded, and `.code-intel/agreements/*.md`, one
-//! human-readable agreement per pair (plus any an agreement a person writes). Reading them (the
-//! files the Python system wrote read the same), merging new pairs in under the file lock, expiry
-//! (`auto_purge_days`), and the agreement Markdown: rendering, parsing, naming.
+//! The learned map's files (docs/DESIGN.md#map-forest): `.code-intel/learned_pairs.json`, the
+//! source of truth of (natural-language term, symbol) pairs that succeeded, and
+//! `.code-intel/agreements/*.md`, one human-readable agreement per pair (plus any an agreement a
+//! person writes). Reading them (the files the Python system wrote read the same), merging new
+//! pairs in under the file lock, expiry (`auto_purge_days`), and the agreement Markdown: rendering,
+//! parsing, naming.
 //!
 //! Searching the map is `index::map`'s (feature `embed`); this module needs no index.
 //!
 //! # Files
-//! - `learned_pairs.json`: version 2 of seed 004 §3.2 (`nl_term`, `symbol`, `similarity`,
-//!   `code_evidence`, `session_id`, `learned_at`, `agreement_file`); version 1 (seed 001, no
-//!   `agreement_file`) reads the same and is written back as version 2. Keys this code does not
-//!   know are kept. A file that does not parse is never overwritten: [`learn`] refuses and says how
-//!   to fix it.
+//! - `learned_pairs.json` (docs/DESIGN.md#learned-pairs): version 2 (`nl_term`, `symbol`,
+//!   `similarity`, `code_evidence`, `session_id`, `learned_at`, `agreement_file`); version 1 (the
+//!   Python system's first format, no `agreement_file`) reads the same and is written back as
+//!   version 2. Keys this code does not know are kept. A file that does not parse is never
+//!   overwritten: [`learn`] refuses and says how to fix it.
 //! - `agreements/<name>.md`: front matter (`doc_type: agreement`, `nl_term`, `symbol`,
-//!   `symbol_normalized`, `similarity`, `session_id`, `learned_at`) and the sections of seed 004
-//!   §3.1 (`## 根拠 (Code Evidence)`, `## 関連ファイル`, `## セッション情報`), with the symbol's
-//!   camelCase split (§9.2) so a natural-language search finds it. Sections a person adds are kept
-//!   when the pair is learned again.
+//!   `symbol_normalized`, `similarity`, `session_id`, `learned_at`) and the sections
+//!   (`## 根拠 (Code Evidence)`, `## 関連ファイル`, `## セッション情報`) of
+//!   docs/DESIGN.md#agreements, with the symbol's camelCase split (`symbol_normalized`) so a
+//!   natural-language search finds it. Sections a person adds are kept when the pair is learned
+//!   again.
 //!
 //! # Agreement file names
-//! Seed 004 §10 leaves open `{nl_term}_{symbol}.md` or `{session_id}.md`. Chosen:
+//! The Python-era design left open `{nl_term}_{symbol}.md` or `{session_id}.md`
+//! (docs/DESIGN.md#agreements). Chosen:
 //! `{nl_term}_{symbol}-{hash}.md` ([`agreement_file_name`]). One file per pair, not per session, so
 //! learning a pair again rewrites its file instead of adding a near-copy; the readable parts are
 //! slugs (letters and digits of any script, NFC, the rest `-`, at most 40 characters each; the
@@ -42,25 +45,23 @@ use unicode_normalization::UnicodeNormalization as _;
 
 use crate::persist::{self, FileLock, PersistError};
 use crate::query_frame::normalize_for_quote;
+use crate::state_dir::StateDir;
+pub use crate::state_dir::{AGREEMENTS_DIR, LEARNED_PAIRS_FILE};
 
-/// File name of the learned pairs inside the state directory (`.code-intel/`).
-pub const LEARNED_PAIRS_FILE: &str = "learned_pairs.json";
 /// The newest format version this code reads and the one it writes.
 pub const LEARNED_PAIRS_VERSION: u32 = 2;
-/// Directory of the agreements inside the state directory.
-pub const AGREEMENTS_DIR: &str = "agreements";
 /// Agreements read at most (a map is a few dozen entries; this bounds a pathological directory).
 pub const MAX_AGREEMENTS: usize = 1000;
-/// The `embedding_model` written into a new file (seed 004 §3.2; the model the similarities of
-/// `confirm_symbol_relevance` come from).
+/// The `embedding_model` written into a new file (docs/DESIGN.md#learned-pairs; the model the
+/// similarities of `confirm_symbol_relevance` come from).
 pub const DEFAULT_EMBEDDING_MODEL: &str = "intfloat/multilingual-e5-small";
 /// Characters of each slug of an agreement file name.
 const SLUG_CHARS: usize = 40;
 
-/// The whole `learned_pairs.json` (seed 004 §3.2).
+/// The whole `learned_pairs.json` (docs/DESIGN.md#learned-pairs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LearnedPairs {
-    /// 1 (seed 001) or 2 (seed 004).
+    /// 1 (the Python system's first format) or 2 (with `agreement_file`).
     pub version: u32,
     /// RFC 3339, last write.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,7 +150,7 @@ pub enum LearnedPairsError {
 
 /// Path of `learned_pairs.json` in a state directory.
 pub fn pairs_path(state_dir: &Path) -> PathBuf {
-    state_dir.join(LEARNED_PAIRS_FILE)
+    StateDir::at(state_dir).learned_pairs()
 }
 
 /// Reads `<state_dir>/learned_pairs.json`; `Ok(None)` when there is none.
@@ -178,7 +179,7 @@ pub fn load(state_dir: &Path) -> Result<Option<LearnedPairs>, LearnedPairsError>
 }
 
 /// The pairs for `term` (equal after quote normalisation) whose symbol is one of `symbols`
-/// (seed 001: `p.nl_term == target_feature and p.symbol in symbols_identified`), in file order.
+/// (docs/DESIGN.md#cached-pairs: same term, symbol among those named), in file order.
 pub fn matches(pairs: &[LearnedPair], term: &str, symbols: &[&str]) -> Vec<LearnedPair> {
     pairs
         .iter()
@@ -193,8 +194,8 @@ pub fn matches(pairs: &[LearnedPair], term: &str, symbols: &[&str]) -> Vec<Learn
 // ---------------------------------------------------------------------------------------------
 // Expiry
 
-/// When learned knowledge expires: `auto_purge_days` after its `learned_at` (seed 002, default 30;
-/// seed 001 Phase 4: "pairs older than about 30 days are deleted"). `days == 0` turns expiry off.
+/// When learned knowledge expires: `auto_purge_days` after its `learned_at` (default 30,
+/// docs/DESIGN.md#purge). `days == 0` turns expiry off.
 /// Entries without a readable `learned_at` (hand-written agreements) never expire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Expiry {
@@ -255,9 +256,10 @@ fn now_seconds(now: jiff::Timestamp) -> String {
 // ---------------------------------------------------------------------------------------------
 // Agreements
 
-/// Splits an identifier into words for people and for natural-language search (seed 004 §9.2,
-/// the Python system's `split_camel_case`): camelCase and PascalCase boundaries (`AuthService` →
-/// `Auth Service`, `HTTPServer` → `HTTP Server`) and the separators `_ - . :: \ / #` become spaces.
+/// Splits an identifier into words for people and for natural-language search
+/// (`symbol_normalized` of docs/DESIGN.md#agreements, the Python system's `split_camel_case`):
+/// camelCase and PascalCase boundaries (`AuthService` → `Auth Service`, `HTTPServer` →
+/// `HTTP Server`) and the separators `_ - . :: \ / #` become spaces.
 pub fn split_camel_case(symbol: &str) -> String {
     let chars: Vec<char> = symbol.chars().collect();
     let mut out = String::new();
@@ -319,7 +321,7 @@ fn is_plain_md_name(name: &str) -> bool {
         && !name.contains(['/', '\\', '\0'])
 }
 
-/// The session an agreement was learned in (seed 004 §3.1 `## セッション情報`).
+/// The session an agreement was learned in (its session section, docs/DESIGN.md#agreements).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionInfo {
     /// IMPLEMENT / MODIFY / INVESTIGATE / QUESTION.
@@ -436,8 +438,8 @@ fn bullets(content: &str) -> Vec<String> {
         .collect()
 }
 
-/// Parses an agreement's Markdown (the format of seed 004 §3.1 and §9.2, or any Markdown: fields
-/// missing from it stay `None`).
+/// Parses an agreement's Markdown (the format of docs/DESIGN.md#agreements, with or without
+/// `symbol_normalized`, or any Markdown: fields missing from it stay `None`).
 pub fn parse_agreement(file: &str, text: &str) -> Agreement {
     let (fields, body) = front_matter(text);
     let get = |k: &str| {
@@ -495,7 +497,7 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Renders an agreement (seed 004 §3.1 with §9.2's `symbol_normalized`).
+/// Renders an agreement (docs/DESIGN.md#agreements, with `symbol_normalized`).
 pub fn render_agreement(doc: &AgreementDoc<'_>) -> String {
     use std::fmt::Write as _;
     let p = doc.pair;
@@ -575,7 +577,7 @@ pub enum ReadError {
 /// # Errors
 /// [`ReadError::Dir`] when the directory exists but cannot be listed.
 pub fn read_agreements(state_dir: &Path) -> Result<Vec<Agreement>, ReadError> {
-    let dir = state_dir.join(AGREEMENTS_DIR);
+    let dir = StateDir::at(state_dir).agreements();
     let listing = match std::fs::read_dir(&dir) {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -791,7 +793,7 @@ pub enum LearnError {
 ///   place — `learned_at`, `session_id`, and `similarity`/`code_evidence` when given — never
 ///   duplicated; new pairs are appended;
 /// - expired pairs are removed first, with the agreement files they name when those restate them
-///   (seed 001 Phase 4's cleanup);
+///   (docs/DESIGN.md#purge);
 /// - each learned pair's agreement is (re)written: its file keeps its name (an agreement that
 ///   restates the pair without being named by it is adopted), and sections a person added to it
 ///   are kept;
@@ -823,7 +825,7 @@ pub fn learn(
         pairs: Vec::new(),
         extra: BTreeMap::new(),
     });
-    let agreements_dir = state_dir.join(AGREEMENTS_DIR);
+    let agreements_dir = StateDir::at(state_dir).agreements();
     let mut report = LearnReport::default();
 
     // Expired pairs go, with the generated agreements that restate them.

@@ -475,6 +475,7 @@ const CHILD_ENV: &str = "CODE_INTEL_OUTCOME_TEST_CHILD";
 
 /// Run by [`concurrent_outcomes_in_processes_lose_nothing`] in child processes (ignored otherwise).
 #[test]
+#[allow(clippy::disallowed_methods)] // a test child process reads its task from the environment
 #[ignore = "a child of concurrent_outcomes_in_processes_lose_nothing"]
 fn child_process_records_outcomes() {
     let Ok(spec) = std::env::var(CHILD_ENV) else {

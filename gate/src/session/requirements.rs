@@ -1,12 +1,12 @@
-//! Minimum exploration requirements (seed 003 "最低成果条件", seed 000 `evaluate_exploration`,
-//! markup relaxation v1.1) and the checks on what the model submits.
+//! Minimum exploration requirements (docs/DESIGN.md#requirements: the table by intent × risk,
+//! the markup relaxation) and the checks on what the model submits.
 
 use serde::{Deserialize, Serialize};
 
 use super::Intent;
-use crate::router::RiskLevel;
+use crate::vocab::RiskLevel;
 
-/// Extensions of pure markup files (seed 000 `MARKUP_EXTENSIONS`, exactly). Template languages
+/// Extensions of pure markup files (docs/DESIGN.md#markup; this list, exactly). Template languages
 /// coupled with logic (`.blade.php`, `.vue`, `.jsx`, `.tsx`, `.svelte`, `.twig`, ...) are not markup.
 pub const MARKUP_EXTENSIONS: [&str; 10] = [
     ".html",
@@ -49,11 +49,11 @@ pub struct Requirements {
 
 /// The requirement table by intent × risk.
 ///
-/// IMPLEMENT/MODIFY (seed 003 "最低成果条件"): HIGH 5/2/4/2 symbols/entry points/files/patterns
-/// with slot evidence; MEDIUM and LOW 3/1/2/1 (seed 000's baseline). Required tools
-/// `find_definitions` + `find_references` (seed 000). Markup context (seed 000 v1.1): 0/0/1/0
-/// and `search_text` only; slot evidence still applies at HIGH. INVESTIGATE: ≥ 1 symbol and
-/// ≥ 1 file (seed 003). QUESTION: nothing.
+/// IMPLEMENT/MODIFY: HIGH 5/2/4/2 symbols/entry points/files/patterns with slot evidence;
+/// MEDIUM and LOW the baseline 3/1/2/1. Required tools `find_definitions` + `find_references`.
+/// Markup context: 0/0/1/0 and `search_text` only; slot evidence still applies at HIGH.
+/// INVESTIGATE: ≥ 1 symbol and ≥ 1 file. QUESTION: nothing. See docs/DESIGN.md#requirement-table
+/// (and why LOW is not relaxed below the baseline) and docs/DESIGN.md#markup.
 pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requirements {
     let tools = |t: &[&str]| t.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     match intent {
@@ -107,8 +107,8 @@ pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requiremen
     }
 }
 
-/// Which submitted list falls short. Serialised snake_case; these are the keys of seed 000's
-/// semantic-reason table.
+/// Which submitted list falls short. Serialised snake_case; these are the keys of the
+/// semantic-reason table (docs/DESIGN.md#semantic-reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Shortfall {
@@ -122,7 +122,88 @@ pub enum Shortfall {
     FilesAnalyzed,
 }
 
-/// Why the model needs the SEMANTIC phase (seed 000 `validate_semantic_reason`).
+impl Shortfall {
+    /// The wire name (`symbols_identified`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Shortfall::SymbolsIdentified => "symbols_identified",
+            Shortfall::EntryPoints => "entry_points",
+            Shortfall::ExistingPatterns => "existing_patterns",
+            Shortfall::FilesAnalyzed => "files_analyzed",
+        }
+    }
+}
+
+/// A requirement `submit_understanding` found unmet (`MissingRequirement::requirement`).
+/// Serialised snake_case, as session files and tool results have always spelled it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Requirement {
+    /// Too few `symbols_identified`.
+    SymbolsIdentified,
+    /// Too few `entry_points`.
+    EntryPoints,
+    /// Too few `existing_patterns`.
+    ExistingPatterns,
+    /// Too few `files_analyzed`.
+    FilesAnalyzed,
+    /// A tool the plan requires was never called.
+    RequiredTool,
+    /// A slot lacks the evidence HIGH risk demands.
+    SlotEvidence,
+    /// The target feature matches none of the symbols (relevance check).
+    NlSymbolMapping,
+}
+
+impl Requirement {
+    /// The wire name (`symbols_identified`, `required_tool`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Requirement::SymbolsIdentified => "symbols_identified",
+            Requirement::EntryPoints => "entry_points",
+            Requirement::ExistingPatterns => "existing_patterns",
+            Requirement::FilesAnalyzed => "files_analyzed",
+            Requirement::RequiredTool => "required_tool",
+            Requirement::SlotEvidence => "slot_evidence",
+            Requirement::NlSymbolMapping => "nl_symbol_mapping",
+        }
+    }
+
+    /// The shortfall whose semantic reasons apply when the session goes to SEMANTIC for this
+    /// requirement: the four counts are their own; an unmapped target feature is a symbol
+    /// shortfall (docs/DESIGN.md#semantic-reasons); tool and slot-evidence gaps keep the session in
+    /// EXPLORATION and have none.
+    pub fn shortfall(self) -> Option<Shortfall> {
+        match self {
+            Requirement::SymbolsIdentified | Requirement::NlSymbolMapping => {
+                Some(Shortfall::SymbolsIdentified)
+            }
+            Requirement::EntryPoints => Some(Shortfall::EntryPoints),
+            Requirement::ExistingPatterns => Some(Shortfall::ExistingPatterns),
+            Requirement::FilesAnalyzed => Some(Shortfall::FilesAnalyzed),
+            Requirement::RequiredTool | Requirement::SlotEvidence => None,
+        }
+    }
+}
+
+impl From<Shortfall> for Requirement {
+    fn from(s: Shortfall) -> Self {
+        match s {
+            Shortfall::SymbolsIdentified => Requirement::SymbolsIdentified,
+            Shortfall::EntryPoints => Requirement::EntryPoints,
+            Shortfall::ExistingPatterns => Requirement::ExistingPatterns,
+            Shortfall::FilesAnalyzed => Requirement::FilesAnalyzed,
+        }
+    }
+}
+
+impl std::fmt::Display for Requirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why the model needs the SEMANTIC phase (docs/DESIGN.md#semantic-reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SemanticReason {
@@ -139,7 +220,18 @@ pub enum SemanticReason {
 }
 
 impl SemanticReason {
-    /// The reasons seed 000 allows for a shortfall.
+    /// The wire name (`no_definition_found`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            SemanticReason::NoDefinitionFound => "no_definition_found",
+            SemanticReason::NoReferenceFound => "no_reference_found",
+            SemanticReason::NoSimilarImplementation => "no_similar_implementation",
+            SemanticReason::ArchitectureUnknown => "architecture_unknown",
+            SemanticReason::ContextFragmented => "context_fragmented",
+        }
+    }
+
+    /// The reasons allowed for a shortfall (docs/DESIGN.md#semantic-reasons).
     pub fn allowed_for(shortfall: Shortfall) -> &'static [SemanticReason] {
         use SemanticReason::*;
         match shortfall {
@@ -151,8 +243,8 @@ impl SemanticReason {
     }
 }
 
-/// Seed 000 `validate_exploration_consistency`: entry points linked to symbols, no duplicates,
-/// patterns require files. Returns the error messages (empty = consistent).
+/// The consistency checks (docs/DESIGN.md#consistency): entry points linked to symbols, no
+/// duplicates, patterns require files. Returns the error messages (empty = consistent).
 pub fn consistency_errors(
     symbols: &[String],
     entry_points: &[String],

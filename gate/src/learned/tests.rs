@@ -24,8 +24,8 @@ fn expiry(now: &str, days: u32) -> Expiry {
     Expiry { now: at(now), days }
 }
 
-/// What the Python system (seed 001 Phase 4) wrote: version 1, no agreement files, naive times,
-/// `json.dump(..., ensure_ascii=False, indent=2)`.
+/// What the Python system first wrote (docs/DESIGN.md#learned-pairs): version 1, no agreement
+/// files, naive times, `json.dump(..., ensure_ascii=False, indent=2)`.
 const PYTHON_V1: &str = r#"{
   "version": 1,
   "pairs": [
@@ -40,7 +40,7 @@ const PYTHON_V1: &str = r#"{
   ]
 }"#;
 
-/// Seed 004 §3.2 as the Python v3.8 system wrote it, with a key this code does not know.
+/// Version 2 as the later Python system wrote it, with a key this code does not know.
 const PYTHON_V2: &str = r#"{
   "version": 2,
   "updated_at": "2025-01-12T14:35:00",
@@ -59,7 +59,7 @@ const PYTHON_V2: &str = r#"{
   ]
 }"#;
 
-/// Seed 004 §3.1's agreement, verbatim.
+/// The Python system's agreement as first specified (no `symbol_normalized`), verbatim.
 const PYTHON_AGREEMENT: &str = "---
 doc_type: agreement
 nl_term: ログイン機能
@@ -91,7 +91,7 @@ learned_at: 2025-01-12T14:35:00
   - desired_action: バリデーション追加
 ";
 
-/// Seed 004 §9.2's generator output (with `symbol_normalized`).
+/// The Python system's agreement generator output (with `symbol_normalized`).
 const PYTHON_AGREEMENT_92: &str = "---
 doc_type: agreement
 nl_term: 決済処理
@@ -373,7 +373,7 @@ fn expired_pairs_are_purged_on_write_and_marked_on_read() {
     assert_eq!(file.pairs.len(), 1);
     assert_eq!(file.pairs[0].symbol, "PaymentGateway");
     assert!(!d.path().join("agreements/login_auth.md").exists());
-    // The §9.2 agreement restated the new pair: adopted, not duplicated.
+    // The generator's agreement restated the new pair: adopted, not duplicated.
     assert_eq!(file.pairs[0].agreement_file.as_deref(), Some("payment.md"));
     assert_eq!(read_agreements(d.path()).unwrap().len(), 1);
     let items = read_map(d.path(), &later).unwrap();
