@@ -182,3 +182,24 @@ pub fn guarded<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_internal_failure() {
+        let r: Result<(), Failure> = guarded(|| panic!("boom"));
+        let f = r.expect_err("the panic is caught");
+        assert_eq!(f.code, "INTERNAL");
+        assert!(f.message.contains("boom"), "{}", f.message);
+    }
+
+    #[test]
+    fn session_errors_keep_core_message_and_get_a_code() {
+        let f = Failure::from(SessionError::Unknown { id: "x".into() });
+        assert_eq!(f.code, "UNKNOWN_SESSION");
+        assert!(f.message.contains("start_session"), "{}", f.message);
+        assert!(f.hint.contains("startSession"), "{}", f.hint);
+    }
+}
