@@ -186,8 +186,9 @@ export declare class Repo {
   get root(): string
   /**
    * Creates or brings the code index up to date (incremental: only changed files are read).
-   * Resolves to the sync report (`files_indexed`, `files_deleted`, `chunks`, ...); `null`
-   * fields mean nothing changed.
+   * Resolves to `{ sync, stats, repaired }`: `sync` is the sync report (`files_added`,
+   * `files_modified`, `files_deleted`, `chunks`, `duration_ms`, ...), `null` when the index was
+   * already up to date; `repaired` says why a damaged index was rebuilt, if it was.
    */
   index(options?: IndexOptions | undefined | null): Promise<IndexReport>
   /**

@@ -30,6 +30,7 @@ const scenarios = [
   ['Read (allow)', input('Read', { file_path: join(dir, 'src', 'a.py') })],
 ]
 const processes = [
+  ['/bin/true', '/bin/true', []],
   ['rust hook', rustHook, []],
   ['node hook example', process.execPath, [nodeHook]],
   ['node hello-world', process.execPath, ['-e', '']],
