@@ -111,7 +111,7 @@ impl RepoInner {
         R: TouchedFiles,
     {
         if let Some(id) = session {
-            self.store.check_tool_allowed(id, tool, None)??;
+            self.store.check_tool_allowed(id, tool, None)?;
         }
         let index = self.existing_index()?;
         let cx = ExploreContext {
@@ -129,7 +129,7 @@ impl RepoInner {
                 phase: Phase::Exploration,
                 timestamp: String::new(),
             };
-            self.store.record_tool_call_in_phase(id, record)??;
+            self.store.record_tool_call_in_phase(id, record)?;
         }
         Ok(result)
     }

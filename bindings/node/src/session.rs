@@ -134,7 +134,7 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let frame: QueryFrameInput = parse("frame", frame)?;
-            Ok(r.store.set_query_frame(id, &frame, &LiteralOnly)??)
+            Ok(r.store.set_query_frame(id, &frame, &LiteralOnly)?)
         })
     }
 
@@ -147,7 +147,7 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let u: Understanding = parse("understanding", understanding)?;
-            Ok(r.store.submit_understanding(id, u)??)
+            Ok(r.store.submit_understanding(id, u)?)
         })
     }
 
@@ -158,7 +158,7 @@ impl Session {
             let hypotheses: Vec<HypothesisInput> = parse("hypotheses", input.hypotheses)?;
             let reason: SemanticReason =
                 parse("semanticReason", Value::String(input.semantic_reason))?;
-            Ok(r.store.submit_semantic(id, hypotheses, reason)??)
+            Ok(r.store.submit_semantic(id, hypotheses, reason)?)
         })
     }
 
@@ -170,7 +170,7 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let results: Vec<VerificationInput> = parse("results", results)?;
-            Ok(r.store.submit_verification(id, results)??)
+            Ok(r.store.submit_verification(id, results)?)
         })
     }
 
@@ -190,7 +190,7 @@ impl Session {
     /// writable.
     #[napi(ts_return_type = "Promise<AddExploredResult>")]
     pub fn add_explored_files(&self, files: Vec<String>) -> AsyncTask<Job<Json>> {
-        self.job(move |r, id| Ok(r.store.add_explored_files(id, &files)??))
+        self.job(move |r, id| Ok(r.store.add_explored_files(id, &files)?))
     }
 
     /// Back to EXPLORATION from any phase.
