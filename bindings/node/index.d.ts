@@ -454,8 +454,10 @@ export interface SearchOptions {
   /** Hits wanted (default 10, at most `limits.max_results_ceiling`). */
   top?: number
   /**
-   * `lexical` (BM25), `vector` or `hybrid`; without embeddings the answer is lexical with a
-   * note. Default `lexical`.
+   * `lexical` (BM25, the default), `vector` or `hybrid` (BM25 and vectors fused). The vector
+   * modes use the vectors `code-intel index --embed` wrote and load the embedding model from
+   * the cache of `code-intel model fetch` (once per `Repo`, seconds); without vectors the answer
+   * is lexical with a note.
    */
   mode?: string
   /** Extra keywords added to the BM25 query (identifiers the request implies). */
