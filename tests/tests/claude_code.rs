@@ -7,7 +7,7 @@
 
 use anyhow::{Context, Result, ensure};
 use code_intel_e2e::claude_config::{
-    CODE_INTEL_ALLOW, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN,
+    CODE_INTEL_ALLOW, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, PRE_TOOL_USE_COMMAND, SERVER_BIN,
 };
 use code_intel_e2e::{
     ClaudeCase, ClaudeRun, Hook, Step, ToolResult, code_intel_hooks, code_intel_mcp_json,
@@ -671,6 +671,52 @@ fn hook_panic_fails_closed() -> Result<()> {
     );
     let reason = assert_hook_denied(&run, 0, "Write")?;
     assert!(reason.contains("crashed"), "{reason}");
+    Ok(())
+}
+
+#[test]
+fn missing_hook_binary_fails_closed_in_the_installed_form() -> Result<()> {
+    // Claude Code runs the tool when a hook command cannot be found (CLAUDE_CODE.md §2.5). The
+    // control: the plain exec form naming a binary that is not on PATH lets the Write land. The
+    // form `code-intel init` and the plugin install (`<binary> || exit 2`, here with the same
+    // absent binary) blocks it. No session and no gate_mode are involved: only the missing binary.
+    let Some(claude) = locate_claude()? else {
+        return Ok(());
+    };
+    const ABSENT: &str = "code-intel-pre-tool-use-not-installed";
+    for (hook, lands) in [
+        (Hook::exec("PreToolUse", "*", ABSENT, &[]), true),
+        (
+            Hook::shell(
+                "PreToolUse",
+                "*",
+                &PRE_TOOL_USE_COMMAND.replacen(PRE_TOOL_USE_BIN, ABSENT, 1),
+            ),
+            false,
+        ),
+    ] {
+        let mut case = ClaudeCase::new()?;
+        case.write_settings(&settings_json(&[hook], &[]))?;
+        let target = case.path_str("src/billing/discount.py");
+        case.script(vec![
+            Step::tool(
+                "Write",
+                json!({ "file_path": target, "content": "DISCOUNT = 0.1\n" }),
+            ),
+            Step::text("Done."),
+        ]);
+        let run = case.run(&claude)?;
+        let written = case.read("src/billing/discount.py")?;
+        assert_eq!(
+            written.is_some(),
+            lands,
+            "lands={lands}\n{}",
+            run.describe()
+        );
+        if !lands {
+            assert_hook_denied(&run, 0, "Write")?;
+        }
+    }
     Ok(())
 }
 
