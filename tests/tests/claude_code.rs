@@ -803,12 +803,13 @@ fn node_hook_case() -> Result<ClaudeCase> {
     );
     let node = node_binary()?;
     let case = ClaudeCase::new()?;
+    // The shell form the example's header recommends (a failure to start still exits 2).
+    let command = format!("'{}' '{}' || exit 2", node.display(), hook.display());
     let hooks = [
-        Hook::exec(
+        Hook::shell(
             "PreToolUse",
             code_intel_e2e::claude_config::WRITE_TOOLS_MATCHER,
-            &node.to_string_lossy(),
-            &[&hook.to_string_lossy()],
+            &command,
         ),
         Hook::exec("PostToolUse", "*", POST_TOOL_USE_BIN, &[]),
     ];
