@@ -797,7 +797,7 @@ fn node_hook_case() -> Result<ClaudeCase> {
     let addon = package.join("code-intel-node.linux-x64-gnu.node");
     ensure!(
         hook.is_file() && addon.is_file(),
-        "{} or {} missing: run `npm ci && npm run build && npm run build:examples` in bindings/node (scripts/test.sh does)",
+        "{} or {} missing: run `npm install && npx napi build --platform && npm run build:examples` in bindings/node (scripts/test.sh does)",
         hook.display(),
         addon.display()
     );
