@@ -13,10 +13,11 @@ use code_intel_core::index::hybrid::{self, SearchMode};
 use code_intel_core::index::map::{self, MapIndex};
 use code_intel_core::index::semantic::with_keywords;
 use code_intel_core::index::vector::{self, VectorIndex};
-use code_intel_core::index::{CodeIndex, RankParams, SyncProgress};
+use code_intel_core::index::{CodeIndex, NameMatch, RankParams, SyncProgress};
 use code_intel_core::learned::{self, DEFAULT_EMBEDDING_MODEL, Expiry, NewPair, SessionInfo};
 use code_intel_core::outcome;
 use code_intel_core::query_frame::Slot;
+use code_intel_core::relevance::Background;
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::store::SessionStore;
 use code_intel_core::session::{Intent, Phase, ToolCallRecord};
@@ -47,6 +48,8 @@ pub(crate) struct RepoInner {
     index: Mutex<Option<Arc<CodeIndex>>>,
     /// The embedding model, once a vector or hybrid search loaded it (seconds to load).
     model: Mutex<Option<Arc<FastEmbedder>>>,
+    /// The relevance calibration's background symbols, once built (embeds about 200 names).
+    background: Mutex<Option<Arc<Background>>>,
 }
 
 /// Environment variable naming the model cache (as `code-intel model`: `mcp/src/model.rs`).
@@ -210,6 +213,45 @@ impl RepoInner {
         Ok(Some((v, model)))
     }
 
+    /// The model and the background symbols `confirmSymbolRelevance` scores against, as the MCP
+    /// server builds them (`mcp/src/server/relevance.rs`): a sample of the repository's defined
+    /// symbols when the index is synced, else the generic built-in ones. Built once per `Repo`.
+    pub(crate) fn relevance(&self) -> Result<(Arc<FastEmbedder>, Arc<Background>), Failure> {
+        let model = self.model()?;
+        let mut slot = self
+            .background
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(bg) = slot.as_ref() {
+            return Ok((model, Arc::clone(bg)));
+        }
+        let failed = |e: code_intel_core::embed::EmbedError| {
+            Failure::new(
+                "MODEL_UNAVAILABLE",
+                e.to_string(),
+                "check the model with `code-intel model status`",
+            )
+        };
+        let bg = match self.existing_index()? {
+            Some(ix) => {
+                let (chunks, _) = ix
+                    .definitions("", NameMatch::Substring, None, None, usize::MAX)
+                    .map_err(Failure::from)?;
+                let names: Vec<String> = chunks.into_iter().map(|c| c.qualified_name).collect();
+                Background::from_symbols(
+                    &*model,
+                    names.iter().map(String::as_str),
+                    Background::DEFAULT_SIZE,
+                )
+                .map_err(failed)?
+            }
+            None => Background::builtin(&*model).map_err(failed)?,
+        };
+        let bg = Arc::new(bg);
+        *slot = Some(Arc::clone(&bg));
+        Ok((model, bg))
+    }
+
     fn purge(&self) -> Expiry {
         Expiry::after_days(self.config.auto_purge_days)
     }
@@ -254,6 +296,7 @@ pub fn open_repo(env: Env, path: String, options: Option<OpenRepoOptions>) -> na
                 claude_session_id: options.unwrap_or_default().claude_session_id,
                 index: Mutex::new(None),
                 model: Mutex::new(None),
+                background: Mutex::new(None),
             }),
         })
     };
