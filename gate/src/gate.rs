@@ -439,13 +439,30 @@ fn judge(root: &RepoRoot, state: &SessionState, targets: &[Target]) -> Verdict {
     Verdict::Allow
 }
 
+/// What a [`GateEvent`] records. Serialised snake_case (`"pre_tool_use_deny"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateEventKind {
+    /// The PreToolUse hook denied a tool call.
+    PreToolUseDeny,
+}
+
+impl GateEventKind {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GateEventKind::PreToolUseDeny => "pre_tool_use_deny",
+        }
+    }
+}
+
 /// One line of `.code-intel/journal/gate.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GateEvent {
     /// RFC 3339.
     pub timestamp: String,
-    /// `pre_tool_use_deny`, `post_tool_use`.
-    pub event: String,
+    /// What happened (`pre_tool_use_deny`).
+    pub event: GateEventKind,
     /// Claude Code session.
     pub claude_session_id: Option<String>,
     /// code-intel session, when bound.
@@ -461,7 +478,7 @@ pub struct GateEvent {
 fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, session_id: Option<String>, reason: &str) {
     let event = GateEvent {
         timestamp: crate::vocab::now(),
-        event: "pre_tool_use_deny".into(),
+        event: GateEventKind::PreToolUseDeny,
         claude_session_id: call.claude_session_id.map(String::from),
         session_id,
         tool: call.tool_name.into(),

@@ -210,7 +210,7 @@ fn denials_of(state: &SessionState, events: &[GateEvent]) -> Vec<Denial> {
     let started = ts(&state.created_at);
     events
         .iter()
-        .filter(|e| e.event == "pre_tool_use_deny")
+        .filter(|e| e.event == crate::gate::GateEventKind::PreToolUseDeny)
         .filter(|e| match &e.session_id {
             Some(id) => *id == state.session_id,
             None => {

@@ -193,6 +193,27 @@ impl MissingRequirement {
     }
 }
 
+/// How confident `submit_understanding` judged the exploration: `high` when it reached READY.
+/// Serialised lower-case (`"high"`, `"low"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// Requirements met: READY.
+    High,
+    /// Something falls short or the input was invalid.
+    Low,
+}
+
+impl Confidence {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Low => "low",
+        }
+    }
+}
+
 /// Result of `set_query_frame` (with `error: validation_failed` and `validation_errors` when a
 /// slot is rejected, docs/DESIGN.md#slots).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -224,7 +245,7 @@ pub struct UnderstandingResult {
     /// The phase after the call.
     pub next_phase: Phase,
     /// `high` (READY) or `low`.
-    pub evaluated_confidence: String,
+    pub evaluated_confidence: Confidence,
     /// Invalid input (nothing changed): fix and resubmit.
     pub validation_errors: Vec<String>,
     /// What falls short.
@@ -714,7 +735,7 @@ impl SessionState {
             return UnderstandingResult {
                 success: false,
                 next_phase: self.phase,
-                evaluated_confidence: "low".into(),
+                evaluated_confidence: Confidence::Low,
                 validation_errors,
                 missing_requirements: Vec::new(),
                 allowed_semantic_reasons: Vec::new(),
@@ -828,7 +849,7 @@ impl SessionState {
             return UnderstandingResult {
                 success: true,
                 next_phase: self.phase,
-                evaluated_confidence: "low".into(),
+                evaluated_confidence: Confidence::Low,
                 validation_errors: Vec::new(),
                 missing_requirements: blocking,
                 allowed_semantic_reasons: Vec::new(),
@@ -851,7 +872,7 @@ impl SessionState {
             return UnderstandingResult {
                 success: true,
                 next_phase: Phase::Ready,
-                evaluated_confidence: "high".into(),
+                evaluated_confidence: Confidence::High,
                 validation_errors: Vec::new(),
                 missing_requirements: Vec::new(),
                 allowed_semantic_reasons: Vec::new(),
@@ -883,7 +904,7 @@ impl SessionState {
         UnderstandingResult {
             success: true,
             next_phase: Phase::Semantic,
-            evaluated_confidence: "low".into(),
+            evaluated_confidence: Confidence::Low,
             validation_errors: Vec::new(),
             missing_requirements: missing,
             allowed_semantic_reasons: reasons,

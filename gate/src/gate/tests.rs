@@ -223,7 +223,7 @@ fn denials_are_journaled() {
         std::fs::read_to_string(r.dir.path().join(".code-intel/journal/gate.jsonl")).unwrap();
     let ev: GateEvent = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(
-        (ev.event.as_str(), ev.tool.as_str()),
+        (ev.event.name(), ev.tool.as_str()),
         ("pre_tool_use_deny", "Write")
     );
 }

@@ -209,7 +209,7 @@ fn modify_session_reaches_ready_and_gates_writes_by_exploration() {
         .unwrap()
         .unwrap();
     assert_eq!(
-        (r.next_phase, r.evaluated_confidence.as_str()),
+        (r.next_phase, r.evaluated_confidence.name()),
         (Phase::Ready, "high"),
         "{r:?}"
     );
