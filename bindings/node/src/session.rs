@@ -217,7 +217,7 @@ impl Session {
             let (model, background) = r.relevance()?;
             let scorer = CalibratedScorer::new(&*model, &background);
             Ok(r.store
-                .confirm_symbol_relevance(id, &input, &scorer, &Thresholds::SYMBOLS)??)
+                .confirm_symbol_relevance(id, &input, &scorer, &Thresholds::SYMBOLS)?)
         })
     }
 
