@@ -10,6 +10,7 @@
 //!   after the tantivy commit it describes succeeded.
 
 pub mod chunk;
+pub mod framework;
 pub mod lang;
 pub mod lexical;
 pub mod rank;
@@ -33,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{DocSetCollector, TopDocs};
-use tantivy::schema::TantivyDocument;
+use tantivy::schema::{TantivyDocument, Value};
 use tantivy::{Index, IndexReader, ReloadPolicy, Searcher};
 
 use crate::config::Config;
@@ -272,6 +273,14 @@ fn skip_counts(state: &sync::SyncState) -> Vec<SkipCount> {
     out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.reason.cmp(&b.reason)));
     out
 }
+
+/// How many of the first ranked files lend score to their framework neighbours.
+pub const FRAMEWORK_SEEDS: usize = 5;
+/// A framework key linking more files than this is not followed by ranked search (see
+/// [`CodeIndex::framework_neighbors`]).
+pub const FRAMEWORK_MAX_PER_KEY: usize = 20;
+/// Files ranked before the framework links re-rank them (the links may lift a file from here).
+const FRAMEWORK_POOL: usize = 50;
 
 /// Directory of the lexical index inside the state directory.
 const LEXICAL_DIR: &str = "index/lexical";
@@ -626,12 +635,169 @@ impl CodeIndex {
             return Ok(Vec::new());
         }
         let chunks = self.search_chunks(query, params.candidates.max(top), params)?;
-        Ok(rank::rank_files(
-            chunks,
-            self.file_chunk_counter(),
-            params,
-            top,
-        ))
+        // With framework links, rank more files than asked: a linked file below the cut may rise.
+        let wide = if params.framework_link > 0.0 {
+            top.max(FRAMEWORK_POOL)
+        } else {
+            top
+        };
+        let files = rank::rank_files(chunks, self.file_chunk_counter(), params, wide);
+        Ok(self.apply_framework_links(files, params, top))
+    }
+
+    /// The framework keys a file provides and its links, as indexed (empty when the file is not
+    /// indexed or no strategy found anything; see [`framework`]).
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn framework_facts(
+        &self,
+        path: &str,
+    ) -> Result<(Vec<String>, Vec<framework::Link>), IndexError> {
+        let searcher = self.reader.searcher();
+        let docs = searcher
+            .search(&*lexical::file_query(&self.fields, path), &DocSetCollector)
+            .map_err(|e| self.err("search", e))?;
+        let (mut provides, mut links) = (Vec::new(), Vec::new());
+        for addr in docs {
+            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
+            let (p, l) = lexical::stored_framework(&self.fields, &doc);
+            provides.extend(p);
+            links.extend(l);
+        }
+        provides.sort();
+        provides.dedup();
+        links.sort();
+        links.dedup();
+        Ok((provides, links))
+    }
+
+    /// The files linked to `path` by framework links, both ways (see [`framework::Neighbor`]),
+    /// sorted. A key shared by more than `max_per_key` files on the other side is left out (a
+    /// base class every model extends, a layout every view extends links everything to
+    /// everything); `usize::MAX` keeps all.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn framework_neighbors(
+        &self,
+        path: &str,
+        max_per_key: usize,
+    ) -> Result<Vec<framework::Neighbor>, IndexError> {
+        let (provides, links) = self.framework_facts(path)?;
+        let searcher = self.reader.searcher();
+        let mut out = Vec::new();
+        let files_of = |q: Box<dyn tantivy::query::Query>| -> Result<Vec<TantivyDocument>, IndexError> {
+            let docs = searcher
+                .search(&*q, &DocSetCollector)
+                .map_err(|e| self.err("search", e))?;
+            if docs.len() > max_per_key {
+                return Ok(Vec::new());
+            }
+            docs.into_iter()
+                .map(|a| searcher.doc(a).map_err(|e| self.err("read", e)))
+                .collect()
+        };
+        let path_of = |doc: &TantivyDocument| {
+            doc.get_first(self.fields.path_key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        for link in &links {
+            for doc in files_of(lexical::provides_query(&self.fields, &link.target))? {
+                out.push(framework::Neighbor {
+                    file: path_of(&doc),
+                    kind: link.kind.clone(),
+                    key: link.target.clone(),
+                    outgoing: true,
+                });
+            }
+        }
+        for key in &provides {
+            for doc in files_of(lexical::links_query(&self.fields, key))? {
+                let (_, their) = lexical::stored_framework(&self.fields, &doc);
+                for l in their.into_iter().filter(|l| l.target == *key) {
+                    out.push(framework::Neighbor {
+                        file: path_of(&doc),
+                        kind: l.kind,
+                        key: key.clone(),
+                        outgoing: false,
+                    });
+                }
+            }
+        }
+        out.retain(|n| n.file != path);
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Re-ranks ranked files with the framework links ([`framework::link_bonus`],
+    /// [`RankParams::framework_link`]): the first [`FRAMEWORK_SEEDS`] files lend part of their
+    /// score to the files they link to or are linked from; a linked file that was not among the
+    /// candidates joins with its first chunk as representative. Keeps at most `top` files.
+    fn apply_framework_links(
+        &self,
+        mut files: Vec<FileHit>,
+        params: &RankParams,
+        top: usize,
+    ) -> Vec<FileHit> {
+        if params.framework_link <= 0.0 || files.is_empty() {
+            files.truncate(top);
+            return files;
+        }
+        let ranked: Vec<(String, f32)> = files
+            .iter()
+            .map(|f| (f.best.file.clone(), f.best.score))
+            .collect();
+        let bonus = framework::link_bonus(&ranked, FRAMEWORK_SEEDS, params.framework_link, |f| {
+            self.framework_neighbors(f, FRAMEWORK_MAX_PER_KEY)
+                .unwrap_or_default()
+        });
+        for f in &mut files {
+            if let Some(b) = bonus.get(&f.best.file) {
+                f.best.score += b;
+            }
+        }
+        let present: std::collections::HashSet<String> =
+            files.iter().map(|f| f.best.file.clone()).collect();
+        let mut joining: Vec<(&String, &f32)> =
+            bonus.iter().filter(|(f, _)| !present.contains(*f)).collect();
+        joining.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
+        for (file, b) in joining.into_iter().take(top) {
+            let Ok(mut chunks) = self.chunks_of(file) else {
+                continue;
+            };
+            chunks.sort_by_key(|c| (c.kind == "module", c.start_line));
+            let Some(c) = chunks.into_iter().next() else {
+                continue;
+            };
+            files.push(FileHit {
+                best: SearchHit {
+                    file: c.file,
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    symbol: c.symbol,
+                    qualified_name: c.qualified_name,
+                    kind: c.kind,
+                    language: c.language,
+                    score: *b,
+                    signature: c.signature,
+                    snippet: Some(c.snippet).filter(|s| !s.is_empty()),
+                    sha256: c.sha256,
+                },
+                also: Vec::new(),
+            });
+        }
+        files.sort_by(|a, b| {
+            b.best
+                .score
+                .total_cmp(&a.best.score)
+                .then_with(|| a.best.file.cmp(&b.best.file))
+        });
+        files.truncate(top);
+        files
     }
 
     /// Definition candidates for `name` (see [`NameMatch`]), restricted to `scope` (a

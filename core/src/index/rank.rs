@@ -197,6 +197,10 @@ pub struct RankParams {
     /// Prior for larger files: a file's score is multiplied by `1 + size_prior × ln(1 + its
     /// chunks in the index)` (bigger files hold more behaviour, and change more often).
     pub size_prior: f32,
+    /// Weight of framework links in ranked search (0 = off): each of the first
+    /// [`FRAMEWORK_SEEDS`](super::FRAMEWORK_SEEDS) files gives the files it is linked with
+    /// `framework_link × kind weight × its score` ([`framework::link_bonus`](super::framework::link_bonus)).
+    pub framework_link: f32,
 }
 
 impl Default for RankParams {
@@ -224,6 +228,7 @@ impl Default for RankParams {
             file_extra: 0.5,
             candidates: 200,
             size_prior: 0.1,
+            framework_link: 0.0,
         }
     }
 }
