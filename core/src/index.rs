@@ -733,6 +733,77 @@ impl CodeIndex {
         Ok(out)
     }
 
+    /// The files whose framework links target `key` (`class:App\Models\Post`, `view:posts.show`),
+    /// with the kind of each link, sorted; at most `limit` documents are read (the count is
+    /// the second value).
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn framework_linkers(
+        &self,
+        key: &str,
+        limit: usize,
+    ) -> Result<(Vec<framework::Neighbor>, usize), IndexError> {
+        let (docs, total) = self.collect_docs(&*lexical::links_query(&self.fields, key), limit)?;
+        let mut out = Vec::new();
+        for doc in docs {
+            let file = doc
+                .get_first(self.fields.path_key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string();
+            let (_, links) = lexical::stored_framework(&self.fields, &doc);
+            for l in links.into_iter().filter(|l| l.target == key) {
+                out.push(framework::Neighbor {
+                    file: file.clone(),
+                    kind: l.kind,
+                    key: key.to_string(),
+                    outgoing: false,
+                });
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok((out, total))
+    }
+
+    /// The files that provide `key` (a class's file, a view's Blade file, a table's
+    /// migrations), sorted.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn framework_providers(&self, key: &str) -> Result<Vec<String>, IndexError> {
+        let (docs, _) = self.collect_docs(&*lexical::provides_query(&self.fields, key), 100)?;
+        let mut out: Vec<String> = docs
+            .iter()
+            .filter_map(|d| d.get_first(self.fields.path_key).and_then(|v| v.as_str()))
+            .map(str::to_string)
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    fn collect_docs(
+        &self,
+        q: &dyn tantivy::query::Query,
+        limit: usize,
+    ) -> Result<(Vec<TantivyDocument>, usize), IndexError> {
+        let searcher: Searcher = self.reader.searcher();
+        let docs = searcher
+            .search(q, &DocSetCollector)
+            .map_err(|e| self.err("search", e))?;
+        let total = docs.len();
+        let mut addrs: Vec<_> = docs.into_iter().collect();
+        addrs.sort();
+        let docs = addrs
+            .into_iter()
+            .take(limit)
+            .map(|a| searcher.doc(a).map_err(|e| self.err("read", e)))
+            .collect::<Result<_, _>>()?;
+        Ok((docs, total))
+    }
+
     /// Re-ranks ranked files with the framework links ([`framework::link_bonus`],
     /// [`RankParams::framework_link`]): the first [`FRAMEWORK_SEEDS`] files lend part of their
     /// score to the files they link to or are linked from; a linked file that was not among the

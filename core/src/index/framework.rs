@@ -230,6 +230,78 @@ pub fn link_bonus(
     bonus
 }
 
+/// The framework view of one file (`analyze_structure` on a file): what the active strategies
+/// read in it and the files the index links it with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameworkView {
+    /// The strategies active in the repository (`php`, `laravel`).
+    pub frameworks: Vec<String>,
+    /// Keys the file provides (`view:posts.show`, `class:App\Models\Post`, `table:posts`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provides: Vec<String>,
+    /// The file's links, as read from the file now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<Link>,
+    /// Descriptive facts: `routes`, `table`, `relations`, `fillable`, `casts`, `translatable`,
+    /// `columns:<table>`, `foreign keys:<table>`, `injects`, `filament model`, `psr-4`, ...
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub details: BTreeMap<String, Vec<String>>,
+    /// Files linked with this one in the index, both ways (its controller, views, model,
+    /// migrations; at most [`VIEW_MAX_LINKED`], keys shared by more than that many files left
+    /// out). Empty without an index.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linked_files: Vec<Neighbor>,
+}
+
+/// At most this many linked files are listed in a [`FrameworkView`].
+pub const VIEW_MAX_LINKED: usize = 40;
+
+/// The framework view of the file `rel` with content `bytes` in the repository at `root`;
+/// `index` (when open) gives the linked files. `None` when no strategy found anything.
+pub fn view_of(
+    root: &Path,
+    rel: &str,
+    bytes: &[u8],
+    index: Option<&super::CodeIndex>,
+) -> Option<FrameworkView> {
+    let frameworks = Frameworks::detect(root);
+    let facts = frameworks.analyze(rel, bytes);
+    let mut linked_files = index
+        .and_then(|i| i.framework_neighbors(rel, VIEW_MAX_LINKED).ok())
+        .unwrap_or_default();
+    // The strongest relations first, then by kind and path.
+    linked_files.sort_by(|a, b| {
+        kind_weight(&b.kind)
+            .total_cmp(&kind_weight(&a.kind))
+            .then_with(|| a.cmp(b))
+    });
+    linked_files.truncate(VIEW_MAX_LINKED);
+    if facts.is_empty() && linked_files.is_empty() {
+        return None;
+    }
+    Some(FrameworkView {
+        frameworks: frameworks.names(),
+        provides: facts.provides,
+        links: facts.links,
+        details: facts.details,
+        linked_files,
+    })
+}
+
+/// Candidate framework keys for a symbol given to `find_references`: a qualified PHP name
+/// gives `class:<FQCN>`; any other name is tried as a view, component, Livewire component,
+/// route, table and translation file.
+pub fn keys_for_symbol(symbol: &str) -> Vec<String> {
+    let symbol = symbol.trim();
+    if symbol.contains('\\') {
+        return vec![format!("class:{}", symbol.trim_start_matches('\\'))];
+    }
+    ["view", "component", "livewire", "route", "table", "lang"]
+        .iter()
+        .map(|p| format!("{p}:{symbol}"))
+        .collect()
+}
+
 /// Lower-case kebab form of a StudlyCase name (`DocumentTitle` → `document-title`), as Laravel
 /// names class components and module namespaces.
 pub fn kebab(name: &str) -> String {
