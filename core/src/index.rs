@@ -208,6 +208,25 @@ pub struct SearchHit {
     pub sha256: String,
 }
 
+impl SearchHit {
+    /// A hit for a stored chunk with the given score.
+    pub fn from_stored(c: StoredChunk, score: f32) -> Self {
+        SearchHit {
+            file: c.file,
+            start_line: c.start_line,
+            end_line: c.end_line,
+            symbol: c.symbol,
+            qualified_name: c.qualified_name,
+            kind: c.kind,
+            language: c.language,
+            score,
+            signature: c.signature,
+            snippet: Some(c.snippet).filter(|s| !s.is_empty()),
+            sha256: c.sha256,
+        }
+    }
+}
+
 /// Size and freshness of the index.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexStats {
@@ -635,14 +654,31 @@ impl CodeIndex {
             return Ok(Vec::new());
         }
         let chunks = self.search_chunks(query, params.candidates.max(top), params)?;
-        // With framework links, rank more files than asked: a linked file below the cut may rise.
-        let wide = if params.framework_link > 0.0 {
+        let groups = rank::group_files(
+            chunks,
+            SearchHit::rank_view,
+            self.file_chunk_counter(),
+            params,
+            Self::framework_pool(params, top),
+        );
+        let groups = self.framework_rerank(
+            groups,
+            |h| h.file.as_str(),
+            SearchHit::from_stored,
+            params,
+            top,
+        );
+        Ok(rank::files_of(groups))
+    }
+
+    /// How many files to group before [`framework_rerank`](Self::framework_rerank) cuts to
+    /// `top`: more than asked when framework links are on (a linked file below the cut may rise).
+    pub fn framework_pool(params: &RankParams, top: usize) -> usize {
+        if params.framework_link > 0.0 {
             top.max(FRAMEWORK_POOL)
         } else {
             top
-        };
-        let files = rank::rank_files(chunks, self.file_chunk_counter(), params, wide);
-        Ok(self.apply_framework_links(files, params, top))
+        }
     }
 
     /// The framework keys a file provides and its links, as indexed (empty when the file is not
@@ -687,17 +723,18 @@ impl CodeIndex {
         let (provides, links) = self.framework_facts(path)?;
         let searcher = self.reader.searcher();
         let mut out = Vec::new();
-        let files_of = |q: Box<dyn tantivy::query::Query>| -> Result<Vec<TantivyDocument>, IndexError> {
-            let docs = searcher
-                .search(&*q, &DocSetCollector)
-                .map_err(|e| self.err("search", e))?;
-            if docs.len() > max_per_key {
-                return Ok(Vec::new());
-            }
-            docs.into_iter()
-                .map(|a| searcher.doc(a).map_err(|e| self.err("read", e)))
-                .collect()
-        };
+        let files_of =
+            |q: Box<dyn tantivy::query::Query>| -> Result<Vec<TantivyDocument>, IndexError> {
+                let docs = searcher
+                    .search(&*q, &DocSetCollector)
+                    .map_err(|e| self.err("search", e))?;
+                if docs.len() > max_per_key {
+                    return Ok(Vec::new());
+                }
+                docs.into_iter()
+                    .map(|a| searcher.doc(a).map_err(|e| self.err("read", e)))
+                    .collect()
+            };
         let path_of = |doc: &TantivyDocument| {
             doc.get_first(self.fields.path_key)
                 .and_then(|v| v.as_str())
@@ -804,71 +841,61 @@ impl CodeIndex {
         Ok((docs, total))
     }
 
-    /// Re-ranks ranked files with the framework links ([`framework::link_bonus`],
+    /// Re-ranks grouped files with the framework links ([`framework::link_bonus`],
     /// [`RankParams::framework_link`]): the first [`FRAMEWORK_SEEDS`] files lend part of their
     /// score to the files they link to or are linked from; a linked file that was not among the
-    /// candidates joins with its first chunk as representative. Keeps at most `top` files.
-    fn apply_framework_links(
+    /// groups joins with its first chunk as representative (`join` builds the item from the
+    /// chunk and the file's score). Keeps at most `top` files, best first. With
+    /// `framework_link` 0 only the cut to `top` is applied.
+    pub fn framework_rerank<T>(
         &self,
-        mut files: Vec<FileHit>,
+        mut groups: Vec<rank::Grouped<T>>,
+        file_of: impl Fn(&T) -> &str,
+        join: impl Fn(StoredChunk, f32) -> T,
         params: &RankParams,
         top: usize,
-    ) -> Vec<FileHit> {
-        if params.framework_link <= 0.0 || files.is_empty() {
-            files.truncate(top);
-            return files;
+    ) -> Vec<rank::Grouped<T>> {
+        if params.framework_link <= 0.0 || groups.is_empty() {
+            groups.truncate(top);
+            return groups;
         }
-        let ranked: Vec<(String, f32)> = files
+        let ranked: Vec<(String, f32)> = groups
             .iter()
-            .map(|f| (f.best.file.clone(), f.best.score))
+            .map(|g| (file_of(&g.best).to_string(), g.score))
             .collect();
         let bonus = framework::link_bonus(&ranked, FRAMEWORK_SEEDS, params.framework_link, |f| {
             self.framework_neighbors(f, FRAMEWORK_MAX_PER_KEY)
                 .unwrap_or_default()
         });
-        for f in &mut files {
-            if let Some(b) = bonus.get(&f.best.file) {
-                f.best.score += b;
+        for (g, (file, _)) in groups.iter_mut().zip(&ranked) {
+            if let Some(b) = bonus.get(file) {
+                g.score += b;
             }
         }
-        let present: std::collections::HashSet<String> =
-            files.iter().map(|f| f.best.file.clone()).collect();
+        let present: std::collections::HashSet<&String> = ranked.iter().map(|(f, _)| f).collect();
         let mut joining: Vec<(&String, &f32)> =
-            bonus.iter().filter(|(f, _)| !present.contains(*f)).collect();
+            bonus.iter().filter(|(f, _)| !present.contains(f)).collect();
         joining.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
         for (file, b) in joining.into_iter().take(top) {
             let Ok(mut chunks) = self.chunks_of(file) else {
                 continue;
             };
             chunks.sort_by_key(|c| (c.kind == "module", c.start_line));
-            let Some(c) = chunks.into_iter().next() else {
-                continue;
-            };
-            files.push(FileHit {
-                best: SearchHit {
-                    file: c.file,
-                    start_line: c.start_line,
-                    end_line: c.end_line,
-                    symbol: c.symbol,
-                    qualified_name: c.qualified_name,
-                    kind: c.kind,
-                    language: c.language,
+            if let Some(c) = chunks.into_iter().next() {
+                groups.push(rank::Grouped {
                     score: *b,
-                    signature: c.signature,
-                    snippet: Some(c.snippet).filter(|s| !s.is_empty()),
-                    sha256: c.sha256,
-                },
-                also: Vec::new(),
-            });
+                    best: join(c, *b),
+                    rest: Vec::new(),
+                });
+            }
         }
-        files.sort_by(|a, b| {
-            b.best
-                .score
-                .total_cmp(&a.best.score)
-                .then_with(|| a.best.file.cmp(&b.best.file))
+        groups.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| file_of(&a.best).cmp(file_of(&b.best)))
         });
-        files.truncate(top);
-        files
+        groups.truncate(top);
+        groups
     }
 
     /// Definition candidates for `name` (see [`NameMatch`]), restricted to `scope` (a

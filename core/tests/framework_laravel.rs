@@ -170,7 +170,10 @@ fn from_a_blade_view_to_its_controller_model_and_table() {
         linked(&controller, "injects", true),
         ["app/Services/Markdown.php"]
     );
-    assert_eq!(controller.details["injects"], ["App\\Services\\Markdown", "Illuminate\\Http\\Request"]);
+    assert_eq!(
+        controller.details["injects"],
+        ["App\\Services\\Markdown", "Illuminate\\Http\\Request"]
+    );
 
     // The model: its table (and the migration that creates it), relations, translatable fields.
     let model = view(&cx, "app/Models/Post.php");
@@ -211,7 +214,10 @@ fn from_a_blade_view_to_its_controller_model_and_table() {
         migration.details["columns:posts"],
         ["id, title json, body json, user_id foreignId, published_at timestamp, timestamps"]
     );
-    assert_eq!(migration.details["foreign keys:posts"], ["user_id → users.id"]);
+    assert_eq!(
+        migration.details["foreign keys:posts"],
+        ["user_id → users.id"]
+    );
     assert_eq!(linked(&migration, "table", false), ["app/Models/Post.php"]);
     assert_eq!(
         linked(&migration, "foreign-key", false),
@@ -233,12 +239,20 @@ fn from_a_blade_view_to_its_controller_model_and_table() {
     assert_eq!(resource.details["filament model"], ["App\\Models\\Post"]);
     assert_eq!(
         resource.details["filament fields"],
-        ["title TextInput", "body Textarea", "title TextColumn", "author.name TextColumn"]
+        [
+            "title TextInput",
+            "body Textarea",
+            "title TextColumn",
+            "author.name TextColumn"
+        ]
     );
     let composer = view(&cx, "composer.json");
     assert_eq!(
         composer.details["psr-4"],
-        ["App\\ → app/", "Database\\Factories\\ → database/factories/"]
+        [
+            "App\\ → app/",
+            "Database\\Factories\\ → database/factories/"
+        ]
     );
     let tailwind = view(&cx, "tailwind.config.js");
     assert_eq!(tailwind.details["colors"], ["brand, accent"]);
@@ -363,13 +377,20 @@ fn ranked_search_brings_linked_files_along() {
     // controller joins the results.
     let without = files(0.0);
     assert_eq!(without[0], "app/Services/Markdown.php");
-    assert!(!without.iter().any(|f| f.contains("PostController")), "{without:?}");
+    assert!(
+        !without.iter().any(|f| f.contains("PostController")),
+        "{without:?}"
+    );
     let with = files(0.5);
     assert_eq!(with[0], "app/Services/Markdown.php");
     assert!(
-        with.iter().any(|f| f == "app/Http/Controllers/PostController.php"),
+        with.iter()
+            .any(|f| f == "app/Http/Controllers/PostController.php"),
         "{with:?}"
     );
     // Every file found without the links is still found.
-    assert!(without.iter().all(|f| with.contains(f)), "{without:?} vs {with:?}");
+    assert!(
+        without.iter().all(|f| with.contains(f)),
+        "{without:?} vs {with:?}"
+    );
 }

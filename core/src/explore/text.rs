@@ -14,8 +14,8 @@ use super::{
     Budget, ExploreContext, ExploreError, Span, TouchedFiles, cut_line, dedup_files, file_spans,
     innermost, resolve_existing, result_cap,
 };
-use crate::index::lang::{self, Language};
 use crate::index::framework;
+use crate::index::lang::{self, Language};
 use crate::index::lexical::{NameMatch, normalize_qualified};
 use crate::index::source::{self, SourceError};
 use crate::index::{SkippedFile, sync};
@@ -208,7 +208,11 @@ impl TouchedFiles for FindReferencesResult {
 /// The framework links to `symbol` in the index: by its framework keys
 /// ([`framework::keys_for_symbol`]), and for a short class name by the FQCNs of the PHP classes
 /// of that name the index defines.
-fn framework_references(cx: &ExploreContext<'_>, symbol: &str, name: &str) -> Vec<framework::Neighbor> {
+fn framework_references(
+    cx: &ExploreContext<'_>,
+    symbol: &str,
+    name: &str,
+) -> Vec<framework::Neighbor> {
     let Some(index) = cx.index else {
         return Vec::new();
     };
@@ -220,7 +224,10 @@ fn framework_references(cx: &ExploreContext<'_>, symbol: &str, name: &str) -> Ve
             if matches!(d.kind.as_str(), "class" | "interface" | "trait" | "enum")
                 && d.qualified_name.contains('\\')
             {
-                keys.push(format!("class:{}", d.qualified_name.trim_start_matches('\\')));
+                keys.push(format!(
+                    "class:{}",
+                    d.qualified_name.trim_start_matches('\\')
+                ));
             }
         }
     }

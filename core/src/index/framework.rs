@@ -43,23 +43,51 @@ pub struct Link {
 /// the view it renders, weaker through includes, imports and tables); only the overall factor
 /// `framework_link` was chosen on data (docs/EVALUATION.md, "Framework links").
 pub const KINDS: &[(&str, &str, f32)] = &[
-    ("renders", "a controller, component or mailable returns the view", 1.0),
+    (
+        "renders",
+        "a controller, component or mailable returns the view",
+        1.0,
+    ),
     ("component", "a view uses the Blade component (<x-…>)", 0.8),
     ("livewire", "a view mounts the Livewire component", 0.8),
-    ("includes", "a view includes the view (@include, @each, @component)", 0.5),
+    (
+        "includes",
+        "a view includes the view (@include, @each, @component)",
+        0.5,
+    ),
     ("extends", "a view extends the layout (@extends)", 0.2),
     ("manages", "a Filament resource manages the model", 0.8),
     ("table", "a model is stored in the table", 0.5),
-    ("relation", "a model has an Eloquent relation to the model", 0.3),
-    ("foreign-key", "a migration's foreign key references the table", 0.2),
-    ("injects", "a constructor parameter is typed with the class", 0.3),
+    (
+        "relation",
+        "a model has an Eloquent relation to the model",
+        0.3,
+    ),
+    (
+        "foreign-key",
+        "a migration's foreign key references the table",
+        0.2,
+    ),
+    (
+        "injects",
+        "a constructor parameter is typed with the class",
+        0.3,
+    ),
     ("routes", "a route sends requests to the controller", 0.3),
-    ("route-ref", "a view or class links to the named route (route('name'))", 0.0),
+    (
+        "route-ref",
+        "a view or class links to the named route (route('name'))",
+        0.0,
+    ),
     ("imports", "a PHP file imports the class (use)", 0.1),
     ("extends-class", "a class extends the class", 0.2),
     ("implements", "a class implements the interface", 0.1),
     ("uses-trait", "a class uses the trait", 0.2),
-    ("translates", "a file uses keys of the translation file", 0.0),
+    (
+        "translates",
+        "a file uses keys of the translation file",
+        0.0,
+    ),
 ];
 
 /// The ranking weight of a relation kind (0 for unknown kinds).
@@ -170,7 +198,10 @@ impl Frameworks {
 
     /// The names of the active strategies.
     pub fn names(&self) -> Vec<String> {
-        self.strategies.iter().map(|s| s.name().to_string()).collect()
+        self.strategies
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect()
     }
 
     /// Runs every applicable strategy on one file. Non-UTF-8 text is read lossily.
@@ -309,7 +340,8 @@ pub fn kebab(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
         if c.is_uppercase() {
-            let prev_lower = i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
             if i > 0 && (prev_lower || (next_lower && chars[i - 1].is_uppercase())) {
                 out.push('-');
@@ -343,7 +375,10 @@ pub fn plural(word: &str) -> String {
     {
         return format!("{}ies", &word[..word.len() - 1]);
     }
-    if ["s", "x", "z", "ch", "sh"].iter().any(|s| word.ends_with(s)) {
+    if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|s| word.ends_with(s))
+    {
         return format!("{word}es");
     }
     format!("{word}s")

@@ -530,7 +530,10 @@ pub fn add_framework(f: &Fields, doc: &mut TantivyDocument, facts: &super::frame
 }
 
 /// The framework keys and links stored on a document (empty for all but a file's first).
-pub fn stored_framework(f: &Fields, doc: &TantivyDocument) -> (Vec<String>, Vec<super::framework::Link>) {
+pub fn stored_framework(
+    f: &Fields,
+    doc: &TantivyDocument,
+) -> (Vec<String>, Vec<super::framework::Link>) {
     let provides = doc
         .get_all(f.fw_provides)
         .filter_map(|v| v.as_str().map(str::to_string))

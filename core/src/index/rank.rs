@@ -381,6 +381,25 @@ pub fn group_files<T>(
     files.into_iter().map(|(_, g)| g).collect()
 }
 
+/// Grouped chunk hits as [`FileHit`]s, each best hit's `score` set to its file's.
+pub fn files_of(groups: Vec<Grouped<SearchHit>>) -> Vec<FileHit> {
+    groups
+        .into_iter()
+        .map(|g| {
+            let mut best = g.best;
+            best.score = g.score;
+            FileHit {
+                best,
+                also: g
+                    .rest
+                    .into_iter()
+                    .map(|(h, s)| FoldedChunk::of(&h, s))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
 /// [`group_files`] over BM25 chunk hits: distinct files, each hit's `score` set to its file's.
 /// `file_chunks` gives a file's number of chunks in the index ([`RankParams::size_prior`]).
 pub fn rank_files(

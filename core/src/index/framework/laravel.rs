@@ -63,7 +63,9 @@ static RENDER: LazyLock<Regex> = LazyLock::new(|| {
 static ROUTE_REF: LazyLock<Regex> =
     LazyLock::new(|| re(r#"\b(?:route|to_route)\(\s*['"]([\w.\-]+)['"]"#));
 static TRANS: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"(?:\b__|\btrans|\btrans_choice|@lang|@choice|Lang::get)\(\s*['"](?:[\w\-]+::)?([\w\-/]+)\.[\w.\-]+['"]"#)
+    re(
+        r#"(?:\b__|\btrans|\btrans_choice|@lang|@choice|Lang::get)\(\s*['"](?:[\w\-]+::)?([\w\-/]+)\.[\w.\-]+['"]"#,
+    )
 });
 static BLADE_VIEW: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -71,9 +73,8 @@ static BLADE_VIEW: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 static BLADE_COMPONENT: LazyLock<Regex> = LazyLock::new(|| re(r"<x-([\w\-.:]+)"));
-static LIVEWIRE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"(?:@livewire\(\s*['"]([\w.\-]+)['"]|<livewire:([\w.\-]+))"#)
-});
+static LIVEWIRE: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"(?:@livewire\(\s*['"]([\w.\-]+)['"]|<livewire:([\w.\-]+))"#));
 static BLADE_INJECT: LazyLock<Regex> =
     LazyLock::new(|| re(r#"@inject\(\s*['"]\w+['"]\s*,\s*['"]([\w\\]+)['"]"#));
 static ROUTE: LazyLock<Regex> = LazyLock::new(|| {
@@ -83,20 +84,17 @@ static ROUTE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static ACTION_ARRAY: LazyLock<Regex> =
     LazyLock::new(|| re(r#"\[\s*([\w\\]+)::class\s*,\s*['"](\w+)['"]\s*\]"#));
-static ACTION_STRING: LazyLock<Regex> =
-    LazyLock::new(|| re(r#"['"]([\w\\]+)@(\w+)['"]"#));
+static ACTION_STRING: LazyLock<Regex> = LazyLock::new(|| re(r#"['"]([\w\\]+)@(\w+)['"]"#));
 static CLASS_CONST: LazyLock<Regex> = LazyLock::new(|| re(r"([\w\\]+)::class"));
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| re(r#"'([^'\\]*)'|"([^"\\]*)""#));
-static ROUTE_NAME: LazyLock<Regex> =
-    LazyLock::new(|| re(r#"->name\(\s*['"]([\w.\-]+)['"]"#));
+static ROUTE_NAME: LazyLock<Regex> = LazyLock::new(|| re(r#"->name\(\s*['"]([\w.\-]+)['"]"#));
 static RELATION: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"\$this\s*->\s*(hasOne|hasMany|belongsTo|belongsToMany|morphTo|morphOne|morphMany|morphToMany|morphedByMany|hasManyThrough|hasOneThrough)\s*\(\s*(?:([\w\\]+)::class|['"]([\w\\]+)['"])?"#,
     )
 });
 static FUNCTION: LazyLock<Regex> = LazyLock::new(|| re(r"function\s+(\w+)\s*\("));
-static TABLE_PROP: LazyLock<Regex> =
-    LazyLock::new(|| re(r#"\$table\s*=\s*['"]([\w.]+)['"]"#));
+static TABLE_PROP: LazyLock<Regex> = LazyLock::new(|| re(r#"\$table\s*=\s*['"]([\w.]+)['"]"#));
 static ARRAY_PROP: LazyLock<Regex> = LazyLock::new(|| {
     re(r"\$(fillable|casts|translatable|guarded|hidden|appends|dates)\s*=\s*\[([^\]]*)\]")
 });
@@ -104,28 +102,48 @@ static CASTS_METHOD: LazyLock<Regex> =
     LazyLock::new(|| re(r"function\s+casts\s*\(\s*\)[^{]*\{\s*return\s*\[([^\]]*)\]"));
 static SCHEMA: LazyLock<Regex> =
     LazyLock::new(|| re(r#"Schema::(?:connection\([^)]*\)->)?(create|table)\(\s*['"](\w+)['"]"#));
-static COLUMN: LazyLock<Regex> =
-    LazyLock::new(|| re(r#"\$table->(\w+)\(\s*(?:['"](\w+)['"])?"#));
+static COLUMN: LazyLock<Regex> = LazyLock::new(|| re(r#"\$table->(\w+)\(\s*(?:['"](\w+)['"])?"#));
 static FOREIGN: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"foreign\(\s*['"](\w+)['"]\s*\)\s*->\s*references\(\s*['"](\w+)['"]\s*\)\s*->\s*on\(\s*['"](\w+)['"]"#,
     )
 });
 static CONSTRAINED: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"foreignId\(\s*['"](\w+)['"]\s*\)(?:\s*->\s*\w+\([^)]*\))*?\s*->\s*constrained\(\s*(?:['"](\w+)['"])?"#)
+    re(
+        r#"foreignId\(\s*['"](\w+)['"]\s*\)(?:\s*->\s*\w+\([^)]*\))*?\s*->\s*constrained\(\s*(?:['"](\w+)['"])?"#,
+    )
 });
-static FILAMENT_MODEL: LazyLock<Regex> =
-    LazyLock::new(|| re(r"\$model\s*=\s*([\w\\]+)::class"));
+static FILAMENT_MODEL: LazyLock<Regex> = LazyLock::new(|| re(r"\$model\s*=\s*([\w\\]+)::class"));
 static FILAMENT_FIELD: LazyLock<Regex> =
     LazyLock::new(|| re(r#"\b(\w+)::make\(\s*['"]([\w.]+)['"]"#));
-static TAILWIND_KEY: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^\s*['\x22]?([\w\-]+)['\x22]?\s*:"));
+static TAILWIND_KEY: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^\s*['\x22]?([\w\-]+)['\x22]?\s*:"));
 
 /// Column methods of the schema builder that are not columns.
 const NOT_COLUMNS: &[&str] = &[
-    "foreign", "primary", "unique", "index", "dropColumn", "dropForeign", "dropIndex",
-    "dropUnique", "dropPrimary", "renameColumn", "dropTimestamps", "dropSoftDeletes",
-    "engine", "charset", "collation", "comment", "fullText", "spatialIndex", "dropIfExists",
-    "renameIndex", "dropConstrainedForeignId", "dropForeignIdFor", "temporary",
+    "foreign",
+    "primary",
+    "unique",
+    "index",
+    "dropColumn",
+    "dropForeign",
+    "dropIndex",
+    "dropUnique",
+    "dropPrimary",
+    "renameColumn",
+    "dropTimestamps",
+    "dropSoftDeletes",
+    "engine",
+    "charset",
+    "collation",
+    "comment",
+    "fullText",
+    "spatialIndex",
+    "dropIfExists",
+    "renameIndex",
+    "dropConstrainedForeignId",
+    "dropForeignIdFor",
+    "temporary",
 ];
 
 /// Parent classes that make a class an Eloquent model.
@@ -149,7 +167,11 @@ pub fn view_name(path: &str) -> Option<String> {
         return Some(format!("{pkg}::{rest}"));
     }
     // A module: `<modules dir>/<Module>/Resources/views/`.
-    let module = prefix.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let module = prefix
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("");
     if !module.is_empty() && prefix.trim_end_matches('/').contains('/') {
         return Some(format!("{}::{name}", kebab(module)));
     }
@@ -263,7 +285,10 @@ impl Laravel {
             }
         }
         for c in BLADE_INJECT.captures_iter(text) {
-            facts.link("injects", format!("class:{}", c[1].trim_start_matches('\\')));
+            facts.link(
+                "injects",
+                format!("class:{}", c[1].trim_start_matches('\\')),
+            );
         }
         self.common(text, facts);
     }
@@ -292,18 +317,20 @@ impl Laravel {
                 .map(|u| u.as_str().to_string())
                 .unwrap_or_default();
             let (controller, action) = if let Some(a) = ACTION_ARRAY.captures(stmt) {
-                (Some(controller_fqcn(&a[1], names, false)), Some(a[2].to_string()))
+                (
+                    Some(controller_fqcn(&a[1], names, false)),
+                    Some(a[2].to_string()),
+                )
             } else if let Some(a) = ACTION_STRING.captures(stmt) {
-                (Some(controller_fqcn(&a[1], names, true)), Some(a[2].to_string()))
+                (
+                    Some(controller_fqcn(&a[1], names, true)),
+                    Some(a[2].to_string()),
+                )
             } else if verb.ends_with("esource") {
                 let ctrl = CLASS_CONST
                     .captures(stmt)
                     .map(|c| controller_fqcn(&c[1], names, false))
-                    .or_else(|| {
-                        quoted(stmt)
-                            .get(1)
-                            .map(|s| controller_fqcn(s, names, true))
-                    });
+                    .or_else(|| quoted(stmt).get(1).map(|s| controller_fqcn(s, names, true)));
                 (ctrl, None)
             } else {
                 (None, None)
@@ -314,7 +341,9 @@ impl Laravel {
             }
             if verb.ends_with("esource") {
                 let base = uri.trim_matches('/').replace('/', ".");
-                for a in ["index", "create", "store", "show", "edit", "update", "destroy"] {
+                for a in [
+                    "index", "create", "store", "show", "edit", "update", "destroy",
+                ] {
                     facts.provide(format!("route:{base}.{a}"));
                 }
             }
@@ -355,10 +384,10 @@ impl Laravel {
                 .last()
                 .map(|f| f[1].to_string())
                 .unwrap_or_default();
-            let related = c
-                .get(2)
-                .map(|m| names.resolve(m.as_str()))
-                .or_else(|| c.get(3).map(|m| m.as_str().trim_start_matches('\\').to_string()));
+            let related = c.get(2).map(|m| names.resolve(m.as_str())).or_else(|| {
+                c.get(3)
+                    .map(|m| m.as_str().trim_start_matches('\\').to_string())
+            });
             match related {
                 Some(r) => {
                     facts.link("relation", format!("class:{r}"));
@@ -371,10 +400,7 @@ impl Laravel {
             let label = &c[1];
             let items = quoted(&c[2]);
             let items = if label == "casts" {
-                items
-                    .chunks(2)
-                    .map(|p| p.join(": "))
-                    .collect::<Vec<_>>()
+                items.chunks(2).map(|p| p.join(": ")).collect::<Vec<_>>()
             } else {
                 items
             };
@@ -384,7 +410,11 @@ impl Laravel {
             let pairs = quoted(&c[1]);
             facts.detail(
                 "casts",
-                pairs.chunks(2).map(|p| p.join(": ")).collect::<Vec<_>>().join(", "),
+                pairs
+                    .chunks(2)
+                    .map(|p| p.join(": "))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             );
         }
     }
@@ -541,9 +571,7 @@ impl Strategy for Laravel {
 
     fn applies(&self, path: &str) -> bool {
         let file = path.rsplit('/').next().unwrap_or(path);
-        path.ends_with(".php")
-            || file == "composer.json"
-            || file.starts_with("tailwind.config.")
+        path.ends_with(".php") || file == "composer.json" || file.starts_with("tailwind.config.")
     }
 
     fn analyze(&self, path: &str, text: &str, facts: &mut FileFacts) {

@@ -38,8 +38,10 @@ static CONSTRUCTOR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"function\s+__construct\s*\(([^)]*)\)").unwrap());
 /// One typed parameter: optional modifiers, a (nullable) type, a variable.
 static PARAM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:(?:public|protected|private|readonly)\s+)*\??([\w\\]+)\s+(?:&\s*)?(?:\.\.\.)?\$\w+")
-        .unwrap()
+    Regex::new(
+        r"(?:(?:public|protected|private|readonly)\s+)*\??([\w\\]+)\s+(?:&\s*)?(?:\.\.\.)?\$\w+",
+    )
+    .unwrap()
 });
 
 /// Types that are not classes.
@@ -67,9 +69,10 @@ impl Names {
         let mut imports = HashMap::new();
         for c in USE.captures_iter(text) {
             let fqcn = c[1].trim_start_matches('\\').to_string();
-            let alias = c
-                .get(2)
-                .map_or_else(|| last_segment(&fqcn).to_string(), |m| m.as_str().to_string());
+            let alias = c.get(2).map_or_else(
+                || last_segment(&fqcn).to_string(),
+                |m| m.as_str().to_string(),
+            );
             imports.insert(alias, fqcn);
         }
         for c in GROUP_USE.captures_iter(text) {

@@ -23,7 +23,10 @@ fn names_follow_php_resolution_rules() {
     assert_eq!(names.resolve("Md"), "App\\Services\\Markdown");
     assert_eq!(names.resolve("Author"), "App\\Models\\User");
     assert_eq!(names.resolve("Comment"), "App\\Models\\Comment");
-    assert_eq!(names.resolve("Requests\\Store"), "App\\Http\\Requests\\Store");
+    assert_eq!(
+        names.resolve("Requests\\Store"),
+        "App\\Http\\Requests\\Store"
+    );
     assert_eq!(names.resolve("\\Carbon\\Carbon"), "Carbon\\Carbon");
     assert_eq!(names.resolve("Post\\Scope"), "App\\Models\\Post\\Scope");
 }
@@ -42,7 +45,10 @@ fn case_and_plural_helpers() {
 
 #[test]
 fn view_names_from_paths() {
-    assert_eq!(view_name("resources/views/pages/show.blade.php").as_deref(), Some("pages.show"));
+    assert_eq!(
+        view_name("resources/views/pages/show.blade.php").as_deref(),
+        Some("pages.show")
+    );
     assert_eq!(
         view_name("modules/OfflinePayments/Resources/views/edit.blade.php").as_deref(),
         Some("offline-payments::edit")
@@ -58,7 +64,10 @@ fn view_names_from_paths() {
 fn php_strategy_alone_reads_symbols_but_no_laravel_links() {
     let src = b"<?php\nnamespace App\\Http\\Controllers;\n\nuse App\\Models\\Post;\n\nclass PostController extends Controller implements \\JsonSerializable\n{\n    use Helpers;\n\n    public function __construct(private Post $post, int $n) {}\n\n    public function show() { return view('posts.show'); }\n}\n";
     let facts = Frameworks::named(&["php"]).analyze("app/Http/Controllers/PostController.php", src);
-    assert_eq!(facts.provides, ["class:App\\Http\\Controllers\\PostController"]);
+    assert_eq!(
+        facts.provides,
+        ["class:App\\Http\\Controllers\\PostController"]
+    );
     assert_eq!(
         links(&facts),
         [
