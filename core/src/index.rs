@@ -845,7 +845,8 @@ impl CodeIndex {
     /// [`RankParams::framework_link`]): the first [`FRAMEWORK_SEEDS`] files lend part of their
     /// score to the files they link to or are linked from; a linked file that was not among the
     /// groups joins with its first chunk as representative (`join` builds the item from the
-    /// chunk and the file's score). Keeps at most `top` files, best first. With
+    /// chunk and the file's score). A linked file's share is scaled by its role factor (tests,
+    /// docs, translations). Keeps at most `top` files, best first. With
     /// `framework_link` 0 only the cut to `top` is applied.
     pub fn framework_rerank<T>(
         &self,
@@ -863,10 +864,15 @@ impl CodeIndex {
             .iter()
             .map(|g| (file_of(&g.best).to_string(), g.score))
             .collect();
-        let bonus = framework::link_bonus(&ranked, FRAMEWORK_SEEDS, params.framework_link, |f| {
-            self.framework_neighbors(f, FRAMEWORK_MAX_PER_KEY)
-                .unwrap_or_default()
-        });
+        let mut bonus =
+            framework::link_bonus(&ranked, FRAMEWORK_SEEDS, params.framework_link, |f| {
+                self.framework_neighbors(f, FRAMEWORK_MAX_PER_KEY)
+                    .unwrap_or_default()
+            });
+        // A linked test, doc or translation file gets its role's share, as its own chunks do.
+        for (file, b) in &mut bonus {
+            *b *= params.role_factor(scope::FileRole::of(file));
+        }
         for (g, (file, _)) in groups.iter_mut().zip(&ranked) {
             if let Some(b) = bonus.get(file) {
                 g.score += b;
