@@ -294,7 +294,7 @@ fn skip_counts(state: &sync::SyncState) -> Vec<SkipCount> {
 }
 
 /// How many of the first ranked files lend score to their framework neighbours.
-pub const FRAMEWORK_SEEDS: usize = 5;
+pub const FRAMEWORK_SEEDS: usize = 3;
 /// A framework key linking more files than this is not followed by ranked search (see
 /// [`CodeIndex::framework_neighbors`]).
 pub const FRAMEWORK_MAX_PER_KEY: usize = 20;

@@ -79,7 +79,7 @@ pub const KINDS: &[(&str, &str, f32)] = &[
         "a view or class links to the named route (route('name'))",
         0.0,
     ),
-    ("imports", "a PHP file imports the class (use)", 0.1),
+    ("imports", "a PHP file imports the class (use)", 0.0),
     ("extends-class", "a class extends the class", 0.2),
     ("implements", "a class implements the interface", 0.1),
     ("uses-trait", "a class uses the trait", 0.2),

@@ -125,7 +125,7 @@ fn link_bonus_takes_the_largest_per_file() {
             },
             Neighbor {
                 file: "a".into(),
-                kind: "imports".into(),
+                kind: "implements".into(),
                 key: "class:A".into(),
                 outgoing: true,
             },
