@@ -24,8 +24,8 @@ bash scripts/model/fetch.sh
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "hooks must not link tantivy, ort or tree-sitter"
-if cargo tree -p code-intel-hooks -e normal --prefix none | grep -E '^(tantivy|ort|tree-sitter|fastembed)[ -]'; then
+step "hooks must not link tantivy, ort, tree-sitter or code-intel-core (only the lean code-intel-gate)"
+if cargo tree -p code-intel-hooks -e normal --prefix none | grep -E '^(tantivy|ort|tree-sitter|fastembed|code-intel-core)[ -]'; then
   echo "code-intel-hooks links a heavy crate (see above): a hook must start in about a millisecond" >&2
   exit 1
 fi
@@ -35,6 +35,22 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "build binaries used by the end-to-end tests"
 cargo build --workspace --bins
+
+step "Node bindings: npm ci, napi build of the addon, examples compiled and type-checked (tsc --strict)"
+# Debug profile like the rest of the suite. `napi build` passes an explicit --target, so the addon's
+# dependencies compile a second time under target/x86_64-unknown-linux-gnu (shared/docs/NAPI.md).
+(
+  cd bindings/node
+  npm ci --no-audit --no-fund
+  npx napi build --platform
+  # index.js and index.d.ts are committed (readable without a build); they must match the sources.
+  git diff --exit-code -- index.js index.d.ts
+  npx tsc -p examples --noEmit --strict
+  npm run build:examples
+)
+
+step "Node bindings: node --test (real corpus, examples, concurrency with the CLI and MCP server)"
+(cd bindings/node && npm test)
 
 step "tests"
 cargo test --workspace --no-fail-fast

@@ -13,7 +13,12 @@
 //! Side by side, when installed: `ctags -R` over the indexed directories, `sha256sum` over the
 //! indexed files, and `rg` for each query's longest word. Nothing is asserted.
 
-#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
+#![allow(
+    clippy::disallowed_methods,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    missing_docs
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};

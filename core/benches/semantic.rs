@@ -12,7 +12,12 @@
 //! works on a copy. Needs the provisioned model (`CODE_INTEL_MODEL_DIR` or the default cache).
 //! Nothing is asserted.
 
-#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
+#![allow(
+    clippy::disallowed_methods,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    missing_docs
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -12,7 +12,12 @@
 //! asserted; the numbers go to docs/BENCHMARKS.md ("Semantic") and set
 //! `index::vector::EXACT_SEARCH_MAX`.
 
-#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
+#![allow(
+    clippy::disallowed_methods,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    missing_docs
+)]
 
 use std::time::Instant;
 

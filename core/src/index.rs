@@ -301,11 +301,6 @@ pub const FRAMEWORK_MAX_PER_KEY: usize = 20;
 /// Files ranked before the framework links re-rank them (the links may lift a file from here).
 const FRAMEWORK_POOL: usize = 50;
 
-/// Directory of the lexical index inside the state directory.
-const LEXICAL_DIR: &str = "index/lexical";
-/// Name of the sync lock file (in `.code-intel/index/`).
-const LOCK_NAME: &str = "sync";
-
 /// The code index of one repository: a tantivy index plus the sync state that describes it.
 ///
 /// Cheap to share by reference across threads (`Send + Sync`); searches see the latest commit
@@ -507,12 +502,12 @@ impl CodeIndex {
 
     /// `<root>/.code-intel/index/lexical`.
     pub fn lexical_dir(root: &RepoRoot) -> PathBuf {
-        root.state_dir().join(LEXICAL_DIR)
+        root.state().lexical()
     }
 
     /// The path whose `.lock` sibling is the sync lock: `<root>/.code-intel/index/sync`.
     fn lock_base(root: &RepoRoot) -> PathBuf {
-        root.state_dir().join("index").join(LOCK_NAME)
+        root.state().sync_lock()
     }
 
     /// The repository root.

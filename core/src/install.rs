@@ -2,8 +2,8 @@
 //!
 //! What an install consists of (the shapes are Claude Code's, shared/docs/CLAUDE_CODE.md §2.1 hooks
 //! in exec form with `timeout` in seconds, §2.2 matchers, §4 skills, §6 `.mcp.json`):
-//! - `.code-intel/config.json`: seed 002's full schema with its defaults ([`Config::default`]);
-//!   an existing valid file is kept as it is (every key is optional);
+//! - `.code-intel/config.json`: every key of docs/DESIGN.md#configuration with its default
+//!   ([`Config::default`]); an existing valid file is kept as it is (every key is optional);
 //! - `.code-intel/.gitignore`: ignores the local state (index, sync state, sessions, bindings,
 //!   journal) and keeps `config.json`, `learned_pairs.json` and `agreements/` shareable;
 //! - `.mcp.json`: the `code-intel` server (`code-intel serve`, `alwaysLoad`);
@@ -39,6 +39,11 @@ pub const SERVER_BIN: &str = "code-intel";
 pub const PRE_TOOL_USE_BIN: &str = "code-intel-pre-tool-use";
 /// The PostToolUse hook binary.
 pub const POST_TOOL_USE_BIN: &str = "code-intel-post-tool-use";
+/// The installed PreToolUse command, in shell form: Claude Code runs the tool when a hook command
+/// cannot be found or dies by a signal (any exit but 2 is non-blocking, CLAUDE_CODE.md §2.5), so a
+/// missing, non-executable or killed hook binary must still end in exit 2 (blocked, with the
+/// shell's "not found" on stderr as the reason). The binary itself only exits 0 (allow) or 2.
+pub const PRE_TOOL_USE_COMMAND: &str = "code-intel-pre-tool-use || exit 2";
 /// Tools the PreToolUse hook must see at the very least (`doctor` names those a matcher misses):
 /// the file-writing tools, the shells, and the tools that write Claude Code's configuration
 /// (`MultiEdit` is legacy in Claude Code 2.1.328 but kept, CLAUDE_CODE.md §2.2). The installed
@@ -204,14 +209,32 @@ pub fn server_entry() -> Json {
     Json::Object(e)
 }
 
-/// A hook handler in exec form (no shell; the command is looked up on PATH).
+/// The hook handler `init` installs for `bin`: the PreToolUse hook in shell form
+/// ([`PRE_TOOL_USE_COMMAND`], fail-closed when the binary is missing), any other in exec form (no
+/// shell; the command is looked up on PATH).
 pub fn hook_handler(bin: &str) -> Json {
     let mut h = IndexMap::new();
     h.insert("type".to_owned(), Json::String("command".into()));
-    h.insert("command".to_owned(), Json::String(bin.to_owned()));
-    h.insert("args".to_owned(), Json::Array(Vec::new()));
+    if bin == PRE_TOOL_USE_BIN {
+        h.insert(
+            "command".to_owned(),
+            Json::String(PRE_TOOL_USE_COMMAND.into()),
+        );
+    } else {
+        h.insert("command".to_owned(), Json::String(bin.to_owned()));
+        h.insert("args".to_owned(), Json::Array(Vec::new()));
+    }
     h.insert("timeout".to_owned(), Json::Number(HOOK_TIMEOUT_SECS.into()));
     Json::Object(h)
+}
+
+/// Whether a PreToolUse handler is the plain form earlier versions installed (exec form or a bare
+/// command naming the binary), which fails open when the binary is missing: `init` upgrades it to
+/// [`PRE_TOOL_USE_COMMAND`]. A command the user wrote differently is left alone.
+fn is_plain_pre_tool_use(h: &IndexMap<String, Json>) -> bool {
+    h.get("command").and_then(Json::as_str).map(str::trim) == Some(PRE_TOOL_USE_BIN)
+        && h.get("args")
+            .is_none_or(|a| a.as_array().is_some_and(|a| a.is_empty()))
 }
 
 /// Computes the install of code-intel into `root` with `skills`, reading only.
@@ -287,7 +310,7 @@ pub fn install(root: &RepoRoot, skills: &[Skill<'_>]) -> Result<InstallPlan, Ins
     // Plan once before taking the lock, so that a refused install creates nothing, not even
     // the lock file; then again under the lock, against what is there now.
     plan(root, skills)?;
-    let _lock = FileLock::acquire(&root.state_dir().join("install"))?;
+    let _lock = FileLock::acquire(&root.state().install_lock())?;
     let plan = plan(root, skills)?;
     apply(&plan)?;
     Ok(plan)
@@ -714,6 +737,13 @@ fn ensure_hook(
                     }
                     h.entry("timeout".to_owned())
                         .or_insert_with(|| Json::Number(HOOK_TIMEOUT_SECS.into()));
+                    if bin == PRE_TOOL_USE_BIN && is_plain_pre_tool_use(h) {
+                        h.shift_remove("args");
+                        h.insert(
+                            "command".to_owned(),
+                            Json::String(PRE_TOOL_USE_COMMAND.into()),
+                        );
+                    }
                 }
                 kept = true;
                 i += 1;
@@ -775,7 +805,7 @@ mod tests {
     }
 
     fn pre() -> serde_json::Value {
-        json!({ "type": "command", "command": PRE_TOOL_USE_BIN, "args": [], "timeout": HOOK_TIMEOUT_SECS })
+        json!({ "type": "command", "command": PRE_TOOL_USE_COMMAND, "timeout": HOOK_TIMEOUT_SECS })
     }
 
     fn post() -> serde_json::Value {
@@ -907,6 +937,29 @@ mod tests {
             let err = merge(&mut Json::from_value(doc)).unwrap_err();
             assert!(err.contains(what), "{err}");
         }
+    }
+
+    #[test]
+    fn a_plain_pre_tool_use_handler_is_upgraded_to_the_fail_closed_form() {
+        // Earlier installs wrote the exec form, which Claude Code runs the tool past when the
+        // binary is missing; init rewrites it once and then leaves it alone.
+        let old = json!({ "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [
+            { "type": "command", "command": PRE_TOOL_USE_BIN, "args": [], "timeout": 7 }
+        ] }] } });
+        let once = merged(merge_settings, old);
+        assert_eq!(
+            once["hooks"]["PreToolUse"][0]["hooks"],
+            json!([{ "type": "command", "command": PRE_TOOL_USE_COMMAND, "timeout": 7 }])
+        );
+        assert_eq!(merged(merge_settings, once.clone()), once);
+        // A command the user wrote differently (an absolute path, extra arguments) is kept.
+        let custom = json!({ "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [
+            { "type": "command", "command": "/opt/bin/code-intel-pre-tool-use", "args": [], "timeout": 7 }
+        ] }] } });
+        assert_eq!(
+            merged(merge_settings, custom.clone())["hooks"]["PreToolUse"],
+            custom["hooks"]["PreToolUse"]
+        );
     }
 
     #[test]

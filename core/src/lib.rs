@@ -1,6 +1,7 @@
 //! code-intel-core: the domain logic of code-intel.
 //!
-//! Sessions and the write gate ([`session`], [`gate`]), the structured request ([`query_frame`]),
+//! The lean modules live in `code-intel-gate` (the crate the hooks link) and are re-exported here
+//! whole, so one path serves every adapter. Sessions and the write gate ([`session`], [`gate`]), the structured request ([`query_frame`]),
 //! the exploration planner ([`router`]), the decision journal ([`journal`]), the learned map's
 //! files ([`learned`]) and the outcome journal with its analyses ([`outcome`]); behind the `index`
 //! feature the code index ([`index`]), the exploration tools ([`explore`]) and the retrieval
@@ -13,17 +14,12 @@
 //! variables or the current directory; it reads and writes only under the roots its caller passes in.
 //! It is synchronous; every persisted record is versioned and written atomically.
 
-pub mod config;
-pub mod gate;
-pub mod journal;
-pub mod learned;
-pub mod outcome;
-pub mod persist;
-pub mod query_frame;
+pub use code_intel_gate::{
+    config, gate, journal, learned, outcome, persist, query_frame, repo_path, router, session,
+    state_dir, vocab,
+};
+
 pub mod relevance;
-pub mod repo_path;
-pub mod router;
-pub mod session;
 
 #[cfg(feature = "embed")]
 pub mod embed;

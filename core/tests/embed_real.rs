@@ -7,7 +7,7 @@
 
 #![cfg(feature = "embed")]
 // The skip notice and the measured cosines go to stderr on purpose (visible with --nocapture).
-#![allow(clippy::print_stderr)]
+#![allow(clippy::disallowed_methods, clippy::print_stderr)]
 
 mod support;
 

@@ -6,6 +6,7 @@
 
 #![cfg(feature = "index")]
 #![allow(
+    clippy::disallowed_methods,
     clippy::print_stderr,
     reason = "a case that needs root says so on stderr when skipped (visible with --nocapture)"
 )]

@@ -8,7 +8,7 @@
 //! are several times slower than release; see `core/benches/index.rs` for the benchmark).
 
 // Printing the measured index times is part of what these tests report.
-#![allow(clippy::print_stderr)]
+#![allow(clippy::disallowed_methods, clippy::print_stderr)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -1,4 +1,4 @@
-//! Thin adapters from Claude Code's hook JSON to `code_intel_core::gate`.
+//! Thin adapters from Claude Code's hook JSON to `code_intel_gate::gate`.
 //!
 //! The binaries `code-intel-pre-tool-use` and `code-intel-post-tool-use` read one JSON object on
 //! stdin (the hook input of `shared/docs/CLAUDE_CODE.md` §2.3), call the gate, and answer in the
@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use code_intel_core::gate::{self, ConfigLocations, HookCall, Verdict};
+use code_intel_gate::gate::{self, ConfigLocations, HookCall, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -32,7 +32,7 @@ use rmcp::{ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
 use serde::Serialize;
 use serde_json::json;
 
-use code_intel_core::relevance::ScoredUnderstandingResult;
+use code_intel_core::session::ScoredUnderstandingResult;
 use embedder::SharedEmbedder;
 use relevance::RelevanceCache;
 use shared_index::{SharedIndex, SyncStatus};
@@ -732,7 +732,7 @@ pub async fn serve(root: RepoRoot) -> anyhow::Result<()> {
         .filter(|s| !s.is_empty());
     tracing::info!(root = %root.path().display(), claude_session = ?claude_session_id, "code-intel MCP server starting");
     // Start loading the embedding model now: it takes seconds, and tools that need it answer
-    // "initializing" until it is ready (seed 002).
+    // "initializing" until it is ready (docs/DESIGN.md#initializing).
     let embedder = SharedEmbedder::start_from_env();
     let server = CodeIntel::new(root, config, claude_session_id, embedder);
     server.prewarm_relevance();

@@ -160,15 +160,17 @@ fn a_broken_hook_configuration_fails_with_the_fix() {
     let settings_path = repo.path().join(".claude/settings.json");
     let good = std::fs::read_to_string(&settings_path).unwrap();
 
-    // A mistyped hook path: Claude Code would let every write through.
-    std::fs::write(
-        &settings_path,
-        good.replace(
-            "\"command\": \"code-intel-pre-tool-use\"",
-            "\"command\": \"/nonexistent/code-intel-pre-tool-use\"",
-        ),
-    )
-    .unwrap();
+    // A mistyped hook path: the installed form then blocks every tool (a plain exec form would
+    // let every write through); either way the gate is not working.
+    let broken = good.replace(
+        "\"command\": \"code-intel-pre-tool-use || exit 2\"",
+        "\"command\": \"/nonexistent/code-intel-pre-tool-use || exit 2\"",
+    );
+    assert_ne!(
+        broken, good,
+        "the installed PreToolUse command changed: {good}"
+    );
+    std::fs::write(&settings_path, broken).unwrap();
     let (code, report) = repo.doctor(&bins);
     assert_eq!(code, Some(1), "{report:#}");
     assert_eq!(report["ok"], false);

@@ -119,7 +119,7 @@ fn merges_into_existing_configuration_and_loses_nothing() {
                 "PreToolUse": [
                     { "matcher": "Bash", "hooks": [{ "type": "command", "command": "audit-bash" }] },
                     { "matcher": "*", "hooks": [
-                        { "type": "command", "command": "code-intel-pre-tool-use", "args": [], "timeout": 30 } ] },
+                        { "type": "command", "command": "code-intel-pre-tool-use || exit 2", "timeout": 30 } ] },
                 ],
                 "Stop": [{ "hooks": [{ "type": "command", "command": "notify-done" }] }],
                 "PostToolUse": [{ "matcher": "*", "hooks": [
@@ -132,7 +132,8 @@ fn merges_into_existing_configuration_and_loses_nothing() {
     let pos = |k: &str| raw.find(k).unwrap();
     assert!(pos("\"model\"") < pos("\"permissions\"") && pos("\"permissions\"") < pos("\"hooks\""));
 
-    // config.json: seed 002's full schema with the defaults, readable by the server.
+    // config.json: every key of docs/DESIGN.md#configuration with its default, readable by the
+    // server.
     let config = read_json(&repo.path().join(".code-intel/config.json"));
     for key in [
         "embedding_model",
@@ -214,7 +215,10 @@ fn dry_run_shows_the_changes_and_writes_nothing() {
     // A unified diff of the settings, adding the hook and the rule.
     assert!(stdout.contains("--- a/.claude/settings.json"), "{stdout}");
     assert!(stdout.contains("+      \"mcp__code-intel\""), "{stdout}");
-    assert!(stdout.contains("\"code-intel-pre-tool-use\""), "{stdout}");
+    assert!(
+        stdout.contains("\"code-intel-pre-tool-use || exit 2\""),
+        "{stdout}"
+    );
     assert_eq!(snapshot(repo.path()), before, "--dry-run wrote something");
     assert!(!repo.path().join(".code-intel").exists());
 }
@@ -276,7 +280,7 @@ fn an_existing_code_intel_entry_is_updated_not_duplicated() {
     assert_eq!(
         settings["hooks"]["PreToolUse"],
         json!([{ "matcher": "*", "hooks": [
-            { "type": "command", "command": "code-intel-pre-tool-use", "args": [], "timeout": 30 } ] }])
+            { "type": "command", "command": "code-intel-pre-tool-use || exit 2", "timeout": 30 } ] }])
     );
     assert_eq!(settings["permissions"]["allow"], json!(["mcp__code-intel"]));
 }

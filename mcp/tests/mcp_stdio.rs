@@ -116,8 +116,8 @@ async fn a_whole_modify_session_through_the_real_tools() {
     );
     assert_eq!(start["sync_status"], "synced", "{start:#}");
 
-    // set_query_frame: one quote is not in the request → that slot is rejected in seed 003's
-    // shape, the others are accepted.
+    // set_query_frame: one quote is not in the request → that slot is rejected
+    // (`validation_failed`, docs/DESIGN.md#slots), the others are accepted.
     let r = server
         .call(
             "set_query_frame",

@@ -13,6 +13,9 @@ pub const WRITE_TOOLS_MATCHER: &str = "*";
 
 /// Name of the PreToolUse hook binary built by `code-intel-hooks`.
 pub const PRE_TOOL_USE_BIN: &str = "code-intel-pre-tool-use";
+/// The PreToolUse command `code-intel init` and the plugin install (shell form: a missing or
+/// killed binary still exits 2, which blocks).
+pub const PRE_TOOL_USE_COMMAND: &str = "code-intel-pre-tool-use || exit 2";
 
 /// Name of the PostToolUse hook binary built by `code-intel-hooks`.
 pub const POST_TOOL_USE_BIN: &str = "code-intel-post-tool-use";

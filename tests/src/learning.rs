@@ -118,7 +118,13 @@ impl Installed {
                         .as_array()
                         .into_iter()
                         .flatten()
-                        .any(|h| h["command"] == bin)
+                        // Exec form names the binary; shell form (`bin || exit 2`) starts with it.
+                        .any(|h| {
+                            h["command"]
+                                .as_str()
+                                .and_then(|c| c.split_whitespace().next())
+                                == Some(bin)
+                        })
                 })
                 .and_then(|g| g["matcher"].as_str().map(str::to_owned))
                 .ok_or_else(|| format!(".claude/settings.json has no {event} hook running {bin}"))

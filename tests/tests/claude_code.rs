@@ -7,7 +7,7 @@
 
 use anyhow::{Context, Result, ensure};
 use code_intel_e2e::claude_config::{
-    CODE_INTEL_ALLOW, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN,
+    CODE_INTEL_ALLOW, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, PRE_TOOL_USE_COMMAND, SERVER_BIN,
 };
 use code_intel_e2e::{
     ClaudeCase, ClaudeRun, Hook, Step, ToolResult, code_intel_hooks, code_intel_mcp_json,
@@ -675,6 +675,52 @@ fn hook_panic_fails_closed() -> Result<()> {
 }
 
 #[test]
+fn missing_hook_binary_fails_closed_in_the_installed_form() -> Result<()> {
+    // Claude Code runs the tool when a hook command cannot be found (CLAUDE_CODE.md §2.5). The
+    // control: the plain exec form naming a binary that is not on PATH lets the Write land. The
+    // form `code-intel init` and the plugin install (`<binary> || exit 2`, here with the same
+    // absent binary) blocks it. No session and no gate_mode are involved: only the missing binary.
+    let Some(claude) = locate_claude()? else {
+        return Ok(());
+    };
+    const ABSENT: &str = "code-intel-pre-tool-use-not-installed";
+    for (hook, lands) in [
+        (Hook::exec("PreToolUse", "*", ABSENT, &[]), true),
+        (
+            Hook::shell(
+                "PreToolUse",
+                "*",
+                &PRE_TOOL_USE_COMMAND.replacen(PRE_TOOL_USE_BIN, ABSENT, 1),
+            ),
+            false,
+        ),
+    ] {
+        let mut case = ClaudeCase::new()?;
+        case.write_settings(&settings_json(&[hook], &[]))?;
+        let target = case.path_str("src/billing/discount.py");
+        case.script(vec![
+            Step::tool(
+                "Write",
+                json!({ "file_path": target, "content": "DISCOUNT = 0.1\n" }),
+            ),
+            Step::text("Done."),
+        ]);
+        let run = case.run(&claude)?;
+        let written = case.read("src/billing/discount.py")?;
+        assert_eq!(
+            written.is_some(),
+            lands,
+            "lands={lands}\n{}",
+            run.describe()
+        );
+        if !lands {
+            assert_hook_denied(&run, 0, "Write")?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
 fn ready_session_bash_writes_explored_file_under_the_kernel_sandbox() -> Result<()> {
     // In READY (bypassPermissions) a Bash write of an explored file still lands although the
     // command runs under code-intel-sandbox (the hook's updatedInput), while a write the parser cannot see (a script
@@ -724,5 +770,121 @@ fn ready_session_bash_writes_explored_file_under_the_kernel_sandbox() -> Result<
         "{}",
         run.describe()
     );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Node bindings' TypeScript hook example as the PreToolUse hook.
+// ---------------------------------------------------------------------------------------------
+
+/// `node` from this process's `PATH` (Claude Code's cleared environment may not have its directory).
+fn node_binary() -> Result<std::path::PathBuf> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("node"))
+        .find(|p| p.is_file())
+        .context("node not found on PATH (the Node bindings' hook example needs it)")
+}
+
+/// A case gated by `bindings/node/examples/pre-tool-use.ts` (compiled to `examples/dist/` by
+/// `npm run build:examples`, calling the addon built by `npm run build`) on PreToolUse and the
+/// Rust PostToolUse hook, with the real MCP server.
+fn node_hook_case() -> Result<ClaudeCase> {
+    require_binaries(&[POST_TOOL_USE_BIN, SERVER_BIN])?;
+    let package = code_intel_e2e::locate::workspace_root().join("bindings/node");
+    let hook = package.join("examples/dist/pre-tool-use.js");
+    let addon = package.join("code-intel-node.linux-x64-gnu.node");
+    ensure!(
+        hook.is_file() && addon.is_file(),
+        "{} or {} missing: run `npm ci && npm run build && npm run build:examples` in bindings/node (scripts/test.sh does)",
+        hook.display(),
+        addon.display()
+    );
+    let node = node_binary()?;
+    let case = ClaudeCase::new()?;
+    let hooks = [
+        Hook::exec(
+            "PreToolUse",
+            code_intel_e2e::claude_config::WRITE_TOOLS_MATCHER,
+            &node.to_string_lossy(),
+            &[&hook.to_string_lossy()],
+        ),
+        Hook::exec("PostToolUse", "*", POST_TOOL_USE_BIN, &[]),
+    ];
+    case.write_settings(&settings_json(&hooks, &[CODE_INTEL_ALLOW]))?;
+    case.write_mcp_json(&code_intel_mcp_json())?;
+    Ok(case)
+}
+
+#[test]
+fn node_hook_example_denies_before_ready_and_allows_a_ready_write() -> Result<()> {
+    let Some(claude) = locate_claude()? else {
+        return Ok(());
+    };
+    let mut case = node_hook_case()?;
+    case.prompt(MODIFY_PROMPT);
+    let tax = case.path_str("src/billing/tax.py");
+    let cart = case.path_str("web/cart.js");
+    let discount = case.path_str("src/billing/discount.py");
+    let env_file = case.path_str(".env");
+    let mut ready = ready_session_steps();
+    let mut script = vec![ready.remove(0)];
+    // Step 1: a write in EXPLORATION, denied by code-intel's gate through the Node hook.
+    script.push(Step::tool(
+        "Write",
+        json!({ "file_path": discount, "content": "DISCOUNT = 0.1\n" }),
+    ));
+    // Steps 2-6: the rest of the way to READY.
+    script.extend(ready);
+    script.extend([
+        Step::tool("Read", json!({ "file_path": tax })),
+        // Step 8: explored, READY: allowed.
+        Step::tool("Edit", edit_us_rate(&tax)),
+        // Step 9: not explored: denied by the gate.
+        Step::tool(
+            "Edit",
+            json!({
+                "file_path": cart,
+                "old_string": "toFixed(2)",
+                "new_string": "toFixed(3)",
+                "replace_all": false,
+            }),
+        ),
+        // Step 10: the hook's own rule.
+        Step::tool(
+            "Write",
+            json!({ "file_path": env_file, "content": "TOKEN=x\n" }),
+        ),
+        Step::text("Done."),
+    ]);
+    case.script(script);
+    let run = case.run(&claude)?;
+
+    assert_tool_ok(&run, 0, 0)?;
+    let early = assert_hook_denied(&run, 1, "Write")?;
+    assert!(early.contains("EXPLORATION"), "{early}");
+    assert!(case.read("src/billing/discount.py")?.is_none());
+    for step in 2..=7 {
+        assert_tool_ok(&run, step, 0)?;
+    }
+    let submitted = assert_tool_ok(&run, 6, 0)?;
+    assert!(
+        submitted.content.contains("READY"),
+        "submit_understanding did not reach READY: {}",
+        submitted.content
+    );
+    assert_tool_ok(&run, 8, 0)?;
+    assert_eq!(
+        case.read("src/billing/tax.py")?.as_deref(),
+        Some(TAX_PY_EDITED.as_str()),
+        "{}",
+        run.describe()
+    );
+    let reason = assert_hook_denied(&run, 9, "Edit")?;
+    assert!(reason.contains("web/cart.js"), "{reason}");
+    let own = assert_hook_denied(&run, 10, "Write")?;
+    assert!(own.starts_with("project rule: "), "{own}");
+    assert!(case.read(".env")?.is_none());
     Ok(())
 }

@@ -8,8 +8,8 @@
 //!    → check_write_target → Read + Edit, which lands).
 //! 2. `/outcome success "…"` in the same conversation: `$result` / `$notes` substituted;
 //!    get_session_analysis and record_outcome; the pair is in `learned_pairs.json`, its agreement
-//!    has seed 004's front matter, `outcomes.jsonl` has the line, and a write after the outcome is
-//!    denied (the session has ended).
+//!    has the front matter of docs/DESIGN.md#agreements, `outcomes.jsonl` has the line, and a write
+//!    after the outcome is denied (the session has ended).
 //! 3. `/code <a related request, worded differently>` in a new conversation: start_session's
 //!    `map_hints` and `search_map` name the learned symbol; once READY, `semantic_search(auto)`
 //!    answers from the map alone (short-circuit) for a query in other words.
@@ -369,7 +369,7 @@ fn a_confirmed_success_is_learned_and_offered_to_the_next_session() -> Result<()
             && field("similarity").is_some()
             && field("session_id") == Some(session.as_str())
             && field("learned_at").is_some(),
-        "agreement {file} lacks seed 004's front matter:\n{text}"
+        "agreement {file} lacks the front matter of docs/DESIGN.md#agreements:\n{text}"
     );
     ensure!(
         text.contains("## 根拠 (Code Evidence)")

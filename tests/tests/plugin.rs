@@ -15,7 +15,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result, bail, ensure};
-use code_intel_e2e::claude_config::{POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN};
+use code_intel_e2e::claude_config::{
+    POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, PRE_TOOL_USE_COMMAND, SERVER_BIN,
+};
 use code_intel_e2e::locate::workspace_root;
 use code_intel_e2e::{
     ClaudeCase, ClaudeRun, Step, locate_claude, require_binaries, tool_use_id, workspace_binary,
@@ -88,7 +90,7 @@ fn claude_plugin_validate_strict_accepts_the_repository() -> Result<()> {
             == BTreeSet::from([
                 (
                     json!("PreToolUse").to_string(),
-                    json!(PRE_TOOL_USE_BIN).to_string()
+                    json!(PRE_TOOL_USE_COMMAND).to_string()
                 ),
                 (
                     json!("PostToolUse").to_string(),
@@ -128,7 +130,7 @@ fn manifest_version_and_hooks_match_the_workspace() -> Result<()> {
     let hooks: Value = serde_json::from_str(&read("hooks/hooks.json")?)?;
     let pre = &hooks["hooks"]["PreToolUse"][0];
     ensure!(
-        pre["matcher"] == "*" && pre["hooks"][0]["command"] == PRE_TOOL_USE_BIN,
+        pre["matcher"] == "*" && pre["hooks"][0]["command"] == PRE_TOOL_USE_COMMAND,
         "{hooks:#}"
     );
     let post = &hooks["hooks"]["PostToolUse"][0];

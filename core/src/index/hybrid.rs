@@ -1,5 +1,5 @@
-//! Hybrid ranking: BM25 and vector similarity plus seed 002's two extra signals (the chunk
-//! defines a symbol the query names; how often the chunk's symbol is referenced), fused by
+//! Hybrid ranking (docs/DESIGN.md#hybrid): BM25 and vector similarity plus two extra signals (the
+//! chunk defines a symbol the query names; how often the chunk's symbol is referenced), fused by
 //! weighted normalised scores or by reciprocal rank fusion, with a per-hit explanation of every
 //! part (the idea of tantivy's `Explanation`).
 //!
@@ -9,7 +9,7 @@
 //! | `keyword` | BM25 with field boosts ([`super::CodeIndex::search`]) | `bm25 / max bm25` of the candidates | by BM25 |
 //! | `vector` | cosine of query and chunk vectors | `(cos − μ) / (max cos − μ)`, clamped; μ = the query's mean cosine over the index ([`SimilarityProfile`]) | by cosine |
 //! | `definition` | the chunk defines a symbol the query names ([`defines`]) | 1 or 0 | 1 when true |
-//! | `reference` | chunks whose content holds the symbol's name, minus its own | `min(refs / 20, 1)` (seed 002's `scoring_engine`) | by refs |
+//! | `reference` | chunks whose content holds the symbol's name, minus its own | `min(refs / 20, 1)` (the Python-era scoring engine's) | by refs |
 //!
 //! A signal a candidate lacks (not in the BM25 top, not embedded yet) counts 0 (weighted) or is
 //! absent from its list (RRF). Candidates are the union of the BM25 top [`CANDIDATES`] and the
@@ -39,7 +39,8 @@ use crate::config::{Config, SearchWeights};
 pub const CANDIDATES: usize = 50;
 /// The `k` of reciprocal rank fusion (Cormack et al. 2009 use 60).
 pub const RRF_K: f32 = 60.0;
-/// References at which the reference signal saturates (seed 002: `min(reference_count / 20, 1)`).
+/// References at which the reference signal saturates (`min(reference_count / 20, 1)`, the
+/// Python-era scoring engine's; docs/DESIGN.md#hybrid).
 pub const REFERENCE_SATURATION: f32 = 20.0;
 
 /// Which scores rank the hits.

@@ -1,4 +1,4 @@
-//! The map (seed 004's 地図): what earlier sessions established — learned pairs
+//! The map (docs/DESIGN.md#map-forest): what earlier sessions established — learned pairs
 //! (`.code-intel/learned_pairs.json`) and agreements (`.code-intel/agreements/*.md`), read by
 //! [`crate::learned`] — as entries searched before the forest (the code): lexically, BM25 over
 //! the entry texts (no model needed), and by vectors when the model is there ([`search_map`],
@@ -17,11 +17,11 @@
 //! Relevance Framework: BM25 and Beyond") with `k1 = 1.2`, `b = 0.75` and Lucene's IDF
 //! `ln(1 + (N − n + 0.5) / (n + 0.5))`, over the terms of the code index's own analysers
 //! ([`lexical::code_terms`]: identifiers whole and split; [`lexical::cjk_terms`]: CJK bigrams),
-//! English stop words dropped. BM25 ranks; it is not a confidence. A lexical hit is *strong*
-//! when the request contains the learned term — every term of the entry's `nl_term` occurs in the
-//! query ([`MapSearchHit::term_coverage`] = 1), the exact-term rule of seed 001's cached pairs
-//! applied to words — or names the entry's symbol (a compound identifier such as `AuthService`
-//! appears whole in the query).
+//! English stop words dropped. BM25 ranks; it is not a confidence. A lexical hit is *strong* when
+//! the request contains the learned term — every term of the entry's `nl_term` occurs in the query
+//! ([`MapSearchHit::term_coverage`] = 1), the exact-term rule of the cached pairs
+//! (docs/DESIGN.md#cached-pairs) applied to words — or names the entry's symbol (a compound
+//! identifier such as `AuthService` appears whole in the query).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -291,11 +291,11 @@ pub fn is_stale(index: &CodeIndex, symbol: &str) -> bool {
 impl MapIndex {
     /// `<root>/.code-intel/index/embeddings/map`.
     pub fn cache_dir(root: &RepoRoot) -> PathBuf {
-        root.state_dir().join("index/embeddings/map")
+        root.state().map_embeddings()
     }
 
-    /// Loads the map of `root` with the default expiry (30 days, seed 002's `auto_purge_days`)
-    /// and embeds its entries with `embedder` (see [`Self::load_with`]).
+    /// Loads the map of `root` with the default expiry (30 days, `auto_purge_days`,
+    /// docs/DESIGN.md#purge) and embeds its entries with `embedder` (see [`Self::load_with`]).
     ///
     /// # Errors
     /// [`MapError`] when the files are malformed, the cache fails or embedding fails.

@@ -1,19 +1,18 @@
-//! `semantic_search`: the map first, then the forest (seed 002 "Short-circuit Logic", seed 004
-//! §1.3): a confidently strong map hit answers alone (`PREVIOUS_SUCCESS`, the forest is skipped);
-//! otherwise the forest's hybrid results answer as hypotheses to verify, with the map hits as
-//! hints.
+//! `semantic_search`: the map first, then the forest (docs/DESIGN.md#short-circuit): a confidently
+//! strong map hit answers alone (`PREVIOUS_SUCCESS`, the forest is skipped); otherwise the forest's
+//! hybrid results answer as hypotheses to verify, with the map hits as hints.
 //!
 //! # The short-circuit threshold, calibrated
-//! The seeds short-circuit at a raw map score ≥ 0.7. With multilingual-e5 every pair of texts
-//! scores 0.76–0.92 (shared/docs/EMBEDDINGS.md), so a raw threshold would fire on anything. A map
-//! hit is judged instead by its z-score against the query's similarity to the repository's code:
-//! `z = (cos(query, entry) − μ) / σ`, where μ and σ are the mean and standard deviation of the
-//! query's cosines to the embedded chunks ([`SimilarityProfile`]). A hit is *confident* at
-//! `z ≥` [`MAP_CONFIDENT_Z`]: the entry is more similar to the query than all but a sliver of the
-//! code. docs/EVALUATION.md ("Map short-circuit") measured the value; the same idea as the
-//! relevance verdicts of docs/RELEVANCE.md, which judge a symbol against a background sample.
-//! With fewer than [`MIN_BACKGROUND`] embedded chunks there is no usable background, so no hit is
-//! confident and the map only hints.
+//! The Python-era design short-circuited at a raw map score ≥ 0.7. With multilingual-e5 every pair
+//! of texts scores 0.76–0.92 (shared/docs/EMBEDDINGS.md), so a raw threshold would fire on
+//! anything. A map hit is judged instead by its z-score against the query's similarity to the
+//! repository's code: `z = (cos(query, entry) − μ) / σ`, where μ and σ are the mean and standard
+//! deviation of the query's cosines to the embedded chunks ([`SimilarityProfile`]). A hit is
+//! *confident* at `z ≥` [`MAP_CONFIDENT_Z`]: the entry is more similar to the query than all but a
+//! sliver of the code. docs/EVALUATION.md ("Map short-circuit") measured the value; the same idea
+//! as the relevance verdicts of docs/RELEVANCE.md, which judge a symbol against a background
+//! sample. With fewer than [`MIN_BACKGROUND`] embedded chunks there is no usable background, so no
+//! hit is confident and the map only hints.
 
 use serde::{Deserialize, Serialize};
 
@@ -71,7 +70,7 @@ impl Collection {
     }
 }
 
-/// What the answer is (seed 004's statuses plus "nothing found").
+/// What the answer is (docs/DESIGN.md#short-circuit: a past success, hypotheses, or nothing found).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Status {

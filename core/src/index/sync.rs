@@ -39,7 +39,7 @@ use super::scope;
 use super::source::{self, SourceError};
 use super::{IndexError, SkippedFile, SyncProgress, SyncReport};
 use crate::config::Config;
-use crate::persist;
+use crate::persist::{self, FileLock};
 use crate::repo_path::RepoRoot;
 
 /// File name of the sync state inside `.code-intel/`.
@@ -121,7 +121,7 @@ pub struct FileState {
 impl SyncState {
     /// `<root>/.code-intel/sync_state.json`.
     pub fn path(root: &RepoRoot) -> PathBuf {
-        root.state_dir().join(STATE_FILE)
+        root.state().sync_state()
     }
 
     /// Loads the state; `None` when missing, unreadable, not valid JSON, or of another version
@@ -426,32 +426,8 @@ pub(crate) struct SyncContext<'a> {
 }
 
 /// Tries the exclusive sync lock without blocking; `None` when another holder has it.
-fn try_lock(ctx: &SyncContext<'_>) -> Result<Option<File>, IndexError> {
-    let mut name = ctx
-        .lock_base
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".lock");
-    let path = ctx.lock_base.with_file_name(name);
-    let io = |source| IndexError::Io {
-        path: path.clone(),
-        source,
-    };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io)?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
-    }
+fn try_lock(ctx: &SyncContext<'_>) -> Result<Option<FileLock>, IndexError> {
+    Ok(FileLock::try_acquire(&ctx.lock_base)?)
 }
 
 /// Why the state file does not describe the index (see [`SyncReport::rebuild_reason`]); `None`
@@ -483,7 +459,7 @@ fn rebuild_reason(ctx: &SyncContext<'_>) -> Option<String> {
 fn wait_for_lock(
     ctx: &SyncContext<'_>,
     progress: &mut dyn FnMut(SyncProgress),
-) -> Result<File, IndexError> {
+) -> Result<FileLock, IndexError> {
     let started = std::time::Instant::now();
     let mut reported = false;
     loop {
@@ -800,7 +776,7 @@ pub(crate) fn run(
 }
 
 fn index_dir(ctx: &SyncContext<'_>) -> PathBuf {
-    ctx.root.state_dir().join("index").join("lexical")
+    ctx.root.state().lexical()
 }
 
 /// Files of the working tree that differ from the last sync, by the sync's own prefilter (size and

@@ -65,11 +65,7 @@ use crate::embed::{CacheError, EmbedError, Embedder, EmbeddingCache};
 use crate::persist::{self, PersistError};
 use crate::repo_path::RepoRoot;
 
-/// Directory of the vector state inside the state directory.
-pub const VECTORS_DIR: &str = "index/vectors";
-/// Directory of the embedding cache inside the state directory.
-pub const EMBEDDINGS_DIR: &str = "index/embeddings";
-/// File name of [`VectorState`] inside [`VECTORS_DIR`].
+/// File name of [`VectorState`] inside the vectors directory ([`crate::state_dir::StateDir::vectors`]).
 pub const STATE_FILE: &str = "state.json";
 /// Version of [`VectorState`]; another version is ignored (the rows are rebuilt, the vectors come
 /// back from the cache).
@@ -302,7 +298,7 @@ pub struct EmbedReport {
 /// The held embedding lock of a repository ([`VectorIndex::try_embed_lock`]); released on drop.
 #[derive(Debug)]
 pub struct EmbedLock {
-    _file: std::fs::File,
+    _lock: crate::persist::FileLock,
 }
 
 /// One vector hit: a row and the cosine of its vector to the query.
@@ -446,12 +442,12 @@ pub fn configured_recipe(config: &Config) -> Result<EmbeddingText, VectorError> 
 impl VectorIndex {
     /// `<root>/.code-intel/index/vectors`.
     pub fn dir(root: &RepoRoot) -> PathBuf {
-        root.state_dir().join(VECTORS_DIR)
+        root.state().vectors()
     }
 
     /// `<root>/.code-intel/index/embeddings`.
     pub fn embeddings_dir(root: &RepoRoot) -> PathBuf {
-        root.state_dir().join(EMBEDDINGS_DIR)
+        root.state().embeddings()
     }
 
     /// Reads the saved state without opening the index (for `status`): `None` when there is none
@@ -1028,21 +1024,11 @@ impl VectorIndex {
     /// `Ok(None)` when it is taken.
     ///
     /// # Errors
-    /// [`VectorError::Io`] when the lock file cannot be created or locked.
+    /// [`VectorError::Persist`] when the lock file cannot be created or locked.
     pub fn try_embed_lock(&self) -> Result<Option<EmbedLock>, VectorError> {
-        std::fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
-        let path = self.dir.join("embed.lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(io_err(&path))?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(EmbedLock { _file: file })),
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(VectorError::Io { path, source: e }),
-        }
+        // Locks `embed.lock` (persist::FileLock appends `.lock`).
+        let lock = crate::persist::FileLock::try_acquire(&self.dir.join("embed"))?;
+        Ok(lock.map(|l| EmbedLock { _lock: l }))
     }
 
     /// Embeds every pending text with `embedder`, [`EMBED_GROUP`] texts per call, inserting as it

@@ -5,6 +5,7 @@
 //! Each test file says `mod support;`.
 
 #![allow(
+    clippy::disallowed_methods,
     clippy::print_stderr,
     reason = "the skip notice goes to stderr on purpose (visible with --nocapture)"
 )]

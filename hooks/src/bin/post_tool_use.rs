@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use code_intel_core::gate;
+use code_intel_gate::gate;
 use code_intel_hooks::{WATCHDOG, WATCHDOG_AFTER, config_locations, project_dir, read_input};
 
 fn run() -> Result<(), String> {

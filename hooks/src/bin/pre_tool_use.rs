@@ -16,7 +16,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use code_intel_core::gate::{ConfigLocations, Verdict};
+use code_intel_gate::gate::{ConfigLocations, Verdict};
 use code_intel_hooks::{
     WATCHDOG, WATCHDOG_AFTER, config_locations, decide_pre, deny_json, project_dir, read_input,
     sandbox_rewrite,
@@ -34,7 +34,10 @@ fn print_deny(reason: &str) {
 
 /// The decision, and for an allowed Bash call the sandbox rewrite to print instead of silence.
 fn decide() -> (Verdict, Option<String>) {
-    // Fault injection for the tests of the fail-closed paths.
+    // Fault injection for the tests of the fail-closed paths (hooks/tests/processes.rs and the
+    // Claude Code e2e test run the debug binaries). Compiled out of release builds, which are what
+    // `cargo install` and scripts/main.sh install: a production hook reads no such variable.
+    #[cfg(debug_assertions)]
     match std::env::var("CODE_INTEL_HOOK_FAULT").as_deref() {
         Ok("panic") => panic!("injected fault (CODE_INTEL_HOOK_FAULT=panic)"),
         Ok("hang") => loop {
@@ -118,8 +121,8 @@ fn self_check() -> ExitCode {
 fn classify(names: &[String]) -> ExitCode {
     let mut unknown = false;
     for n in names {
-        let class = code_intel_core::gate::tools::classify(n);
-        unknown |= class == code_intel_core::gate::tools::ToolClass::Unknown;
+        let class = code_intel_gate::gate::tools::classify(n);
+        unknown |= class == code_intel_gate::gate::tools::ToolClass::Unknown;
         println!("{n}\t{class:?}");
     }
     if unknown {

@@ -6,7 +6,7 @@
 //! ```
 //!
 //! The PreToolUse hook rewrites every Bash command to this form while the gate is active
-//! (`updatedInput`, plan from `code_intel_core::gate::sandbox`). On Linux it applies a Landlock
+//! (`updatedInput`, plan from `code_intel_gate::gate::sandbox`). On Linux it applies a Landlock
 //! ruleset (best effort from ABI 1 up; write rights only, reads are never restricted) that grants
 //! write access to everything except the `--protect` trees, plus the `--allow` trees beneath
 //! them, then `exec`s `bash -c COMMAND`. Landlock rules only grant, so "everything except" is

@@ -576,8 +576,13 @@ fn check_hooks(claude: &ClaudeConfig, env: &Env, root: &RepoRoot) -> (Check, Opt
             .collect();
         let resolves = resolve_command(&f.hook, env, root).is_some();
         if !resolves {
+            let effect = if f.hook.args.is_none() && f.hook.command.contains("|| exit 2") {
+                "Claude Code then blocks every tool"
+            } else {
+                "Claude Code then lets every write through"
+            };
             problems.push(format!(
-                "the PreToolUse hook in {} runs `{}`, which is not an executable (Claude Code then lets every write through)",
+                "the PreToolUse hook in {} runs `{}`, which is not an executable ({effect})",
                 f.source, f.hook.command
             ));
         } else if !uncovered.is_empty() {

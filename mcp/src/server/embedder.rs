@@ -1,7 +1,8 @@
-//! The server's embedding model: loaded on a background thread when the server starts (seed 002
-//! "Eager Loading"), shared by every tool that needs it. A tool asking before the load finished
-//! gets [`NotReady::Loading`] ("initializing, retry after N s", seed 002); a missing or broken
-//! model gets [`NotReady::Unavailable`] with the fix, and everything lexical keeps working.
+//! The server's embedding model: loaded on a background thread when the server starts
+//! (docs/DESIGN.md#sync-ux), shared by every tool that needs it. A tool asking before the load
+//! finished gets [`NotReady::Loading`] ("initializing, retry after N s",
+//! docs/DESIGN.md#initializing); a missing or broken model gets [`NotReady::Unavailable`] with the
+//! fix, and everything lexical keeps working.
 //!
 //! The model cache is resolved by [`crate::model::resolve_cache_dir`] (`CODE_INTEL_MODEL_DIR`, else
 //! `${XDG_CACHE_HOME:-$HOME/.cache}/code-intel/models`); `CODE_INTEL_EMBEDDINGS=off` turns the model
@@ -68,7 +69,8 @@ impl NotReady {
         }
     }
 
-    /// The `isError` tool result (seed 002's `initializing` shape with `retry_after_seconds`).
+    /// The `isError` tool result (the `initializing` shape with `retry_after_seconds`,
+    /// docs/DESIGN.md#initializing).
     pub fn into_result(self) -> CallToolResult {
         let body = match &self {
             NotReady::Loading { retry_after_s } => json!({

@@ -1,4 +1,4 @@
-//! The learning loop's tools (seed 000 "Improvement Cycle", seed 004 §4.2 and §4.4):
+//! The learning loop's tools (docs/DESIGN.md#learning-loop, docs/DESIGN.md#map-forest):
 //! `record_outcome`, `add_agreement`, `list_agreements`, `search_map`, `get_session_analysis`,
 //! `get_improvement_insights`, and the `map_hints` of `start_session`. All are allowed in every
 //! phase (the phase matrix does not list them). Thin adapters over `code_intel_core::outcome`,
@@ -427,8 +427,8 @@ impl CodeIntel {
                 stale_checked: index.is_some(),
                 auto_purge_days: days,
                 files: json!({
-                    "learned_pairs": state_dir.join(learned::LEARNED_PAIRS_FILE),
-                    "agreements": state_dir.join(learned::AGREEMENTS_DIR),
+                    "learned_pairs": root.state().learned_pairs(),
+                    "agreements": root.state().agreements(),
                 }),
             })
         })

@@ -1,6 +1,6 @@
 //! `semantic_search` (map first, then the forest) and the server's vector side: the vector index
 //! opened once the model is loaded, kept consistent with the lexical index, and filled in the
-//! background (seed 002 "同期の UX": lexical search never waits for embeddings).
+//! background (docs/DESIGN.md#sync-ux: lexical search never waits for embeddings).
 //!
 //! The background task waits for the model ([`SharedEmbedder`](super::embedder::SharedEmbedder)) and a synced index, then every
 //! [`POLL`] checks whether the lexical index committed since the vectors last looked
@@ -139,7 +139,7 @@ pub struct SemanticState {
 type MapStamp = Vec<(String, Option<(SystemTime, u64)>)>;
 
 fn map_stamp(root: &RepoRoot) -> MapStamp {
-    let state = root.state_dir();
+    let state = root.state();
     let mtime = |p: &std::path::Path| {
         std::fs::metadata(p)
             .and_then(|m| Ok((m.modified()?, m.len())))
@@ -148,11 +148,11 @@ fn map_stamp(root: &RepoRoot) -> MapStamp {
     let mut stamp = vec![
         (
             "learned_pairs.json".to_string(),
-            mtime(&state.join("learned_pairs.json")),
+            mtime(&state.learned_pairs()),
         ),
         ("sync_state.json".to_string(), mtime(&SyncState::path(root))),
     ];
-    let agreements = state.join("agreements");
+    let agreements = state.agreements();
     stamp.push(("agreements/".into(), mtime(&agreements)));
     if let Ok(entries) = std::fs::read_dir(&agreements) {
         let mut files: Vec<_> = entries
@@ -410,7 +410,8 @@ impl SemanticState {
 
 /// The collection to search in `phase` for the requested one: `Ok(collection, note)`, or the
 /// phase violation of an explicit request. `auto` narrows to the map where the forest is not
-/// allowed (seed 002 v3.9: the map is always readable, the forest only in SEMANTIC and READY).
+/// allowed (docs/DESIGN.md#phase-tool-matrix: the map is always readable, the forest only in
+/// SEMANTIC and READY).
 fn effective_collection(
     phase: Option<Phase>,
     requested: Collection,

@@ -851,7 +851,8 @@ fn report_learned(out: &mut Report, checks: &mut Checks, repo: &Path, session: &
     checks.check(
         out,
         front_ok && text.contains("## 根拠 (Code Evidence)") && text.contains(PROVIDER),
-        "the agreement has seed 004's front matter, the evidence and the related file".into(),
+        "the agreement has its front matter (docs/DESIGN.md#agreements), evidence and related file"
+            .into(),
     )?;
     let lines = learning::outcomes(repo).unwrap_or_default();
     let line = lines

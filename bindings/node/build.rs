@@ -1,0 +1,4 @@
+//! Build script: napi-rs link arguments for a Node addon.
+fn main() {
+    napi_build::setup();
+}

@@ -1,0 +1,886 @@
+//! `Repo`: one repository's index, exploration tools, sessions and learned map. Every method that
+//! touches the disk returns a `Promise` and runs on libuv's pool ([`crate::task`]).
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use code_intel_core::config::Config;
+use code_intel_core::explore::{
+    self, AnalyzeStructureParams, ExploreContext, ExploreError, FindDefinitionsParams,
+    FindReferencesParams, FunctionAtLineParams, SearchTextParams, TouchedFiles,
+};
+use code_intel_core::index::hybrid::{self, SearchMode};
+use code_intel_core::index::map::{self, MapIndex};
+use code_intel_core::index::semantic::with_keywords;
+use code_intel_core::index::{CodeIndex, RankParams, SyncProgress};
+use code_intel_core::learned::{self, DEFAULT_EMBEDDING_MODEL, Expiry, NewPair, SessionInfo};
+use code_intel_core::outcome;
+use code_intel_core::query_frame::Slot;
+use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::session::store::SessionStore;
+use code_intel_core::session::{Intent, Phase, ToolCallRecord};
+use napi::Env;
+use napi::bindgen_prelude::AsyncTask;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi_derive::napi;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::error::Failure;
+use crate::session::Session;
+use crate::task::{Job, Json, json_job};
+
+/// Default and ceiling of `insights({ limit })` (as the MCP tool `get_improvement_insights`).
+const INSIGHTS_LIMIT: (u32, u32) = (100, 10_000);
+/// Default `top` of `search`.
+const DEFAULT_TOP: u32 = 10;
+
+/// What every handle of one repository shares.
+pub(crate) struct RepoInner {
+    pub(crate) root: RepoRoot,
+    pub(crate) config: Config,
+    pub(crate) store: SessionStore,
+    /// `claudeSessionId` of `openRepo`, recorded on sessions started here.
+    pub(crate) claude_session_id: Option<String>,
+    /// The opened code index, once opened (tantivy readers are shared by all calls).
+    index: Mutex<Option<Arc<CodeIndex>>>,
+}
+
+impl RepoInner {
+    /// The index if one was built and synced; `None` means the exploration tools parse files
+    /// from disk (as the MCP server does before its first sync).
+    pub(crate) fn existing_index(&self) -> Result<Option<Arc<CodeIndex>>, Failure> {
+        if let Some(ix) = self
+            .index
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+        {
+            return Ok(Some(ix));
+        }
+        if !CodeIndex::lexical_dir(&self.root).exists() {
+            return Ok(None);
+        }
+        let ix = CodeIndex::open(&self.root, &self.config)?;
+        if ix.stats().last_sync.is_none() {
+            return Ok(None);
+        }
+        let ix = Arc::new(ix);
+        *self.index.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&ix));
+        Ok(Some(ix))
+    }
+
+    /// The index, created when missing and synced when out of date.
+    fn synced_index(
+        &self,
+        progress: &mut dyn FnMut(SyncProgress),
+    ) -> Result<(Arc<CodeIndex>, Option<Value>), Failure> {
+        let cached = self
+            .index
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let ix = match cached {
+            Some(ix) => ix,
+            None => {
+                let ix = Arc::new(CodeIndex::open(&self.root, &self.config)?);
+                *self.index.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&ix));
+                ix
+            }
+        };
+        let report = if ix.needs_sync() {
+            Some(serde_json::to_value(ix.sync(progress)?).unwrap_or(Value::Null))
+        } else {
+            None
+        };
+        Ok((ix, report))
+    }
+
+    /// Runs an exploration tool as the MCP server does: with a session, the phase matrix is
+    /// checked first and the call (parameters, touched files, summary) recorded after, under the
+    /// session's lock.
+    pub(crate) fn explore<P, R>(
+        &self,
+        tool: &'static str,
+        session: Option<&str>,
+        params: &P,
+        run: fn(&ExploreContext<'_>, &P) -> Result<R, ExploreError>,
+        summary: fn(&R) -> String,
+    ) -> Result<R, Failure>
+    where
+        P: Serialize,
+        R: TouchedFiles,
+    {
+        if let Some(id) = session {
+            self.store.check_tool_allowed(id, tool, None)??;
+        }
+        let index = self.existing_index()?;
+        let cx = ExploreContext {
+            root: &self.root,
+            config: &self.config,
+            index: index.as_deref(),
+        };
+        let result = run(&cx, params)?;
+        if let Some(id) = session {
+            let record = ToolCallRecord {
+                tool: tool.to_string(),
+                params: serde_json::to_value(params).unwrap_or_default(),
+                files: result.files(),
+                result_summary: summary(&result),
+                phase: Phase::Exploration,
+                timestamp: String::new(),
+            };
+            self.store.record_tool_call_in_phase(id, record)??;
+        }
+        Ok(result)
+    }
+
+    fn purge(&self) -> Expiry {
+        Expiry::after_days(self.config.auto_purge_days)
+    }
+}
+
+/// Options of [`open_repo`].
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct OpenRepoOptions {
+    /// A Claude Code session id to record on sessions started through this handle and to bind
+    /// them to (what the MCP server takes from `CLAUDE_CODE_SESSION_ID`), so the gate of that
+    /// Claude Code session finds them.
+    pub claude_session_id: Option<String>,
+}
+
+/// Opens the repository at `path` (its root: where `.code-intel/` lives or will be created) and
+/// loads `.code-intel/config.json`. Cheap: nothing is indexed or written.
+///
+/// Throws `Error` with `code` `BAD_REPOSITORY` (not a directory) or `BAD_CONFIG`.
+#[napi]
+pub fn open_repo(env: Env, path: String, options: Option<OpenRepoOptions>) -> napi::Result<Repo> {
+    let opened = || -> Result<Repo, Failure> {
+        let root = RepoRoot::new(std::path::Path::new(&path)).map_err(|e| {
+            Failure::new(
+                "BAD_REPOSITORY",
+                e.to_string(),
+                "pass the path of an existing directory (the repository root)",
+            )
+        })?;
+        let config = Config::load(root.path()).map_err(|e| {
+            Failure::new(
+                "BAD_CONFIG",
+                e.to_string(),
+                "fix or remove .code-intel/config.json (`code-intel doctor` checks it)",
+            )
+        })?;
+        Ok(Repo {
+            inner: Arc::new(RepoInner {
+                store: SessionStore::new(root.clone()),
+                root,
+                config,
+                claude_session_id: options.unwrap_or_default().claude_session_id,
+                index: Mutex::new(None),
+            }),
+        })
+    };
+    opened().map_err(|f| f.into_js(&env))
+}
+
+/// One step of `repo.index()`'s progress.
+#[napi(object)]
+#[derive(Debug, Clone)]
+pub struct IndexProgress {
+    /// `walked` (files listed), `read` (files parsed so far), `committing`, `waiting_for_lock`
+    /// (another process is indexing this repository).
+    pub stage: String,
+    /// Files done (`read`), or files to read (`walked`).
+    pub done: u32,
+    /// Files to read in this sync (0 when unknown).
+    pub total: u32,
+}
+
+/// Options of `repo.index()`.
+#[napi(object, object_to_js = false)]
+pub struct IndexOptions {
+    /// Also embed chunks for vector search. Not available from Node yet: `true` is refused with
+    /// `EMBED_UNAVAILABLE` (run `code-intel index --embed`).
+    pub embed: Option<bool>,
+    /// Called on the JavaScript thread with each progress step (never blocks the indexer).
+    #[napi(ts_type = "(progress: IndexProgress) => void")]
+    pub on_progress:
+        Option<ThreadsafeFunction<IndexProgress, (), IndexProgress, napi::Status, false>>,
+}
+
+/// Options of `repo.search()`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct SearchOptions {
+    /// Hits wanted (default 10, at most `limits.max_results_ceiling`).
+    pub top: Option<u32>,
+    /// `lexical` (BM25), `vector` or `hybrid`; without embeddings the answer is lexical with a
+    /// note. Default `lexical`.
+    pub mode: Option<String>,
+    /// Extra keywords added to the BM25 query (identifiers the request implies).
+    pub keywords: Option<String>,
+    /// `forest` (the code; default). The map is searched with `repo.searchMap()`.
+    pub collection: Option<String>,
+}
+
+/// Options of the exploration calls that accept a session.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct SessionRef {
+    /// Record the call on this session (phase-checked as the MCP tools are).
+    pub session_id: Option<String>,
+}
+
+/// Options of `findDefinitions`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct FindDefinitionsOptions {
+    /// Only under this repository-relative path.
+    pub path: Option<String>,
+    /// Only this language (`python`, `php`, `javascript`, `typescript`, ...).
+    pub language: Option<String>,
+    /// Exact name match only (default: also qualified names ending in the symbol).
+    pub exact_match: Option<bool>,
+    /// At most this many definitions.
+    pub max_results: Option<u32>,
+    /// Record the call on this session.
+    pub session_id: Option<String>,
+}
+
+/// Options of `findReferences`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct FindReferencesOptions {
+    /// Only under this repository-relative path.
+    pub path: Option<String>,
+    /// At most this many references.
+    pub max_results: Option<u32>,
+    /// Record the call on this session.
+    pub session_id: Option<String>,
+}
+
+/// Options of `searchText`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct SearchTextOptions {
+    /// Only under this repository-relative path.
+    pub path: Option<String>,
+    /// Only files of this type (`py`, `php`, `js`, `ts`, ...).
+    pub file_type: Option<String>,
+    /// Lines of context around each match.
+    pub context_lines: Option<u32>,
+    /// At most this many matches.
+    pub max_results: Option<u32>,
+    /// The pattern is literal text, not a regular expression.
+    pub literal: Option<bool>,
+    /// Record the call on this session.
+    pub session_id: Option<String>,
+}
+
+/// Options of `startSession`.
+#[napi(object)]
+#[derive(Debug)]
+pub struct StartSessionOptions {
+    /// `IMPLEMENT`, `MODIFY`, `INVESTIGATE` or `QUESTION`.
+    pub intent: String,
+    /// The user's request, verbatim.
+    pub query: String,
+}
+
+/// Options of `searchMap`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct SearchMapOptions {
+    /// Hits wanted (default 5).
+    pub n_results: Option<u32>,
+    /// Record the call on this session.
+    pub session_id: Option<String>,
+}
+
+/// Options of `listAgreements`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct ListAgreementsOptions {
+    /// Also list stale entries (symbol gone from the code) and expired ones.
+    pub include_stale: Option<bool>,
+}
+
+/// `addAgreement` input.
+#[napi(object)]
+#[derive(Debug)]
+pub struct AgreementInput {
+    /// The term as users say it (`password reset`).
+    pub nl_term: String,
+    /// The symbol it means (`PasswordBroker.reset`).
+    pub symbol: String,
+    /// Where the code shows the relation.
+    pub code_evidence: String,
+    /// Files that matter for it (repository-relative).
+    pub related_files: Option<Vec<String>>,
+    /// Session whose intent and query frame to record with it.
+    pub session_id: Option<String>,
+}
+
+/// Options of `insights`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct InsightsOptions {
+    /// The most recent sessions with an outcome to analyse (default 100, at most 10,000).
+    pub limit: Option<u32>,
+}
+
+/// A repository opened with [`open_repo`].
+#[napi]
+pub struct Repo {
+    inner: Arc<RepoInner>,
+}
+
+fn usize_opt(v: Option<u32>) -> Option<usize> {
+    v.map(|n| n as usize)
+}
+
+#[napi]
+impl Repo {
+    /// The repository root (absolute, canonical).
+    #[napi(getter)]
+    pub fn root(&self) -> String {
+        self.inner.root.path().display().to_string()
+    }
+
+    /// Creates or brings the code index up to date (incremental: only changed files are read).
+    /// Resolves to `{ sync, stats, repaired }`: `sync` is the sync report (`files_added`,
+    /// `files_modified`, `files_deleted`, `chunks`, `duration_ms`, ...), `null` when the index was
+    /// already up to date; `repaired` says why a damaged index was rebuilt, if it was.
+    #[napi(ts_return_type = "Promise<IndexReport>")]
+    pub fn index(&self, options: Option<IndexOptions>) -> AsyncTask<Job<Json>> {
+        let inner = Arc::clone(&self.inner);
+        let (embed, progress) = match options {
+            Some(o) => (o.embed.unwrap_or(false), o.on_progress),
+            None => (false, None),
+        };
+        json_job(move || {
+            if embed {
+                return Err(Failure::new(
+                    "EMBED_UNAVAILABLE",
+                    "embedding from Node is not supported by this version of code-intel-node",
+                    "run `code-intel index --embed` (the CLI) to embed the chunks",
+                ));
+            }
+            let mut report = |p: SyncProgress| {
+                let Some(cb) = &progress else { return };
+                let ev = match p {
+                    SyncProgress::Walked { to_read, .. } => ("walked", to_read, to_read),
+                    SyncProgress::Read { done, total } => ("read", done, total),
+                    SyncProgress::Committing => ("committing", 0, 0),
+                    SyncProgress::WaitingForLock { .. } => ("waiting_for_lock", 0, 0),
+                };
+                let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                cb.call(
+                    IndexProgress {
+                        stage: ev.0.into(),
+                        done: clamp(ev.1),
+                        total: clamp(ev.2),
+                    },
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            };
+            let (ix, sync) = inner.synced_index(&mut report)?;
+            Ok(json!({
+                "sync": sync,
+                "stats": ix.stats(),
+                "repaired": ix.repaired(),
+            }))
+        })
+    }
+
+    /// The index statistics (`null` before the first `index()`), whether it needs a sync, and
+    /// the sessions, most recently changed first.
+    #[napi(ts_return_type = "Promise<RepoStatus>")]
+    pub fn status(&self) -> AsyncTask<Job<Json>> {
+        let inner = Arc::clone(&self.inner);
+        json_job(move || {
+            let (stats, needs_sync) = if CodeIndex::lexical_dir(&inner.root).exists() {
+                let ix = CodeIndex::open(&inner.root, &inner.config)?;
+                (Some(ix.stats()), ix.needs_sync())
+            } else {
+                (None, true)
+            };
+            Ok(json!({
+                "root": inner.root.path().display().to_string(),
+                "index": stats,
+                "needs_sync": needs_sync,
+                "sessions": inner.store.list()?,
+            }))
+        })
+    }
+
+    /// Ranked search of the code (BM25 over chunks grouped by file, with each hit's score
+    /// explanation). Syncs the index first when it is out of date, as `code-intel search` does.
+    #[napi(ts_return_type = "Promise<SearchResults>")]
+    pub fn search(&self, query: String, options: Option<SearchOptions>) -> AsyncTask<Job<Json>> {
+        let inner = Arc::clone(&self.inner);
+        let o = options.unwrap_or_default();
+        json_job(move || {
+            if query.trim().is_empty() {
+                return Err(Failure::invalid("query must not be empty"));
+            }
+            if let Some(c) = o.collection.as_deref()
+                && c != "forest"
+            {
+                return Err(Failure::new(
+                    "UNSUPPORTED_COLLECTION",
+                    format!("collection {c:?} is not searched by repo.search()"),
+                    "use collection \"forest\" (the code), or repo.searchMap() for the learned map",
+                ));
+            }
+            let mode = match o.mode.as_deref() {
+                None => SearchMode::Lexical,
+                Some(m) => SearchMode::from_name(m).ok_or_else(|| {
+                    Failure::invalid(format!("unknown mode {m:?}: use lexical, vector or hybrid"))
+                })?,
+            };
+            let mut opts = hybrid::SearchOptions::configured(&inner.config).map_err(|e| {
+                Failure::new(
+                    "BAD_CONFIG",
+                    e.to_string(),
+                    "fix search_fusion in .code-intel/config.json",
+                )
+            })?;
+            opts.mode = mode;
+            let ceiling = inner.config.limits.max_results_ceiling.max(1);
+            let top = (o.top.unwrap_or(DEFAULT_TOP) as usize).clamp(1, ceiling);
+            let (ix, _) = inner.synced_index(&mut |_| {})?;
+            let q = with_keywords(&query, o.keywords.as_deref());
+            let results =
+                hybrid::search_ranked(&ix, None, None, &q, top, &opts, &RankParams::default())?;
+            Ok(json!({ "query": query, "results": results }))
+        })
+    }
+
+    /// Where `symbol` is defined (file, line, kind, scope, signature).
+    #[napi(ts_return_type = "Promise<FindDefinitionsResult>")]
+    pub fn find_definitions(
+        &self,
+        symbol: String,
+        options: Option<FindDefinitionsOptions>,
+    ) -> AsyncTask<Job<Json>> {
+        let o = options.unwrap_or_default();
+        let params = FindDefinitionsParams {
+            symbol,
+            path: o.path,
+            language: o.language,
+            exact_match: o.exact_match.unwrap_or(false),
+            max_results: usize_opt(o.max_results),
+        };
+        find_definitions_job(Arc::clone(&self.inner), o.session_id, params)
+    }
+
+    /// Where `symbol` is used (definitions excluded), each with its enclosing symbol.
+    #[napi(ts_return_type = "Promise<FindReferencesResult>")]
+    pub fn find_references(
+        &self,
+        symbol: String,
+        options: Option<FindReferencesOptions>,
+    ) -> AsyncTask<Job<Json>> {
+        let o = options.unwrap_or_default();
+        let params = FindReferencesParams {
+            symbol,
+            path: o.path,
+            max_results: usize_opt(o.max_results),
+        };
+        find_references_job(Arc::clone(&self.inner), o.session_id, params)
+    }
+
+    /// Regex (or literal) search over the repository's files, gitignore-aware.
+    #[napi(ts_return_type = "Promise<SearchTextResult>")]
+    pub fn search_text(
+        &self,
+        pattern: String,
+        options: Option<SearchTextOptions>,
+    ) -> AsyncTask<Job<Json>> {
+        let o = options.unwrap_or_default();
+        let params = SearchTextParams {
+            pattern,
+            path: o.path,
+            file_type: o.file_type,
+            context_lines: usize_opt(o.context_lines),
+            max_results: usize_opt(o.max_results),
+            literal: o.literal.unwrap_or(false),
+        };
+        search_text_job(Arc::clone(&self.inner), o.session_id, params)
+    }
+
+    /// The nested symbol tree of a file or directory.
+    #[napi(ts_return_type = "Promise<StructureResult>")]
+    pub fn analyze_structure(
+        &self,
+        path: String,
+        options: Option<SessionRef>,
+    ) -> AsyncTask<Job<Json>> {
+        let id = options.unwrap_or_default().session_id;
+        analyze_structure_job(Arc::clone(&self.inner), id, AnalyzeStructureParams { path })
+    }
+
+    /// The function or method enclosing `line` (1-based) of `file`, with its source.
+    #[napi(ts_return_type = "Promise<FunctionAtLineResult>")]
+    pub fn function_at_line(
+        &self,
+        file: String,
+        line: u32,
+        options: Option<SessionRef>,
+    ) -> AsyncTask<Job<Json>> {
+        let id = options.unwrap_or_default().session_id;
+        function_at_line_job(
+            Arc::clone(&self.inner),
+            id,
+            FunctionAtLineParams { file, line },
+        )
+    }
+
+    /// Starts a session in EXPLORATION (the MCP tool `start_session`).
+    ///
+    /// Throws `INVALID_ARGUMENT` for an unknown intent.
+    #[napi(ts_return_type = "Promise<Session>")]
+    pub fn start_session(&self, options: StartSessionOptions) -> AsyncTask<Job<Session>> {
+        let inner = Arc::clone(&self.inner);
+        Job::new(move || {
+            let intent: Intent = options
+                .intent
+                .parse()
+                .map_err(|e: <Intent as std::str::FromStr>::Err| Failure::invalid(e.to_string()))?;
+            let start =
+                inner
+                    .store
+                    .start(intent, &options.query, inner.claude_session_id.as_deref())?;
+            Ok(Session::new(inner, start.session_id))
+        })
+    }
+
+    /// A handle on an existing session (no I/O; an unknown id fails on first use with
+    /// `UNKNOWN_SESSION`).
+    #[napi]
+    pub fn session(&self, session_id: String) -> Session {
+        Session::new(Arc::clone(&self.inner), session_id)
+    }
+
+    /// The sessions, most recently changed first.
+    #[napi(ts_return_type = "Promise<SessionSummary[]>")]
+    pub fn list_sessions(&self) -> AsyncTask<Job<Json>> {
+        let inner = Arc::clone(&self.inner);
+        json_job(move || Ok(inner.store.list()?))
+    }
+
+    /// Searches the learned map (past successes: learned pairs and agreements) by words.
+    #[napi(ts_return_type = "Promise<MapSearchResult>")]
+    pub fn search_map(
+        &self,
+        query: String,
+        options: Option<SearchMapOptions>,
+    ) -> AsyncTask<Job<Json>> {
+        let inner = Arc::clone(&self.inner);
+        let o = options.unwrap_or_default();
+        json_job(move || {
+            if query.trim().is_empty() {
+                return Err(Failure::invalid("query must not be empty"));
+            }
+            let ceiling = inner.config.limits.max_results_ceiling.max(1);
+            let n = o
+                .n_results
+                .map_or(map::DEFAULT_MAP_RESULTS, |n| n as usize)
+                .clamp(1, ceiling);
+            let index = inner.existing_index()?;
+            let mut m = MapIndex::load_with(&inner.root, &inner.purge(), None).map_err(|e| {
+                Failure::new(
+                    "MAP_UNREADABLE",
+                    e.to_string(),
+                    "fix or move away .code-intel/learned_pairs.json",
+                )
+            })?;
+            if let Some(ix) = index.as_deref() {
+                m.mark_stale(ix);
+            }
+            let result = map::search_map(&m, &query, None, n);
+            if let Some(id) = &o.session_id {
+                let strong: Vec<String> = result
+                    .hits
+                    .iter()
+                    .filter(|h| h.strong)
+                    .filter_map(|h| h.entry.item.symbol.clone())
+                    .collect();
+                let record = ToolCallRecord {
+                    tool: "search_map".into(),
+                    params: json!({ "query": query, "n_results": n }),
+                    files: Vec::new(),
+                    result_summary: format!(
+                        "search_map: {} hits, strong: {}",
+                        result.hits.len(),
+                        if strong.is_empty() {
+                            "-".to_string()
+                        } else {
+                            strong.join(", ")
+                        }
+                    ),
+                    phase: Phase::Exploration,
+                    timestamp: String::new(),
+                };
+                inner.store.record_tool_call(id, record)?;
+            }
+            Ok(result)
+        })
+    }
+
+    /// The map's entries: learned pairs (with their agreement files), then agreements
+    /// restating no pair. Stale and expired entries only with `includeStale`.
+    #[napi(ts_return_type = "Promise<AgreementList>")]
+    pub fn list_agreements(&self, options: Option<ListAgreementsOptions>) -> AsyncTask<Job<Json>> {
+        let inner = Arc::clone(&self.inner);
+        let include = options.unwrap_or_default().include_stale.unwrap_or(false);
+        json_job(move || {
+            let index = inner.existing_index()?;
+            let state_dir = inner.root.state_dir();
+            let items = learned::read_map(&state_dir, &inner.purge()).map_err(|e| {
+                Failure::new(
+                    "MAP_UNREADABLE",
+                    e.to_string(),
+                    "fix or move away the file the message names",
+                )
+            })?;
+            let (mut out, mut hidden_stale, mut hidden_expired) = (Vec::new(), 0, 0);
+            for item in items {
+                let stale = match (index.as_deref(), item.symbol.as_deref()) {
+                    (Some(ix), Some(s)) => Some(map::is_stale(ix, s)),
+                    (Some(_), None) => Some(false),
+                    _ => None,
+                };
+                if !include && item.expired {
+                    hidden_expired += 1;
+                    continue;
+                }
+                if !include && stale == Some(true) {
+                    hidden_stale += 1;
+                    continue;
+                }
+                let mut v = serde_json::to_value(&item).unwrap_or_default();
+                if let (Some(obj), Some(s)) = (v.as_object_mut(), stale) {
+                    obj.insert("stale".into(), s.into());
+                }
+                out.push(v);
+            }
+            Ok(json!({
+                "total": out.len(),
+                "items": out,
+                "hidden_stale": hidden_stale,
+                "hidden_expired": hidden_expired,
+                "stale_checked": index.is_some(),
+            }))
+        })
+    }
+
+    /// Adds a learned pair by hand (`nlTerm` means `symbol`): writes `learned_pairs.json` and an
+    /// agreement under `.code-intel/agreements/`.
+    #[napi(ts_return_type = "Promise<AddAgreementResult>")]
+    pub fn add_agreement(&self, input: AgreementInput) -> AsyncTask<Job<Json>> {
+        let inner = Arc::clone(&self.inner);
+        json_job(move || {
+            for (field, value) in [
+                ("nlTerm", &input.nl_term),
+                ("symbol", &input.symbol),
+                ("codeEvidence", &input.code_evidence),
+            ] {
+                if value.trim().is_empty() {
+                    return Err(Failure::invalid(format!("{field} must not be empty")));
+                }
+            }
+            let state = match input.session_id.as_deref() {
+                Some(id) => Some(inner.store.load(id)?),
+                None => None,
+            };
+            let info = state.as_ref().map(|s| SessionInfo {
+                intent: s.intent.name().to_string(),
+                query_frame: Slot::ALL
+                    .iter()
+                    .filter_map(|slot| {
+                        s.query_frame
+                            .slots
+                            .get(slot)
+                            .map(|v| (slot.name().to_string(), v.value.clone()))
+                    })
+                    .collect(),
+            });
+            let pair = NewPair {
+                nl_term: input.nl_term.trim().to_string(),
+                symbol: input.symbol.trim().to_string(),
+                similarity: None,
+                code_evidence: Some(input.code_evidence.trim().to_string()),
+                session_id: state.as_ref().map(|s| s.session_id.clone()),
+                related_files: input.related_files.unwrap_or_default(),
+                session: info,
+            };
+            let report = learned::learn(
+                &inner.root.state_dir(),
+                std::slice::from_ref(&pair),
+                &inner.purge(),
+                Some(DEFAULT_EMBEDDING_MODEL),
+            )
+            .map_err(|e| {
+                Failure::new(
+                    "LEARN_FAILED",
+                    e.to_string(),
+                    "fix the input or the file the message names, then retry",
+                )
+            })?;
+            let mut warnings = Vec::new();
+            if let Some(ix) = inner.existing_index()?.as_deref()
+                && map::is_stale(ix, &pair.symbol)
+            {
+                warnings.push(format!(
+                    "{} is not defined in the code index: the entry is stale until the symbol exists",
+                    pair.symbol
+                ));
+            }
+            let file = report
+                .added
+                .iter()
+                .chain(&report.updated)
+                .find_map(|r| r.agreement_file.clone());
+            Ok(json!({
+                "success": true,
+                "learned": report,
+                "agreement_file": file,
+                "warnings": warnings,
+            }))
+        })
+    }
+
+    /// Failure patterns over recent sessions with outcomes (the MCP tool
+    /// `get_improvement_insights`, the CLI's `code-intel insights`).
+    #[napi(ts_return_type = "Promise<Insights>")]
+    pub fn insights(&self, options: Option<InsightsOptions>) -> AsyncTask<Job<Json>> {
+        let inner = Arc::clone(&self.inner);
+        let limit = options
+            .unwrap_or_default()
+            .limit
+            .unwrap_or(INSIGHTS_LIMIT.0)
+            .clamp(1, INSIGHTS_LIMIT.1) as usize;
+        json_job(move || {
+            outcome::improvement_insights(&inner.root.state_dir(), limit).map_err(|e| {
+                Failure::new(
+                    "INSIGHTS_FAILED",
+                    e.to_string(),
+                    "fix or move away the journal file the message names",
+                )
+            })
+        })
+    }
+}
+
+pub(crate) fn find_definitions_job(
+    inner: Arc<RepoInner>,
+    session: Option<String>,
+    params: FindDefinitionsParams,
+) -> AsyncTask<Job<Json>> {
+    json_job(move || {
+        inner.explore(
+            "find_definitions",
+            session.as_deref(),
+            &params,
+            explore::find_definitions,
+            |r| {
+                let first = r
+                    .definitions
+                    .first()
+                    .map(|d| format!(" (first: {} at {}:{})", d.qualified_name, d.file, d.line));
+                format!(
+                    "{} definitions of {}{}",
+                    r.total,
+                    r.symbol,
+                    first.unwrap_or_default()
+                )
+            },
+        )
+    })
+}
+
+pub(crate) fn find_references_job(
+    inner: Arc<RepoInner>,
+    session: Option<String>,
+    params: FindReferencesParams,
+) -> AsyncTask<Job<Json>> {
+    json_job(move || {
+        inner.explore(
+            "find_references",
+            session.as_deref(),
+            &params,
+            explore::find_references,
+            |r| {
+                format!(
+                    "{} references to {} in {} files",
+                    r.total,
+                    r.symbol,
+                    r.files().len()
+                )
+            },
+        )
+    })
+}
+
+pub(crate) fn search_text_job(
+    inner: Arc<RepoInner>,
+    session: Option<String>,
+    params: SearchTextParams,
+) -> AsyncTask<Job<Json>> {
+    json_job(move || {
+        inner.explore(
+            "search_text",
+            session.as_deref(),
+            &params,
+            explore::search_text,
+            |r| {
+                format!(
+                    "{} matches of {:?} in {} files",
+                    r.total,
+                    r.pattern,
+                    r.files().len()
+                )
+            },
+        )
+    })
+}
+
+pub(crate) fn analyze_structure_job(
+    inner: Arc<RepoInner>,
+    session: Option<String>,
+    params: AnalyzeStructureParams,
+) -> AsyncTask<Job<Json>> {
+    json_job(move || {
+        inner.explore(
+            "analyze_structure",
+            session.as_deref(),
+            &params,
+            explore::analyze_structure,
+            |r| format!("structure of {}: {} files", r.path, r.files_total),
+        )
+    })
+}
+
+pub(crate) fn function_at_line_job(
+    inner: Arc<RepoInner>,
+    session: Option<String>,
+    params: FunctionAtLineParams,
+) -> AsyncTask<Job<Json>> {
+    json_job(move || {
+        inner.explore(
+            "get_function_at_line",
+            session.as_deref(),
+            &params,
+            explore::get_function_at_line,
+            |r| match &r.function {
+                Some(f) => format!(
+                    "{}:{} is in {} (lines {}-{})",
+                    r.file, r.line, f.qualified_name, f.start_line, f.end_line
+                ),
+                None => format!("{}:{} is outside any function", r.file, r.line),
+            },
+        )
+    })
+}

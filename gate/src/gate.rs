@@ -1,0 +1,641 @@
+//! The write gate: the policy behind the PreToolUse and PostToolUse hooks.
+//!
+//! [`pre_tool_use`] decides whether Claude Code may run a tool: every tool reaches it (matcher
+//! `*`) and [`tools::classify`] says what the tool can write (a file-writing tool, a shell command
+//! analysed by [`bash`], Claude Code's configuration, nothing, or unknown). It fails closed: every
+//! internal error (unreadable config, corrupt session state, unknown tool input shape, a FIFO where
+//! a file should be) becomes a [`Verdict::Deny`] whose reason says how to recover.
+//! [`post_tool_use`] binds Claude Code sessions to code-intel sessions and records what was read
+//! or edited.
+//!
+//! Rules, in order:
+//! 1. Claude Code's configuration and code-intel's own state and binaries ([`protect`]) are never
+//!    writable by the agent, in any phase and any `gate_mode`, wherever they are; the check runs on
+//!    the real location of the target (symlinks, `/proc/<pid>/cwd`, `~`). `EnterWorktree` and
+//!    `CronCreate` write there by design.
+//! 2. Other targets outside the repository are not gated; `/dev/null` and friends never count.
+//! 3. Paths ignored by the root `.gitignore` (or under `node_modules/`, `target/`, `__pycache__/`,
+//!    `.venv/`, `venv/`) pass: build output and dependencies are not source.
+//! 4. `gate_mode` `off` passes everything else; `session` gates only while a session is bound;
+//!    `strict` (default) denies without a session.
+//! 5. With a session: [`SessionState::write_permission`] (not ended by `record_outcome`, READY,
+//!    IMPLEMENT/MODIFY, explored file or approved new file, no HYPOTHESIS left); an ended session
+//!    counts as none in `session` mode. A Bash target that cannot be resolved statically (`$VAR`,
+//!    globs, `xargs`, a script run from a file, a pipe into a shell) is denied. A tool the table
+//!    does not know has every path-like string of its input that lands in the project gated as a
+//!    write.
+
+pub mod bash;
+pub mod protect;
+pub mod sandbox;
+pub mod tools;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::{Config, ConfigError, GateMode};
+use crate::persist;
+use crate::repo_path::{RepoPath, RepoPathError, RepoRoot, real_location};
+use crate::session::store::{SessionError, SessionStore};
+use crate::session::{NewFiles, SessionState, ToolCallRecord};
+use bash::BashTarget;
+pub use protect::ConfigLocations;
+use protect::Protected;
+use tools::ToolClass;
+
+/// A tool call as a hook sees it (the adapter parses Claude Code's hook JSON into this).
+#[derive(Debug, Clone, Copy)]
+pub struct HookCall<'a> {
+    /// Claude Code's `session_id`.
+    pub claude_session_id: Option<&'a str>,
+    /// The hook's `cwd` (absolute); relative paths and Bash commands resolve against it.
+    pub cwd: &'a Path,
+    /// `tool_name` (`Edit`, `Bash`, `mcp__code-intel__start_session`).
+    pub tool_name: &'a str,
+    /// `tool_input`.
+    pub tool_input: &'a Value,
+    /// Where Claude Code's configuration and code-intel's binaries are (from the hook's
+    /// environment), protected in every phase.
+    pub locations: &'a ConfigLocations,
+}
+
+/// The gate's decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// Let the tool run (the hook prints nothing, so Claude Code's own permission flow applies).
+    Allow,
+    /// Block it; `reason` goes to the model and names the next tool to call.
+    Deny {
+        /// Why, and what to do.
+        reason: String,
+    },
+}
+
+/// Errors the gate turns into denials (pre) or reports (post).
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    /// The project directory is unusable.
+    #[error(transparent)]
+    Root(RepoPathError),
+    /// `.code-intel/config.json` is unreadable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Session state is unreadable.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The tool input lacks what the tool always has.
+    #[error("tool input of {tool} has no {field}")]
+    BadInput {
+        /// The tool.
+        tool: String,
+        /// The missing field.
+        field: &'static str,
+    },
+    /// A path in the tool input is unusable.
+    #[error("unusable path in tool input: {0}")]
+    BadPath(RepoPathError),
+}
+
+/// Tools whose `tool_input` names one file to write, with the field that names it.
+fn file_write_field(tool: &str) -> Option<&'static str> {
+    match tools::classify(tool) {
+        ToolClass::FileWrite(field) => Some(field),
+        _ => None,
+    }
+}
+
+/// How many path-like strings of an unclassified tool's input are checked.
+const MAX_UNKNOWN_TOOL_PATHS: usize = 64;
+
+/// Directory names whose contents are never source, whatever `.gitignore` says.
+const ALWAYS_IGNORED_DIRS: [&str; 5] = ["node_modules", "target", "__pycache__", ".venv", "venv"];
+
+/// Whether the agent may never write `p` (the gate's and Claude Code's own configuration inside
+/// the repository; [`protect`] has the full rule).
+fn is_protected(p: &RepoPath) -> bool {
+    p.as_str()
+        .split('/')
+        .any(|seg| seg == crate::config::STATE_DIR || seg == ".claude")
+        || p.as_str() == ".mcp.json"
+}
+
+struct Ignores {
+    gitignore: ignore::gitignore::Gitignore,
+}
+
+impl Ignores {
+    fn load(root: &RepoRoot) -> Self {
+        let mut b = ignore::gitignore::GitignoreBuilder::new(root.path());
+        for rel in [".gitignore", ".git/info/exclude"] {
+            let path = root.path().join(rel);
+            // Read without blocking (a FIFO planted here must not hang the hook) and bounded.
+            // Missing, unreadable or not a regular file: skipped, so the gate gates more, not
+            // less. A malformed line is skipped by the builder for the same reason.
+            if let Ok(Some(bytes)) = persist::read_regular(&path, persist::MAX_STATE_FILE_BYTES) {
+                for line in String::from_utf8_lossy(&bytes).lines() {
+                    b.add_line(Some(path.clone()), line).ok();
+                }
+            }
+        }
+        Self {
+            gitignore: b
+                .build()
+                .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty()),
+        }
+    }
+
+    fn ignored(&self, root: &RepoRoot, p: &RepoPath) -> bool {
+        if p.as_str()
+            .split('/')
+            .any(|seg| ALWAYS_IGNORED_DIRS.contains(&seg))
+        {
+            return true;
+        }
+        let abs = root.absolute(p);
+        !p.is_root()
+            && self
+                .gitignore
+                .matched_path_or_any_parents(&abs, abs.is_dir())
+                .is_ignore()
+    }
+}
+
+/// A gated write target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    /// A repository path (file or directory).
+    Path(RepoPath),
+    /// A Bash target the gate cannot resolve.
+    Dynamic { word: String, via: String },
+    /// Claude Code's or code-intel's configuration: denied in every phase.
+    Protected { path: String, what: &'static str },
+}
+
+/// The directory part of `word` before its first shell expansion (`target/debug/*.o` →
+/// `target/debug`), if the expansion comes after a `/`. `~`-prefixed words have no literal prefix.
+fn literal_dir_prefix(word: &str) -> Option<&str> {
+    let first_dynamic = word.find(['*', '?', '[', '{', '$', '`', '~'])?;
+    let slash = word[..first_dynamic].rfind('/')?;
+    let prefix = &word[..slash];
+    (!prefix.is_empty() || word.starts_with('/')).then_some(if prefix.is_empty() {
+        "/"
+    } else {
+        prefix
+    })
+}
+
+/// The targets a call writes, or `None` when the tool does not write.
+fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Target>>, GateError> {
+    let protect = Protected::new(call.locations);
+    let field = |field: &'static str| {
+        call.tool_input
+            .get(field)
+            .and_then(Value::as_str)
+            .ok_or_else(|| GateError::BadInput {
+                tool: call.tool_name.into(),
+                field,
+            })
+    };
+    let mut raw: Vec<(BashTarget, String)> = Vec::new();
+    match tools::classify(call.tool_name) {
+        ToolClass::ReadOnly | ToolClass::Other => return Ok(None),
+        ToolClass::FileWrite(f) => {
+            raw.push((BashTarget::Path(field(f)?.into()), call.tool_name.into()));
+        }
+        ToolClass::Shell(f) => raw.extend(
+            bash::analyze(field(f)?)
+                .writes
+                .into_iter()
+                .map(|w| (w.target, w.via)),
+        ),
+        ToolClass::OpaqueShell => {
+            return Ok(Some(vec![Target::Dynamic {
+                word: "<command>".into(),
+                via: format!("{}, which the gate cannot analyse", call.tool_name),
+            }]));
+        }
+        ToolClass::ConfigWrite(what) => {
+            return Ok(Some(vec![Target::Protected {
+                path: what.into(),
+                what: "Claude Code's configuration (.claude/), where this tool writes",
+            }]));
+        }
+        ToolClass::Unknown => raw.extend(
+            tools::path_like_strings(call.tool_input, MAX_UNKNOWN_TOOL_PATHS)
+                .into_iter()
+                .map(|p| {
+                    (
+                        BashTarget::Path(p),
+                        format!("{} (a tool the gate does not know)", call.tool_name),
+                    )
+                }),
+        ),
+    }
+    let ignores = Ignores::load(root);
+    let mut targets = Vec::new();
+    for (t, via) in raw {
+        let word = match t {
+            BashTarget::Script(w) => {
+                if !script_is_known(root, call.cwd, &protect, &w) {
+                    targets.push(Target::Dynamic { word: w, via });
+                }
+                continue;
+            }
+            BashTarget::Path(w) | BashTarget::Tree(w) => w,
+            BashTarget::Dynamic(word) => {
+                if let Some(p) = protect::expand_home(&word, protect.home()) {
+                    // `~/x`, `$HOME/x`: a literal path once the home directory is known.
+                    p.to_string_lossy().into_owned()
+                } else {
+                    if protect.dynamic_may_hit(&word) {
+                        targets.push(Target::Protected {
+                            path: word,
+                            what: "possibly Claude Code's or code-intel's configuration (the path is only known at run time)",
+                        });
+                        continue;
+                    }
+                    if !dynamic_is_harmless(root, call.cwd, &protect, &ignores, &word) {
+                        targets.push(Target::Dynamic { word, via });
+                    }
+                    continue;
+                }
+            }
+        };
+        let joined = call.cwd.join(&word);
+        let Some(plain) = protect::unproc(&joined, call.cwd) else {
+            targets.push(Target::Dynamic {
+                word,
+                via: format!("{via} (through /proc/self)"),
+            });
+            continue;
+        };
+        let real = real_location(&plain);
+        if let Some(what) = protect.what(&real) {
+            targets.push(Target::Protected {
+                path: real.display().to_string(),
+                what,
+            });
+            continue;
+        }
+        let Some(plain) = plain.to_str() else {
+            return Err(GateError::BadPath(RepoPathError::Invalid { input: word }));
+        };
+        match root.resolve_from(call.cwd, plain) {
+            Ok(p) if is_protected(&p) => targets.push(Target::Protected {
+                path: p.to_string(),
+                what: "code-intel's or Claude Code's own configuration",
+            }),
+            Ok(p) if ignores.ignored(root, &p) => {}
+            Ok(p) => targets.push(Target::Path(p)),
+            Err(RepoPathError::OutsideRoot { .. }) => {}
+            Err(e) => return Err(GateError::BadPath(e)),
+        }
+    }
+    Ok(Some(targets))
+}
+
+/// Where programs run by path are trusted outside the repository: the system's own directories,
+/// which the agent cannot write.
+const SYSTEM_DIRS: [&str; 8] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/nix", "/snap",
+];
+
+/// Whether a file run as code (`bash x.sh`, `./x`, `source x`) is one the gate can vouch for: a
+/// file of the project (which the gate keeps from being written outside READY) or a system
+/// program. A script in `/tmp` or the home directory may hold any write.
+fn script_is_known(root: &RepoRoot, cwd: &Path, protect: &Protected, word: &str) -> bool {
+    let path = match protect::expand_home(word, protect.home()) {
+        Some(p) => p,
+        None if word.contains(['*', '?', '[', '{', '$', '`', '~']) => return false,
+        None => cwd.join(word),
+    };
+    let Some(plain) = protect::unproc(&path, cwd) else {
+        return false;
+    };
+    let real = real_location(&plain);
+    real.starts_with(root.path()) || SYSTEM_DIRS.iter().any(|d| real.starts_with(d))
+}
+
+/// Whether a run-time target (`rm -rf target/*`) cannot reach source or configuration: its literal
+/// directory prefix lies in an ignored directory of the repository, or outside the repository
+/// in a directory that holds neither the repository nor a protected location (`/proc` and `/dev`
+/// never count: `/proc/$$/cwd` is the shell's working directory).
+fn dynamic_is_harmless(
+    root: &RepoRoot,
+    cwd: &Path,
+    protect: &Protected,
+    ignores: &Ignores,
+    word: &str,
+) -> bool {
+    let Some(prefix) = literal_dir_prefix(word) else {
+        return false;
+    };
+    let real = real_location(&cwd.join(prefix));
+    if real.starts_with("/proc")
+        || real.starts_with("/dev")
+        || protect.what(&real).is_some()
+        || protect.holds_protected(&real)
+        || root.path().starts_with(&real)
+    {
+        return false;
+    }
+    match root.resolve_from(cwd, prefix) {
+        Ok(p) => !p.is_root() && !is_protected(&p) && ignores.ignored(root, &p),
+        Err(RepoPathError::OutsideRoot { .. }) => true,
+        Err(_) => false,
+    }
+}
+
+/// Decides a PreToolUse call. Never panics by design and never fails open: errors deny.
+pub fn pre_tool_use(project_dir: &Path, call: &HookCall<'_>) -> Verdict {
+    match decide(project_dir, call) {
+        Ok(v) => v,
+        Err(e) => Verdict::Deny {
+            reason: format!(
+                "code-intel gate could not check this write ({e}), so it was blocked to be safe. Fix the cause, or run `code-intel doctor`."
+            ),
+        },
+    }
+}
+
+fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError> {
+    let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
+    let Some(targets) = write_targets(&root, call)? else {
+        return Ok(Verdict::Allow);
+    };
+    if let Some(Target::Protected { path, what }) = targets
+        .iter()
+        .find(|t| matches!(t, Target::Protected { .. }))
+    {
+        return Ok(Verdict::Deny {
+            reason: format!(
+                "{path} is {what}; the agent may not change it in any phase (code-intel's gate protects it). Ask the user to edit it."
+            ),
+        });
+    }
+    if targets.is_empty() {
+        return Ok(Verdict::Allow);
+    }
+    let config = Config::load(root.path())?;
+    let store = SessionStore::new(root.clone());
+    let bound = match call.claude_session_id {
+        Some(cs) => store.bound(cs)?,
+        None => None,
+    };
+    let verdict = match (bound.clone(), config.gate_mode) {
+        (_, GateMode::Off) => Verdict::Allow,
+        (None, GateMode::Session) => Verdict::Allow,
+        (None, GateMode::Strict) => Verdict::Deny {
+            reason: "code-intel: no code-intel session is active for this conversation, and writes need one. Start one with the /code skill \
+                     (or call the code-intel MCP tool start_session(intent, query)), explore until READY, then edit explored files."
+                .into(),
+        },
+        (Some(id), mode) => {
+            let state = store.load(&id)?;
+            // An ended session (record_outcome) is no active session: `session` mode lets the
+            // write through, `strict` denies it (write_permission says to start a new one).
+            if state.ended.is_some() && mode == GateMode::Session {
+                Verdict::Allow
+            } else {
+                judge(&root, &state, &targets)
+            }
+        }
+    };
+    if let Verdict::Deny { reason } = &verdict {
+        journal_denial(&root, call, bound, reason);
+    }
+    Ok(verdict)
+}
+
+fn judge(root: &RepoRoot, state: &SessionState, targets: &[Target]) -> Verdict {
+    for t in targets {
+        match t {
+            Target::Dynamic { word, via } => {
+                // Outside READY the phase message is the more useful one.
+                let reason = match state.write_permission(&RepoPath::root(), true, NewFiles::Never)
+                {
+                    Err(d) if !d.recoverable_in_ready => d.reason,
+                    _ => format!(
+                        "this command writes to `{word}` ({via}), which the gate cannot resolve to a file; use Edit/Write, or a literal path of an explored file"
+                    ),
+                };
+                return Verdict::Deny { reason };
+            }
+            Target::Protected { path, what } => {
+                return Verdict::Deny {
+                    reason: format!("{path} is {what}; the agent may not change it"),
+                };
+            }
+            Target::Path(p) => {
+                let exists = root.absolute(p).exists();
+                if let Err(d) = state.write_permission(p, exists, NewFiles::ApprovedOnly) {
+                    return Verdict::Deny { reason: d.reason };
+                }
+            }
+        }
+    }
+    Verdict::Allow
+}
+
+/// What a [`GateEvent`] records. Serialised snake_case (`"pre_tool_use_deny"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateEventKind {
+    /// The PreToolUse hook denied a tool call.
+    PreToolUseDeny,
+}
+
+impl GateEventKind {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GateEventKind::PreToolUseDeny => "pre_tool_use_deny",
+        }
+    }
+}
+
+/// One line of `.code-intel/journal/gate.jsonl`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GateEvent {
+    /// RFC 3339.
+    pub timestamp: String,
+    /// What happened (`pre_tool_use_deny`).
+    pub event: GateEventKind,
+    /// Claude Code session.
+    pub claude_session_id: Option<String>,
+    /// code-intel session, when bound.
+    pub session_id: Option<String>,
+    /// The tool.
+    pub tool: String,
+    /// Files concerned.
+    pub files: Vec<String>,
+    /// Denial reason.
+    pub reason: Option<String>,
+}
+
+fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, session_id: Option<String>, reason: &str) {
+    let event = GateEvent {
+        timestamp: crate::vocab::now(),
+        event: GateEventKind::PreToolUseDeny,
+        claude_session_id: call.claude_session_id.map(String::from),
+        session_id,
+        tool: call.tool_name.into(),
+        files: call
+            .tool_input
+            .get(file_write_field(call.tool_name).unwrap_or("file_path"))
+            .and_then(Value::as_str)
+            .map(String::from)
+            .into_iter()
+            .collect(),
+        reason: Some(reason.into()),
+    };
+    // The denial stands whether or not the journal can be written.
+    persist::append_jsonl(&root.state().gate_journal(), &event).ok();
+}
+
+/// What a PostToolUse call changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PostOutcome {
+    /// A Claude Code session bound to this code-intel session (after `start_session`).
+    pub bound_session: Option<String>,
+    /// Files recorded on the bound session.
+    pub recorded_files: Vec<String>,
+}
+
+/// Whether `tool_name` is code-intel's `start_session` MCP tool, in project
+/// (`mcp__code-intel__start_session`) or plugin (`mcp__plugin_code-intel_code-intel__start_session`) form.
+pub fn is_start_session_tool(tool_name: &str) -> bool {
+    tool_name.starts_with("mcp__")
+        && tool_name.ends_with("__start_session")
+        && (tool_name.contains("code-intel") || tool_name.contains("code_intel"))
+}
+
+/// Finds `session_id` in an MCP tool response as PostToolUse delivers it: a JSON string of the
+/// structured content, a list of content blocks whose text is JSON, or an object.
+pub fn session_id_in_response(resp: &Value) -> Option<String> {
+    match resp {
+        Value::String(s) => serde_json::from_str::<Value>(s)
+            .ok()
+            .and_then(|v| session_id_in_response(&v)),
+        Value::Array(items) => items.iter().find_map(|i| {
+            i.get("text")
+                .and_then(session_id_in_response)
+                .or_else(|| session_id_in_response(i))
+        }),
+        Value::Object(map) => map
+            .get("session_id")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .or_else(|| {
+                map.get("structuredContent")
+                    .and_then(session_id_in_response)
+            })
+            .or_else(|| map.get("content").and_then(session_id_in_response)),
+        _ => None,
+    }
+}
+
+/// Files a read-like tool touched, as written in its input/response (unresolved).
+fn touched_files(call: &HookCall<'_>, resp: &Value) -> Vec<String> {
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(String::from);
+    let list = |v: Option<&Value>| {
+        v.and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    match call.tool_name {
+        "Read" | "Edit" | "Write" | "MultiEdit" => {
+            s(call.tool_input.get("file_path")).into_iter().collect()
+        }
+        "NotebookEdit" => s(call.tool_input.get("notebook_path"))
+            .into_iter()
+            .collect(),
+        "Grep" | "Glob" => list(resp.get("filenames")),
+        "Bash" => call
+            .tool_input
+            .get("command")
+            .and_then(Value::as_str)
+            .map(|c| {
+                bash::analyze(c)
+                    .reads
+                    .into_iter()
+                    .filter_map(|t| match t {
+                        BashTarget::Path(p) | BashTarget::Tree(p) => Some(p),
+                        BashTarget::Dynamic(_) | BashTarget::Script(_) => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Handles a PostToolUse call: binds the Claude Code session after `start_session`, and records
+/// files read (Read, Grep, Glob, Bash reads) or edited on the bound session.
+///
+/// # Errors
+/// [`GateError`] when state cannot be read or written; the hook reports it on stderr and the
+/// tool's result stands (PostToolUse runs after the tool).
+pub fn post_tool_use(
+    project_dir: &Path,
+    call: &HookCall<'_>,
+    tool_response: &Value,
+) -> Result<PostOutcome, GateError> {
+    let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
+    let store = SessionStore::new(root.clone());
+    let Some(cs) = call.claude_session_id else {
+        return Ok(PostOutcome::default());
+    };
+    if is_start_session_tool(call.tool_name) {
+        let Some(id) = session_id_in_response(tool_response) else {
+            return Ok(PostOutcome::default());
+        };
+        store.bind(cs, &id)?;
+        return Ok(PostOutcome {
+            bound_session: Some(id),
+            recorded_files: Vec::new(),
+        });
+    }
+    let Some(id) = store.bound(cs)? else {
+        return Ok(PostOutcome::default());
+    };
+    let ignores = Ignores::load(&root);
+    let mut files: Vec<String> = touched_files(call, tool_response)
+        .iter()
+        .filter_map(|f| root.resolve_from(call.cwd, f).ok())
+        .filter(|p| !p.is_root() && !is_protected(p) && !ignores.ignored(&root, p))
+        .map(|p| p.as_str().to_string())
+        .collect();
+    files.sort();
+    files.dedup();
+    if files.is_empty()
+        && !matches!(
+            call.tool_name,
+            "Read" | "Grep" | "Glob" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit"
+        )
+    {
+        return Ok(PostOutcome::default());
+    }
+    let record = ToolCallRecord {
+        tool: call.tool_name.into(),
+        params: serde_json::json!({"via": "PostToolUse"}),
+        files: files.clone(),
+        result_summary: format!("{} file(s)", files.len()),
+        phase: crate::vocab::Phase::Exploration,
+        timestamp: String::new(),
+    };
+    store.record_tool_call(&id, record)?;
+    Ok(PostOutcome {
+        bound_session: None,
+        recorded_files: files,
+    })
+}
+
+#[cfg(test)]
+mod tests;

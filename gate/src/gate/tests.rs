@@ -1,0 +1,338 @@
+//! Gate tests: the PreToolUse rules and PostToolUse bookkeeping on a temp repository.
+
+use super::*;
+use crate::session::{Intent, Phase};
+use serde_json::json;
+
+struct Repo {
+    dir: tempfile::TempDir,
+    store: SessionStore,
+}
+
+fn repo() -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, body) in [
+        ("src/app.py", "def login():\n    pass\n"),
+        ("src/util.py", "X = 1\n"),
+        ("node_modules/pkg/index.js", "x"),
+        ("build/out.txt", "x"),
+        (".gitignore", "build/\n*.log\n"),
+    ] {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    }
+    let store = SessionStore::new(RepoRoot::new(dir.path()).unwrap());
+    Repo { dir, store }
+}
+
+impl Repo {
+    fn pre(&self, claude: Option<&str>, tool: &str, input: Value) -> Verdict {
+        let call = HookCall {
+            claude_session_id: claude,
+            cwd: self.dir.path(),
+            tool_name: tool,
+            tool_input: &input,
+            locations: &ConfigLocations::default(),
+        };
+        pre_tool_use(self.dir.path(), &call)
+    }
+
+    fn write(&self, claude: Option<&str>, rel: &str) -> Verdict {
+        self.pre(
+            claude,
+            "Write",
+            json!({"file_path": self.dir.path().join(rel), "content": "x"}),
+        )
+    }
+
+    fn ready_session(&self, claude: &str, explored: &[&str]) -> String {
+        let id = self
+            .store
+            .start(Intent::Modify, "fix login", Some(claude))
+            .unwrap()
+            .session_id;
+        self.store
+            .update(&id, |s| {
+                s.phase = Phase::Ready;
+                s.explored.extend(
+                    explored
+                        .iter()
+                        .map(|p| RepoPath::parse_relative(p).unwrap()),
+                );
+            })
+            .unwrap();
+        id
+    }
+
+    fn set_mode(&self, mode: &str) {
+        std::fs::create_dir_all(self.dir.path().join(".code-intel")).unwrap();
+        std::fs::write(
+            self.dir.path().join(".code-intel/config.json"),
+            format!("{{\"gate_mode\": \"{mode}\"}}"),
+        )
+        .unwrap();
+    }
+}
+
+fn denied(v: &Verdict) -> &str {
+    match v {
+        Verdict::Deny { reason } => reason,
+        Verdict::Allow => panic!("expected a denial"),
+    }
+}
+
+#[test]
+fn modes_decide_writes_without_a_session() {
+    let r = repo();
+    assert!(denied(&r.write(Some("c1"), "src/app.py")).contains("start_session"));
+    assert!(denied(&r.write(None, "src/app.py")).contains("/code"));
+    r.set_mode("session");
+    assert_eq!(r.write(Some("c1"), "src/app.py"), Verdict::Allow);
+    r.set_mode("off");
+    assert_eq!(r.write(Some("c1"), "src/app.py"), Verdict::Allow);
+}
+
+#[test]
+fn non_write_tools_outside_and_ignored_paths_pass() {
+    let r = repo();
+    assert_eq!(
+        r.pre(
+            Some("c1"),
+            "Read",
+            json!({"file_path": r.dir.path().join("src/app.py")})
+        ),
+        Verdict::Allow
+    );
+    assert_eq!(
+        r.pre(
+            Some("c1"),
+            "Write",
+            json!({"file_path": "/tmp/code-intel-elsewhere.txt"})
+        ),
+        Verdict::Allow
+    );
+    assert_eq!(
+        r.write(Some("c1"), "node_modules/pkg/index.js"),
+        Verdict::Allow
+    );
+    assert_eq!(r.write(Some("c1"), "build/out.txt"), Verdict::Allow);
+    assert_eq!(r.write(Some("c1"), "debug.log"), Verdict::Allow);
+    // Relative paths resolve against cwd, `..` cannot smuggle a repo file out of the gate.
+    assert!(matches!(
+        r.write(Some("c1"), "node_modules/../src/app.py"),
+        Verdict::Deny { .. }
+    ));
+}
+
+#[test]
+fn gate_state_and_claude_settings_are_protected_in_every_phase() {
+    let r = repo();
+    r.ready_session("c1", &[""]);
+    for p in [
+        ".code-intel/sessions/x.json",
+        ".code-intel/config.json",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+    ] {
+        assert!(
+            denied(&r.write(Some("c1"), p)).contains("may not change"),
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn session_phase_and_exploration_decide() {
+    let r = repo();
+    let id = r
+        .store
+        .start(Intent::Modify, "fix login", Some("c1"))
+        .unwrap()
+        .session_id;
+    assert!(denied(&r.write(Some("c1"), "src/app.py")).contains("EXPLORATION"));
+    // NotebookEdit names its file in notebook_path.
+    let nb = r.pre(
+        Some("c1"),
+        "NotebookEdit",
+        json!({"notebook_path": r.dir.path().join("src/n.ipynb"), "new_source": "x"}),
+    );
+    assert!(denied(&nb).contains("EXPLORATION"));
+    r.store
+        .update(&id, |s| {
+            s.phase = Phase::Ready;
+            s.explored
+                .insert(RepoPath::parse_relative("src/app.py").unwrap());
+        })
+        .unwrap();
+    assert_eq!(r.pre(Some("c1"), "Edit", json!({"file_path": r.dir.path().join("src/app.py"), "old_string": "a", "new_string": "b"})), Verdict::Allow);
+    assert!(denied(&r.write(Some("c1"), "src/util.py")).contains("add_explored_files"));
+    // A new file next to an explored one still needs check_write_target(allow_new_files=true).
+    assert!(denied(&r.write(Some("c1"), "src/new.py")).contains("check_write_target"));
+    let root = RepoRoot::new(r.dir.path()).unwrap();
+    r.store
+        .update(&id, |s| s.check_write_target(&root, "src/new.py", true))
+        .unwrap();
+    assert_eq!(r.write(Some("c1"), "src/new.py"), Verdict::Allow);
+    // Another Claude Code window without a binding is still gated.
+    assert!(matches!(
+        r.write(Some("c2"), "src/app.py"),
+        Verdict::Deny { .. }
+    ));
+}
+
+#[test]
+fn internal_errors_fail_closed_with_a_recovery_hint() {
+    let r = repo();
+    let id = r.ready_session("c1", &["src"]);
+    std::fs::write(r.store.state_path(&id).unwrap(), "{ torn").unwrap();
+    let reason = denied(&r.write(Some("c1"), "src/app.py")).to_string();
+    assert!(
+        reason.contains("blocked to be safe") && reason.contains("start_session"),
+        "{reason}"
+    );
+    std::fs::write(
+        r.dir.path().join(".code-intel/config.json"),
+        "{\"gate_mode\": 7}",
+    )
+    .unwrap();
+    assert!(denied(&r.write(Some("c1"), "src/app.py")).contains("config"));
+    assert!(
+        denied(&r.pre(Some("c1"), "Write", json!({"content": "no path"}))).contains("file_path")
+    );
+    assert!(matches!(
+        pre_tool_use(
+            Path::new("/nonexistent/project"),
+            &HookCall {
+                claude_session_id: None,
+                cwd: Path::new("/"),
+                tool_name: "Write",
+                tool_input: &json!({"file_path": "/x"}),
+                locations: &ConfigLocations::default(),
+            }
+        ),
+        Verdict::Deny { .. }
+    ));
+}
+
+#[test]
+fn denials_are_journaled() {
+    let r = repo();
+    r.write(Some("c1"), "src/app.py");
+    let text =
+        std::fs::read_to_string(r.dir.path().join(".code-intel/journal/gate.jsonl")).unwrap();
+    let ev: GateEvent = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (ev.event.name(), ev.tool.as_str()),
+        ("pre_tool_use_deny", "Write")
+    );
+}
+
+#[test]
+fn post_tool_use_binds_and_records_reads() {
+    let r = repo();
+    let id = r
+        .store
+        .start(Intent::Modify, "fix login", None)
+        .unwrap()
+        .session_id;
+    let post = |tool: &str, input: Value, resp: Value| {
+        let call = HookCall {
+            claude_session_id: Some("c9"),
+            cwd: r.dir.path(),
+            tool_name: tool,
+            tool_input: &input,
+            locations: &ConfigLocations::default(),
+        };
+        post_tool_use(r.dir.path(), &call, &resp).unwrap()
+    };
+    // Structured content arrives as a JSON string.
+    let out = post(
+        "mcp__code-intel__start_session",
+        json!({"intent": "MODIFY"}),
+        Value::String(json!({"session_id": id, "phase": "EXPLORATION"}).to_string()),
+    );
+    assert_eq!(out.bound_session.as_deref(), Some(id.as_str()));
+    assert_eq!(r.store.bound("c9").unwrap().as_deref(), Some(id.as_str()));
+    let out = post(
+        "Read",
+        json!({"file_path": r.dir.path().join("src/app.py")}),
+        json!({"type": "text"}),
+    );
+    assert_eq!(out.recorded_files, ["src/app.py"]);
+    let out = post(
+        "Grep",
+        json!({"pattern": "X"}),
+        json!({"filenames": ["src/util.py", "node_modules/pkg/index.js", "../outside.py"]}),
+    );
+    assert_eq!(out.recorded_files, ["src/util.py"]);
+    let s = r.store.load(&id).unwrap();
+    assert!(s.is_explored(&RepoPath::parse_relative("src/util.py").unwrap()));
+    assert_eq!(
+        s.tools_used().into_iter().collect::<Vec<_>>(),
+        ["Grep", "Read"]
+    );
+}
+
+#[test]
+fn start_session_results_are_found_in_every_shape() {
+    let id = "20261121-000000-abcdef";
+    let text_blocks = json!([{"type": "text", "text": json!({"session_id": id}).to_string()}]);
+    assert_eq!(session_id_in_response(&text_blocks).as_deref(), Some(id));
+    assert_eq!(
+        session_id_in_response(&json!({"structuredContent": {"session_id": id}})).as_deref(),
+        Some(id)
+    );
+    assert_eq!(session_id_in_response(&json!("not json")), None);
+    assert!(is_start_session_tool(
+        "mcp__plugin_code-intel_code-intel__start_session"
+    ));
+    assert!(!is_start_session_tool("mcp__other__start_session"));
+}
+
+#[test]
+fn bash_writes_are_gated_like_edits() {
+    let r = repo();
+    let bash = |claude: &str, cmd: &str| r.pre(Some(claude), "Bash", json!({"command": cmd}));
+    assert!(denied(&bash("c1", "sed -i 's/a/b/' src/app.py")).contains("start_session"));
+    assert!(
+        denied(&bash("c1", "cat > src/new.py <<'EOF'\nprint(1)\nEOF")).contains("start_session")
+    );
+    for ok in [
+        "grep -rn login src | head",
+        "ls src > /dev/null",
+        "cargo test 2>&1 | tail",
+        "rm -rf node_modules/*",
+        "echo x > /tmp/scratch.txt",
+        "rm -rf build/*.o",
+    ] {
+        assert_eq!(bash("c1", ok), Verdict::Allow, "{ok}");
+    }
+    r.ready_session("c2", &["src/app.py"]);
+    assert_eq!(
+        bash("c2", "sed -i 's/pass/return 1/' src/app.py"),
+        Verdict::Allow
+    );
+    assert!(denied(&bash("c2", "sed -i 's/X/Y/' src/util.py")).contains("add_explored_files"));
+    assert!(denied(&bash("c2", "rm src/*.py")).contains("cannot resolve"));
+    assert!(
+        denied(&bash("c2", "echo x >> .code-intel/sessions/s.json")).contains("may not change")
+    );
+    assert!(
+        denied(&bash(
+            "c2",
+            "cd src && python3 -c \"open('util.py','w').write('')\""
+        ))
+        .contains("src/util.py")
+    );
+}
+
+#[test]
+fn literal_prefixes_of_dynamic_words() {
+    assert_eq!(literal_dir_prefix("target/debug/*.o"), Some("target/debug"));
+    assert_eq!(literal_dir_prefix("/tmp/$X"), Some("/tmp"));
+    assert_eq!(literal_dir_prefix("/$X"), Some("/"));
+    assert_eq!(literal_dir_prefix("*.py"), None);
+    assert_eq!(literal_dir_prefix("$HOME/x"), None);
+    assert_eq!(literal_dir_prefix("src/a.py"), None);
+}

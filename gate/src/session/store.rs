@@ -1,0 +1,579 @@
+//! Session persistence: one versioned JSON file per session under `.code-intel/sessions/`,
+//! read-modify-write under an exclusive file lock with atomic replacement, and the binding of
+//! Claude Code session ids to code-intel sessions under `.code-intel/bindings/`.
+//!
+//! Concurrency: every mutation goes through [`SessionStore::update`], which holds the session's
+//! lock (`<id>.json.lock`) from read to rename, so parallel MCP calls and hook processes of two
+//! Claude Code windows serialise per session and never lose an update. Readers (the PreToolUse
+//! hook) read without the lock: the rename makes every read see a whole file.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    AddExploredResult, HypothesisInput, Intent, Phase, PhaseViolation, RevertResult,
+    SemanticResult, SessionState, SessionStatus, SetQueryFrameResult, ToolCallRecord,
+    Understanding, UnderstandingResult, VerificationInput, VerificationResult, WriteCheck,
+};
+use crate::journal::{self, DecisionRecord};
+use crate::persist::{self, FileLock, PersistError};
+use crate::query_frame::{self, QueryFrameInput, QuoteChecker};
+use crate::relevance::{ConfirmInput, ConfirmResult, RelevanceScorer, Thresholds};
+use crate::repo_path::RepoRoot;
+use crate::router::Plan;
+use crate::session::ScoredUnderstandingResult;
+use crate::session::requirements::SemanticReason;
+
+/// Errors of the session store. Messages say how to recover.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// No session with this id.
+    #[error(
+        "unknown session '{id}': call start_session to begin one (get_session_status lists the active session)"
+    )]
+    Unknown {
+        /// The id asked for.
+        id: String,
+    },
+    /// The id has characters a session id never has.
+    #[error("invalid session id '{id}': ids look like 20261121-063012-a1b2c3")]
+    InvalidId {
+        /// The id.
+        id: String,
+    },
+    /// The state file exists but does not parse.
+    #[error(
+        "session state {path} is corrupt ({source}); it was left untouched for inspection: start a new session with start_session"
+    )]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The state file was written by another format version.
+    #[error(
+        "session state {path} has format version {found}, this code-intel reads version {expected}: start a new session with start_session"
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Version found.
+        found: u32,
+        /// Version supported.
+        expected: u32,
+    },
+    /// Reading failed.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing or locking failed.
+    #[error(transparent)]
+    Persist(#[from] PersistError),
+}
+
+/// `start_session` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartResponse {
+    /// The new session's id.
+    pub session_id: String,
+    /// EXPLORATION.
+    pub phase: Phase,
+    /// Intent as parsed.
+    pub intent: Intent,
+    /// The slot-extraction prompt for `set_query_frame`.
+    pub extraction_prompt: String,
+    /// The initial plan.
+    pub plan: Plan,
+}
+
+/// A binding of a Claude Code session to a code-intel session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// Format version.
+    pub version: u32,
+    /// code-intel session id.
+    pub session_id: String,
+    /// RFC 3339.
+    pub bound_at: String,
+}
+
+/// One line of a session listing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    /// Id.
+    pub session_id: String,
+    /// Intent.
+    pub intent: Intent,
+    /// Phase.
+    pub phase: Phase,
+    /// The request.
+    pub query: String,
+    /// Last change, RFC 3339.
+    pub updated_at: String,
+}
+
+/// The sessions of one repository.
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    root: RepoRoot,
+}
+
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl SessionStore {
+    /// The store of the repository at `root` (nothing is created until the first write).
+    pub fn new(root: RepoRoot) -> Self {
+        Self { root }
+    }
+
+    /// The repository root.
+    pub fn root(&self) -> &RepoRoot {
+        &self.root
+    }
+
+    fn sessions_dir(&self) -> PathBuf {
+        self.root.state().sessions()
+    }
+
+    /// Path of a session's state file.
+    ///
+    /// # Errors
+    /// [`SessionError::InvalidId`] for ids with characters outside `[A-Za-z0-9_-]`.
+    pub fn state_path(&self, id: &str) -> Result<PathBuf, SessionError> {
+        if !valid_id(id) {
+            return Err(SessionError::InvalidId { id: id.into() });
+        }
+        Ok(self.sessions_dir().join(format!("{id}.json")))
+    }
+
+    fn binding_path(&self, claude_session_id: &str) -> Result<PathBuf, SessionError> {
+        if !valid_id(claude_session_id) {
+            return Err(SessionError::InvalidId {
+                id: claude_session_id.into(),
+            });
+        }
+        Ok(self
+            .root
+            .state()
+            .bindings()
+            .join(format!("{claude_session_id}.json")))
+    }
+
+    /// Starts a session: creates its state in EXPLORATION, journals the plan, and binds the
+    /// Claude Code session id when given.
+    ///
+    /// # Errors
+    /// [`SessionError::Persist`] when the state cannot be written.
+    pub fn start(
+        &self,
+        intent: Intent,
+        query: &str,
+        claude_session_id: Option<&str>,
+    ) -> Result<StartResponse, SessionError> {
+        let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
+        let rand = uuid::Uuid::new_v4().simple().to_string();
+        let id = format!("{stamp}-{}", &rand[..6]);
+        let state = SessionState::new(
+            id.clone(),
+            intent,
+            query.to_string(),
+            claude_session_id.map(String::from),
+        );
+        self.save(&state)?;
+        let record = DecisionRecord::new(
+            &id,
+            intent.name(),
+            "start_session",
+            &state.query_frame,
+            &state.plan,
+            state.created_at.clone(),
+        );
+        journal::record_decision(&self.root.state_dir(), &record)?;
+        if let Some(cs) = claude_session_id {
+            // An odd Claude Code id must not prevent the session; the PostToolUse hook binds again.
+            if valid_id(cs) {
+                self.bind(cs, &id)?;
+            }
+        }
+        Ok(StartResponse {
+            session_id: id,
+            phase: state.phase,
+            intent,
+            extraction_prompt: query_frame::extraction_prompt(query),
+            plan: state.plan,
+        })
+    }
+
+    fn save(&self, state: &SessionState) -> Result<(), SessionError> {
+        let path = self.state_path(&state.session_id)?;
+        let mut bytes =
+            serde_json::to_vec_pretty(state).map_err(|source| SessionError::Corrupt {
+                path: path.clone(),
+                source,
+            })?;
+        bytes.push(b'\n');
+        persist::write_atomic(&path, &bytes)?;
+        Ok(())
+    }
+
+    /// Loads a session's state.
+    ///
+    /// # Errors
+    /// [`SessionError::Unknown`], [`SessionError::Corrupt`], [`SessionError::Version`],
+    /// [`SessionError::Read`], [`SessionError::InvalidId`].
+    pub fn load(&self, id: &str) -> Result<SessionState, SessionError> {
+        let path = self.state_path(id)?;
+        load_state(&path, id)
+    }
+
+    /// Read-modify-write of a session under its lock; the state is saved only if `f` changed it.
+    ///
+    /// # Errors
+    /// As [`SessionStore::load`], plus [`SessionError::Persist`].
+    pub fn update<T>(
+        &self,
+        id: &str,
+        f: impl FnOnce(&mut SessionState) -> T,
+    ) -> Result<T, SessionError> {
+        let path = self.state_path(id)?;
+        let _lock = FileLock::acquire(&path)?;
+        let mut state = load_state(&path, id)?;
+        let before = state.clone();
+        let out = f(&mut state);
+        if state != before {
+            state.updated_at = super::now();
+            self.save(&state)?;
+        }
+        Ok(out)
+    }
+
+    /// [`SessionStore::update`] guarded by the phase matrix: `tool` is checked against the phase
+    /// read under the lock, so a concurrent transition cannot slip between check and change.
+    ///
+    /// # Errors
+    /// Outer: as [`SessionStore::update`]; inner: the [`PhaseViolation`] (nothing changed).
+    pub fn update_in_phase<T>(
+        &self,
+        id: &str,
+        tool: &str,
+        collection: Option<&str>,
+        f: impl FnOnce(&mut SessionState) -> T,
+    ) -> Result<Result<T, PhaseViolation>, SessionError> {
+        self.update(id, |s| {
+            super::check_tool(s.phase, tool, collection).map(|()| f(s))
+        })
+    }
+
+    /// Binds a Claude Code session id to a code-intel session (the latest binding wins).
+    ///
+    /// # Errors
+    /// [`SessionError::InvalidId`] or [`SessionError::Persist`].
+    pub fn bind(&self, claude_session_id: &str, session_id: &str) -> Result<(), SessionError> {
+        if !valid_id(session_id) {
+            return Err(SessionError::InvalidId {
+                id: session_id.into(),
+            });
+        }
+        let path = self.binding_path(claude_session_id)?;
+        let b = Binding {
+            version: 1,
+            session_id: session_id.into(),
+            bound_at: super::now(),
+        };
+        let bytes = serde_json::to_vec(&b).map_err(|source| SessionError::Corrupt {
+            path: path.clone(),
+            source,
+        })?;
+        persist::write_atomic(&path, &bytes)?;
+        Ok(())
+    }
+
+    /// The code-intel session bound to a Claude Code session, if any.
+    ///
+    /// # Errors
+    /// [`SessionError::Corrupt`] or [`SessionError::Read`] for an unreadable binding file.
+    pub fn bound(&self, claude_session_id: &str) -> Result<Option<String>, SessionError> {
+        let path = self.binding_path(claude_session_id)?;
+        let bytes = match persist::read_regular(&path, persist::MAX_STATE_FILE_BYTES) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(None),
+            Err(source) => return Err(SessionError::Read { path, source }),
+        };
+        let b: Binding = serde_json::from_slice(&bytes)
+            .map_err(|source| SessionError::Corrupt { path, source })?;
+        Ok(Some(b.session_id))
+    }
+
+    /// All sessions, most recently changed first. Unreadable files are skipped.
+    ///
+    /// # Errors
+    /// [`SessionError::Read`] if the sessions directory exists but cannot be listed.
+    pub fn list(&self) -> Result<Vec<SessionSummary>, SessionError> {
+        let dir = self.sessions_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(SessionError::Read { path: dir, source }),
+        };
+        let mut out: Vec<SessionSummary> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let id = name.strip_suffix(".json")?;
+                let s = self.load(id).ok()?;
+                Some(SessionSummary {
+                    session_id: s.session_id,
+                    intent: s.intent,
+                    phase: s.phase,
+                    query: s.query,
+                    updated_at: s.updated_at,
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        Ok(out)
+    }
+
+    /// `set_query_frame` (EXPLORATION only), journaling the new plan.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn set_query_frame(
+        &self,
+        id: &str,
+        input: &QueryFrameInput,
+        checker: &dyn QuoteChecker,
+    ) -> Result<Result<SetQueryFrameResult, PhaseViolation>, SessionError> {
+        let outcome = self.update_in_phase(id, "set_query_frame", None, |s| {
+            let r = s.set_query_frame(input, checker);
+            let rec = DecisionRecord::new(
+                &s.session_id,
+                s.intent.name(),
+                "set_query_frame",
+                &s.query_frame,
+                &s.plan,
+                super::now(),
+            );
+            (r, rec)
+        })?;
+        Ok(match outcome {
+            Ok((result, record)) => {
+                journal::record_decision(&self.root.state_dir(), &record)?;
+                Ok(result)
+            }
+            Err(v) => Err(v),
+        })
+    }
+
+    /// `get_session_status`.
+    ///
+    /// # Errors
+    /// As [`SessionStore::load`].
+    pub fn status(&self, id: &str) -> Result<SessionStatus, SessionError> {
+        Ok(self.load(id)?.status())
+    }
+
+    /// The phase check for `tool` (see [`super::check_tool`]).
+    ///
+    /// # Errors
+    /// Outer: as [`SessionStore::load`]; inner: the [`PhaseViolation`].
+    pub fn check_tool_allowed(
+        &self,
+        id: &str,
+        tool: &str,
+        collection: Option<&str>,
+    ) -> Result<Result<(), PhaseViolation>, SessionError> {
+        Ok(super::check_tool(self.load(id)?.phase, tool, collection))
+    }
+
+    /// Records a tool call on the session.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update`].
+    pub fn record_tool_call(&self, id: &str, call: ToolCallRecord) -> Result<(), SessionError> {
+        self.update(id, |s| s.record_tool_call(call))
+    }
+
+    /// Records a call of a phase-restricted tool (an exploration tool), re-checking the phase
+    /// under the lock: a call whose session moved to a phase that forbids the tool while it ran
+    /// is refused rather than recorded.
+    ///
+    /// # Errors
+    /// Outer: as [`SessionStore::update`]; inner: the [`PhaseViolation`].
+    pub fn record_tool_call_in_phase(
+        &self,
+        id: &str,
+        call: ToolCallRecord,
+    ) -> Result<Result<(), PhaseViolation>, SessionError> {
+        let tool = call.tool.clone();
+        self.update_in_phase(id, &tool, None, |s| s.record_tool_call(call))
+    }
+
+    /// `submit_understanding` (EXPLORATION only).
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn submit_understanding(
+        &self,
+        id: &str,
+        input: Understanding,
+    ) -> Result<Result<UnderstandingResult, PhaseViolation>, SessionError> {
+        let root = self.root.clone();
+        self.update_in_phase(id, "submit_understanding", None, |s| {
+            s.submit_understanding(&root, input)
+        })
+    }
+
+    /// `submit_understanding` with the relevance check of `symbols_identified` (EXPLORATION only;
+    /// see [`SessionState::submit_understanding_scored`]). The scorer runs under the session lock.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn submit_understanding_scored(
+        &self,
+        id: &str,
+        input: Understanding,
+        scorer: &dyn RelevanceScorer,
+    ) -> Result<Result<ScoredUnderstandingResult, PhaseViolation>, SessionError> {
+        let root = self.root.clone();
+        self.update_in_phase(id, "submit_understanding", None, |s| {
+            s.submit_understanding_scored(&root, input, scorer)
+        })
+    }
+
+    /// `confirm_symbol_relevance` (EXPLORATION and VERIFICATION; see
+    /// [`super::confirm_symbol_relevance`]). The scorer runs under the session lock.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn confirm_symbol_relevance(
+        &self,
+        id: &str,
+        input: &ConfirmInput,
+        scorer: &dyn RelevanceScorer,
+        thresholds: &Thresholds,
+    ) -> Result<Result<ConfirmResult, PhaseViolation>, SessionError> {
+        self.update_in_phase(id, "confirm_symbol_relevance", None, |s| {
+            super::confirm_symbol_relevance(s, input, scorer, thresholds)
+        })
+    }
+
+    /// `submit_semantic`, guarded by the phase matrix.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn submit_semantic(
+        &self,
+        id: &str,
+        hypotheses: Vec<HypothesisInput>,
+        reason: SemanticReason,
+    ) -> Result<Result<SemanticResult, PhaseViolation>, SessionError> {
+        self.update_in_phase(id, "submit_semantic", None, |s| {
+            s.submit_semantic(hypotheses, reason)
+        })
+    }
+
+    /// `submit_verification`, guarded by the phase matrix.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn submit_verification(
+        &self,
+        id: &str,
+        results: Vec<VerificationInput>,
+    ) -> Result<Result<VerificationResult, PhaseViolation>, SessionError> {
+        self.update_in_phase(id, "submit_verification", None, |s| {
+            s.submit_verification(results)
+        })
+    }
+
+    /// `check_write_target`.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update`].
+    pub fn check_write_target(
+        &self,
+        id: &str,
+        path: &str,
+        allow_new_files: bool,
+    ) -> Result<WriteCheck, SessionError> {
+        let root = self.root.clone();
+        self.update(id, |s| s.check_write_target(&root, path, allow_new_files))
+    }
+
+    /// `add_explored_files`, guarded by the phase matrix.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update_in_phase`].
+    pub fn add_explored_files(
+        &self,
+        id: &str,
+        files: &[String],
+    ) -> Result<Result<AddExploredResult, PhaseViolation>, SessionError> {
+        let root = self.root.clone();
+        self.update_in_phase(id, "add_explored_files", None, |s| {
+            s.add_explored_files(&root, files)
+        })
+    }
+
+    /// `revert_to_exploration`.
+    ///
+    /// # Errors
+    /// As [`SessionStore::update`].
+    pub fn revert_to_exploration(
+        &self,
+        id: &str,
+        keep_results: bool,
+    ) -> Result<RevertResult, SessionError> {
+        self.update(id, |s| s.revert_to_exploration(keep_results))
+    }
+}
+
+fn load_state(path: &Path, id: &str) -> Result<SessionState, SessionError> {
+    let bytes = match persist::read_regular(path, persist::MAX_STATE_FILE_BYTES) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            return Err(SessionError::Unknown { id: id.into() });
+        }
+        Err(source) => {
+            return Err(SessionError::Read {
+                path: path.into(),
+                source,
+            });
+        }
+    };
+    // Check the version before the full parse, so a future format gives the version error.
+    #[derive(Deserialize)]
+    struct Head {
+        version: u32,
+    }
+    let head: Head = serde_json::from_slice(&bytes).map_err(|source| SessionError::Corrupt {
+        path: path.into(),
+        source,
+    })?;
+    if head.version != super::SESSION_VERSION {
+        return Err(SessionError::Version {
+            path: path.into(),
+            found: head.version,
+            expected: super::SESSION_VERSION,
+        });
+    }
+    serde_json::from_slice(&bytes).map_err(|source| SessionError::Corrupt {
+        path: path.into(),
+        source,
+    })
+}

@@ -1,0 +1,265 @@
+//! The vocabulary every layer above shares: what a request wants ([`Intent`]), where a session is
+//! ([`Phase`]), how risky it is ([`RiskLevel`]), the QueryFrame's slots ([`Slot`], [`SlotSource`]),
+//! relevance verdicts ([`Tier`]), how a session ended ([`Outcome`]) and the one clock ([`now`]).
+//!
+//! These are plain values with their wire names; this module depends on nothing else in the crate,
+//! so every module may use it without creating a dependency cycle (ARCHITECTURE.md "Layers").
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// What the user wants done. Parsed case-insensitively; `ADD` → IMPLEMENT, `DELETE` → MODIFY,
+/// `EXPLORE` → INVESTIGATE (the older names, docs/DESIGN.md#intents).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Intent {
+    /// Build something new.
+    Implement,
+    /// Change existing behaviour (fix, refactor, delete).
+    Modify,
+    /// Understand code; never writes.
+    Investigate,
+    /// Answer a question; never writes.
+    Question,
+}
+
+impl Intent {
+    /// The canonical upper-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Intent::Implement => "IMPLEMENT",
+            Intent::Modify => "MODIFY",
+            Intent::Investigate => "INVESTIGATE",
+            Intent::Question => "QUESTION",
+        }
+    }
+
+    /// Whether sessions of this intent may ever write.
+    pub fn may_write(self) -> bool {
+        matches!(self, Intent::Implement | Intent::Modify)
+    }
+}
+
+/// An intent name that is none of the accepted ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown intent '{0}': use IMPLEMENT, MODIFY, INVESTIGATE or QUESTION")]
+pub struct UnknownIntent(pub String);
+
+impl FromStr for Intent {
+    type Err = UnknownIntent;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_uppercase().as_str() {
+            "IMPLEMENT" | "ADD" => Ok(Intent::Implement),
+            "MODIFY" | "DELETE" => Ok(Intent::Modify),
+            "INVESTIGATE" | "EXPLORE" => Ok(Intent::Investigate),
+            "QUESTION" => Ok(Intent::Question),
+            _ => Err(UnknownIntent(s.into())),
+        }
+    }
+}
+
+impl fmt::Display for Intent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Intent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Intent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Session phase. Serialised upper-case (`"EXPLORATION"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Phase {
+    /// Code exploration with the exploration tools.
+    Exploration,
+    /// Semantic search to form hypotheses when exploration fell short.
+    Semantic,
+    /// Verifying hypotheses with the exploration tools.
+    Verification,
+    /// Edits allowed (for IMPLEMENT/MODIFY, on explored files).
+    Ready,
+}
+
+impl Phase {
+    /// The upper-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Exploration => "EXPLORATION",
+            Phase::Semantic => "SEMANTIC",
+            Phase::Verification => "VERIFICATION",
+            Phase::Ready => "READY",
+        }
+    }
+
+    /// What the model should do next in this phase.
+    pub fn next_step(self) -> &'static str {
+        match self {
+            Phase::Exploration => {
+                "explore with find_definitions, find_references and search_text (see the plan), then call submit_understanding"
+            }
+            Phase::Semantic => {
+                "form hypotheses about what exploration could not find, then call submit_semantic(hypotheses, semantic_reason)"
+            }
+            Phase::Verification => {
+                "verify each hypothesis with find_definitions/find_references/search_text, then call submit_verification(results)"
+            }
+            Phase::Ready => {
+                "call check_write_target(path) before editing; edit only explored files"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Risk level (docs/DESIGN.md#risk), ordered LOW < MEDIUM < HIGH.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum RiskLevel {
+    /// Little uncertainty.
+    #[default]
+    Low,
+    /// Some slots unknown.
+    Medium,
+    /// Much unknown: stricter exploration requirements and slot evidence.
+    High,
+}
+
+/// The four slots of a QueryFrame. Serialised in snake_case (`"target_feature"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Slot {
+    /// What the request is about ("ログイン機能", "the checkout form").
+    TargetFeature,
+    /// When the problem occurs ("when the password is empty").
+    TriggerCondition,
+    /// What goes wrong ("no error is shown").
+    ObservedIssue,
+    /// What should be done ("add a check").
+    DesiredAction,
+}
+
+impl Slot {
+    /// All slots in their canonical order.
+    pub const ALL: [Slot; 4] = [
+        Slot::TargetFeature,
+        Slot::TriggerCondition,
+        Slot::ObservedIssue,
+        Slot::DesiredAction,
+    ];
+
+    /// The wire name (`target_feature`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Slot::TargetFeature => "target_feature",
+            Slot::TriggerCondition => "trigger_condition",
+            Slot::ObservedIssue => "observed_issue",
+            Slot::DesiredAction => "desired_action",
+        }
+    }
+}
+
+/// Where a slot value or a mapped symbol comes from (docs/DESIGN.md#fact-hypothesis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum SlotSource {
+    /// Quoted from the request or confirmed by exploration.
+    Fact,
+    /// Inferred in the SEMANTIC phase; must be verified before READY.
+    Hypothesis,
+}
+
+/// The three relevance verdicts (docs/DESIGN.md#tiers), ordered `Rejected < FactHighRisk < Fact`
+/// (so `max` is the best).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Tier {
+    /// Physically rejected: treated as a hallucination; re-investigation guidance follows.
+    #[serde(rename = "REJECTED")]
+    Rejected,
+    /// Accepted as FACT, but the session's risk is raised to HIGH (the grey zone).
+    #[serde(rename = "FACT_HIGH_RISK")]
+    FactHighRisk,
+    /// Accepted as FACT.
+    #[serde(rename = "FACT")]
+    Fact,
+}
+
+impl Tier {
+    /// The wire name (`FACT`, `FACT_HIGH_RISK`, `REJECTED`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Fact => "FACT",
+            Tier::FactHighRisk => "FACT_HIGH_RISK",
+            Tier::Rejected => "REJECTED",
+        }
+    }
+}
+
+/// How a session went: success / failure / partial (docs/DESIGN.md#record-outcome).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// The change or answer was right.
+    Success,
+    /// It was wrong or abandoned.
+    Failure,
+    /// Part of it was right.
+    Partial,
+}
+
+impl Outcome {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Failure => "failure",
+            Outcome::Partial => "partial",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An outcome name that is none of `success`, `failure`, `partial`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown outcome '{0}': use success, failure or partial")]
+pub struct UnknownOutcome(pub String);
+
+impl FromStr for Outcome {
+    type Err = UnknownOutcome;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "success" | "succeeded" => Ok(Outcome::Success),
+            "failure" | "failed" | "fail" => Ok(Outcome::Failure),
+            "partial" => Ok(Outcome::Partial),
+            _ => Err(UnknownOutcome(s.to_string())),
+        }
+    }
+}
+
+/// Current time as RFC 3339.
+pub fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
