@@ -5,6 +5,10 @@
 //! ```text
 //! cargo run --release -p code-intel-core --example framework_links -- DIR [SAMPLE_FILE...]
 //! ```
+//!
+//! Nothing is asserted; results go to stdout.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::BTreeMap;
 
