@@ -185,7 +185,7 @@ pub struct FindReferencesResult {
     pub files_skipped: usize,
     /// Framework links to the symbol from the index (files that render a view, route to a
     /// controller, use a component, relate to a model, inject a class; see
-    /// [`framework`](crate::index::framework)), at most [`MAX_FRAMEWORK_REFS`]. Empty without
+    /// [`framework`](crate::index::framework)), at most 50. Empty without
     /// an index or when no framework strategy links to the symbol.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub framework_links: Vec<framework::Neighbor>,

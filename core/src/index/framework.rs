@@ -10,9 +10,9 @@
 //! `laravel/framework`, ...) and per file by path; the generic chunker knows nothing of them.
 //!
 //! The sync stores each file's keys and links on the file's first chunk document (fields
-//! `fw_provides`, `fw_link_keys`, `fw_links` of [`lexical::schema`]), so the graph is always the
+//! `fw_provides`, `fw_link_keys`, `fw_links` of [`lexical::schema`](super::lexical::schema)), so the graph is always the
 //! one of the index commit being searched: file A is linked to file B by kind K when A links a
-//! key with kind K that B provides. [`CodeIndex::framework_neighbors`] walks it both ways;
+//! key with kind K that B provides. [`CodeIndex::framework_neighbors`](super::CodeIndex::framework_neighbors) walks it both ways;
 //! ranked search ([`link_bonus`]) lets a hit bring its linked files along, `analyze_structure`
 //! shows a file's framework view and `find_references` the files that link a class.
 //!
