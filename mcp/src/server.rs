@@ -649,7 +649,7 @@ impl CodeIntel {
     }
 
     #[tool(
-        description = "Nested symbol tree (classes, functions, methods with lines) of a file or directory; files over max_file_bytes are marked skipped. One file also gets its framework view (route, views, model, table). EXPLORATION, VERIFICATION, READY.",
+        description = "Symbol tree (classes, functions, methods, lines) of a file or directory (oversized files marked skipped); one file also gets its framework view (route, views, model). EXPLORATION, VERIFICATION, READY.",
         annotations(read_only_hint = true)
     )]
     async fn analyze_structure(
