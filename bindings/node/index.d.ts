@@ -113,6 +113,15 @@ export interface VerificationInput {
   evidence: { tool: string; target: string; result: string; [key: string]: unknown }
 }
 
+/** `confirmSymbolRelevance` input: per symbol, where the code shows it implements the feature. */
+export interface ConfirmInput { nl_term?: string; claims: Array<{ symbol: string; code_evidence: string }> }
+/** `confirmSymbolRelevance` result: a verdict per symbol. */
+export interface ConfirmResult {
+  success: boolean; nl_term: string; errors: string[]; risk_level: string; next_action: string
+  results: Array<{ symbol: string; approved: boolean; source: string; tier: string; [key: string]: unknown }>
+  [key: string]: unknown
+}
+
 /** An unmet requirement. */
 export interface MissingRequirement { requirement: string; required?: number; provided?: number; [key: string]: unknown }
 /** `setQueryFrame` result. */
@@ -278,6 +287,15 @@ export declare class Session {
   addExploredFiles(files: Array<string>): Promise<AddExploredResult>
   /** Back to EXPLORATION from any phase. */
   revertToExploration(options?: RevertOptions | undefined | null): Promise<RevertResult>
+  /**
+   * Confirms the symbols that implement the target feature, with code evidence per symbol
+   * (EXPLORATION, VERIFICATION): each is FACT, FACT with risk raised, or REJECTED, scored by
+   * the embedding model against a background of the repository's symbols as the MCP tool
+   * `confirm_symbol_relevance` does. Confirmed symbols are what a `success` outcome teaches
+   * the map. Needs the model (`MODEL_UNAVAILABLE` without it); the first call builds the
+   * background (embeds about 200 symbol names).
+   */
+  confirmSymbolRelevance(input: ConfirmInput): Promise<ConfirmResult>
   /**
    * Records how the session went and ends it; `success` teaches the map the confirmed
    * symbols (`learned_pairs.json` and agreements), which `repo.searchMap()` then finds.
@@ -454,8 +472,10 @@ export interface SearchOptions {
   /** Hits wanted (default 10, at most `limits.max_results_ceiling`). */
   top?: number
   /**
-   * `lexical` (BM25), `vector` or `hybrid`; without embeddings the answer is lexical with a
-   * note. Default `lexical`.
+   * `lexical` (BM25, the default), `vector` or `hybrid` (BM25 and vectors fused). The vector
+   * modes use the vectors `code-intel index --embed` wrote and load the embedding model from
+   * the cache of `code-intel model fetch` (once per `Repo`, seconds); without vectors the answer
+   * is lexical with a note.
    */
   mode?: string
   /** Extra keywords added to the BM25 query (identifiers the request implies). */

@@ -113,6 +113,15 @@ export interface VerificationInput {
   evidence: { tool: string; target: string; result: string; [key: string]: unknown }
 }
 
+/** `confirmSymbolRelevance` input: per symbol, where the code shows it implements the feature. */
+export interface ConfirmInput { nl_term?: string; claims: Array<{ symbol: string; code_evidence: string }> }
+/** `confirmSymbolRelevance` result: a verdict per symbol. */
+export interface ConfirmResult {
+  success: boolean; nl_term: string; errors: string[]; risk_level: string; next_action: string
+  results: Array<{ symbol: string; approved: boolean; source: string; tier: string; [key: string]: unknown }>
+  [key: string]: unknown
+}
+
 /** An unmet requirement. */
 export interface MissingRequirement { requirement: string; required?: number; provided?: number; [key: string]: unknown }
 /** `setQueryFrame` result. */

@@ -129,6 +129,17 @@ enum Refusal {
     Internal(String),
 }
 
+impl From<SessionError> for Refusal {
+    /// A phase violation is the model's refusal (`Refusal::Phase`); every other session error is
+    /// reported with its recovery hint.
+    fn from(e: SessionError) -> Self {
+        match e {
+            SessionError::Phase(v) => Refusal::Phase(v),
+            e => Refusal::Session(e),
+        }
+    }
+}
+
 impl Refusal {
     fn into_result(self) -> CallToolResult {
         let body = match self {
@@ -161,6 +172,7 @@ fn session_error_code(e: &SessionError) -> &'static str {
         SessionError::Corrupt { .. } => "corrupt_session",
         SessionError::Version { .. } => "session_version",
         SessionError::Read { .. } | SessionError::Persist(_) => "session_io",
+        SessionError::Phase(_) => "phase_violation",
     }
 }
 
@@ -331,9 +343,7 @@ impl CodeIntel {
         &self,
         explicit: Option<String>,
         failed: fn(&T) -> bool,
-        f: impl FnOnce(&SessionStore, &str) -> Result<Result<T, PhaseViolation>, SessionError>
-        + Send
-        + 'static,
+        f: impl FnOnce(&SessionStore, &str) -> Result<T, SessionError> + Send + 'static,
     ) -> CallToolResult {
         let id = match self.session_for(explicit).await {
             Ok(Some(id)) => id,
@@ -341,12 +351,7 @@ impl CodeIntel {
             Err(r) => return r.into_result(),
         };
         let store = self.store.clone();
-        let outcome = blocking(move || match f(&store, &id) {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(v)) => Err(Refusal::Phase(v)),
-            Err(e) => Err(Refusal::Session(e)),
-        })
-        .await;
+        let outcome = blocking(move || f(&store, &id).map_err(Refusal::from)).await;
         match outcome.and_then(|r| r) {
             Ok(value) => structured(&value, failed(&value)),
             Err(r) => r.into_result(),
@@ -383,11 +388,9 @@ impl CodeIntel {
         );
         let outcome = blocking(move || {
             if let Some(id) = &id {
-                match store.check_tool_allowed(id, tool, None) {
-                    Ok(Ok(())) => {}
-                    Ok(Err(v)) => return Err(Refusal::Phase(v)),
-                    Err(e) => return Err(Refusal::Session(e)),
-                }
+                store
+                    .check_tool_allowed(id, tool, None)
+                    .map_err(Refusal::from)?;
             }
             let cx = ExploreContext {
                 root: &root,
@@ -404,11 +407,9 @@ impl CodeIntel {
                     phase: Phase::Exploration,
                     timestamp: String::new(),
                 };
-                match store.record_tool_call_in_phase(id, record) {
-                    Ok(Ok(())) => {}
-                    Ok(Err(v)) => return Err(Refusal::Phase(v)),
-                    Err(e) => return Err(Refusal::Session(e)),
-                }
+                store
+                    .record_tool_call_in_phase(id, record)
+                    .map_err(Refusal::from)?;
             }
             Ok(result)
         })
@@ -489,7 +490,7 @@ impl CodeIntel {
             move |store, id| {
                 store
                     .status(id)
-                    .map(|status| Ok(SessionStatusResult { status, model }))
+                    .map(|status| SessionStatusResult { status, model })
             },
         )
         .await
@@ -510,12 +511,14 @@ impl CodeIntel {
             |r: &ScoredUnderstandingResult| !r.result.success,
             move |store, id| match &scorer {
                 Some(parts) => store.submit_understanding_scored(id, input, &parts.scorer()),
-                None => store.submit_understanding(id, input).map(|r| {
-                    r.map(|result| ScoredUnderstandingResult {
-                        result,
-                        relevance: None,
-                    })
-                }),
+                None => {
+                    store
+                        .submit_understanding(id, input)
+                        .map(|result| ScoredUnderstandingResult {
+                            result,
+                            relevance: None,
+                        })
+                }
             },
         )
         .await
@@ -565,7 +568,7 @@ impl CodeIntel {
         self.session_tool(
             p.session_id,
             |_: &WriteCheck| false,
-            move |store, id| store.check_write_target(id, &path, allow).map(Ok),
+            move |store, id| store.check_write_target(id, &path, allow),
         )
         .await
     }
@@ -597,7 +600,7 @@ impl CodeIntel {
         self.session_tool(
             p.session_id,
             |_: &RevertResult| false,
-            move |store, id| store.revert_to_exploration(id, keep).map(Ok),
+            move |store, id| store.revert_to_exploration(id, keep),
         )
         .await
     }

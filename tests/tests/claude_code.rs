@@ -797,18 +797,19 @@ fn node_hook_case() -> Result<ClaudeCase> {
     let addon = package.join("code-intel-node.linux-x64-gnu.node");
     ensure!(
         hook.is_file() && addon.is_file(),
-        "{} or {} missing: run `npm ci && npm run build && npm run build:examples` in bindings/node (scripts/test.sh does)",
+        "{} or {} missing: run `npm install && npx napi build --platform && npm run build:examples` in bindings/node (scripts/test.sh does)",
         hook.display(),
         addon.display()
     );
     let node = node_binary()?;
     let case = ClaudeCase::new()?;
+    // The shell form the example's header recommends (a failure to start still exits 2).
+    let command = format!("'{}' '{}' || exit 2", node.display(), hook.display());
     let hooks = [
-        Hook::exec(
+        Hook::shell(
             "PreToolUse",
             code_intel_e2e::claude_config::WRITE_TOOLS_MATCHER,
-            &node.to_string_lossy(),
-            &[&hook.to_string_lossy()],
+            &command,
         ),
         Hook::exec("PostToolUse", "*", POST_TOOL_USE_BIN, &[]),
     ];

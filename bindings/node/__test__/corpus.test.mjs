@@ -84,6 +84,16 @@ test('Flask: index, search, a session to READY, the gate, an outcome and the map
   const refs = await session.findReferences('register_blueprint')
   assert.ok(refs.total > 0)
   await session.searchText('def register_blueprint', { literal: true })
+  // The symbol that implements the target feature, confirmed with evidence (the real model).
+  const confirmed = await session.confirmSymbolRelevance({
+    claims: [
+      {
+        symbol: 'register_blueprint',
+        code_evidence: 'App.register_blueprint(blueprint, **options) registers a Blueprint on the application',
+      },
+    ],
+  })
+  assert.equal(confirmed.results[0]?.approved, true, JSON.stringify(confirmed))
   const understood = await session.submitUnderstanding({
     symbols_identified: ['register_blueprint', 'Blueprint', 'BlueprintSetupState'],
     entry_points: ['App.register_blueprint'],
@@ -122,26 +132,29 @@ test('Flask: index, search, a session to READY, the gate, an outcome and the map
   assert.equal(gateDenied.decision, 'deny')
   assert.ok(gateDenied.reason.includes(unexplored), gateDenied.reason)
 
-  // The outcome ends the session and shows in insights(); an agreement made from it is in the map.
+  // The outcome ends the session, teaches the map the confirmed symbol and shows in insights().
   const outcome = await session.recordOutcome({ outcome: 'success', analysis: 'duplicate names now raise' })
   assert.equal(outcome.session_ended, true)
+  assert.equal(outcome.map_updated, true, JSON.stringify(outcome))
   assert.equal((await session.status()).ended?.outcome, 'success')
   const insights = await repo.insights()
   assert.equal(insights.total_sessions_with_outcomes, 1)
   assert.equal(insights.outcomes.successes, 1)
+  const map = await repo.searchMap('how is a blueprint registration done')
+  assert.equal(map.hits[0]?.symbol, 'register_blueprint', JSON.stringify(map))
+  assert.equal(map.hits[0]?.strong, true)
+  assert.equal(map.hits[0]?.session_id, session.id)
+  // A pair added by hand joins it.
   const added = await repo.addAgreement({
-    nlTerm: 'blueprint registration',
+    nlTerm: 'blueprint mounting',
     symbol: 'register_blueprint',
     codeEvidence: 'App.register_blueprint calls Blueprint.register with the options',
     relatedFiles: [target],
     sessionId: session.id,
   })
   assert.deepEqual(added.warnings, [], 'register_blueprint is defined, so the entry is not stale')
-  const listed = await repo.listAgreements()
-  assert.equal(listed.total, 1)
-  const map = await repo.searchMap('how is a blueprint registration done')
-  assert.equal(map.hits[0]?.symbol, 'register_blueprint', JSON.stringify(map))
-  assert.equal(map.hits[0]?.strong, true)
+  assert.equal((await repo.listAgreements()).total, 2)
+  assert.equal((await repo.searchMap('blueprint mounting')).hits[0]?.nl_term, 'blueprint mounting')
   const listing = await repo.listSessions()
   assert.equal(listing[0].session_id, session.id)
 })

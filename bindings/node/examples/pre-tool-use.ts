@@ -3,9 +3,12 @@
 // this project's own. Install (after `npm run build:examples` in bindings/node) in
 // .claude/settings.json:
 //
-//   "PreToolUse": [{ "matcher": "Edit|Write|MultiEdit|NotebookEdit|Bash",
-//                    "hooks": [{ "type": "command", "command": "node /path/to/examples/dist/pre-tool-use.js" }] }]
+//   "PreToolUse": [{ "matcher": "*",
+//                    "hooks": [{ "type": "command",
+//                                "command": "node /path/to/examples/dist/pre-tool-use.js || exit 2" }] }]
 //
+// (`|| exit 2`, as `code-intel init` installs the Rust hook: Claude Code runs the tool on any exit
+// code but 2, so a missing node, an addon that fails to load or a killed process must still block.)
 // Output contract (shared/docs/CLAUDE_CODE.md §2.4): allow = no output and exit 0, so Claude Code's
 // own permission flow still applies; deny = the decision JSON on stdout, the reason on stderr and
 // exit 2, which blocks even if the JSON were unreadable. Every failure of this script denies.

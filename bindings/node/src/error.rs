@@ -72,6 +72,7 @@ impl std::fmt::Display for Failure {
 impl From<SessionError> for Failure {
     fn from(e: SessionError) -> Self {
         let (code, hint) = match &e {
+            SessionError::Phase(v) => return v.clone().into(),
             SessionError::Unknown { .. } => (
                 "UNKNOWN_SESSION",
                 "start a session with repo.startSession(), or list them with repo.listSessions()",

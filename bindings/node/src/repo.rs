@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use code_intel_core::config::Config;
+use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelPaths};
 use code_intel_core::explore::{
     self, AnalyzeStructureParams, ExploreContext, ExploreError, FindDefinitionsParams,
     FindReferencesParams, FunctionAtLineParams, SearchTextParams, TouchedFiles,
@@ -11,10 +12,12 @@ use code_intel_core::explore::{
 use code_intel_core::index::hybrid::{self, SearchMode};
 use code_intel_core::index::map::{self, MapIndex};
 use code_intel_core::index::semantic::with_keywords;
-use code_intel_core::index::{CodeIndex, RankParams, SyncProgress};
+use code_intel_core::index::vector::{self, VectorIndex};
+use code_intel_core::index::{CodeIndex, NameMatch, RankParams, SyncProgress};
 use code_intel_core::learned::{self, DEFAULT_EMBEDDING_MODEL, Expiry, NewPair, SessionInfo};
 use code_intel_core::outcome;
 use code_intel_core::query_frame::Slot;
+use code_intel_core::relevance::Background;
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::store::SessionStore;
 use code_intel_core::session::{Intent, Phase, ToolCallRecord};
@@ -43,6 +46,28 @@ pub(crate) struct RepoInner {
     pub(crate) claude_session_id: Option<String>,
     /// The opened code index, once opened (tantivy readers are shared by all calls).
     index: Mutex<Option<Arc<CodeIndex>>>,
+    /// The embedding model, once a vector or hybrid search loaded it (seconds to load).
+    model: Mutex<Option<Arc<FastEmbedder>>>,
+    /// The relevance calibration's background symbols, once built (embeds about 200 names).
+    background: Mutex<Option<Arc<Background>>>,
+}
+
+/// Environment variable naming the model cache (as `code-intel model`: `mcp/src/model.rs`).
+const MODEL_DIR_ENV: &str = "CODE_INTEL_MODEL_DIR";
+
+/// The model cache `code-intel model fetch` fills: `$CODE_INTEL_MODEL_DIR`, else
+/// `$XDG_CACHE_HOME/code-intel/models`, else `~/.cache/code-intel/models`.
+fn model_cache_dir() -> Option<std::path::PathBuf> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    var(MODEL_DIR_ENV).or_else(|| {
+        var("XDG_CACHE_HOME")
+            .or_else(|| var("HOME").map(|h| h.join(".cache")))
+            .map(|d| d.join("code-intel/models"))
+    })
 }
 
 impl RepoInner {
@@ -111,7 +136,7 @@ impl RepoInner {
         R: TouchedFiles,
     {
         if let Some(id) = session {
-            self.store.check_tool_allowed(id, tool, None)??;
+            self.store.check_tool_allowed(id, tool, None)?;
         }
         let index = self.existing_index()?;
         let cx = ExploreContext {
@@ -129,9 +154,102 @@ impl RepoInner {
                 phase: Phase::Exploration,
                 timestamp: String::new(),
             };
-            self.store.record_tool_call_in_phase(id, record)??;
+            self.store.record_tool_call_in_phase(id, record)?;
         }
         Ok(result)
+    }
+
+    /// The embedding model, loaded once (one ONNX thread for queries).
+    fn model(&self) -> Result<Arc<FastEmbedder>, Failure> {
+        let mut slot = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(m) = slot.as_ref() {
+            return Ok(Arc::clone(m));
+        }
+        let unavailable = |why: String| {
+            Failure::new(
+                "MODEL_UNAVAILABLE",
+                why,
+                "run `code-intel model fetch` (or set CODE_INTEL_MODEL_DIR), or search with mode \"lexical\"",
+            )
+        };
+        let dir = model_cache_dir().ok_or_else(|| {
+            unavailable("no model cache: HOME and CODE_INTEL_MODEL_DIR are unset".into())
+        })?;
+        let paths = ModelPaths::in_cache(&dir, ModelPaths::DEFAULT_MODEL);
+        let options = FastEmbedOptions {
+            intra_threads: Some(1),
+            query_session: true,
+            ..FastEmbedOptions::default()
+        };
+        let model =
+            Arc::new(FastEmbedder::load(&paths, &options).map_err(|e| unavailable(e.to_string()))?);
+        *slot = Some(Arc::clone(&model));
+        Ok(model)
+    }
+
+    /// The vector index with the model that embedded it, when `code-intel index --embed` made
+    /// one; brought in line with the code index first, as `code-intel search` does.
+    fn vectors(&self) -> Result<Option<(VectorIndex, Arc<FastEmbedder>)>, Failure> {
+        if !VectorIndex::dir(&self.root)
+            .join(vector::STATE_FILE)
+            .is_file()
+        {
+            return Ok(None);
+        }
+        let model = self.model()?;
+        let failed = |e: vector::VectorError| {
+            Failure::new(
+                "INDEX_ERROR",
+                e.to_string(),
+                "run `code-intel index --embed` again (or `code-intel repair`)",
+            )
+        };
+        let mut v = VectorIndex::open(&self.root, &self.config, model.model_id(), model.dims())
+            .map_err(failed)?;
+        if !v.is_current() {
+            v.refresh().map_err(failed)?;
+            v.save().map_err(failed)?;
+        }
+        Ok(Some((v, model)))
+    }
+
+    /// The model and the background symbols `confirmSymbolRelevance` scores against, as the MCP
+    /// server builds them (`mcp/src/server/relevance.rs`): a sample of the repository's defined
+    /// symbols when the index is synced, else the generic built-in ones. Built once per `Repo`.
+    pub(crate) fn relevance(&self) -> Result<(Arc<FastEmbedder>, Arc<Background>), Failure> {
+        let model = self.model()?;
+        let mut slot = self
+            .background
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(bg) = slot.as_ref() {
+            return Ok((model, Arc::clone(bg)));
+        }
+        let failed = |e: code_intel_core::embed::EmbedError| {
+            Failure::new(
+                "MODEL_UNAVAILABLE",
+                e.to_string(),
+                "check the model with `code-intel model status`",
+            )
+        };
+        let bg = match self.existing_index()? {
+            Some(ix) => {
+                let (chunks, _) = ix
+                    .definitions("", NameMatch::Substring, None, None, usize::MAX)
+                    .map_err(Failure::from)?;
+                let names: Vec<String> = chunks.into_iter().map(|c| c.qualified_name).collect();
+                Background::from_symbols(
+                    &*model,
+                    names.iter().map(String::as_str),
+                    Background::DEFAULT_SIZE,
+                )
+                .map_err(failed)?
+            }
+            None => Background::builtin(&*model).map_err(failed)?,
+        };
+        let bg = Arc::new(bg);
+        *slot = Some(Arc::clone(&bg));
+        Ok((model, bg))
     }
 
     fn purge(&self) -> Expiry {
@@ -177,6 +295,8 @@ pub fn open_repo(env: Env, path: String, options: Option<OpenRepoOptions>) -> na
                 config,
                 claude_session_id: options.unwrap_or_default().claude_session_id,
                 index: Mutex::new(None),
+                model: Mutex::new(None),
+                background: Mutex::new(None),
             }),
         })
     };
@@ -214,8 +334,10 @@ pub struct IndexOptions {
 pub struct SearchOptions {
     /// Hits wanted (default 10, at most `limits.max_results_ceiling`).
     pub top: Option<u32>,
-    /// `lexical` (BM25), `vector` or `hybrid`; without embeddings the answer is lexical with a
-    /// note. Default `lexical`.
+    /// `lexical` (BM25, the default), `vector` or `hybrid` (BM25 and vectors fused). The vector
+    /// modes use the vectors `code-intel index --embed` wrote and load the embedding model from
+    /// the cache of `code-intel model fetch` (once per `Repo`, seconds); without vectors the answer
+    /// is lexical with a note.
     pub mode: Option<String>,
     /// Extra keywords added to the BM25 query (identifiers the request implies).
     pub keywords: Option<String>,
@@ -451,8 +573,34 @@ impl Repo {
             let top = (o.top.unwrap_or(DEFAULT_TOP) as usize).clamp(1, ceiling);
             let (ix, _) = inner.synced_index(&mut |_| {})?;
             let q = with_keywords(&query, o.keywords.as_deref());
-            let results =
-                hybrid::search_ranked(&ix, None, None, &q, top, &opts, &RankParams::default())?;
+            // Vector and hybrid modes need the vectors `code-intel index --embed` wrote and the
+            // model to embed the query; without vectors core answers lexically, with a note.
+            let vectors = match mode {
+                SearchMode::Lexical => None,
+                _ => inner.vectors()?,
+            };
+            let qv = match &vectors {
+                Some((_, model)) => model
+                    .embed_queries(&[query.as_str()])
+                    .map_err(|e| {
+                        Failure::new(
+                            "MODEL_UNAVAILABLE",
+                            e.to_string(),
+                            "search with mode \"lexical\", or check the model with `code-intel model status`",
+                        )
+                    })?
+                    .pop(),
+                None => None,
+            };
+            let results = hybrid::search_ranked(
+                &ix,
+                vectors.as_ref().map(|(v, _)| v),
+                qv.as_deref(),
+                &q,
+                top,
+                &opts,
+                &RankParams::default(),
+            )?;
             Ok(json!({ "query": query, "results": results }))
         })
     }

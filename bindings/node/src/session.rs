@@ -14,6 +14,7 @@ use code_intel_core::explore::{
 use code_intel_core::learned::{DEFAULT_EMBEDDING_MODEL, Expiry};
 use code_intel_core::outcome::{self, LearnSettings, Outcome, OutcomeError, OutcomeInput};
 use code_intel_core::query_frame::{LiteralOnly, QueryFrameInput};
+use code_intel_core::relevance::{CalibratedScorer, ConfirmInput, Thresholds};
 use code_intel_core::session::requirements::SemanticReason;
 use code_intel_core::session::{HypothesisInput, Understanding, VerificationInput};
 use napi::bindgen_prelude::AsyncTask;
@@ -134,7 +135,7 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let frame: QueryFrameInput = parse("frame", frame)?;
-            Ok(r.store.set_query_frame(id, &frame, &LiteralOnly)??)
+            Ok(r.store.set_query_frame(id, &frame, &LiteralOnly)?)
         })
     }
 
@@ -147,7 +148,7 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let u: Understanding = parse("understanding", understanding)?;
-            Ok(r.store.submit_understanding(id, u)??)
+            Ok(r.store.submit_understanding(id, u)?)
         })
     }
 
@@ -158,7 +159,7 @@ impl Session {
             let hypotheses: Vec<HypothesisInput> = parse("hypotheses", input.hypotheses)?;
             let reason: SemanticReason =
                 parse("semanticReason", Value::String(input.semantic_reason))?;
-            Ok(r.store.submit_semantic(id, hypotheses, reason)??)
+            Ok(r.store.submit_semantic(id, hypotheses, reason)?)
         })
     }
 
@@ -170,7 +171,7 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let results: Vec<VerificationInput> = parse("results", results)?;
-            Ok(r.store.submit_verification(id, results)??)
+            Ok(r.store.submit_verification(id, results)?)
         })
     }
 
@@ -190,7 +191,7 @@ impl Session {
     /// writable.
     #[napi(ts_return_type = "Promise<AddExploredResult>")]
     pub fn add_explored_files(&self, files: Vec<String>) -> AsyncTask<Job<Json>> {
-        self.job(move |r, id| Ok(r.store.add_explored_files(id, &files)??))
+        self.job(move |r, id| Ok(r.store.add_explored_files(id, &files)?))
     }
 
     /// Back to EXPLORATION from any phase.
@@ -198,6 +199,26 @@ impl Session {
     pub fn revert_to_exploration(&self, options: Option<RevertOptions>) -> AsyncTask<Job<Json>> {
         let keep = options.unwrap_or_default().keep_results.unwrap_or(false);
         self.job(move |r, id| Ok(r.store.revert_to_exploration(id, keep)?))
+    }
+
+    /// Confirms the symbols that implement the target feature, with code evidence per symbol
+    /// (EXPLORATION, VERIFICATION): each is FACT, FACT with risk raised, or REJECTED, scored by
+    /// the embedding model against a background of the repository's symbols as the MCP tool
+    /// `confirm_symbol_relevance` does. Confirmed symbols are what a `success` outcome teaches
+    /// the map. Needs the model (`MODEL_UNAVAILABLE` without it); the first call builds the
+    /// background (embeds about 200 symbol names).
+    #[napi(ts_return_type = "Promise<ConfirmResult>")]
+    pub fn confirm_symbol_relevance(
+        &self,
+        #[napi(ts_arg_type = "ConfirmInput")] input: Value,
+    ) -> AsyncTask<Job<Json>> {
+        self.job(move |r, id| {
+            let input: ConfirmInput = parse("input", input)?;
+            let (model, background) = r.relevance()?;
+            let scorer = CalibratedScorer::new(&*model, &background);
+            Ok(r.store
+                .confirm_symbol_relevance(id, &input, &scorer, &Thresholds::SYMBOLS)?)
+        })
     }
 
     /// Records how the session went and ends it; `success` teaches the map the confirmed

@@ -537,7 +537,6 @@ fn the_store_applies_confirmations_under_the_phase_matrix() {
     let scorer = Scripted::new(&[("AuthService", 1.2)]);
     let r = store
         .confirm_symbol_relevance(&id, &input, &scorer, &Thresholds::SYMBOLS)
-        .unwrap()
         .unwrap();
     assert!(r.success);
     let state = store.load(&id).unwrap();
@@ -546,10 +545,8 @@ fn the_store_applies_confirmations_under_the_phase_matrix() {
 
     // Move to SEMANTIC: confirmation is refused there.
     store.update(&id, |s| s.phase = Phase::Semantic).unwrap();
-    let refused = store
-        .confirm_symbol_relevance(&id, &input, &scorer, &Thresholds::SYMBOLS)
-        .unwrap();
-    assert!(refused.is_err());
+    let refused = store.confirm_symbol_relevance(&id, &input, &scorer, &Thresholds::SYMBOLS);
+    assert!(refused.is_err_and(|e| e.phase_violation().is_some()));
 }
 
 fn write_learned(repo: &Repo, body: &str) {

@@ -28,6 +28,10 @@ use crate::session::requirements::SemanticReason;
 /// Errors of the session store. Messages say how to recover.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
+    /// The tool is not allowed in the session's phase (nothing changed); the message names the
+    /// phase and the next step. An expected refusal for the model, not a fault.
+    #[error("{}", .0.message)]
+    Phase(PhaseViolation),
     /// No session with this id.
     #[error(
         "unknown session '{id}': call start_session to begin one (get_session_status lists the active session)"
@@ -77,6 +81,16 @@ pub enum SessionError {
     /// Writing or locking failed.
     #[error(transparent)]
     Persist(#[from] PersistError),
+}
+
+impl SessionError {
+    /// The phase violation, when this is one (a refusal for the model rather than a fault).
+    pub fn phase_violation(&self) -> Option<&PhaseViolation> {
+        match self {
+            SessionError::Phase(v) => Some(v),
+            _ => None,
+        }
+    }
 }
 
 /// `start_session` result.
@@ -265,17 +279,19 @@ impl SessionStore {
     /// read under the lock, so a concurrent transition cannot slip between check and change.
     ///
     /// # Errors
-    /// Outer: as [`SessionStore::update`]; inner: the [`PhaseViolation`] (nothing changed).
+    /// As [`SessionStore::update`], and [`SessionError::Phase`] when the phase does not allow
+    /// `tool` (nothing changed).
     pub fn update_in_phase<T>(
         &self,
         id: &str,
         tool: &str,
         collection: Option<&str>,
         f: impl FnOnce(&mut SessionState) -> T,
-    ) -> Result<Result<T, PhaseViolation>, SessionError> {
+    ) -> Result<T, SessionError> {
         self.update(id, |s| {
             super::check_tool(s.phase, tool, collection).map(|()| f(s))
-        })
+        })?
+        .map_err(SessionError::Phase)
     }
 
     /// Binds a Claude Code session id to a code-intel session (the latest binding wins).
@@ -357,8 +373,8 @@ impl SessionStore {
         id: &str,
         input: &QueryFrameInput,
         checker: &dyn QuoteChecker,
-    ) -> Result<Result<SetQueryFrameResult, PhaseViolation>, SessionError> {
-        let outcome = self.update_in_phase(id, "set_query_frame", None, |s| {
+    ) -> Result<SetQueryFrameResult, SessionError> {
+        let (result, record) = self.update_in_phase(id, "set_query_frame", None, |s| {
             let r = s.set_query_frame(input, checker);
             let rec = DecisionRecord::new(
                 &s.session_id,
@@ -370,13 +386,8 @@ impl SessionStore {
             );
             (r, rec)
         })?;
-        Ok(match outcome {
-            Ok((result, record)) => {
-                journal::record_decision(&self.root.state_dir(), &record)?;
-                Ok(result)
-            }
-            Err(v) => Err(v),
-        })
+        journal::record_decision(&self.root.state_dir(), &record)?;
+        Ok(result)
     }
 
     /// `get_session_status`.
@@ -390,14 +401,14 @@ impl SessionStore {
     /// The phase check for `tool` (see [`super::check_tool`]).
     ///
     /// # Errors
-    /// Outer: as [`SessionStore::load`]; inner: the [`PhaseViolation`].
+    /// As [`SessionStore::load`], and [`SessionError::Phase`].
     pub fn check_tool_allowed(
         &self,
         id: &str,
         tool: &str,
         collection: Option<&str>,
-    ) -> Result<Result<(), PhaseViolation>, SessionError> {
-        Ok(super::check_tool(self.load(id)?.phase, tool, collection))
+    ) -> Result<(), SessionError> {
+        super::check_tool(self.load(id)?.phase, tool, collection).map_err(SessionError::Phase)
     }
 
     /// Records a tool call on the session.
@@ -413,12 +424,12 @@ impl SessionStore {
     /// is refused rather than recorded.
     ///
     /// # Errors
-    /// Outer: as [`SessionStore::update`]; inner: the [`PhaseViolation`].
+    /// As [`SessionStore::update`], and [`SessionError::Phase`] outside the allowed phases.
     pub fn record_tool_call_in_phase(
         &self,
         id: &str,
         call: ToolCallRecord,
-    ) -> Result<Result<(), PhaseViolation>, SessionError> {
+    ) -> Result<(), SessionError> {
         let tool = call.tool.clone();
         self.update_in_phase(id, &tool, None, |s| s.record_tool_call(call))
     }
@@ -431,7 +442,7 @@ impl SessionStore {
         &self,
         id: &str,
         input: Understanding,
-    ) -> Result<Result<UnderstandingResult, PhaseViolation>, SessionError> {
+    ) -> Result<UnderstandingResult, SessionError> {
         let root = self.root.clone();
         self.update_in_phase(id, "submit_understanding", None, |s| {
             s.submit_understanding(&root, input)
@@ -448,7 +459,7 @@ impl SessionStore {
         id: &str,
         input: Understanding,
         scorer: &dyn RelevanceScorer,
-    ) -> Result<Result<ScoredUnderstandingResult, PhaseViolation>, SessionError> {
+    ) -> Result<ScoredUnderstandingResult, SessionError> {
         let root = self.root.clone();
         self.update_in_phase(id, "submit_understanding", None, |s| {
             s.submit_understanding_scored(&root, input, scorer)
@@ -466,7 +477,7 @@ impl SessionStore {
         input: &ConfirmInput,
         scorer: &dyn RelevanceScorer,
         thresholds: &Thresholds,
-    ) -> Result<Result<ConfirmResult, PhaseViolation>, SessionError> {
+    ) -> Result<ConfirmResult, SessionError> {
         self.update_in_phase(id, "confirm_symbol_relevance", None, |s| {
             super::confirm_symbol_relevance(s, input, scorer, thresholds)
         })
@@ -481,7 +492,7 @@ impl SessionStore {
         id: &str,
         hypotheses: Vec<HypothesisInput>,
         reason: SemanticReason,
-    ) -> Result<Result<SemanticResult, PhaseViolation>, SessionError> {
+    ) -> Result<SemanticResult, SessionError> {
         self.update_in_phase(id, "submit_semantic", None, |s| {
             s.submit_semantic(hypotheses, reason)
         })
@@ -495,7 +506,7 @@ impl SessionStore {
         &self,
         id: &str,
         results: Vec<VerificationInput>,
-    ) -> Result<Result<VerificationResult, PhaseViolation>, SessionError> {
+    ) -> Result<VerificationResult, SessionError> {
         self.update_in_phase(id, "submit_verification", None, |s| {
             s.submit_verification(results)
         })
@@ -523,7 +534,7 @@ impl SessionStore {
         &self,
         id: &str,
         files: &[String],
-    ) -> Result<Result<AddExploredResult, PhaseViolation>, SessionError> {
+    ) -> Result<AddExploredResult, SessionError> {
         let root = self.root.clone();
         self.update_in_phase(id, "add_explored_files", None, |s| {
             s.add_explored_files(&root, files)

@@ -158,11 +158,7 @@ fn modify_session_reaches_ready_and_gates_writes_by_exploration() {
         value: "rewrite".into(),
         quote: "rewrite everything".into(),
     });
-    let r = f
-        .store
-        .set_query_frame(&id, &frame, &LiteralOnly)
-        .unwrap()
-        .unwrap();
+    let r = f.store.set_query_frame(&id, &frame, &LiteralOnly).unwrap();
     assert!(!r.success);
     assert_eq!(r.error.as_deref(), Some("validation_failed"));
     assert_eq!(r.validation_errors.len(), 1);
@@ -171,7 +167,6 @@ fn modify_session_reaches_ready_and_gates_writes_by_exploration() {
     let r = f
         .store
         .set_query_frame(&id, &full_frame(), &LiteralOnly)
-        .unwrap()
         .unwrap();
     assert!(r.success);
     assert_eq!(r.risk_level, RiskLevel::Low);
@@ -189,7 +184,6 @@ fn modify_session_reaches_ready_and_gates_writes_by_exploration() {
     let r = f
         .store
         .submit_understanding(&id, good_understanding())
-        .unwrap()
         .unwrap();
     assert_eq!(r.next_phase, Phase::Exploration);
     assert_eq!(
@@ -206,7 +200,6 @@ fn modify_session_reaches_ready_and_gates_writes_by_exploration() {
     let r = f
         .store
         .submit_understanding(&id, good_understanding())
-        .unwrap()
         .unwrap();
     assert_eq!(
         (r.next_phase, r.evaluated_confidence.name()),
@@ -292,7 +285,6 @@ fn modify_session_reaches_ready_and_gates_writes_by_exploration() {
                 "app/Services/New.php",
             ]),
         )
-        .unwrap()
         .unwrap();
     assert_eq!(added.added, ["app/Models/User.php", "app/Services/New.php"]);
     assert!(!added.success);
@@ -333,7 +325,6 @@ fn shortfalls_go_through_semantic_and_verification() {
         .session_id;
     f.store
         .set_query_frame(&id, &full_frame(), &LiteralOnly)
-        .unwrap()
         .unwrap();
     f.store
         .record_tool_call(&id, call("find_definitions", &[]))
@@ -347,7 +338,7 @@ fn shortfalls_go_through_semantic_and_verification() {
         files_analyzed: strings(&["app/Http/Controllers/LoginController.php"]),
         ..Default::default()
     };
-    let r = f.store.submit_understanding(&id, thin).unwrap().unwrap();
+    let r = f.store.submit_understanding(&id, thin).unwrap();
     assert_eq!(r.next_phase, Phase::Semantic);
     let missing: Vec<&str> = r
         .missing_requirements
@@ -367,8 +358,7 @@ fn shortfalls_go_through_semantic_and_verification() {
     assert!(
         f.store
             .check_tool_allowed(&id, "search_text", None)
-            .unwrap()
-            .is_err()
+            .is_err_and(|e| e.phase_violation().is_some())
     );
     let hyp = vec![HypothesisInput {
         text: "password rules live in Password".into(),
@@ -379,13 +369,11 @@ fn shortfalls_go_through_semantic_and_verification() {
     let r = f
         .store
         .submit_semantic(&id, hyp.clone(), SemanticReason::NoReferenceFound)
-        .unwrap()
         .unwrap();
     assert!(!r.success && r.error.unwrap().contains("allowed"));
     let r = f
         .store
         .submit_semantic(&id, hyp, SemanticReason::ArchitectureUnknown)
-        .unwrap()
         .unwrap();
     assert_eq!(r.next_phase, Phase::Verification);
     assert_eq!(r.hypotheses[0].id, "h1");
@@ -411,7 +399,6 @@ fn shortfalls_go_through_semantic_and_verification() {
     let r = f
         .store
         .submit_verification(&id, vec![result("find_definitions")])
-        .unwrap()
         .unwrap();
     assert!(!r.success && r.next_phase == Phase::Verification, "{r:?}");
     f.store
@@ -420,7 +407,6 @@ fn shortfalls_go_through_semantic_and_verification() {
     let r = f
         .store
         .submit_verification(&id, vec![result("find_definitions")])
-        .unwrap()
         .unwrap();
     assert!(r.success && r.next_phase == Phase::Ready, "{r:?}");
     let s = f.store.load(&id).unwrap();
@@ -457,7 +443,6 @@ fn rejected_hypotheses_leave_the_frame() {
     }];
     f.store
         .submit_semantic(&id, hyp, SemanticReason::NoDefinitionFound)
-        .unwrap()
         .unwrap();
     f.store
         .record_tool_call(&id, call("search_text", &[]))
@@ -476,7 +461,6 @@ fn rejected_hypotheses_leave_the_frame() {
                 },
             }],
         )
-        .unwrap()
         .unwrap();
     assert_eq!(r.next_phase, Phase::Ready);
     let s = f.store.load(&id).unwrap();
@@ -506,7 +490,6 @@ fn high_risk_requires_slot_evidence_from_called_tools() {
         f.store
             .set_query_frame(&id, &frame, &LiteralOnly)
             .unwrap()
-            .unwrap()
             .risk_level,
         RiskLevel::High
     );
@@ -535,11 +518,7 @@ fn high_risk_requires_slot_evidence_from_called_tools() {
         ..Default::default()
     };
     u.entry_points[1] = "AuthService::login".into();
-    let r = f
-        .store
-        .submit_understanding(&id, u.clone())
-        .unwrap()
-        .unwrap();
+    let r = f.store.submit_understanding(&id, u.clone()).unwrap();
     assert_eq!(r.next_phase, Phase::Exploration);
     assert_eq!(
         r.missing_requirements[0].requirement.name(),
@@ -554,15 +533,11 @@ fn high_risk_requires_slot_evidence_from_called_tools() {
     };
     u.slot_evidence
         .insert(Slot::TargetFeature, ev("analyze_structure"));
-    let r = f
-        .store
-        .submit_understanding(&id, u.clone())
-        .unwrap()
-        .unwrap();
+    let r = f.store.submit_understanding(&id, u.clone()).unwrap();
     assert!(!r.success && r.validation_errors[0].contains("never called"));
     u.slot_evidence
         .insert(Slot::TargetFeature, ev("find_definitions"));
-    let r = f.store.submit_understanding(&id, u).unwrap().unwrap();
+    let r = f.store.submit_understanding(&id, u).unwrap();
     assert_eq!(r.next_phase, Phase::Ready, "{r:?}");
     assert!(
         !f.store.load(&id).unwrap().query_frame.slot_evidence[&Slot::TargetFeature]
@@ -594,19 +569,12 @@ fn markup_context_relaxes_requirements() {
         }),
         ..Default::default()
     };
-    f.store
-        .set_query_frame(&id, &frame, &LiteralOnly)
-        .unwrap()
-        .unwrap();
+    f.store.set_query_frame(&id, &frame, &LiteralOnly).unwrap();
     let u = Understanding {
         files_analyzed: strings(&["resources/css/app.css"]),
         ..Default::default()
     };
-    let r = f
-        .store
-        .submit_understanding(&id, u.clone())
-        .unwrap()
-        .unwrap();
+    let r = f.store.submit_understanding(&id, u.clone()).unwrap();
     assert!(r.markup_context);
     assert_eq!(
         r.missing_requirements[0].item.as_deref(),
@@ -616,11 +584,7 @@ fn markup_context_relaxes_requirements() {
         .record_tool_call(&id, call("search_text", &["resources/css/app.css"]))
         .unwrap();
     assert_eq!(
-        f.store
-            .submit_understanding(&id, u)
-            .unwrap()
-            .unwrap()
-            .next_phase,
+        f.store.submit_understanding(&id, u).unwrap().next_phase,
         Phase::Ready
     );
 }
@@ -639,11 +603,7 @@ fn investigate_and_question_never_write() {
         ..Default::default()
     };
     assert_eq!(
-        f.store
-            .submit_understanding(&id, u)
-            .unwrap()
-            .unwrap()
-            .next_phase,
+        f.store.submit_understanding(&id, u).unwrap().next_phase,
         Phase::Ready
     );
     let w = f
@@ -660,7 +620,6 @@ fn investigate_and_question_never_write() {
     assert_eq!(
         f.store
             .submit_understanding(&id, Understanding::default())
-            .unwrap()
             .unwrap()
             .next_phase,
         Phase::Ready
@@ -688,7 +647,7 @@ fn invalid_understanding_keeps_the_phase() {
         existing_patterns: strings(&["p"]),
         ..Default::default()
     };
-    let r = f.store.submit_understanding(&id, u).unwrap().unwrap();
+    let r = f.store.submit_understanding(&id, u).unwrap();
     assert!(!r.success);
     assert_eq!(r.next_phase, Phase::Exploration);
     assert_eq!(r.validation_errors.len(), 4, "{:?}", r.validation_errors);
@@ -787,7 +746,6 @@ fn decisions_are_journaled_for_every_plan() {
         .session_id;
     f.store
         .set_query_frame(&id, &full_frame(), &LiteralOnly)
-        .unwrap()
         .unwrap();
     let (records, bad) = crate::journal::read_decisions(&f.root.state_dir()).unwrap();
     assert_eq!(bad, 0);
@@ -820,8 +778,10 @@ fn store_transitions_are_guarded_by_the_phase_matrix_under_the_lock() {
     let v = f
         .store
         .submit_semantic(&id, hyp, SemanticReason::ArchitectureUnknown)
-        .unwrap()
-        .unwrap_err();
+        .unwrap_err()
+        .phase_violation()
+        .cloned()
+        .expect("a phase violation");
     assert_eq!(v.phase, Phase::Exploration);
     assert!(v.message.contains("submit_understanding"), "{}", v.message);
     assert!(
@@ -831,8 +791,7 @@ fn store_transitions_are_guarded_by_the_phase_matrix_under_the_lock() {
     assert!(
         f.store
             .add_explored_files(&id, &strings(&["README.md"]))
-            .unwrap()
-            .is_err()
+            .is_err_and(|e| e.phase_violation().is_some())
     );
     f.store
         .update(&id, |s| s.set_phase(Phase::Semantic, "test"))
@@ -841,8 +800,7 @@ fn store_transitions_are_guarded_by_the_phase_matrix_under_the_lock() {
     assert!(
         f.store
             .record_tool_call_in_phase(&id, call("search_text", &["README.md"]))
-            .unwrap()
-            .is_err()
+            .is_err_and(|e| e.phase_violation().is_some())
     );
     assert!(f.store.load(&id).unwrap().tool_calls.is_empty());
 }

@@ -600,13 +600,10 @@ impl CodeIntel {
                     phase: Phase::Exploration,
                     timestamp: String::new(),
                 };
-                match store.update_in_phase(id, "semantic_search", Some(collection.name()), |s| {
+                store.update_in_phase(id, "semantic_search", Some(collection.name()), |s| {
                     s.record_tool_call(record)
-                }) {
-                    Ok(Ok(())) => {}
-                    Ok(Err(v)) => return Err(Refusal::Phase(v)),
-                    Err(e) => return Err(Refusal::Session(e)),
-                }
+                })
+                .map_err(Refusal::from)?;
             }
             Ok(result)
         })
