@@ -10,6 +10,7 @@
 //!   after the tantivy commit it describes succeeded.
 
 pub mod chunk;
+pub mod framework;
 pub mod lang;
 pub mod lexical;
 pub mod rank;
@@ -35,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{DocSetCollector, TopDocs};
-use tantivy::schema::TantivyDocument;
+use tantivy::schema::{TantivyDocument, Value};
 use tantivy::{Index, IndexReader, ReloadPolicy, Searcher};
 
 use crate::config::Config;
@@ -209,6 +210,25 @@ pub struct SearchHit {
     pub sha256: String,
 }
 
+impl SearchHit {
+    /// A hit for a stored chunk with the given score.
+    pub fn from_stored(c: StoredChunk, score: f32) -> Self {
+        SearchHit {
+            file: c.file,
+            start_line: c.start_line,
+            end_line: c.end_line,
+            symbol: c.symbol,
+            qualified_name: c.qualified_name,
+            kind: c.kind,
+            language: c.language,
+            score,
+            signature: c.signature,
+            snippet: Some(c.snippet).filter(|s| !s.is_empty()),
+            sha256: c.sha256,
+        }
+    }
+}
+
 /// Size and freshness of the index.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexStats {
@@ -274,6 +294,14 @@ fn skip_counts(state: &sync::SyncState) -> Vec<SkipCount> {
     out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.reason.cmp(&b.reason)));
     out
 }
+
+/// How many of the first ranked files lend score to their framework neighbours.
+pub const FRAMEWORK_SEEDS: usize = 3;
+/// A framework key linking more files than this is not followed by ranked search (see
+/// [`CodeIndex::framework_neighbors`]).
+pub const FRAMEWORK_MAX_PER_KEY: usize = 20;
+/// Files ranked before the framework links re-rank them (the links may lift a file from here).
+const FRAMEWORK_POOL: usize = 50;
 
 /// The code index of one repository: a tantivy index plus the sync state that describes it.
 ///
@@ -623,12 +651,254 @@ impl CodeIndex {
             return Ok(Vec::new());
         }
         let chunks = self.search_chunks(query, params.candidates.max(top), params)?;
-        Ok(rank::rank_files(
+        let groups = rank::group_files(
             chunks,
+            SearchHit::rank_view,
             self.file_chunk_counter(),
             params,
+            Self::framework_pool(params, top),
+        );
+        let groups = self.framework_rerank(
+            groups,
+            |h| h.file.as_str(),
+            SearchHit::from_stored,
+            params,
             top,
-        ))
+        );
+        Ok(rank::files_of(groups))
+    }
+
+    /// How many files to group before [`framework_rerank`](Self::framework_rerank) cuts to
+    /// `top`: more than asked when framework links are on (a linked file below the cut may rise).
+    pub fn framework_pool(params: &RankParams, top: usize) -> usize {
+        if params.framework_link > 0.0 {
+            top.max(FRAMEWORK_POOL)
+        } else {
+            top
+        }
+    }
+
+    /// The framework keys a file provides and its links, as indexed (empty when the file is not
+    /// indexed or no strategy found anything; see [`framework`]).
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn framework_facts(
+        &self,
+        path: &str,
+    ) -> Result<(Vec<String>, Vec<framework::Link>), IndexError> {
+        let searcher = self.reader.searcher();
+        let docs = searcher
+            .search(&*lexical::file_query(&self.fields, path), &DocSetCollector)
+            .map_err(|e| self.err("search", e))?;
+        let (mut provides, mut links) = (Vec::new(), Vec::new());
+        for addr in docs {
+            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
+            let (p, l) = lexical::stored_framework(&self.fields, &doc);
+            provides.extend(p);
+            links.extend(l);
+        }
+        provides.sort();
+        provides.dedup();
+        links.sort();
+        links.dedup();
+        Ok((provides, links))
+    }
+
+    /// The files linked to `path` by framework links, both ways (see [`framework::Neighbor`]),
+    /// sorted. A key shared by more than `max_per_key` files on the other side is left out (a
+    /// base class every model extends, a layout every view extends links everything to
+    /// everything); `usize::MAX` keeps all.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn framework_neighbors(
+        &self,
+        path: &str,
+        max_per_key: usize,
+    ) -> Result<Vec<framework::Neighbor>, IndexError> {
+        let (provides, links) = self.framework_facts(path)?;
+        let searcher = self.reader.searcher();
+        let mut out = Vec::new();
+        let files_of =
+            |q: Box<dyn tantivy::query::Query>| -> Result<Vec<TantivyDocument>, IndexError> {
+                let docs = searcher
+                    .search(&*q, &DocSetCollector)
+                    .map_err(|e| self.err("search", e))?;
+                if docs.len() > max_per_key {
+                    return Ok(Vec::new());
+                }
+                docs.into_iter()
+                    .map(|a| searcher.doc(a).map_err(|e| self.err("read", e)))
+                    .collect()
+            };
+        let path_of = |doc: &TantivyDocument| {
+            doc.get_first(self.fields.path_key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        for link in &links {
+            for doc in files_of(lexical::provides_query(&self.fields, &link.target))? {
+                out.push(framework::Neighbor {
+                    file: path_of(&doc),
+                    kind: link.kind.clone(),
+                    key: link.target.clone(),
+                    outgoing: true,
+                });
+            }
+        }
+        for key in &provides {
+            for doc in files_of(lexical::links_query(&self.fields, key))? {
+                let (_, their) = lexical::stored_framework(&self.fields, &doc);
+                for l in their.into_iter().filter(|l| l.target == *key) {
+                    out.push(framework::Neighbor {
+                        file: path_of(&doc),
+                        kind: l.kind,
+                        key: key.clone(),
+                        outgoing: false,
+                    });
+                }
+            }
+        }
+        out.retain(|n| n.file != path);
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The files whose framework links target `key` (`class:App\Models\Post`, `view:posts.show`),
+    /// with the kind of each link, sorted; at most `limit` documents are read (the count is
+    /// the second value).
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn framework_linkers(
+        &self,
+        key: &str,
+        limit: usize,
+    ) -> Result<(Vec<framework::Neighbor>, usize), IndexError> {
+        let (docs, total) = self.collect_docs(&*lexical::links_query(&self.fields, key), limit)?;
+        let mut out = Vec::new();
+        for doc in docs {
+            let file = doc
+                .get_first(self.fields.path_key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string();
+            let (_, links) = lexical::stored_framework(&self.fields, &doc);
+            for l in links.into_iter().filter(|l| l.target == key) {
+                out.push(framework::Neighbor {
+                    file: file.clone(),
+                    kind: l.kind,
+                    key: key.to_string(),
+                    outgoing: false,
+                });
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok((out, total))
+    }
+
+    /// The files that provide `key` (a class's file, a view's Blade file, a table's
+    /// migrations), sorted.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn framework_providers(&self, key: &str) -> Result<Vec<String>, IndexError> {
+        let (docs, _) = self.collect_docs(&*lexical::provides_query(&self.fields, key), 100)?;
+        let mut out: Vec<String> = docs
+            .iter()
+            .filter_map(|d| d.get_first(self.fields.path_key).and_then(|v| v.as_str()))
+            .map(str::to_string)
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    fn collect_docs(
+        &self,
+        q: &dyn tantivy::query::Query,
+        limit: usize,
+    ) -> Result<(Vec<TantivyDocument>, usize), IndexError> {
+        let searcher: Searcher = self.reader.searcher();
+        let docs = searcher
+            .search(q, &DocSetCollector)
+            .map_err(|e| self.err("search", e))?;
+        let total = docs.len();
+        let mut addrs: Vec<_> = docs.into_iter().collect();
+        addrs.sort();
+        let docs = addrs
+            .into_iter()
+            .take(limit)
+            .map(|a| searcher.doc(a).map_err(|e| self.err("read", e)))
+            .collect::<Result<_, _>>()?;
+        Ok((docs, total))
+    }
+
+    /// Re-ranks grouped files with the framework links ([`framework::link_bonus`],
+    /// [`RankParams::framework_link`]): the first [`FRAMEWORK_SEEDS`] files lend part of their
+    /// score to the files they link to or are linked from; a linked file that was not among the
+    /// groups joins with its first chunk as representative (`join` builds the item from the
+    /// chunk and the file's score). A linked file's share is scaled by its role factor (tests,
+    /// docs, translations). Keeps at most `top` files, best first. With
+    /// `framework_link` 0 only the cut to `top` is applied.
+    pub fn framework_rerank<T>(
+        &self,
+        mut groups: Vec<rank::Grouped<T>>,
+        file_of: impl Fn(&T) -> &str,
+        join: impl Fn(StoredChunk, f32) -> T,
+        params: &RankParams,
+        top: usize,
+    ) -> Vec<rank::Grouped<T>> {
+        if params.framework_link <= 0.0 || groups.is_empty() {
+            groups.truncate(top);
+            return groups;
+        }
+        let ranked: Vec<(String, f32)> = groups
+            .iter()
+            .map(|g| (file_of(&g.best).to_string(), g.score))
+            .collect();
+        let mut bonus =
+            framework::link_bonus(&ranked, FRAMEWORK_SEEDS, params.framework_link, |f| {
+                self.framework_neighbors(f, FRAMEWORK_MAX_PER_KEY)
+                    .unwrap_or_default()
+            });
+        // A linked test, doc or translation file gets its role's share, as its own chunks do.
+        for (file, b) in &mut bonus {
+            *b *= params.role_factor(scope::FileRole::of(file));
+        }
+        for (g, (file, _)) in groups.iter_mut().zip(&ranked) {
+            if let Some(b) = bonus.get(file) {
+                g.score += b;
+            }
+        }
+        let present: std::collections::HashSet<&String> = ranked.iter().map(|(f, _)| f).collect();
+        let mut joining: Vec<(&String, &f32)> =
+            bonus.iter().filter(|(f, _)| !present.contains(f)).collect();
+        joining.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
+        for (file, b) in joining.into_iter().take(top) {
+            let Ok(mut chunks) = self.chunks_of(file) else {
+                continue;
+            };
+            chunks.sort_by_key(|c| (c.kind == "module", c.start_line));
+            if let Some(c) = chunks.into_iter().next() {
+                groups.push(rank::Grouped {
+                    score: *b,
+                    best: join(c, *b),
+                    rest: Vec::new(),
+                });
+            }
+        }
+        groups.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| file_of(&a.best).cmp(file_of(&b.best)))
+        });
+        groups.truncate(top);
+        groups
     }
 
     /// Definition candidates for `name` (see [`NameMatch`]), restricted to `scope` (a

@@ -634,7 +634,7 @@ impl CodeIntel {
     }
 
     #[tool(
-        description = "Where a symbol is used (definitions excluded), each with its enclosing symbol. EXPLORATION, VERIFICATION, READY.",
+        description = "Where a symbol is used (definitions excluded), each with its enclosing symbol, plus framework links (renders, routes, components, relations). EXPLORATION, VERIFICATION, READY.",
         annotations(read_only_hint = true)
     )]
     async fn find_references(
@@ -652,7 +652,7 @@ impl CodeIntel {
     }
 
     #[tool(
-        description = "Nested symbol tree (classes, functions, methods with lines) of a file or directory; files over max_file_bytes are marked skipped. EXPLORATION, VERIFICATION, READY.",
+        description = "Symbol tree (classes, functions, methods, lines) of a file or directory (oversized files marked skipped); one file also gets its framework view (route, views, model). EXPLORATION, VERIFICATION, READY.",
         annotations(read_only_hint = true)
     )]
     async fn analyze_structure(

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::index::chunk::{Chunk, ChunkKind};
 use crate::index::lang::{self, Language};
-use crate::index::{SkippedFile, sync};
+use crate::index::{SkippedFile, framework, sync};
 
 /// Characters charged per symbol node on top of its name and kind (lines, braces, keys), for the
 /// output budget.
@@ -51,6 +51,11 @@ pub struct FileStructure {
     /// Why the file has no tree (binary, too large, unreadable), when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// The file's framework view (its route, views, model, table, ...; see
+    /// [`framework::FrameworkView`]), when `analyze_structure` was given this one file and a
+    /// framework strategy reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub framework: Option<framework::FrameworkView>,
 }
 
 /// Result of [`analyze_structure`].
@@ -152,7 +157,12 @@ pub fn analyze_structure(
             Err(e) => return Err(e.into()),
         }
         result.files_total = 1;
-        let fs = file_structure(cx, rp.as_str());
+        let mut fs = file_structure(cx, rp.as_str());
+        if fs.skipped.is_none()
+            && let Ok(bytes) = read_file(cx, rp.as_str())
+        {
+            fs.framework = framework::view_of(cx.root.path(), rp.as_str(), &bytes, cx.index);
+        }
         budget.take(cost(&fs));
         result.files.push(fs);
         return Ok(result);
@@ -229,6 +239,7 @@ fn file_structure(cx: &ExploreContext<'_>, rel: &str) -> FileStructure {
                 language,
                 symbols: tree(spans),
                 skipped: None,
+                framework: None,
             }
         }
         Err(e) => FileStructure {
@@ -236,6 +247,7 @@ fn file_structure(cx: &ExploreContext<'_>, rel: &str) -> FileStructure {
             language,
             symbols: Vec::new(),
             skipped: Some(e.to_string()),
+            framework: None,
         },
     }
 }

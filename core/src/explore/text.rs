@@ -14,8 +14,9 @@ use super::{
     Budget, ExploreContext, ExploreError, Span, TouchedFiles, cut_line, dedup_files, file_spans,
     innermost, resolve_existing, result_cap,
 };
+use crate::index::framework;
 use crate::index::lang::{self, Language};
-use crate::index::lexical::normalize_qualified;
+use crate::index::lexical::{NameMatch, normalize_qualified};
 use crate::index::source::{self, SourceError};
 use crate::index::{SkippedFile, sync};
 
@@ -182,12 +183,66 @@ pub struct FindReferencesResult {
     /// Files not searched, including those not listed in `skipped`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub files_skipped: usize,
+    /// Framework links to the symbol from the index (files that render a view, route to a
+    /// controller, use a component, relate to a model, inject a class; see
+    /// [`framework`](crate::index::framework)), at most 50. Empty without
+    /// an index or when no framework strategy links to the symbol.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub framework_links: Vec<framework::Neighbor>,
 }
+
+/// At most this many framework links are listed by `find_references`.
+pub const MAX_FRAMEWORK_REFS: usize = 50;
 
 impl TouchedFiles for FindReferencesResult {
     fn files(&self) -> Vec<String> {
-        dedup_files(self.references.iter().map(|r| r.file.as_str()))
+        dedup_files(
+            self.references
+                .iter()
+                .map(|r| r.file.as_str())
+                .chain(self.framework_links.iter().map(|n| n.file.as_str())),
+        )
     }
+}
+
+/// The framework links to `symbol` in the index: by its framework keys
+/// ([`framework::keys_for_symbol`]), and for a short class name by the FQCNs of the PHP classes
+/// of that name the index defines.
+fn framework_references(
+    cx: &ExploreContext<'_>,
+    symbol: &str,
+    name: &str,
+) -> Vec<framework::Neighbor> {
+    let Some(index) = cx.index else {
+        return Vec::new();
+    };
+    let mut keys = framework::keys_for_symbol(symbol);
+    if !symbol.contains('\\')
+        && let Ok((defs, _)) = index.definitions(name, NameMatch::Exact, None, Some("php"), 20)
+    {
+        for d in defs {
+            if matches!(d.kind.as_str(), "class" | "interface" | "trait" | "enum")
+                && d.qualified_name.contains('\\')
+            {
+                keys.push(format!(
+                    "class:{}",
+                    d.qualified_name.trim_start_matches('\\')
+                ));
+            }
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    let mut out = Vec::new();
+    for key in keys {
+        if let Ok((found, _)) = index.framework_linkers(&key, MAX_FRAMEWORK_REFS) {
+            out.extend(found);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out.truncate(MAX_FRAMEWORK_REFS);
+    out
 }
 
 /// Searches file contents for a regex or literal, like `rg`: `.gitignore`/`.ignore`-aware,
@@ -322,6 +377,7 @@ pub fn find_references(
         files_searched: 0,
         skipped: Vec::new(),
         files_skipped: 0,
+        framework_links: framework_references(cx, symbol, name),
     };
     for dir in unreadable {
         note_skipped(&mut result.skipped, &mut result.files_skipped, dir);

@@ -681,7 +681,24 @@ pub fn search_ranked(
         })
     }
     let file_chunks = index.file_chunk_counter();
-    let groups = rank::group_files(ranked, |h| view(h, lexical), file_chunks, rank_params, top);
+    let pool = CodeIndex::framework_pool(rank_params, top);
+    let groups = rank::group_files(ranked, |h| view(h, lexical), file_chunks, rank_params, pool);
+    // Framework links (off unless `rank_params.framework_link` > 0): linked files rise or join.
+    let groups = index.framework_rerank(
+        groups,
+        |h| h.hit.file.as_str(),
+        |c, score| HybridHit {
+            hit: SearchHit::from_stored(c, score),
+            explanation: Explanation {
+                fusion,
+                score,
+                parts: Vec::new(),
+            },
+            also: Vec::new(),
+        },
+        rank_params,
+        top,
+    );
     // Fused scores stay in [0, 1]: file scores (best chunk + coherence + prior) are scaled down
     // together when the best exceeds 1, which keeps their order. Lexical mode keeps raw BM25.
     let max = groups.iter().map(|g| g.score).fold(0.0f32, f32::max);

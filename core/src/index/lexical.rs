@@ -385,6 +385,16 @@ pub struct Fields {
     pub sha256: Field,
     /// The first lines of the content (stored only).
     pub snippet: Field,
+    /// Framework keys the file provides (`STRING | STORED`, multi-valued; on the file's first
+    /// document only): `view:pages.show`, `class:App\Models\Post`, ... (see
+    /// [`framework`](super::framework)).
+    pub fw_provides: Field,
+    /// The target keys of the file's framework links (`STRING`, multi-valued; first document
+    /// only): reverse lookups ("who renders this view").
+    pub fw_link_keys: Field,
+    /// The file's framework links as `kind target` (stored only, multi-valued; first document
+    /// only).
+    pub fw_links: Field,
 }
 
 /// Builds the schema of the lexical index and its [`Fields`].
@@ -423,6 +433,9 @@ pub fn schema() -> (Schema, Fields) {
         end_byte: b.add_u64_field("end_byte", STORED),
         sha256: b.add_text_field("sha256", STORED),
         snippet: b.add_text_field("snippet", STORED),
+        fw_provides: b.add_text_field("fw_provides", STRING | STORED),
+        fw_link_keys: b.add_text_field("fw_link_keys", STRING),
+        fw_links: b.add_text_field("fw_links", STORED),
     };
     (b.build(), fields)
 }
@@ -503,6 +516,48 @@ pub fn chunk_document(f: &Fields, chunk: &Chunk) -> TantivyDocument {
     doc.add_text(f.sha256, &chunk.sha256);
     doc.add_text(f.snippet, snippet_of(&chunk.content));
     doc
+}
+
+/// Adds a file's framework facts to its (first) document.
+pub fn add_framework(f: &Fields, doc: &mut TantivyDocument, facts: &super::framework::FileFacts) {
+    for key in &facts.provides {
+        doc.add_text(f.fw_provides, key);
+    }
+    for link in &facts.links {
+        doc.add_text(f.fw_link_keys, &link.target);
+        doc.add_text(f.fw_links, format!("{} {}", link.kind, link.target));
+    }
+}
+
+/// The framework keys and links stored on a document (empty for all but a file's first).
+pub fn stored_framework(
+    f: &Fields,
+    doc: &TantivyDocument,
+) -> (Vec<String>, Vec<super::framework::Link>) {
+    let provides = doc
+        .get_all(f.fw_provides)
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let links = doc
+        .get_all(f.fw_links)
+        .filter_map(|v| v.as_str())
+        .filter_map(|s| s.split_once(' '))
+        .map(|(kind, target)| super::framework::Link {
+            kind: kind.to_string(),
+            target: target.to_string(),
+        })
+        .collect();
+    (provides, links)
+}
+
+/// Documents whose framework keys include `key` (files that provide it).
+pub fn provides_query(f: &Fields, key: &str) -> Box<dyn Query> {
+    term_query(f.fw_provides, key)
+}
+
+/// Documents whose framework links target `key` (files that link to it).
+pub fn links_query(f: &Fields, key: &str) -> Box<dyn Query> {
+    term_query(f.fw_link_keys, key)
 }
 
 /// The stored part of an indexed chunk: enough to answer without reading the file.

@@ -197,6 +197,10 @@ pub struct RankParams {
     /// Prior for larger files: a file's score is multiplied by `1 + size_prior × ln(1 + its
     /// chunks in the index)` (bigger files hold more behaviour, and change more often).
     pub size_prior: f32,
+    /// Weight of framework links in ranked search (0 = off): each of the first
+    /// [`FRAMEWORK_SEEDS`](super::FRAMEWORK_SEEDS) files gives the files it is linked with
+    /// `framework_link × kind weight × its score` ([`framework::link_bonus`](super::framework::link_bonus)).
+    pub framework_link: f32,
 }
 
 impl Default for RankParams {
@@ -224,6 +228,9 @@ impl Default for RankParams {
             file_extra: 0.5,
             candidates: 200,
             size_prior: 0.1,
+            // Chosen on the kit's laravel corpus and half A of akaunting's queries (even SHA
+            // prefix), reported on half B (docs/EVALUATION.md, "Framework links").
+            framework_link: 0.2,
         }
     }
 }
@@ -374,6 +381,25 @@ pub fn group_files<T>(
     files.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then_with(|| a.0.cmp(&b.0)));
     files.truncate(top);
     files.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Grouped chunk hits as [`FileHit`]s, each best hit's `score` set to its file's.
+pub fn files_of(groups: Vec<Grouped<SearchHit>>) -> Vec<FileHit> {
+    groups
+        .into_iter()
+        .map(|g| {
+            let mut best = g.best;
+            best.score = g.score;
+            FileHit {
+                best,
+                also: g
+                    .rest
+                    .into_iter()
+                    .map(|(h, s)| FoldedChunk::of(&h, s))
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 /// [`group_files`] over BM25 chunk hits: distinct files, each hit's `score` set to its file's.
