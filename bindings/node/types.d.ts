@@ -32,7 +32,13 @@ export interface SyncReport {
 export interface IndexStats { files: number; chunks: number; last_sync: string | null; [key: string]: unknown }
 
 /** `repo.index()` result. */
-export interface IndexReport { sync: SyncReport | null; stats: IndexStats; repaired: string | null }
+export interface IndexReport { sync: SyncReport | null; stats: IndexStats; repaired: string | null; embed: EmbedReport | null }
+
+/** How much of the repository has vectors. */
+export interface Coverage { embedded: number; total: number; pending_texts: number; ratio: number }
+
+/** `repo.index({ embed: true })`'s embedding run (`null` without `embed`). `busy`: another process was embedding, nothing done. */
+export interface EmbedReport { embedded: number; remaining: number; duration_ms: number; coverage: Coverage; busy: boolean }
 
 /** One line of a session listing. */
 export interface SessionSummary { session_id: string; intent: string; phase: Phase; query: string; updated_at: string }

@@ -76,6 +76,5 @@ test('errors carry a stable code and a hint', async (t) => {
     (e) => e.code === 'PHASE_VIOLATION' && /EXPLORATION/.test(e.message),
   )
   await assert.rejects(s.submitUnderstanding({ symbols_identified: 'tax_rate' }), { code: 'INVALID_ARGUMENT' })
-  await assert.rejects(repo.index({ embed: true }), { code: 'EMBED_UNAVAILABLE' })
   await assert.rejects(s.recordOutcome({ outcome: 'great' }), { code: 'INVALID_ARGUMENT' })
 })

@@ -23,6 +23,22 @@ test('without vectors a hybrid search is answered lexically, with a note', async
   assert.ok(r.results.notes.some((n) => /embeddings/.test(n)), r.results.notes.join(' | '))
 })
 
+test('index({ embed: true }) embeds from Node, reports progress, and the search is hybrid', async (t) => {
+  const dir = smallRepo(t)
+  const repo = openRepo(dir)
+  const stages = new Set()
+  const r = await repo.index({ embed: true, onProgress: (p) => stages.add(p.stage) })
+  assert.ok(r.embed && r.embed.embedded > 0 && !r.embed.busy, JSON.stringify(r.embed))
+  assert.equal(r.embed.coverage.pending_texts, 0, JSON.stringify(r.embed))
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.ok(stages.has('embedding'), [...stages].join(','))
+  const again = await repo.index({ embed: true })
+  assert.equal(again.embed.embedded, 0, 'nothing left to embed')
+  const s = await repo.search('forgot my login secret', { mode: 'hybrid', top: 2 })
+  assert.equal(s.results.mode, 'hybrid', JSON.stringify(s.results.notes))
+  assert.equal(s.results.hits[0]?.file, 'src/mail.py', JSON.stringify(s.results.hits.map((h) => [h.file, h.score])))
+})
+
 test('with vectors from `code-intel index --embed` the search is hybrid', async (t) => {
   const dir = smallRepo(t)
   execFileSync(cliBinary(), ['--repo', dir, 'index', '--embed'], { stdio: ['ignore', 'ignore', 'inherit'] })

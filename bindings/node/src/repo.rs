@@ -213,6 +213,29 @@ impl RepoInner {
         Ok(Some((v, model)))
     }
 
+    /// Embeds every chunk text without a vector (after a sync), under the vector store's embedding
+    /// lock as `code-intel index --embed` does: a concurrent embedder makes this return at once
+    /// with `busy` set. The model is the one loaded for queries (one ONNX thread).
+    fn embed_pending(
+        &self,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<vector::EmbedReport, Failure> {
+        let model = self.model()?;
+        let failed = |e: vector::VectorError| {
+            Failure::new(
+                "INDEX_ERROR",
+                e.to_string(),
+                "run `code-intel index --embed` (or `code-intel repair`)",
+            )
+        };
+        let mut v = VectorIndex::open(&self.root, &self.config, model.model_id(), model.dims())
+            .map_err(failed)?;
+        v.refresh().map_err(failed)?;
+        v.save().map_err(failed)?;
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        v.embed_pending(&*model, progress, &stop).map_err(failed)
+    }
+
     /// The model and the background symbols `confirmSymbolRelevance` scores against, as the MCP
     /// server builds them (`mcp/src/server/relevance.rs`): a sample of the repository's defined
     /// symbols when the index is synced, else the generic built-in ones. Built once per `Repo`.
@@ -319,8 +342,9 @@ pub struct IndexProgress {
 /// Options of `repo.index()`.
 #[napi(object, object_to_js = false)]
 pub struct IndexOptions {
-    /// Also embed chunks for vector search. Not available from Node yet: `true` is refused with
-    /// `EMBED_UNAVAILABLE` (run `code-intel index --embed`).
+    /// Also embed the chunks that have no vector yet (the model of `code-intel model fetch`), so
+    /// `search` can run in `hybrid` and `vector` mode; progress steps are `embedding`. Without the
+    /// model the call fails with `MODEL_UNAVAILABLE`.
     pub embed: Option<bool>,
     /// Called on the JavaScript thread with each progress step (never blocks the indexer).
     #[napi(ts_type = "(progress: IndexProgress) => void")]
@@ -481,13 +505,18 @@ impl Repo {
             None => (false, None),
         };
         json_job(move || {
-            if embed {
-                return Err(Failure::new(
-                    "EMBED_UNAVAILABLE",
-                    "embedding from Node is not supported by this version of code-intel-node",
-                    "run `code-intel index --embed` (the CLI) to embed the chunks",
-                ));
-            }
+            let send = |stage: &str, done: usize, total: usize| {
+                let Some(cb) = &progress else { return };
+                let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                cb.call(
+                    IndexProgress {
+                        stage: stage.into(),
+                        done: clamp(done),
+                        total: clamp(total),
+                    },
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            };
             let mut report = |p: SyncProgress| {
                 let Some(cb) = &progress else { return };
                 let ev = match p {
@@ -507,10 +536,16 @@ impl Repo {
                 );
             };
             let (ix, sync) = inner.synced_index(&mut report)?;
+            let vectors = if embed {
+                Some(inner.embed_pending(&mut |done, total| send("embedding", done, total))?)
+            } else {
+                None
+            };
             Ok(json!({
                 "sync": sync,
                 "stats": ix.stats(),
                 "repaired": ix.repaired(),
+                "embed": vectors,
             }))
         })
     }
