@@ -935,19 +935,12 @@ impl CodeIndex {
         q: &dyn tantivy::query::Query,
         limit: usize,
     ) -> Result<(Vec<StoredChunk>, usize), IndexError> {
-        let searcher: Searcher = self.reader.searcher();
-        let docs = searcher
-            .search(q, &DocSetCollector)
-            .map_err(|e| self.err("search", e))?;
-        let total = docs.len();
-        let mut addrs: Vec<_> = docs.into_iter().collect();
-        addrs.sort();
-        let mut out = Vec::with_capacity(addrs.len().min(limit));
-        for addr in addrs.into_iter().take(limit) {
-            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
-            out.push(lexical::stored_chunk(&self.fields, &doc));
-        }
-        Ok((out, total))
+        let (docs, total) = self.collect_docs(q, limit)?;
+        let chunks = docs
+            .iter()
+            .map(|doc| lexical::stored_chunk(&self.fields, doc))
+            .collect();
+        Ok((chunks, total))
     }
 
     /// A counter of a file's chunks (repository-relative path) in the index as of now: one
