@@ -7,70 +7,19 @@
 #![cfg(all(feature = "index", feature = "embed"))]
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, SystemTime};
 
 use code_intel_core::config::Config;
-use code_intel_core::embed::{EmbedError, Embedder, EmbeddingCache, FakeEmbedder};
+use code_intel_core::embed::{Embedder, EmbeddingCache, FakeEmbedder};
 use code_intel_core::index::hybrid::{self, SearchMode, SearchOptions, Signal};
 use code_intel_core::index::query_embed::{QueryEmbedBudget, embed_candidates};
 use code_intel_core::index::vector::VectorIndex;
 use code_intel_core::index::{CodeIndex, RankParams};
 use code_intel_core::repo_path::RepoRoot;
 
-const DIMS: usize = 64;
+mod fake;
 
-/// A [`FakeEmbedder`] that records every passage it embeds.
-struct Counting {
-    inner: FakeEmbedder,
-    passages: Mutex<Vec<String>>,
-}
-
-impl Counting {
-    fn new() -> Self {
-        Self {
-            inner: FakeEmbedder::new(DIMS),
-            passages: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.passages.lock().unwrap())
-    }
-}
-
-impl Embedder for Counting {
-    fn model_id(&self) -> &str {
-        self.inner.model_id()
-    }
-    fn dims(&self) -> usize {
-        DIMS
-    }
-    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.inner.embed_queries(texts)
-    }
-    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.passages
-            .lock()
-            .unwrap()
-            .extend(texts.iter().map(|t| t.to_string()));
-        self.inner.embed_passages(texts)
-    }
-}
-
-fn write_old(root: &Path, path: &str, content: &str) {
-    let p = root.join(path);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, content).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_modified(SystemTime::now() - Duration::from_secs(3600))
-        .unwrap();
-}
+use fake::{Counting, DIMS, write_old};
 
 /// 60 small modules and two about passwords; 62 files, well over the budget's 32 texts.
 fn files() -> Vec<(String, String)> {

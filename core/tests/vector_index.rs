@@ -6,69 +6,17 @@
 #![cfg(all(feature = "index", feature = "embed"))]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, SystemTime};
 
 use code_intel_core::config::Config;
-use code_intel_core::embed::{EmbedError, Embedder, FakeEmbedder};
+use code_intel_core::embed::Embedder;
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::vector::{VectorIndex, VectorState};
 use code_intel_core::repo_path::RepoRoot;
 
-const DIMS: usize = 64;
+mod fake;
 
-/// A [`FakeEmbedder`] that records every passage it embeds.
-struct Counting {
-    inner: FakeEmbedder,
-    passages: Mutex<Vec<String>>,
-}
-
-impl Counting {
-    fn new() -> Self {
-        Self {
-            inner: FakeEmbedder::new(DIMS),
-            passages: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.passages.lock().unwrap())
-    }
-}
-
-impl Embedder for Counting {
-    fn model_id(&self) -> &str {
-        self.inner.model_id()
-    }
-    fn dims(&self) -> usize {
-        DIMS
-    }
-    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.inner.embed_queries(texts)
-    }
-    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.passages
-            .lock()
-            .unwrap()
-            .extend(texts.iter().map(|t| t.to_string()));
-        self.inner.embed_passages(texts)
-    }
-}
-
-fn write_old(root: &Path, path: &str, content: &str) {
-    let p = root.join(path);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, content).unwrap();
-    // An hour old: the sync's racy-mtime rule does not force re-hashing.
-    std::fs::File::options()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_modified(SystemTime::now() - Duration::from_secs(3600))
-        .unwrap();
-}
+use fake::{Counting, DIMS, write_old};
 
 fn fixture(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoRoot) {
     let dir = tempfile::tempdir().unwrap();
