@@ -101,6 +101,31 @@ pub struct QueryFrame {
     pub slot_evidence: BTreeMap<Slot, SlotEvidence>,
 }
 
+/// A [`QueryFrame`] as `get_session_status` shows it: everything but the request itself, which
+/// the status carries once as `query`: a response never echoes an input twice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameView {
+    /// Accepted slots.
+    #[serde(default)]
+    pub slots: BTreeMap<Slot, SlotValue>,
+    /// Symbols the exploration mapped the request to.
+    #[serde(default)]
+    pub mapped_symbols: Vec<MappedSymbol>,
+    /// Evidence per slot.
+    #[serde(default)]
+    pub slot_evidence: BTreeMap<Slot, SlotEvidence>,
+}
+
+impl From<&QueryFrame> for FrameView {
+    fn from(f: &QueryFrame) -> Self {
+        Self {
+            slots: f.slots.clone(),
+            mapped_symbols: f.mapped_symbols.clone(),
+            slot_evidence: f.slot_evidence.clone(),
+        }
+    }
+}
+
 impl QueryFrame {
     /// An empty frame for `raw_query`.
     pub fn new(raw_query: impl Into<String>) -> Self {

@@ -22,8 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::query_frame::{
-    self, MappedSymbol, QueryFrame, QueryFrameInput, QuoteChecker, Slot, SlotEvidence, SlotSource,
-    SlotValidationError,
+    self, FrameView, MappedSymbol, QueryFrame, QueryFrameInput, QuoteChecker, Slot, SlotEvidence,
+    SlotSource, SlotValidationError,
 };
 use crate::repo_path::{RepoPath, RepoRoot};
 use crate::router::{self, Plan, RiskLevel};
@@ -1377,7 +1377,7 @@ impl SessionState {
             phase: self.phase,
             risk_level: self.risk_level(),
             query: self.query.clone(),
-            query_frame: self.query_frame.clone(),
+            query_frame: (&self.query_frame).into(),
             missing_slots: self.query_frame.missing_slots(),
             plan: self.plan.clone(),
             tools_used: self.tools_used().into_iter().map(String::from).collect(),
@@ -1435,8 +1435,8 @@ pub struct SessionStatus {
     pub risk_level: RiskLevel,
     /// The request.
     pub query: String,
-    /// The frame.
-    pub query_frame: QueryFrame,
+    /// The frame, without the request (that is `query`).
+    pub query_frame: FrameView,
     /// Open slots.
     pub missing_slots: Vec<Slot>,
     /// Current plan.

@@ -95,18 +95,20 @@ async fn ten_megabyte_parameters_are_refused_without_an_echo() {
     // Nothing was stored: no session was started by the refused call.
     let e = server.err("get_session_status", json!({})).await;
     assert_eq!(e["error"], "no_active_session");
-    // At the limit, a query is accepted, and echoed at most twice (request + prompt).
-    let query = format!("{QUERY} {}", "y".repeat(8 * 1024 - QUERY.len() - 1));
+    // At the limit, a query is accepted, and each response carries it once: start_session in
+    // its extraction prompt, get_session_status as `query` (not again in the frame).
+    let tail = "y".repeat(8 * 1024 - QUERY.len() - 1);
+    let query = format!("{QUERY} {tail}");
     let start = server
         .ok("start_session", json!({"intent": "modify", "query": query}))
         .await;
-    assert!(
-        start.to_string().len() < 40_000,
-        "{}",
-        start.to_string().len()
-    );
     let status = server.ok("get_session_status", json!({})).await;
-    assert!(status.to_string().len() <= 40_000);
+    for (tool, body) in [("start_session", &start), ("get_session_status", &status)] {
+        let text = body.to_string();
+        assert_eq!(text.matches(&tail).count(), 1, "{tool} echoes the query");
+        assert!(text.len() < 8 * 1024 + 8_000, "{tool}: {} bytes", text.len());
+    }
+    assert_eq!(status["query"], query);
     server.stop().await;
 }
 
