@@ -12,8 +12,11 @@
 //! - Every result names the files it touched via [`TouchedFiles::files`], so the session can
 //!   record them as explored.
 //! - Lines are 1-based and inclusive everywhere.
+//! - [`recorded::run_recorded`] is the call as a session sees it (phase check, then a record of
+//!   the call): the MCP server and the Node binding both go through it.
 
 mod definitions;
+pub mod recorded;
 mod structure;
 mod text;
 

@@ -921,6 +921,17 @@ impl CodeIndex {
         self.collect(&*q, limit)
     }
 
+    /// The qualified names of every definition the index holds (classes, functions, methods,
+    /// ...), in index order: the repository's symbols that the relevance background samples
+    /// (`relevance::Background::from_symbols`). One index scan.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn defined_symbols(&self) -> Result<Vec<String>, IndexError> {
+        let (chunks, _) = self.definitions("", NameMatch::Substring, None, None, usize::MAX)?;
+        Ok(chunks.into_iter().map(|c| c.qualified_name).collect())
+    }
+
     /// All chunks of one file (repo-relative path), in no particular order.
     ///
     /// # Errors

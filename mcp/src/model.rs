@@ -16,9 +16,6 @@ use code_intel_core::embed::{
 };
 use serde::Serialize;
 
-/// Environment variable naming the model cache directory.
-pub const MODEL_DIR_ENV: &str = "CODE_INTEL_MODEL_DIR";
-
 /// The provisioning pipeline, compiled in so that an installed binary can provision without a
 /// checkout. `fetch.sh` finds its siblings next to itself (`$HERE/...`); a test checks that every
 /// sibling it names is listed here.
@@ -109,20 +106,11 @@ pub struct StatusArgs {
 /// When none of the variables is set and no directory is given, or the current directory is
 /// unreadable.
 pub fn resolve_cache_dir(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
     let dir = match explicit {
         Some(dir) => dir.to_path_buf(),
-        None => match var(MODEL_DIR_ENV) {
-            Some(dir) => dir,
-            None => var("XDG_CACHE_HOME")
-                .or_else(|| var("HOME").map(|h| h.join(".cache")))
-                .context("cannot choose a model cache: HOME is not set; pass --cache-dir DIR")?
-                .join("code-intel/models"),
-        },
+        None => ModelPaths::default_cache_dir(|k| std::env::var_os(k)).context(
+            "cannot choose a model cache: HOME is not set; pass --cache-dir DIR or set CODE_INTEL_MODEL_DIR",
+        )?,
     };
     if dir.is_absolute() {
         return Ok(dir);

@@ -14,16 +14,16 @@ mod wire;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use code_intel_core::config::Config;
-use code_intel_core::explore::{
-    self, ExploreContext, ExploreError, FindDefinitionsResult, FindReferencesResult,
-    FunctionAtLineResult, SearchTextResult, StructureResult, TouchedFiles,
+use code_intel_core::explore::recorded::{
+    self, ExploreTool, RecordSummary, RecordedError, run_recorded,
 };
+use code_intel_core::explore::{ExploreContext, ExploreError, TouchedFiles};
 use code_intel_core::index::source::SourceError;
 use code_intel_core::repo_path::{RepoPathError, RepoRoot};
 use code_intel_core::session::store::{SessionError, SessionStore, StartResponse};
 use code_intel_core::session::{
-    AddExploredResult, Intent, Phase, PhaseViolation, RevertResult, SemanticResult, SessionStatus,
-    SetQueryFrameResult, ToolCallRecord, VerificationResult, WriteCheck,
+    AddExploredResult, Intent, PhaseViolation, RevertResult, SemanticResult, SessionStatus,
+    SetQueryFrameResult, VerificationResult, WriteCheck,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -199,66 +199,6 @@ fn explore_error_code(e: &ExploreError) -> &'static str {
     }
 }
 
-/// The one-line `result_summary` recorded on the session for an exploration call.
-trait RecordSummary {
-    fn summary(&self) -> String;
-}
-
-impl RecordSummary for SearchTextResult {
-    fn summary(&self) -> String {
-        format!(
-            "{} matches of {:?} in {} files",
-            self.total,
-            self.pattern,
-            self.files().len()
-        )
-    }
-}
-
-impl RecordSummary for FindDefinitionsResult {
-    fn summary(&self) -> String {
-        let first = self
-            .definitions
-            .first()
-            .map(|d| format!(" (first: {} at {}:{})", d.qualified_name, d.file, d.line));
-        format!(
-            "{} definitions of {}{}",
-            self.total,
-            self.symbol,
-            first.unwrap_or_default()
-        )
-    }
-}
-
-impl RecordSummary for FindReferencesResult {
-    fn summary(&self) -> String {
-        format!(
-            "{} references to {} in {} files",
-            self.total,
-            self.symbol,
-            self.files().len()
-        )
-    }
-}
-
-impl RecordSummary for StructureResult {
-    fn summary(&self) -> String {
-        format!("structure of {}: {} files", self.path, self.files_total)
-    }
-}
-
-impl RecordSummary for FunctionAtLineResult {
-    fn summary(&self) -> String {
-        match &self.function {
-            Some(f) => format!(
-                "{}:{} is in {} (lines {}-{})",
-                self.file, self.line, f.qualified_name, f.start_line, f.end_line
-            ),
-            None => format!("{}:{} is outside any function", self.file, self.line),
-        }
-    }
-}
-
 /// A core result as a tool result: `structuredContent` plus the same JSON as text; `isError` when
 /// core reports the submission as not successful (the body still says why).
 fn structured<T: Serialize>(value: &T, is_error: bool) -> CallToolResult {
@@ -359,18 +299,14 @@ impl CodeIntel {
     }
 }
 
-/// The signature shared by core's exploration functions.
-type ExploreFn<P, R> = fn(&ExploreContext<'_>, &P) -> Result<R, ExploreError>;
-
 impl CodeIntel {
-    /// An exploration tool: with a session, check core's phase matrix first and record the call
-    /// (parameters, touched files, summary) after; without one, just run it. One blocking thread.
+    /// An exploration tool through core's [`run_recorded`]: with a session, the phase matrix is
+    /// checked first and the call recorded after; without one, it just runs. One blocking thread.
     async fn explore_tool<P, R>(
         &self,
-        tool: &'static str,
+        tool: ExploreTool<P, R>,
         explicit: Option<String>,
         params: P,
-        run: ExploreFn<P, R>,
     ) -> CallToolResult
     where
         P: Serialize + Send + 'static,
@@ -387,31 +323,15 @@ impl CodeIntel {
             Arc::clone(&self.config),
         );
         let outcome = blocking(move || {
-            if let Some(id) = &id {
-                store
-                    .check_tool_allowed(id, tool, None)
-                    .map_err(Refusal::from)?;
-            }
             let cx = ExploreContext {
                 root: &root,
                 config: &config,
                 index: index.as_deref(),
             };
-            let result = run(&cx, &params).map_err(Refusal::Explore)?;
-            if let Some(id) = &id {
-                let record = ToolCallRecord {
-                    tool: tool.to_string(),
-                    params: serde_json::to_value(&params).unwrap_or_default(),
-                    files: result.files(),
-                    result_summary: result.summary(),
-                    phase: Phase::Exploration,
-                    timestamp: String::new(),
-                };
-                store
-                    .record_tool_call_in_phase(id, record)
-                    .map_err(Refusal::from)?;
-            }
-            Ok(result)
+            run_recorded(&cx, &store, id.as_deref(), tool, &params).map_err(|e| match e {
+                RecordedError::Session(e) => Refusal::from(e),
+                RecordedError::Explore(e) => Refusal::Explore(e),
+            })
         })
         .await;
         match outcome.and_then(|r| r) {
@@ -611,7 +531,7 @@ impl CodeIntel {
     )]
     async fn search_text(&self, Parameters(p): Parameters<SearchTextToolParams>) -> CallToolResult {
         let session = p.session_id.clone();
-        self.explore_tool("search_text", session, p.core(), explore::search_text)
+        self.explore_tool(recorded::SEARCH_TEXT, session, p.core())
             .await
     }
 
@@ -624,13 +544,8 @@ impl CodeIntel {
         Parameters(p): Parameters<FindDefinitionsToolParams>,
     ) -> CallToolResult {
         let session = p.session_id.clone();
-        self.explore_tool(
-            "find_definitions",
-            session,
-            p.core(),
-            explore::find_definitions,
-        )
-        .await
+        self.explore_tool(recorded::FIND_DEFINITIONS, session, p.core())
+            .await
     }
 
     #[tool(
@@ -642,13 +557,8 @@ impl CodeIntel {
         Parameters(p): Parameters<FindReferencesToolParams>,
     ) -> CallToolResult {
         let session = p.session_id.clone();
-        self.explore_tool(
-            "find_references",
-            session,
-            p.core(),
-            explore::find_references,
-        )
-        .await
+        self.explore_tool(recorded::FIND_REFERENCES, session, p.core())
+            .await
     }
 
     #[tool(
@@ -660,13 +570,8 @@ impl CodeIntel {
         Parameters(p): Parameters<AnalyzeStructureToolParams>,
     ) -> CallToolResult {
         let session = p.session_id.clone();
-        self.explore_tool(
-            "analyze_structure",
-            session,
-            p.core(),
-            explore::analyze_structure,
-        )
-        .await
+        self.explore_tool(recorded::ANALYZE_STRUCTURE, session, p.core())
+            .await
     }
 
     #[tool(
@@ -678,13 +583,8 @@ impl CodeIntel {
         Parameters(p): Parameters<FunctionAtLineToolParams>,
     ) -> CallToolResult {
         let session = p.session_id.clone();
-        self.explore_tool(
-            "get_function_at_line",
-            session,
-            p.core(),
-            explore::get_function_at_line,
-        )
-        .await
+        self.explore_tool(recorded::GET_FUNCTION_AT_LINE, session, p.core())
+            .await
     }
 }
 

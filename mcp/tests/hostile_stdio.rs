@@ -106,7 +106,11 @@ async fn ten_megabyte_parameters_are_refused_without_an_echo() {
     for (tool, body) in [("start_session", &start), ("get_session_status", &status)] {
         let text = body.to_string();
         assert_eq!(text.matches(&tail).count(), 1, "{tool} echoes the query");
-        assert!(text.len() < 8 * 1024 + 8_000, "{tool}: {} bytes", text.len());
+        assert!(
+            text.len() < 8 * 1024 + 8_000,
+            "{tool}: {} bytes",
+            text.len()
+        );
     }
     assert_eq!(status["query"], query);
     server.stop().await;

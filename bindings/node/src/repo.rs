@@ -5,22 +5,25 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use code_intel_core::config::Config;
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelPaths};
+use code_intel_core::explore::recorded::{
+    self, ExploreTool, RecordSummary, RecordedError, run_recorded,
+};
 use code_intel_core::explore::{
-    self, AnalyzeStructureParams, ExploreContext, ExploreError, FindDefinitionsParams,
-    FindReferencesParams, FunctionAtLineParams, SearchTextParams, TouchedFiles,
+    AnalyzeStructureParams, ExploreContext, FindDefinitionsParams, FindReferencesParams,
+    FunctionAtLineParams, SearchTextParams, TouchedFiles,
 };
 use code_intel_core::index::hybrid::{self, SearchMode};
+use code_intel_core::index::map::curate::{self, AgreementError};
 use code_intel_core::index::map::{self, MapIndex};
 use code_intel_core::index::semantic::with_keywords;
 use code_intel_core::index::vector::{self, VectorIndex};
-use code_intel_core::index::{CodeIndex, NameMatch, RankParams, SyncProgress};
-use code_intel_core::learned::{self, DEFAULT_EMBEDDING_MODEL, Expiry, NewPair, SessionInfo};
+use code_intel_core::index::{CodeIndex, RankParams, SyncProgress};
+use code_intel_core::learned::Expiry;
 use code_intel_core::outcome;
-use code_intel_core::query_frame::Slot;
 use code_intel_core::relevance::Background;
 use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::session::Intent;
 use code_intel_core::session::store::SessionStore;
-use code_intel_core::session::{Intent, Phase, ToolCallRecord};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -50,24 +53,6 @@ pub(crate) struct RepoInner {
     model: Mutex<Option<Arc<FastEmbedder>>>,
     /// The relevance calibration's background symbols, once built (embeds about 200 names).
     background: Mutex<Option<Arc<Background>>>,
-}
-
-/// Environment variable naming the model cache (as `code-intel model`: `mcp/src/model.rs`).
-const MODEL_DIR_ENV: &str = "CODE_INTEL_MODEL_DIR";
-
-/// The model cache `code-intel model fetch` fills: `$CODE_INTEL_MODEL_DIR`, else
-/// `$XDG_CACHE_HOME/code-intel/models`, else `~/.cache/code-intel/models`.
-fn model_cache_dir() -> Option<std::path::PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-    };
-    var(MODEL_DIR_ENV).or_else(|| {
-        var("XDG_CACHE_HOME")
-            .or_else(|| var("HOME").map(|h| h.join(".cache")))
-            .map(|d| d.join("code-intel/models"))
-    })
 }
 
 impl RepoInner {
@@ -120,43 +105,29 @@ impl RepoInner {
         Ok((ix, report))
     }
 
-    /// Runs an exploration tool as the MCP server does: with a session, the phase matrix is
-    /// checked first and the call (parameters, touched files, summary) recorded after, under the
+    /// Runs an exploration tool as the MCP server does, through core's [`run_recorded`]: with a
+    /// session, the phase matrix is checked first and the call recorded after, under the
     /// session's lock.
     pub(crate) fn explore<P, R>(
         &self,
-        tool: &'static str,
+        tool: ExploreTool<P, R>,
         session: Option<&str>,
         params: &P,
-        run: fn(&ExploreContext<'_>, &P) -> Result<R, ExploreError>,
-        summary: fn(&R) -> String,
     ) -> Result<R, Failure>
     where
         P: Serialize,
-        R: TouchedFiles,
+        R: TouchedFiles + RecordSummary,
     {
-        if let Some(id) = session {
-            self.store.check_tool_allowed(id, tool, None)?;
-        }
         let index = self.existing_index()?;
         let cx = ExploreContext {
             root: &self.root,
             config: &self.config,
             index: index.as_deref(),
         };
-        let result = run(&cx, params)?;
-        if let Some(id) = session {
-            let record = ToolCallRecord {
-                tool: tool.to_string(),
-                params: serde_json::to_value(params).unwrap_or_default(),
-                files: result.files(),
-                result_summary: summary(&result),
-                phase: Phase::Exploration,
-                timestamp: String::new(),
-            };
-            self.store.record_tool_call_in_phase(id, record)?;
-        }
-        Ok(result)
+        run_recorded(&cx, &self.store, session, tool, params).map_err(|e| match e {
+            RecordedError::Session(e) => Failure::from(e),
+            RecordedError::Explore(e) => Failure::from(e),
+        })
     }
 
     /// The embedding model, loaded once (one ONNX thread for queries).
@@ -172,7 +143,7 @@ impl RepoInner {
                 "run `code-intel model fetch` (or set CODE_INTEL_MODEL_DIR), or search with mode \"lexical\"",
             )
         };
-        let dir = model_cache_dir().ok_or_else(|| {
+        let dir = ModelPaths::default_cache_dir(|k| std::env::var_os(k)).ok_or_else(|| {
             unavailable("no model cache: HOME and CODE_INTEL_MODEL_DIR are unset".into())
         })?;
         let paths = ModelPaths::in_cache(&dir, ModelPaths::DEFAULT_MODEL);
@@ -257,10 +228,7 @@ impl RepoInner {
         };
         let bg = match self.existing_index()? {
             Some(ix) => {
-                let (chunks, _) = ix
-                    .definitions("", NameMatch::Substring, None, None, usize::MAX)
-                    .map_err(Failure::from)?;
-                let names: Vec<String> = chunks.into_iter().map(|c| c.qualified_name).collect();
+                let names = ix.defined_symbols().map_err(Failure::from)?;
                 Background::from_symbols(
                     &*model,
                     names.iter().map(String::as_str),
@@ -784,28 +752,7 @@ impl Repo {
             }
             let result = map::search_map(&m, &query, None, n);
             if let Some(id) = &o.session_id {
-                let strong: Vec<String> = result
-                    .hits
-                    .iter()
-                    .filter(|h| h.strong)
-                    .filter_map(|h| h.entry.item.symbol.clone())
-                    .collect();
-                let record = ToolCallRecord {
-                    tool: "search_map".into(),
-                    params: json!({ "query": query, "n_results": n }),
-                    files: Vec::new(),
-                    result_summary: format!(
-                        "search_map: {} hits, strong: {}",
-                        result.hits.len(),
-                        if strong.is_empty() {
-                            "-".to_string()
-                        } else {
-                            strong.join(", ")
-                        }
-                    ),
-                    phase: Phase::Exploration,
-                    timestamp: String::new(),
-                };
+                let record = curate::search_map_record(&query, n, &result);
                 inner.store.record_tool_call(id, record)?;
             }
             Ok(result)
@@ -820,42 +767,20 @@ impl Repo {
         let include = options.unwrap_or_default().include_stale.unwrap_or(false);
         json_job(move || {
             let index = inner.existing_index()?;
-            let state_dir = inner.root.state_dir();
-            let items = learned::read_map(&state_dir, &inner.purge()).map_err(|e| {
+            let listing = curate::list(
+                &inner.root.state_dir(),
+                &inner.purge(),
+                index.as_deref(),
+                include,
+            )
+            .map_err(|e| {
                 Failure::new(
                     "MAP_UNREADABLE",
                     e.to_string(),
                     "fix or move away the file the message names",
                 )
             })?;
-            let (mut out, mut hidden_stale, mut hidden_expired) = (Vec::new(), 0, 0);
-            for item in items {
-                let stale = match (index.as_deref(), item.symbol.as_deref()) {
-                    (Some(ix), Some(s)) => Some(map::is_stale(ix, s)),
-                    (Some(_), None) => Some(false),
-                    _ => None,
-                };
-                if !include && item.expired {
-                    hidden_expired += 1;
-                    continue;
-                }
-                if !include && stale == Some(true) {
-                    hidden_stale += 1;
-                    continue;
-                }
-                let mut v = serde_json::to_value(&item).unwrap_or_default();
-                if let (Some(obj), Some(s)) = (v.as_object_mut(), stale) {
-                    obj.insert("stale".into(), s.into());
-                }
-                out.push(v);
-            }
-            Ok(json!({
-                "total": out.len(),
-                "items": out,
-                "hidden_stale": hidden_stale,
-                "hidden_expired": hidden_expired,
-                "stale_checked": index.is_some(),
-            }))
+            Ok(serde_json::to_value(listing).unwrap_or_default())
         })
     }
 
@@ -865,73 +790,45 @@ impl Repo {
     pub fn add_agreement(&self, input: AgreementInput) -> AsyncTask<Job<Json>> {
         let inner = Arc::clone(&self.inner);
         json_job(move || {
-            for (field, value) in [
-                ("nlTerm", &input.nl_term),
-                ("symbol", &input.symbol),
-                ("codeEvidence", &input.code_evidence),
-            ] {
-                if value.trim().is_empty() {
-                    return Err(Failure::invalid(format!("{field} must not be empty")));
-                }
-            }
             let state = match input.session_id.as_deref() {
                 Some(id) => Some(inner.store.load(id)?),
                 None => None,
             };
-            let info = state.as_ref().map(|s| SessionInfo {
-                intent: s.intent.name().to_string(),
-                query_frame: Slot::ALL
-                    .iter()
-                    .filter_map(|slot| {
-                        s.query_frame
-                            .slots
-                            .get(slot)
-                            .map(|v| (slot.name().to_string(), v.value.clone()))
-                    })
-                    .collect(),
-            });
-            let pair = NewPair {
-                nl_term: input.nl_term.trim().to_string(),
-                symbol: input.symbol.trim().to_string(),
-                similarity: None,
-                code_evidence: Some(input.code_evidence.trim().to_string()),
-                session_id: state.as_ref().map(|s| s.session_id.clone()),
+            let index = inner.existing_index()?;
+            let core_input = curate::AgreementInput {
+                nl_term: input.nl_term,
+                symbol: input.symbol,
+                code_evidence: input.code_evidence,
                 related_files: input.related_files.unwrap_or_default(),
-                session: info,
             };
-            let report = learned::learn(
+            let added = curate::add_agreement(
                 &inner.root.state_dir(),
-                std::slice::from_ref(&pair),
+                &core_input,
+                state.as_ref(),
+                index.as_deref(),
                 &inner.purge(),
-                Some(DEFAULT_EMBEDDING_MODEL),
             )
-            .map_err(|e| {
-                Failure::new(
+            .map_err(|e| match e {
+                // The binding's parameter names are camelCase.
+                AgreementError::Empty { field } => Failure::invalid(format!(
+                    "{} must not be empty",
+                    match field {
+                        "nl_term" => "nlTerm",
+                        "code_evidence" => "codeEvidence",
+                        other => other,
+                    }
+                )),
+                e => Failure::new(
                     "LEARN_FAILED",
                     e.to_string(),
                     "fix the input or the file the message names, then retry",
-                )
+                ),
             })?;
-            let mut warnings = Vec::new();
-            if let Some(ix) = inner.existing_index()?.as_deref()
-                && map::is_stale(ix, &pair.symbol)
-            {
-                warnings.push(format!(
-                    "{} is not defined in the code index: the entry is stale until the symbol exists",
-                    pair.symbol
-                ));
+            let mut body = serde_json::to_value(&added).unwrap_or_default();
+            if let Some(obj) = body.as_object_mut() {
+                obj.insert("success".into(), true.into());
             }
-            let file = report
-                .added
-                .iter()
-                .chain(&report.updated)
-                .find_map(|r| r.agreement_file.clone());
-            Ok(json!({
-                "success": true,
-                "learned": report,
-                "agreement_file": file,
-                "warnings": warnings,
-            }))
+            Ok(body)
         })
     }
 
@@ -962,26 +859,7 @@ pub(crate) fn find_definitions_job(
     session: Option<String>,
     params: FindDefinitionsParams,
 ) -> AsyncTask<Job<Json>> {
-    json_job(move || {
-        inner.explore(
-            "find_definitions",
-            session.as_deref(),
-            &params,
-            explore::find_definitions,
-            |r| {
-                let first = r
-                    .definitions
-                    .first()
-                    .map(|d| format!(" (first: {} at {}:{})", d.qualified_name, d.file, d.line));
-                format!(
-                    "{} definitions of {}{}",
-                    r.total,
-                    r.symbol,
-                    first.unwrap_or_default()
-                )
-            },
-        )
-    })
+    json_job(move || inner.explore(recorded::FIND_DEFINITIONS, session.as_deref(), &params))
 }
 
 pub(crate) fn find_references_job(
@@ -989,22 +867,7 @@ pub(crate) fn find_references_job(
     session: Option<String>,
     params: FindReferencesParams,
 ) -> AsyncTask<Job<Json>> {
-    json_job(move || {
-        inner.explore(
-            "find_references",
-            session.as_deref(),
-            &params,
-            explore::find_references,
-            |r| {
-                format!(
-                    "{} references to {} in {} files",
-                    r.total,
-                    r.symbol,
-                    r.files().len()
-                )
-            },
-        )
-    })
+    json_job(move || inner.explore(recorded::FIND_REFERENCES, session.as_deref(), &params))
 }
 
 pub(crate) fn search_text_job(
@@ -1012,22 +875,7 @@ pub(crate) fn search_text_job(
     session: Option<String>,
     params: SearchTextParams,
 ) -> AsyncTask<Job<Json>> {
-    json_job(move || {
-        inner.explore(
-            "search_text",
-            session.as_deref(),
-            &params,
-            explore::search_text,
-            |r| {
-                format!(
-                    "{} matches of {:?} in {} files",
-                    r.total,
-                    r.pattern,
-                    r.files().len()
-                )
-            },
-        )
-    })
+    json_job(move || inner.explore(recorded::SEARCH_TEXT, session.as_deref(), &params))
 }
 
 pub(crate) fn analyze_structure_job(
@@ -1035,15 +883,7 @@ pub(crate) fn analyze_structure_job(
     session: Option<String>,
     params: AnalyzeStructureParams,
 ) -> AsyncTask<Job<Json>> {
-    json_job(move || {
-        inner.explore(
-            "analyze_structure",
-            session.as_deref(),
-            &params,
-            explore::analyze_structure,
-            |r| format!("structure of {}: {} files", r.path, r.files_total),
-        )
-    })
+    json_job(move || inner.explore(recorded::ANALYZE_STRUCTURE, session.as_deref(), &params))
 }
 
 pub(crate) fn function_at_line_job(
@@ -1051,19 +891,5 @@ pub(crate) fn function_at_line_job(
     session: Option<String>,
     params: FunctionAtLineParams,
 ) -> AsyncTask<Job<Json>> {
-    json_job(move || {
-        inner.explore(
-            "get_function_at_line",
-            session.as_deref(),
-            &params,
-            explore::get_function_at_line,
-            |r| match &r.function {
-                Some(f) => format!(
-                    "{}:{} is in {} (lines {}-{})",
-                    r.file, r.line, f.qualified_name, f.start_line, f.end_line
-                ),
-                None => format!("{}:{} is outside any function", r.file, r.line),
-            },
-        )
-    })
+    json_job(move || inner.explore(recorded::GET_FUNCTION_AT_LINE, session.as_deref(), &params))
 }

@@ -155,6 +155,23 @@ impl ModelPaths {
     /// The default model of code-intel (shared/docs/EMBEDDINGS.md: multilingual, 384 dims).
     pub const DEFAULT_MODEL: &'static str = "multilingual-e5-small";
 
+    /// Environment variable that names the model cache (`code-intel model fetch` fills it).
+    pub const CACHE_DIR_ENV: &'static str = "CODE_INTEL_MODEL_DIR";
+
+    /// The model cache every adapter uses unless told otherwise: `$CODE_INTEL_MODEL_DIR`, else
+    /// `$XDG_CACHE_HOME/code-intel/models`, else `$HOME/.cache/code-intel/models`. Empty
+    /// variables count as unset. `var` looks a variable up (the adapter's environment: this
+    /// crate reads none itself). `None` when none of the three is set. The path may be relative
+    /// when a variable is; callers make it absolute.
+    pub fn default_cache_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+        let var = |k: &str| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        var(Self::CACHE_DIR_ENV).or_else(|| {
+            var("XDG_CACHE_HOME")
+                .or_else(|| var("HOME").map(|h| h.join(".cache")))
+                .map(|d| d.join("code-intel/models"))
+        })
+    }
+
     /// The paths of `model` in the model cache `cache_dir` (`cache_dir` should be absolute).
     ///
     /// The runtime library is the one the model's manifest records when it is readable; otherwise

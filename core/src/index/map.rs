@@ -649,5 +649,7 @@ pub fn search_map(
     }
 }
 
+pub mod curate;
+
 #[cfg(test)]
 mod tests;

@@ -7,13 +7,10 @@
 
 use std::sync::Arc;
 
+use code_intel_core::index::map::curate::{self, AgreementError, AgreementInput, MapListing};
 use code_intel_core::index::map::{self, MapSearchHit, MapSearchResult};
-use code_intel_core::learned::{
-    self, DEFAULT_EMBEDDING_MODEL, Expiry, LearnError, MapItem, NewPair, SessionInfo,
-};
+use code_intel_core::learned::{DEFAULT_EMBEDDING_MODEL, Expiry, LearnError};
 use code_intel_core::outcome::{self, LearnSettings, Outcome, OutcomeError, OutcomeInput};
-use code_intel_core::query_frame::Slot;
-use code_intel_core::session::{Phase, ToolCallRecord};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
@@ -140,29 +137,11 @@ impl From<MapSearchHit> for MapHint {
     }
 }
 
-/// One line of `list_agreements`.
-#[derive(Debug, Serialize)]
-struct ListedItem {
-    #[serde(flatten)]
-    item: MapItem,
-    /// The symbol is not defined in the code index (`None`: not checked, no index yet).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stale: Option<bool>,
-}
-
-/// `list_agreements` result.
+/// `list_agreements` result: core's listing plus where the map lives.
 #[derive(Debug, Serialize)]
 struct ListAgreementsResult {
-    /// The entries: learned pairs (with their agreement files), then agreements restating no pair.
-    items: Vec<ListedItem>,
-    /// Entries listed.
-    total: usize,
-    /// Stale entries left out (include_stale=true lists them).
-    hidden_stale: usize,
-    /// Expired entries left out.
-    hidden_expired: usize,
-    /// Whether symbols were checked against the code index.
-    stale_checked: bool,
+    #[serde(flatten)]
+    listing: MapListing,
     /// `auto_purge_days` (0 = never).
     auto_purge_days: u32,
     /// Where the map lives (both human-editable).
@@ -289,18 +268,6 @@ impl CodeIntel {
         description = "Add a learned pair by hand: nl_term means symbol, with code_evidence; writes learned_pairs.json and an agreement. Any phase."
     )]
     async fn add_agreement(&self, Parameters(p): Parameters<AddAgreementParams>) -> CallToolResult {
-        for (field, value) in [
-            ("nl_term", &p.nl_term),
-            ("symbol", &p.symbol),
-            ("code_evidence", &p.code_evidence),
-        ] {
-            if value.trim().is_empty() {
-                return CallToolResult::structured_error(json!({
-                    "error": "validation_failed",
-                    "message": format!("{field} must not be empty"),
-                }));
-            }
-        }
         let session = match self.session_for(p.session_id.clone()).await {
             Ok(s) => s,
             Err(r) => return r.into_result(),
@@ -308,82 +275,53 @@ impl CodeIntel {
         let index = self.index.for_tools().await;
         let (store, days) = (self.store.clone(), self.purge_days());
         let explicit = p.session_id.is_some();
+        let input = AgreementInput {
+            nl_term: p.nl_term,
+            symbol: p.symbol,
+            code_evidence: p.code_evidence,
+            related_files: p.related_files.unwrap_or_default(),
+        };
         let done = blocking(move || {
             let state = match session.as_deref().map(|id| store.load(id)) {
                 Some(Ok(s)) => Some(s),
                 Some(Err(e)) if explicit => return Err(Refusal::Session(e)),
                 _ => None,
             };
-            let info = state.as_ref().map(|s| SessionInfo {
-                intent: s.intent.name().to_string(),
-                query_frame: Slot::ALL
-                    .iter()
-                    .filter_map(|slot| {
-                        s.query_frame
-                            .slots
-                            .get(slot)
-                            .map(|v| (slot.name().to_string(), v.value.clone()))
-                    })
-                    .collect(),
-            });
-            let pair = NewPair {
-                nl_term: p.nl_term.trim().to_string(),
-                symbol: p.symbol.trim().to_string(),
-                similarity: None,
-                code_evidence: Some(p.code_evidence.trim().to_string()),
-                session_id: state.as_ref().map(|s| s.session_id.clone()),
-                related_files: p.related_files.unwrap_or_default(),
-                session: info,
-            };
-            let state_dir = store.root().state_dir();
-            let report = learned::learn(
-                &state_dir,
-                std::slice::from_ref(&pair),
+            Ok(curate::add_agreement(
+                &store.root().state_dir(),
+                &input,
+                state.as_ref(),
+                index.as_deref(),
                 &Expiry::after_days(days),
-                Some(DEFAULT_EMBEDDING_MODEL),
-            );
-            let mut warnings = Vec::new();
-            if let Some(index) = index.as_deref()
-                && map::is_stale(index, &pair.symbol)
-            {
-                warnings.push(format!(
-                    "{} is not defined in the code index: the entry is stale and will not be offered as a fact until the symbol exists",
-                    pair.symbol
-                ));
-            }
-            Ok((report, warnings))
+            ))
         })
         .await;
-        let (report, warnings) = match done.and_then(|r| r) {
-            Ok(v) => v,
-            Err(r) => return r.into_result(),
-        };
-        match report {
-            Ok(report) => {
+        match done.and_then(|r| r) {
+            Ok(Ok(added)) => {
                 self.semantic.invalidate_map();
-                let file = report
-                    .added
-                    .iter()
-                    .chain(&report.updated)
-                    .find_map(|r| r.agreement_file.clone());
-                structured(
-                    &json!({
-                        "success": true,
-                        "learned": report,
-                        "agreement_file": file,
-                        "warnings": warnings,
-                        "message": "Saved to .code-intel/learned_pairs.json and .code-intel/agreements/; search_map finds it now.",
-                    }),
-                    false,
-                )
+                let mut body = serde_json::to_value(&added).unwrap_or_default();
+                if let Some(obj) = body.as_object_mut() {
+                    obj.insert("success".into(), true.into());
+                    obj.insert(
+                        "message".into(),
+                        "Saved to .code-intel/learned_pairs.json and .code-intel/agreements/; search_map finds it now.".into(),
+                    );
+                }
+                structured(&body, false)
             }
-            Err(e @ LearnError::Empty { .. }) => CallToolResult::structured_error(
+            Ok(Err(
+                e
+                @ (AgreementError::Empty { .. } | AgreementError::Learn(LearnError::Empty { .. })),
+            )) => CallToolResult::structured_error(
                 json!({ "error": "validation_failed", "message": e.to_string() }),
             ),
-            Err(e @ LearnError::Existing(_)) => CallToolResult::structured_error(
-                json!({ "error": "learned_pairs_unreadable", "message": e.to_string() }),
-            ),
-            Err(e) => Refusal::Internal(e.to_string()).into_result(),
+            Ok(Err(e @ AgreementError::Learn(LearnError::Existing(_)))) => {
+                CallToolResult::structured_error(
+                    json!({ "error": "learned_pairs_unreadable", "message": e.to_string() }),
+                )
+            }
+            Ok(Err(e)) => Refusal::Internal(e.to_string()).into_result(),
+            Err(r) => r.into_result(),
         }
     }
 
@@ -399,32 +337,15 @@ impl CodeIntel {
         let index = self.index.for_tools().await;
         let (root, days) = (self.root.clone(), self.purge_days());
         let listed = blocking(move || {
-            let state_dir = root.state_dir();
-            let items = learned::read_map(&state_dir, &Expiry::after_days(days))
-                .map_err(|e| Refusal::Internal(e.to_string()))?;
-            let (mut out, mut hidden_stale, mut hidden_expired) = (Vec::new(), 0, 0);
-            for item in items {
-                let stale = match (index.as_deref(), item.symbol.as_deref()) {
-                    (Some(ix), Some(s)) => Some(map::is_stale(ix, s)),
-                    (Some(_), None) => Some(false),
-                    _ => None,
-                };
-                if !include && item.expired {
-                    hidden_expired += 1;
-                    continue;
-                }
-                if !include && stale == Some(true) {
-                    hidden_stale += 1;
-                    continue;
-                }
-                out.push(ListedItem { item, stale });
-            }
+            let listing = curate::list(
+                &root.state_dir(),
+                &Expiry::after_days(days),
+                index.as_deref(),
+                include,
+            )
+            .map_err(|e| Refusal::Internal(e.to_string()))?;
             Ok(ListAgreementsResult {
-                total: out.len(),
-                items: out,
-                hidden_stale,
-                hidden_expired,
-                stale_checked: index.is_some(),
+                listing,
                 auto_purge_days: days,
                 files: json!({
                     "learned_pairs": root.state().learned_pairs(),
@@ -462,28 +383,7 @@ impl CodeIntel {
             Err(r) => return r.into_result(),
         };
         if let Some(id) = id {
-            let strong: Vec<String> = result
-                .hits
-                .iter()
-                .filter(|h| h.strong)
-                .filter_map(|h| h.entry.item.symbol.clone())
-                .collect();
-            let record = ToolCallRecord {
-                tool: "search_map".into(),
-                params: json!({ "query": p.query, "n_results": n }),
-                files: Vec::new(),
-                result_summary: format!(
-                    "search_map: {} hits, strong: {}",
-                    result.hits.len(),
-                    if strong.is_empty() {
-                        "-".to_string()
-                    } else {
-                        strong.join(", ")
-                    }
-                ),
-                phase: Phase::Exploration,
-                timestamp: String::new(),
-            };
+            let record = curate::search_map_record(&p.query, n, &result);
             let store = self.store.clone();
             match blocking(move || store.record_tool_call(&id, record)).await {
                 Ok(Ok(())) => {}

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use code_intel_core::embed::Embedder;
-use code_intel_core::index::{CodeIndex, NameMatch};
+use code_intel_core::index::CodeIndex;
 use code_intel_core::query_frame::QuoteChecker;
 use code_intel_core::relevance::{
     self, Background, CalibratedScorer, ConfirmInput, ConfirmResult, PhraseBackground,
@@ -37,14 +37,6 @@ pub struct RelevanceCache {
     /// Generic symbols, used while the index has not synced yet.
     builtin: Mutex<Option<Arc<Background>>>,
     phrases: Mutex<Option<Arc<PhraseBackground>>>,
-}
-
-/// The qualified names of every definition in the index (classes, functions, methods, ...).
-fn repository_symbols(index: &CodeIndex) -> Result<Vec<String>, String> {
-    let (chunks, _) = index
-        .definitions("", NameMatch::Substring, None, None, usize::MAX)
-        .map_err(|e| e.to_string())?;
-    Ok(chunks.into_iter().map(|c| c.qualified_name).collect())
 }
 
 /// The cached value in `slot` if it was embedded by `model_id`, else `build()`'s, stored. The lock
@@ -78,7 +70,7 @@ impl RelevanceCache {
     ) -> Result<Arc<Background>, String> {
         let model = embedder.model_id().to_string();
         if let Some(index) = index {
-            match repository_symbols(index) {
+            match index.defined_symbols() {
                 Ok(names) => {
                     return cached(&self.repository, &model, Background::model_id, || {
                         let bg = Background::from_symbols(
