@@ -541,6 +541,20 @@ impl CodeIndex {
     /// the commit fails (nothing changed); [`IndexError::Persist`] when the state file cannot be
     /// written after the commit (the next sync rebuilds).
     pub fn sync(&self, progress: &mut dyn FnMut(SyncProgress)) -> Result<SyncReport, IndexError> {
+        self.sync_observed(progress, None)
+    }
+
+    /// [`Self::sync`], showing every file it chunks to `on_chunks` (see [`sync::ChunkObserver`];
+    /// e.g. [`vector::RowHandoff::offer`], so the vector refresh after the sync does not chunk
+    /// the same files again).
+    ///
+    /// # Errors
+    /// As [`Self::sync`].
+    pub fn sync_observed(
+        &self,
+        progress: &mut dyn FnMut(SyncProgress),
+        on_chunks: Option<sync::ChunkObserver<'_>>,
+    ) -> Result<SyncReport, IndexError> {
         let started = std::time::Instant::now();
         let ctx = sync::SyncContext {
             root: &self.root,
@@ -550,6 +564,7 @@ impl CodeIndex {
             lock_base: Self::lock_base(&self.root),
             lock_wait: self.lock_wait,
             state_path: sync::SyncState::path(&self.root),
+            on_chunks,
         };
         let result = sync::run(&ctx, progress);
         // Reload even when the run failed: its commit may have gone through (a failed state

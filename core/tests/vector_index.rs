@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use code_intel_core::config::Config;
 use code_intel_core::embed::Embedder;
 use code_intel_core::index::CodeIndex;
-use code_intel_core::index::vector::{VectorIndex, VectorState};
+use code_intel_core::index::vector::{RowHandoff, VectorIndex, VectorState};
 use code_intel_core::repo_path::RepoRoot;
 
 mod fake;
@@ -311,6 +311,60 @@ fn a_file_edited_after_the_sync_waits_for_the_next_sync() {
     assert_eq!((report.files_stale, report.files_rechunked), (0, 1));
     let rows = vectors.rows_of("app/auth.py").unwrap();
     assert!(rows.iter().any(|r| r.symbol == "other"));
+}
+
+/// Rows per file as the saved state holds them.
+fn saved_rows(root: &RepoRoot) -> BTreeMap<String, code_intel_core::index::vector::FileRows> {
+    let state = VectorIndex::peek_state(root).expect("saved state");
+    state.files.into_iter().collect()
+}
+
+#[test]
+fn rows_handed_over_by_the_sync_equal_the_rows_the_refresh_makes_itself() {
+    let embedder = Counting::new();
+    // Without a handoff: the refresh reads and chunks every file.
+    let (_plain_dir, plain_root) = fixture(&base_files());
+    let index = CodeIndex::open(&plain_root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let mut plain = VectorIndex::open(&plain_root, &config(), embedder.model_id(), DIMS).unwrap();
+    assert_eq!(plain.refresh().unwrap().files_rechunked, 3);
+    plain.save().unwrap();
+
+    // With one: the sync's chunking workers fill it, the refresh takes every file from it.
+    let (dir, root) = fixture(&base_files());
+    let handoff = RowHandoff::new(&config()).unwrap();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    let observe = |path: &str, sha: &str, chunks: &[code_intel_core::index::chunk::Chunk]| {
+        handoff.offer(path, sha, chunks);
+    };
+    index.sync_observed(&mut |_| {}, Some(&observe)).unwrap();
+    assert_eq!(handoff.len(), 3, "every chunked file offered");
+    // Edited after the sync: the handed-over rows describe the version the lexical index holds
+    // (without a handoff this file would wait for the next sync as stale).
+    write_old(dir.path(), "app/auth.py", "def other():\n    pass\n");
+    let mut handed = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    let report = handed.refresh_with(Some(&handoff)).unwrap();
+    assert_eq!((report.files_rechunked, report.files_stale), (3, 0));
+    assert!(handoff.is_empty(), "the refresh moved the rows out");
+    handed.save().unwrap();
+    assert_eq!(saved_rows(&root), saved_rows(&plain_root));
+    assert_eq!(handed.coverage(), plain.coverage());
+
+    // A handoff for another file version is not used: the refresh chunks the file itself.
+    index.sync(&mut |_| {}).unwrap();
+    let stale = RowHandoff::new(&config()).unwrap();
+    let old_chunks = code_intel_core::index::chunk::chunk_source(
+        "app/auth.py",
+        AUTH.as_bytes(),
+        &code_intel_core::index::sync::chunk_options(&config()),
+    )
+    .unwrap();
+    stale.offer("app/auth.py", "0".repeat(64).as_str(), &old_chunks);
+    let report = handed.refresh_with(Some(&stale)).unwrap();
+    assert_eq!(report.files_rechunked, 1);
+    let rows = handed.rows_of("app/auth.py").unwrap();
+    assert!(rows.iter().any(|r| r.symbol == "other"), "{rows:?}");
+    assert!(rows.iter().all(|r| r.symbol != "hash_password"), "{rows:?}");
 }
 
 #[test]

@@ -19,9 +19,9 @@ use code_intel_core::explore::{
     self, AnalyzeStructureParams, ExploreContext, FindDefinitionsParams, FindReferencesParams,
     FunctionAtLineParams, SearchTextParams,
 };
-use code_intel_core::index::sync::SyncState;
+use code_intel_core::index::sync::{ChunkObserver, SyncState};
 use code_intel_core::index::{
-    CodeIndex, IndexError, IndexStats, SearchHit, SyncProgress, SyncReport,
+    CodeIndex, IndexError, IndexStats, SearchHit, SyncProgress, SyncReport, chunk::Chunk,
 };
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::store::{SessionStore, SessionSummary};
@@ -358,8 +358,9 @@ fn sync_or_repair(
     root: &RepoRoot,
     config: &Config,
     index: CodeIndex,
+    on_chunks: Option<ChunkObserver<'_>>,
 ) -> anyhow::Result<(CodeIndex, SyncReport)> {
-    match sync_with_progress(&index) {
+    match sync_with_progress(&index, on_chunks) {
         Ok(report) => Ok((index, report)),
         Err(e) if e.downcast_ref::<IndexError>().is_some_and(is_damage) => {
             drop(index);
@@ -367,7 +368,7 @@ fn sync_or_repair(
             warn(&why);
             let index =
                 CodeIndex::rebuild(root, config, &why).context("cannot rebuild the index")?;
-            let report = sync_with_progress(&index)?;
+            let report = sync_with_progress(&index, on_chunks)?;
             Ok((index, report))
         }
         Err(e) => Err(e),
@@ -384,7 +385,10 @@ fn existing_synced_index(root: &RepoRoot, config: &Config) -> anyhow::Result<Opt
 }
 
 /// Syncs with a progress bar on stderr (drawn only when stderr is a terminal).
-fn sync_with_progress(index: &CodeIndex) -> anyhow::Result<SyncReport> {
+fn sync_with_progress(
+    index: &CodeIndex,
+    on_chunks: Option<ChunkObserver<'_>>,
+) -> anyhow::Result<SyncReport> {
     let bar = ProgressBar::new_spinner();
     if let Ok(style) =
         ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} files ({elapsed})")
@@ -392,29 +396,32 @@ fn sync_with_progress(index: &CodeIndex) -> anyhow::Result<SyncReport> {
         bar.set_style(style.progress_chars("=> "));
     }
     bar.set_message("scanning");
-    let report = index.sync(&mut |p| match p {
-        SyncProgress::Walked { to_read, .. } => {
-            // The stages are logged too: the crash test reads them to tell where a kill landed.
-            tracing::debug!(to_read, "sync stage: walked");
-            bar.set_length(to_read as u64);
-            bar.set_message("indexing");
-        }
-        SyncProgress::Read { done, .. } => bar.set_position(done as u64),
-        SyncProgress::Committing => {
-            tracing::debug!("sync stage: committing");
-            bar.set_message("committing");
-        }
-        SyncProgress::WaitingForLock { timeout_secs } => {
-            // Said on stderr even without a terminal: a silent wait looks like a hang.
-            bar.suspend(|| {
-                say(&format!(
-                    "code-intel: another code-intel process is indexing this repository; \
+    let report = index.sync_observed(
+        &mut |p| match p {
+            SyncProgress::Walked { to_read, .. } => {
+                // The stages are logged too: the crash test reads them to tell where a kill landed.
+                tracing::debug!(to_read, "sync stage: walked");
+                bar.set_length(to_read as u64);
+                bar.set_message("indexing");
+            }
+            SyncProgress::Read { done, .. } => bar.set_position(done as u64),
+            SyncProgress::Committing => {
+                tracing::debug!("sync stage: committing");
+                bar.set_message("committing");
+            }
+            SyncProgress::WaitingForLock { timeout_secs } => {
+                // Said on stderr even without a terminal: a silent wait looks like a hang.
+                bar.suspend(|| {
+                    say(&format!(
+                        "code-intel: another code-intel process is indexing this repository; \
                      waiting for it (at most {timeout_secs} s)"
-                ));
-            });
-            bar.set_message("waiting for another indexer");
-        }
-    });
+                    ));
+                });
+                bar.set_message("waiting for another indexer");
+            }
+        },
+        on_chunks,
+    );
     bar.finish_and_clear();
     let report = report.context("index sync failed")?;
     if let Some(why) = &report.rebuild_reason {
@@ -444,10 +451,18 @@ fn index(
 ) -> anyhow::Result<()> {
     let index = open_index(root, config)?;
     let repaired = index.repaired().map(str::to_string);
-    let (index, report) = sync_or_repair(root, config, index)?;
+    // The vector refresh after the sync takes its rows from the chunks the sync made.
+    let handoff = semantic::row_handoff(config);
+    let observe = |path: &str, sha256: &str, chunks: &[Chunk]| {
+        if let Some(h) = &handoff {
+            h.offer(path, sha256, chunks);
+        }
+    };
+    let on_chunks: Option<ChunkObserver<'_>> = handoff.as_ref().map(|_| &observe as _);
+    let (index, report) = sync_or_repair(root, config, index, on_chunks)?;
     let repaired = index.repaired().map(str::to_string).or(repaired);
     drop(index);
-    let vectors = semantic::index_vectors(root, config, args)?;
+    let vectors = semantic::index_vectors(root, config, args, handoff.as_ref())?;
     if json {
         let vectors = match &vectors {
             Ok(r) => serde_json::to_value(r)?,
@@ -477,7 +492,7 @@ fn search(
     let mut repaired = index.repaired().map(str::to_string);
     if index.needs_sync() {
         tracing::info!("the index is out of date; syncing first");
-        let (synced, report) = sync_or_repair(root, config, index)?;
+        let (synced, report) = sync_or_repair(root, config, index, None)?;
         index = synced;
         repaired = index
             .repaired()
@@ -592,7 +607,7 @@ fn open_verified(root: &RepoRoot, config: &Config) -> anyhow::Result<(CodeIndex,
     drop(index);
     warn(&why);
     let index = CodeIndex::rebuild(root, config, &why).context("cannot rebuild the index")?;
-    sync_with_progress(&index)?;
+    sync_with_progress(&index, None)?;
     Ok((index, Some(why)))
 }
 
@@ -610,7 +625,7 @@ struct RepairAnswer {
 fn repair(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
     let why = "rebuilt from the sources by `code-intel repair`";
     let index = CodeIndex::rebuild(root, config, why).context("cannot rebuild the index")?;
-    let report = sync_with_progress(&index)?;
+    let report = sync_with_progress(&index, None)?;
     if json {
         return json_line(
             out,

@@ -347,7 +347,13 @@ enum Outcome {
     Vanished,
 }
 
-fn read_one(seen: &Seen, opts: &ChunkOptions, fields: &Fields, frameworks: &Frameworks) -> Outcome {
+fn read_one(
+    seen: &Seen,
+    opts: &ChunkOptions,
+    fields: &Fields,
+    frameworks: &Frameworks,
+    on_chunks: Option<ChunkObserver<'_>>,
+) -> Outcome {
     let read_at = jiff::Timestamp::now();
     if seen.size > opts.max_file_bytes {
         let reason = SkipReason::TooLarge {
@@ -388,6 +394,9 @@ fn read_one(seen: &Seen, opts: &ChunkOptions, fields: &Fields, frameworks: &Fram
     }
     match chunk_source(&seen.rel, &bytes, opts) {
         Ok(chunks) => {
+            if let Some(observe) = on_chunks {
+                observe(&seen.rel, &sha256, &chunks);
+            }
             let mut docs: Vec<TantivyDocument> = chunks
                 .iter()
                 .map(|c| lexical::chunk_document(fields, c))
@@ -423,7 +432,16 @@ pub(crate) struct SyncContext<'a> {
     /// How long to wait for the sync lock.
     pub lock_wait: std::time::Duration,
     pub state_path: PathBuf,
+    /// Called on a chunking worker with every file the sync chunks (see [`ChunkObserver`]).
+    pub on_chunks: Option<ChunkObserver<'a>>,
 }
+
+/// Sees each file a sync chunks, on the chunking worker that chunked it: the repository-relative
+/// path, the hex SHA-256 of the bytes chunked, and the chunks. Lets another consumer of the
+/// chunks (the vector rows, [`super::vector::RowHandoff`]) reuse them instead of reading and
+/// chunking the file again. Called before the commit: a sync that fails after it has still
+/// called it, so a consumer must check the file version against `sync_state.json`.
+pub type ChunkObserver<'a> = &'a (dyn Fn(&str, &str, &[super::chunk::Chunk]) + Sync);
 
 /// Tries the exclusive sync lock without blocking; `None` when another holder has it.
 fn try_lock(ctx: &SyncContext<'_>) -> Result<Option<FileLock>, IndexError> {
@@ -625,7 +643,8 @@ pub(crate) fn run(
         for _ in 0..workers {
             let tx = tx.clone();
             let (to_read, next, cancel) = (&to_read, &next, &cancel);
-            let (opts, fields, frameworks) = (&opts, ctx.fields, &frameworks);
+            let (opts, fields, frameworks, on_chunks) =
+                (&opts, ctx.fields, &frameworks, ctx.on_chunks);
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -633,7 +652,7 @@ pub(crate) fn run(
                         break;
                     }
                     let s = &to_read[i];
-                    let outcome = read_one(s, opts, fields, frameworks);
+                    let outcome = read_one(s, opts, fields, frameworks, on_chunks);
                     if tx.send((i, outcome)).is_err() {
                         break;
                     }

@@ -184,6 +184,88 @@ pub struct FileRows {
     pub rows: Vec<Row>,
 }
 
+/// The row of chunk `c` under `recipe`.
+fn make_row(recipe: EmbeddingText, c: &Chunk) -> Row {
+    let text = recipe.text(c);
+    Row {
+        sha256: c.sha256.clone(),
+        key: embedding_key(recipe, &text),
+        start_line: c.start_line,
+        end_line: c.end_line,
+        symbol: c.symbol.clone(),
+        qualified_name: c.qualified_name.clone(),
+        kind: c.kind.name().to_string(),
+        language: c.language.clone(),
+        signature: c.signature.clone(),
+        snippet: snippet_of(&c.content),
+    }
+}
+
+/// Rows made from the chunks a lexical sync already has in hand, so that the
+/// [`VectorIndex::refresh_with`] after it does not read and chunk every changed file a second
+/// time (on a full index of Laravel's framework sources that second pass was about 40 % of the
+/// CPU time of `code-intel index`; `docs/BENCHMARKS.md`).
+///
+/// Fill it through [`Self::offer`] (thread-safe: the sync's chunking workers call it, see
+/// [`super::CodeIndex::sync_observed`]), then hand it to [`VectorIndex::refresh_with`], which takes
+/// the rows of a file only when their file SHA-256 is the one `sync_state.json` records, and
+/// chunks the file itself otherwise. Memory: the rows the vector state will hold anyway
+/// (a few hundred bytes per chunk), moved into it by the refresh.
+#[derive(Debug)]
+pub struct RowHandoff {
+    recipe: EmbeddingText,
+    files: std::sync::Mutex<HashMap<String, FileRows>>,
+}
+
+impl RowHandoff {
+    /// An empty handoff for the config's embedding-text recipe.
+    ///
+    /// # Errors
+    /// [`VectorError::UnknownRecipe`] for an `embedding_text` that names no recipe.
+    pub fn new(config: &Config) -> Result<Self, VectorError> {
+        Ok(Self {
+            recipe: configured_recipe(config)?,
+            files: std::sync::Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Records the rows of `chunks`, the chunks of the file at repository-relative `path` whose
+    /// bytes hash to `sha256` (hex SHA-256).
+    pub fn offer(&self, path: &str, sha256: &str, chunks: &[Chunk]) {
+        let rows = chunks.iter().map(|c| make_row(self.recipe, c)).collect();
+        let entry = FileRows {
+            sha256: sha256.to_string(),
+            rows,
+        };
+        // A poisoned lock means a chunking worker panicked; the refresh then chunks the file.
+        if let Ok(mut files) = self.files.lock() {
+            files.insert(path.to_string(), entry);
+        }
+    }
+
+    /// Files offered so far.
+    pub fn len(&self) -> usize {
+        self.files.lock().map_or(0, |f| f.len())
+    }
+
+    /// Whether nothing was offered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rows offered for `path` at version `sha256`, removed from the handoff.
+    fn take(&self, recipe: EmbeddingText, path: &str, sha256: &str) -> Option<Vec<Row>> {
+        if recipe != self.recipe {
+            return None;
+        }
+        let mut files = self.files.lock().ok()?;
+        match files.remove(path) {
+            Some(f) if f.sha256 == sha256 => Some(f.rows),
+            _ => None,
+        }
+    }
+}
+
 /// `vectors/state.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VectorState {
@@ -724,6 +806,19 @@ impl VectorIndex {
     /// # Errors
     /// [`VectorError::Cache`] when compaction cannot rewrite the cache file.
     pub fn refresh(&mut self) -> Result<RefreshReport, VectorError> {
+        self.refresh_with(None)
+    }
+
+    /// [`Self::refresh`], taking the rows of a file from `handoff` when it holds them for the
+    /// version `sync_state.json` records (see [`RowHandoff`]); other files are read and chunked.
+    /// `report.files_rechunked` counts both.
+    ///
+    /// # Errors
+    /// As [`Self::refresh`].
+    pub fn refresh_with(
+        &mut self,
+        handoff: Option<&RowHandoff>,
+    ) -> Result<RefreshReport, VectorError> {
         let mut report = RefreshReport::default();
         let Some(sync_state) = SyncState::load(&SyncState::path(&self.root)) else {
             // Never synced (or the state is unreadable): nothing is indexed.
@@ -759,9 +854,13 @@ impl VectorIndex {
             {
                 continue;
             }
-            match self.chunk_file(path, &fs.sha256) {
-                Some(chunks) => {
-                    let rows = chunks.iter().map(|c| self.row(c)).collect();
+            let handed = handoff.and_then(|h| h.take(self.recipe, path, &fs.sha256));
+            let rows = handed.or_else(|| {
+                self.chunk_file(path, &fs.sha256)
+                    .map(|chunks| chunks.iter().map(|c| self.row(c)).collect())
+            });
+            match rows {
+                Some(rows) => {
                     self.state.files.insert(
                         path.clone(),
                         FileRows {
@@ -889,19 +988,7 @@ impl VectorIndex {
     }
 
     fn row(&self, c: &Chunk) -> Row {
-        let text = self.recipe.text(c);
-        Row {
-            sha256: c.sha256.clone(),
-            key: embedding_key(self.recipe, &text),
-            start_line: c.start_line,
-            end_line: c.end_line,
-            symbol: c.symbol.clone(),
-            qualified_name: c.qualified_name.clone(),
-            kind: c.kind.name().to_string(),
-            language: c.language.clone(),
-            signature: c.signature.clone(),
-            snippet: snippet_of(&c.content),
-        }
+        make_row(self.recipe, c)
     }
 
     /// The texts still to embed, one per distinct key, shortest first (so batches pad little).

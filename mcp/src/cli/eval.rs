@@ -328,6 +328,7 @@ fn search_snapshots(
                     batch_size: 8,
                     batch_tokens: code_intel_core::embed::DEFAULT_BATCH_TOKENS,
                 },
+                None,
             )?;
             if let Err(why) = indexed {
                 anyhow::bail!("--mode needs embeddings, and there are none: {why}");

@@ -19,7 +19,7 @@ use code_intel_core::index::map::MapIndex;
 use code_intel_core::index::query_embed::{self, QueryEmbedBudget, QueryEmbedReport};
 use code_intel_core::index::semantic::{self, Collection, Sources};
 use code_intel_core::index::vector::{
-    Coverage, EmbedReport, RefreshReport, VectorIndex, VectorState, configured_recipe,
+    Coverage, EmbedReport, RefreshReport, RowHandoff, VectorIndex, VectorState, configured_recipe,
 };
 use code_intel_core::index::{CodeIndex, RankParams};
 use code_intel_core::repo_path::RepoRoot;
@@ -183,10 +183,21 @@ pub struct VectorsReport {
 ///
 /// # Errors
 /// Vector index, cache or model failures.
+/// A [`RowHandoff`] for the sync before [`index_vectors`], when that will refresh vectors (the
+/// model is installed and `lightweight_mode` is off); `None` otherwise, so a sync without
+/// vectors makes no rows.
+pub fn row_handoff(config: &Config) -> Option<RowHandoff> {
+    if config.lightweight_mode || install().is_err() {
+        return None;
+    }
+    RowHandoff::new(config).ok()
+}
+
 pub fn index_vectors(
     root: &RepoRoot,
     config: &Config,
     args: &IndexArgs,
+    handoff: Option<&RowHandoff>,
 ) -> anyhow::Result<Result<VectorsReport, String>> {
     if config.lightweight_mode {
         return Ok(Err("lightweight_mode is on: no embeddings".into()));
@@ -202,7 +213,7 @@ pub fn index_vectors(
         &install.manifest.model_id(),
         install.manifest.dims,
     )?;
-    let refresh = vectors.refresh()?;
+    let refresh = vectors.refresh_with(handoff)?;
     vectors.save()?;
     let embed = if args.embed && vectors.coverage().pending_texts > 0 {
         let model = load_model(
