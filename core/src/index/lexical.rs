@@ -97,52 +97,91 @@ fn for_each_word(text: &str, mut word: impl FnMut(usize, usize)) {
 fn split_code(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
     let mut position = 0usize;
     let mut lower = String::new();
+    let mut parts = Vec::new();
+    let lowercase_into = |lower: &mut String, s: &str| {
+        lower.clear();
+        if s.is_ascii() {
+            lower.push_str(s);
+            lower.make_ascii_lowercase();
+        } else {
+            lower.extend(s.chars().flat_map(char::to_lowercase));
+        }
+    };
     for_each_word(text, |start, end| {
         let word = &text[start..end];
-        let parts = word_parts(word);
+        word_parts(word, &mut parts);
         let whole_is_part = parts.len() == 1 && parts[0] == (0, word.len());
         if !whole_is_part && word.len() <= MAX_TOKEN_BYTES {
-            lower.clear();
-            lower.extend(word.chars().flat_map(char::to_lowercase));
+            lowercase_into(&mut lower, word);
             emit(&lower, start, end, position);
         }
         for (k, &(a, b)) in parts.iter().enumerate() {
             if b - a > MAX_TOKEN_BYTES {
                 continue;
             }
-            lower.clear();
-            lower.extend(word[a..b].chars().flat_map(char::to_lowercase));
+            lowercase_into(&mut lower, &word[a..b]);
             emit(&lower, start + a, start + b, position + k);
         }
         position += parts.len().max(1);
     });
 }
 
-/// Byte ranges of the parts of one word (see the module docs).
-fn word_parts(word: &str) -> Vec<(usize, usize)> {
-    #[derive(PartialEq, Clone, Copy)]
-    enum Class {
-        Upper,
-        Lower,
-        Digit,
-        Sep,
+/// Character classes of [`word_parts`].
+#[derive(PartialEq, Clone, Copy)]
+enum Class {
+    Upper,
+    Lower,
+    Digit,
+    Sep,
+}
+
+/// The byte ranges of the parts of one word (see the module docs), into `parts` (cleared first;
+/// a buffer reused across words, since a tokenizer calls this once per word of every chunk).
+fn word_parts(word: &str, parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
+    if word.is_ascii() {
+        // One byte per character: the same rules without decoding (most code is ASCII).
+        let bytes = word.as_bytes();
+        let class = |c: u8| {
+            if c == b'_' || c == b'-' {
+                Class::Sep
+            } else if c.is_ascii_digit() {
+                Class::Digit
+            } else if c.is_ascii_uppercase() {
+                Class::Upper
+            } else {
+                Class::Lower
+            }
+        };
+        split_parts(bytes.len(), word.len(), |k| (k, class(bytes[k])), parts);
+    } else {
+        let class = |c: char| {
+            if c == '_' || c == '-' {
+                Class::Sep
+            } else if c.is_numeric() {
+                Class::Digit
+            } else if c.is_uppercase() {
+                Class::Upper
+            } else {
+                Class::Lower
+            }
+        };
+        let chars: Vec<(usize, Class)> = word.char_indices().map(|(i, c)| (i, class(c))).collect();
+        split_parts(chars.len(), word.len(), |k| chars[k], parts);
     }
-    let class = |c: char| {
-        if c == '_' || c == '-' {
-            Class::Sep
-        } else if c.is_numeric() {
-            Class::Digit
-        } else if c.is_uppercase() {
-            Class::Upper
-        } else {
-            Class::Lower
-        }
-    };
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    let mut parts = Vec::new();
+}
+
+/// The part boundaries over `n` characters, `at(k)` giving the byte offset and class of the
+/// k-th; `len` is the word's byte length.
+fn split_parts(
+    n: usize,
+    len: usize,
+    at: impl Fn(usize) -> (usize, Class),
+    parts: &mut Vec<(usize, usize)>,
+) {
     let mut part_start: Option<usize> = None;
-    for (k, &(i, c)) in chars.iter().enumerate() {
-        let cls = class(c);
+    for k in 0..n {
+        let (i, cls) = at(k);
         if cls == Class::Sep {
             if let Some(s) = part_start.take() {
                 parts.push((s, i));
@@ -153,8 +192,8 @@ fn word_parts(word: &str) -> Vec<(usize, usize)> {
             part_start = Some(i);
             continue;
         };
-        let prev = class(chars[k - 1].1);
-        let next = chars.get(k + 1).map(|&(_, n)| class(n));
+        let prev = at(k - 1).1;
+        let next = (k + 1 < n).then(|| at(k + 1).1);
         let boundary = match (prev, cls) {
             (Class::Lower, Class::Upper) => true,
             (Class::Upper, Class::Upper) => next == Some(Class::Lower),
@@ -168,9 +207,8 @@ fn word_parts(word: &str) -> Vec<(usize, usize)> {
         }
     }
     if let Some(s) = part_start {
-        parts.push((s, word.len()));
+        parts.push((s, len));
     }
-    parts
 }
 
 /// Calls `emit(term, offset_from, offset_to, position)` for the CJK bigrams of `text`.
@@ -213,12 +251,17 @@ fn split_cjk(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
 /// other terms unchanged. Index and query both go through this, so they agree.
 pub fn stem(term: &str) -> std::borrow::Cow<'_, str> {
     static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
-    if term.len() < 4 || !term.bytes().all(|b| b.is_ascii_lowercase()) {
+    if !stemmable(term) {
         return std::borrow::Cow::Borrowed(term);
     }
     STEMMER
         .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
         .stem(term)
+}
+
+/// Whether [`stem`] stems `term` (at least four ASCII lower-case letters) or returns it unchanged.
+fn stemmable(term: &str) -> bool {
+    term.len() >= 4 && term.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// A token stream over tokens computed eagerly into the tokenizer's reused buffer.
@@ -254,10 +297,13 @@ impl TokenStream for BufferedTokenStream<'_> {
     }
 }
 
-/// A term splitter: calls the sink with `(term, offset_from, offset_to, position)`.
-type Splitter = fn(&str, &mut dyn FnMut(&str, usize, usize, usize));
-
-fn fill_buffer(buf: &mut Vec<Token>, text: &str, split: Splitter) {
+/// Fills `buf` with the tokens `split` produces; `split` calls its sink with
+/// `(term, offset_from, offset_to, position)`.
+fn fill_buffer(
+    buf: &mut Vec<Token>,
+    text: &str,
+    split: impl FnOnce(&str, &mut dyn FnMut(&str, usize, usize, usize)),
+) {
     let mut used = 0;
     split(text, &mut |term, from, to, position| {
         if used == buf.len() {
@@ -275,18 +321,41 @@ fn fill_buffer(buf: &mut Vec<Token>, text: &str, split: Splitter) {
     buf.truncate(used);
 }
 
+/// Entries of [`CodeTokenizer`]'s stem memo before it starts over (about 10 MiB at most: a
+/// repository's vocabulary of stemmable terms is far smaller, so in practice it never fills).
+const STEM_MEMO_MAX: usize = 1 << 17;
+
 /// The identifier-aware tokenizer (see the module docs).
+///
+/// It remembers the [`stem`] of each term it has seen: code repeats a small vocabulary, and the
+/// Snowball stemmer was the largest single cost of indexing a repository (14 % of the CPU of a
+/// full index of Laravel, `perf record` in docs/BENCHMARKS.md). The memo changes no output.
 #[derive(Clone, Default)]
 pub struct CodeTokenizer {
     buf: Vec<Token>,
+    stems: std::collections::HashMap<String, String>,
 }
 
 impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = BufferedTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> BufferedTokenStream<'a> {
+        let stems = &mut self.stems;
         fill_buffer(&mut self.buf, text, |t, f| {
-            split_code(t, |term, from, to, pos| f(&stem(term), from, to, pos))
+            split_code(t, |term, from, to, pos| {
+                if !stemmable(term) {
+                    return f(term, from, to, pos);
+                }
+                if let Some(s) = stems.get(term) {
+                    return f(s, from, to, pos);
+                }
+                if stems.len() >= STEM_MEMO_MAX {
+                    stems.clear();
+                }
+                let s = stem(term).into_owned();
+                f(&s, from, to, pos);
+                stems.insert(term.to_string(), s);
+            })
         });
         BufferedTokenStream {
             tokens: &mut self.buf,
@@ -887,6 +956,28 @@ mod tests {
                 ("baz".into(), 7, 10, 2)
             ]
         );
+    }
+
+    #[test]
+    fn the_stem_memo_changes_no_token() {
+        // Stemmable, short, upper-case, digit and non-ASCII words, each seen more than once, by
+        // one tokenizer (memo warm the second time) and compared with `stem` of `code_terms`.
+        let text = "handleRequests handling handled 42 ÜberCaching caching äußerst HTTPServer \
+                    handleRequests caching runs ran running";
+        let want: Vec<String> = code_terms(text)
+            .iter()
+            .map(|t| stem(t).into_owned())
+            .collect();
+        let mut t = CodeTokenizer::default();
+        for round in 0..3 {
+            let mut s = t.token_stream(text);
+            let mut got = Vec::new();
+            while s.advance() {
+                got.push(s.token().text.clone());
+            }
+            assert_eq!(got, want, "round {round}");
+        }
+        assert!(want.contains(&"handl".to_string()), "{want:?}");
     }
 
     #[test]
