@@ -92,6 +92,18 @@ pub enum Command {
     Eval(eval::EvalArgs),
 }
 
+impl Command {
+    /// Whether the command keeps the embedding model for long (the server; `index --embed`): those
+    /// run with the malloc settings of [`crate::malloc`].
+    pub fn holds_model(&self) -> bool {
+        match self {
+            Command::Serve => true,
+            Command::Index(args) => args.embed,
+            _ => false,
+        }
+    }
+}
+
 /// `code-intel search`.
 #[derive(Debug, Args)]
 pub struct SearchArgs {

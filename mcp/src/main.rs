@@ -5,6 +5,7 @@
 //! stdout carries only the protocol (`serve`) or the command's output.
 
 mod cli;
+mod malloc;
 mod model;
 mod root;
 mod server;
@@ -33,6 +34,9 @@ fn main() -> ExitCode {
         }
     };
     init_tracing();
+    if args.command.holds_model() {
+        malloc::reexec_with_tunables();
+    }
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {

@@ -350,3 +350,53 @@ fn exit_codes_are_zero_one_two() {
     assert_eq!(help.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&help.stdout).contains("find-definitions"));
 }
+
+/// The server re-executes itself once with glibc's malloc tunables (`mcp/src/malloc.rs`), answers
+/// MCP over the same stdio afterwards, and leaves them out with `CODE_INTEL_MALLOC_TUNING=0`.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_server_runs_with_the_malloc_tunables_unless_switched_off() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/a.py", b"def f():\n    return 1\n");
+    for (opt_out, expect) in [(None, true), (Some("0"), false)] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_code-intel"));
+        cmd.arg("serve")
+            .arg("--repo")
+            .arg(dir.path())
+            .env("CODE_INTEL_LOG", "warn")
+            .env("CODE_INTEL_EMBEDDINGS", "off")
+            .env_remove("GLIBC_TUNABLES")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        match opt_out {
+            Some(v) => cmd.env("CODE_INTEL_MALLOC_TUNING", v),
+            None => cmd.env_remove("CODE_INTEL_MALLOC_TUNING"),
+        };
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"t","version":"0"}}}}}}"#
+        )
+        .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let reply: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(reply["id"], 1, "{line}");
+        assert!(reply["result"]["serverInfo"].is_object(), "{line}");
+        // Answered, so any re-exec is behind us. /proc shows the environment block as the
+        // process started (glibc may cut the value at its first `:` while parsing it).
+        let environ = std::fs::read(format!("/proc/{}/environ", child.id())).unwrap();
+        let tuned = environ
+            .split(|b| *b == 0)
+            .any(|v| v.starts_with(b"GLIBC_TUNABLES=glibc.malloc."));
+        drop(stdin);
+        child.kill().ok();
+        child.wait().unwrap();
+        assert_eq!(tuned, expect, "opt-out {opt_out:?}");
+    }
+}
