@@ -125,20 +125,20 @@ impl SharedEmbedder {
                 "embeddings are disabled ({EMBEDDINGS_ENV}=off): unset it to use the model"
             ));
         }
-        Self::start(crate::model::resolve_cache_dir(None).map_err(|e| format!("{e:#}")))
+        Self::start(crate::model::resolve_cache_dir(None))
     }
 
     /// Starts loading the default model from the model cache `cache_dir` on a new thread (one ONNX
     /// Runtime intra-op thread: the server shares the machine). `Err` (no cache directory could be
     /// chosen) makes the model unavailable with that message.
-    pub fn start(cache_dir: Result<PathBuf, String>) -> Arc<Self> {
+    pub fn start(cache_dir: anyhow::Result<PathBuf>) -> Arc<Self> {
         let shared = Self::with(State::Loading {
             since: Instant::now(),
         });
         let dir = match cache_dir {
             Ok(dir) => dir,
             Err(e) => {
-                shared.finish(Err(e));
+                shared.finish(Err(format!("{e:#}")));
                 return shared;
             }
         };
@@ -331,7 +331,7 @@ mod tests {
         let body = err.into_result().structured_content.unwrap();
         assert_eq!(body["error"], "model_unavailable");
 
-        let shared = SharedEmbedder::start(Err("HOME is not set".into()));
+        let shared = SharedEmbedder::start(Err(anyhow::anyhow!("HOME is not set")));
         assert_eq!(
             shared.get().map(|_| ()),
             Err(NotReady::Unavailable {

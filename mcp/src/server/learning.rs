@@ -188,8 +188,7 @@ impl CodeIntel {
         let state = Arc::clone(&self.semantic);
         let mut result =
             blocking(move || state.search_map(index.as_deref(), embedder.as_deref(), &query, n))
-                .await?
-                .map_err(Refusal::Internal)?;
+                .await??;
         result.notes.extend(model_note);
         Ok(result)
     }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use code_intel_core::embed::Embedder;
+use code_intel_core::embed::{EmbedError, Embedder};
 use code_intel_core::index::CodeIndex;
 use code_intel_core::query_frame::QuoteChecker;
 use code_intel_core::relevance::{
@@ -45,8 +45,8 @@ fn cached<T>(
     slot: &Mutex<Option<Arc<T>>>,
     model_id: &str,
     id_of: fn(&T) -> &str,
-    build: impl FnOnce() -> Result<T, String>,
-) -> Result<Arc<T>, String> {
+    build: impl FnOnce() -> Result<T, EmbedError>,
+) -> Result<Arc<T>, EmbedError> {
     let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(v) = slot.as_ref().filter(|v| id_of(v) == model_id) {
         return Ok(Arc::clone(v));
@@ -62,12 +62,12 @@ impl RelevanceCache {
     /// first use).
     ///
     /// # Errors
-    /// The embedding error's message.
+    /// The embedding error.
     pub fn background(
         &self,
         embedder: &dyn Embedder,
         index: Option<&CodeIndex>,
-    ) -> Result<Arc<Background>, String> {
+    ) -> Result<Arc<Background>, EmbedError> {
         let model = embedder.model_id().to_string();
         if let Some(index) = index {
             match index.defined_symbols() {
@@ -77,8 +77,7 @@ impl RelevanceCache {
                             embedder,
                             names.iter().map(String::as_str),
                             Background::DEFAULT_SIZE,
-                        )
-                        .map_err(|e| e.to_string())?;
+                        )?;
                         tracing::info!(symbols = bg.len(), source = ?bg.source(), "relevance background built");
                         Ok(bg)
                     });
@@ -89,23 +88,41 @@ impl RelevanceCache {
             }
         }
         cached(&self.builtin, &model, Background::model_id, || {
-            Background::builtin(embedder).map_err(|e| e.to_string())
+            Background::builtin(embedder)
         })
     }
 
     /// The request phrases of the quote check. Blocking on first use.
     ///
     /// # Errors
-    /// The embedding error's message.
-    pub fn phrases(&self, embedder: &dyn Embedder) -> Result<Arc<PhraseBackground>, String> {
+    /// The embedding error.
+    pub fn phrases(&self, embedder: &dyn Embedder) -> Result<Arc<PhraseBackground>, EmbedError> {
         cached(
             &self.phrases,
             embedder.model_id(),
             PhraseBackground::model_id,
-            || PhraseBackground::builtin(embedder).map_err(|e| e.to_string()),
+            || PhraseBackground::builtin(embedder),
         )
     }
 }
+
+/// Why the relevance background could not be built.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum BackgroundError {
+    /// Embedding the background symbols failed.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// The blocking task building it panicked or could not be scheduled.
+    #[error("building the relevance background failed (its task panicked or was cancelled)")]
+    Task,
+}
+
+/// `confirm_symbol_relevance` got one evidence text for several symbols.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "code_evidence must be an object {{\"<symbol>\": \"<evidence>\"}} when several symbols are confirmed: give evidence per symbol"
+)]
+pub(super) struct EvidenceShape;
 
 /// A model and the background it is calibrated on: what a [`CalibratedScorer`] borrows.
 pub(super) struct ScorerParts {
@@ -152,12 +169,13 @@ impl CodeIntel {
     async fn relevance_background(
         &self,
         embedder: &Arc<dyn Embedder>,
-    ) -> Result<Arc<Background>, String> {
+    ) -> Result<Arc<Background>, BackgroundError> {
         let index = self.index.for_tools().await;
         let (cache, embedder) = (Arc::clone(&self.relevance), Arc::clone(embedder));
-        blocking(move || cache.background(&*embedder, index.as_deref()))
-            .await
-            .unwrap_or_else(|_| Err("building the relevance background failed".into()))
+        match blocking(move || cache.background(&*embedder, index.as_deref())).await {
+            Ok(built) => Ok(built?),
+            Err(_) => Err(BackgroundError::Task),
+        }
     }
 
     /// The scorer for `submit_understanding`: the model (waiting at most [`MODEL_WAIT`] for a load
@@ -257,18 +275,18 @@ impl ConfirmSymbolRelevanceParams {
     ///
     /// # Errors
     /// A message when one evidence text is given for several symbols.
-    fn input(&self) -> Result<ConfirmInput, String> {
-        let evidence_for = |symbol: &str| -> Result<String, String> {
+    fn input(&self) -> Result<ConfirmInput, EvidenceShape> {
+        let evidence_for = |symbol: &str| -> Result<String, EvidenceShape> {
             match &self.code_evidence {
                 CodeEvidenceParam::PerSymbol(map) => Ok(map
                     .get(symbol)
                     .or_else(|| map.get(symbol.trim()))
                     .cloned()
                     .unwrap_or_default()),
-                CodeEvidenceParam::Text(text) if self.relevant_symbols.len() <= 1 => Ok(text.clone()),
-                CodeEvidenceParam::Text(_) => Err(
-                    "code_evidence must be an object {\"<symbol>\": \"<evidence>\"} when several symbols are confirmed: give evidence per symbol".into(),
-                ),
+                CodeEvidenceParam::Text(text) if self.relevant_symbols.len() <= 1 => {
+                    Ok(text.clone())
+                }
+                CodeEvidenceParam::Text(_) => Err(EvidenceShape),
             }
         };
         let claims = self
@@ -280,7 +298,7 @@ impl ConfirmSymbolRelevanceParams {
                     code_evidence: evidence_for(s)?,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, EvidenceShape>>()?;
         Ok(ConfirmInput {
             nl_term: self.nl_term.clone(),
             claims,
@@ -312,8 +330,8 @@ impl CodeIntel {
         let background = match &embedder {
             Some(e) => match self.relevance_background(e).await {
                 Ok(bg) => Some(bg),
-                Err(msg) => {
-                    unavailable = Some(msg);
+                Err(e) => {
+                    unavailable = Some(e.to_string());
                     None
                 }
             },
@@ -356,7 +374,7 @@ impl CodeIntel {
             Ok(i) => i,
             Err(message) => {
                 return CallToolResult::structured_error(
-                    json!({ "error": "validation_failed", "message": message }),
+                    json!({ "error": "validation_failed", "message": message.to_string() }),
                 );
             }
         };
@@ -366,8 +384,11 @@ impl CodeIntel {
         };
         let background = match self.relevance_background(&embedder).await {
             Ok(bg) => bg,
-            Err(message) => {
-                return NotReady::Unavailable { message }.into_result();
+            Err(e) => {
+                return NotReady::Unavailable {
+                    message: e.to_string(),
+                }
+                .into_result();
             }
         };
         let parts = ScorerParts {
@@ -413,6 +434,11 @@ mod tests {
             "AuthService.login() handles authentication"
         );
         let p = params(&["A", "B"], json!("one text for two"));
-        assert!(p.input().unwrap_err().contains("evidence per symbol"));
+        assert!(
+            p.input()
+                .unwrap_err()
+                .to_string()
+                .contains("evidence per symbol")
+        );
     }
 }

@@ -42,6 +42,37 @@ use serde_json::json;
 
 use super::embedder::NotReady;
 use super::{CodeIntel, Refusal, blocking, structured};
+use code_intel_core::embed::EmbedError;
+use code_intel_core::index::map::MapError;
+use code_intel_core::index::query_embed::QueryEmbedError;
+use code_intel_core::index::vector::VectorError;
+
+/// What the semantic state's blocking work (opening, refreshing and embedding the vector index,
+/// loading the map, query-time embedding) can fail with. Tools turn it into an internal error at
+/// the MCP boundary; the background run logs it and retries.
+#[derive(Debug, thiserror::Error)]
+pub enum SemanticError {
+    /// The vector index (open, refresh, insert, save, the embedding lock).
+    #[error(transparent)]
+    Vectors(#[from] VectorError),
+    /// The embedding model.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// The learned map's files.
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// Query-time candidate embedding.
+    #[error(transparent)]
+    QueryEmbed(#[from] QueryEmbedError),
+}
+
+impl From<SemanticError> for Refusal {
+    /// Reported to the model as an internal error with the cause's message (which names the
+    /// file and the fix where the cause has one).
+    fn from(e: SemanticError) -> Self {
+        Refusal::Internal(e.to_string())
+    }
+}
 
 /// How often the background task looks for a new lexical commit.
 pub const POLL: Duration = Duration::from_secs(5);
@@ -233,7 +264,7 @@ impl SemanticState {
     }
 
     /// Opens the vector index for `embedder`'s model if it is not open (blocking).
-    fn ensure_open(&self, embedder: &dyn Embedder) -> Result<(), String> {
+    fn ensure_open(&self, embedder: &dyn Embedder) -> Result<(), SemanticError> {
         let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
         if slot
             .as_ref()
@@ -246,15 +277,14 @@ impl SemanticState {
             &self.config,
             embedder.model_id(),
             embedder.dims(),
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         *slot = Some(v);
         Ok(())
     }
 
     /// Refreshes the rows when the lexical index committed since the last look (blocking): a
     /// `stat` of `sync_state.json` when its mtime is unchanged, else its commit id is compared.
-    fn refresh_if_behind(&self) -> Result<(), String> {
+    fn refresh_if_behind(&self) -> Result<(), SemanticError> {
         let path = SyncState::path(&self.root);
         let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
         {
@@ -276,7 +306,7 @@ impl SemanticState {
     }
 
     /// Refreshes the rows if they do not describe the lexical index's commit (blocking).
-    fn refresh_now(&self) -> Result<(), String> {
+    fn refresh_now(&self) -> Result<(), SemanticError> {
         let current = self
             .vectors
             .read()
@@ -288,8 +318,8 @@ impl SemanticState {
         }
         let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
         if let Some(v) = slot.as_mut() {
-            let report = v.refresh().map_err(|e| e.to_string())?;
-            v.save().map_err(|e| e.to_string())?;
+            let report = v.refresh()?;
+            v.save()?;
             tracing::info!(
                 rechunked = report.files_rechunked,
                 removed = report.files_removed,
@@ -306,7 +336,7 @@ impl SemanticState {
         &self,
         embedder: &dyn Embedder,
         limit: Option<usize>,
-    ) -> Result<usize, String> {
+    ) -> Result<usize, SemanticError> {
         // One embedding run per repository across processes (a CLI `index --embed` may run).
         let (_lock, pending) = match self
             .vectors
@@ -314,7 +344,7 @@ impl SemanticState {
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
         {
-            Some(v) => match v.try_embed_lock().map_err(|e| e.to_string())? {
+            Some(v) => match v.try_embed_lock()? {
                 Some(lock) => (lock, v.pending()),
                 None => return Ok(0),
             },
@@ -329,15 +359,15 @@ impl SemanticState {
                 break;
             }
             let texts: Vec<&str> = group.iter().map(|p| p.text.as_str()).collect();
-            let vectors = embedder.embed_passages(&texts).map_err(|e| e.to_string())?;
+            let vectors = embedder.embed_passages(&texts)?;
             let items: Vec<(String, Vec<f32>)> =
                 group.iter().map(|p| p.key.clone()).zip(vectors).collect();
             let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
             let Some(v) = slot.as_mut() else { break };
-            v.insert(&items).map_err(|e| e.to_string())?;
+            v.insert(&items)?;
             done += group.len();
             if last_save.elapsed() >= SAVE_EVERY {
-                v.save().map_err(|e| e.to_string())?;
+                v.save()?;
                 last_save = std::time::Instant::now();
             }
         }
@@ -348,13 +378,13 @@ impl SemanticState {
                 .unwrap_or_else(PoisonError::into_inner)
                 .as_mut()
         {
-            v.save().map_err(|e| e.to_string())?;
+            v.save()?;
         }
         Ok(done)
     }
 
     /// One background round: open, refresh if behind, embed everything pending (blocking).
-    fn catch_up(&self, embedder: &dyn Embedder) -> Result<usize, String> {
+    fn catch_up(&self, embedder: &dyn Embedder) -> Result<usize, SemanticError> {
         let _work = self.work.lock().unwrap_or_else(PoisonError::into_inner);
         self.ensure_open(embedder)?;
         self.refresh_if_behind()?;
@@ -368,7 +398,7 @@ impl SemanticState {
         &self,
         embedder: &dyn Embedder,
         forest: Option<(&CodeIndex, &str)>,
-    ) -> Result<Option<QueryEmbedReport>, String> {
+    ) -> Result<Option<QueryEmbedReport>, SemanticError> {
         self.ensure_open(embedder)?;
         // Cheap when nothing changed; safe while a background run embeds (it inserts under the
         // same write lock, and its texts of changed files are skipped by the insert).
@@ -388,15 +418,14 @@ impl SemanticState {
             query,
             &RankParams::default(),
             &budget,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         if report.embedded > 0 {
             let mut saved = self
                 .query_saved
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             if saved.is_none_or(|t| t.elapsed() >= QUERY_SAVE_EVERY) {
-                v.save().map_err(|e| e.to_string())?;
+                v.save()?;
                 *saved = Some(Instant::now());
             }
         }
@@ -410,7 +439,7 @@ impl SemanticState {
         &self,
         embedder: Option<&dyn Embedder>,
         index: Option<&CodeIndex>,
-    ) -> Result<Arc<MapIndex>, String> {
+    ) -> Result<Arc<MapIndex>, SemanticError> {
         let stamp = map_stamp(&self.root);
         let mut slot = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((s, m)) = slot.as_ref()
@@ -421,8 +450,7 @@ impl SemanticState {
             return Ok(Arc::clone(m));
         }
         let expiry = Expiry::after_days(self.config.auto_purge_days);
-        let mut map =
-            MapIndex::load_with(&self.root, &expiry, embedder).map_err(|e| e.to_string())?;
+        let mut map = MapIndex::load_with(&self.root, &expiry, embedder)?;
         if let Some(index) = index {
             map.mark_stale(index);
         }
@@ -445,7 +473,7 @@ impl SemanticState {
         embedder: Option<&dyn Embedder>,
         query: &str,
         n_results: usize,
-    ) -> Result<MapSearchResult, String> {
+    ) -> Result<MapSearchResult, SemanticError> {
         let embedder = embedder.filter(|_| !self.config.lightweight_mode);
         let map = self.map(embedder, index)?;
         let Some(embedder) = embedder else {
@@ -459,11 +487,7 @@ impl SemanticState {
             inner: embedder,
             cache: &self.queries,
         };
-        let q = cached
-            .embed_queries(&[query])
-            .map_err(|e| e.to_string())?
-            .pop()
-            .unwrap_or_default();
+        let q = cached.embed_queries(&[query])?.pop().unwrap_or_default();
         let background = self
             .vectors
             .read()
@@ -725,9 +749,9 @@ fn search_with_model(
         None
     } else {
         let forest = (collection != Collection::Map).then_some((index, lexical_query.as_str()));
-        state.before_query(embedder, forest).map_err(internal)?
+        state.before_query(embedder, forest)?
     };
-    let map = state.map(Some(embedder), Some(index)).map_err(internal)?;
+    let map = state.map(Some(embedder), Some(index))?;
     let vectors = state.vectors.read().unwrap_or_else(PoisonError::into_inner);
     let embedder = CachedQueries {
         inner: embedder,

@@ -48,8 +48,31 @@ impl Serialize for SyncStatus {
     }
 }
 
-/// Result of one background sync: the report, or the error message.
-type SyncOutcome = Result<SyncReport, String>;
+/// Result of one background sync: the report, or the error (shared by every waiter).
+type SyncOutcome = Result<SyncReport, IndexUnavailable>;
+
+/// Why the shared index could not be opened or synced. Cloneable, so one failed sync reaches
+/// every caller waiting on it; its message names the fix where the cause has one.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum IndexUnavailable {
+    /// Opening or syncing the index failed.
+    #[error(transparent)]
+    Index(#[from] Arc<IndexError>),
+    /// The blocking task doing `what` panicked or was cancelled.
+    #[error("{what} panicked: {message}")]
+    Panicked {
+        /// What was being done (`opening the index`, `needs_sync`, `the sync task`).
+        what: &'static str,
+        /// The join error's message.
+        message: String,
+    },
+}
+
+impl From<IndexError> for IndexUnavailable {
+    fn from(e: IndexError) -> Self {
+        IndexUnavailable::Index(Arc::new(e))
+    }
+}
 
 /// The shared index and its background sync.
 pub struct SharedIndex {
@@ -79,8 +102,9 @@ impl SharedIndex {
     /// The open index, opening it on a blocking thread on first use.
     ///
     /// # Errors
-    /// The open error's message (it names the fix, e.g. deleting a corrupt index).
-    pub async fn get(&self) -> Result<Arc<CodeIndex>, String> {
+    /// The open error (its message names the fix, e.g. deleting a corrupt index), or the open's
+    /// task panicking.
+    pub async fn get(&self) -> Result<Arc<CodeIndex>, IndexUnavailable> {
         self.index
             .get_or_try_init(|| async {
                 let (root, config, synced) = (
@@ -99,8 +123,11 @@ impl SharedIndex {
                     Ok::<_, code_intel_core::index::IndexError>(index)
                 })
                 .await
-                .map_err(|e| format!("opening the index panicked: {e}"))?;
-                opened.map(Arc::new).map_err(|e| e.to_string())
+                .map_err(|e| IndexUnavailable::Panicked {
+                    what: "opening the index",
+                    message: e.to_string(),
+                })?;
+                Ok::<_, IndexUnavailable>(Arc::new(opened?))
             })
             .await
             .cloned()
@@ -126,12 +153,12 @@ impl SharedIndex {
         }
         let index = match self.get().await {
             Ok(index) => index,
-            Err(e) => return SyncStatus::Failed(e),
+            Err(e) => return SyncStatus::Failed(e.to_string()),
         };
         let mut rx = match self.running_or_due(&index).await {
             Ok(Some(rx)) => rx,
             Ok(None) => return SyncStatus::Fresh,
-            Err(e) => return SyncStatus::Failed(e),
+            Err(e) => return SyncStatus::Failed(e.to_string()),
         };
         let wait = Duration::from_secs(self.config.sync_timeout_seconds);
         match tokio::time::timeout(wait, rx.wait_for(Option::is_some)).await {
@@ -139,7 +166,7 @@ impl SharedIndex {
             Ok(Err(_closed)) => SyncStatus::Failed("the sync task ended without a result".into()),
             Ok(Ok(outcome)) => match outcome.as_ref() {
                 Some(Ok(_)) => SyncStatus::Synced,
-                Some(Err(e)) => SyncStatus::Failed(e.clone()),
+                Some(Err(e)) => SyncStatus::Failed(e.to_string()),
                 None => SyncStatus::Running,
             },
         }
@@ -150,14 +177,17 @@ impl SharedIndex {
     async fn running_or_due(
         &self,
         index: &Arc<CodeIndex>,
-    ) -> Result<Option<watch::Receiver<Option<SyncOutcome>>>, String> {
+    ) -> Result<Option<watch::Receiver<Option<SyncOutcome>>>, IndexUnavailable> {
         if let Some(rx) = self.running() {
             return Ok(Some(rx));
         }
         let probe = Arc::clone(index);
         let due = tokio::task::spawn_blocking(move || probe.needs_sync())
             .await
-            .map_err(|e| format!("needs_sync panicked: {e}"))?;
+            .map_err(|e| IndexUnavailable::Panicked {
+                what: "needs_sync",
+                message: e.to_string(),
+            })?;
         if !due {
             return Ok(None);
         }
@@ -177,7 +207,7 @@ impl SharedIndex {
                     Err(IndexError::Busy { .. }) => {
                         tracing::info!("another process is still indexing; waiting");
                     }
-                    other => break other.map_err(|e| e.to_string()),
+                    other => break other.map_err(IndexUnavailable::from),
                 }
             };
             if outcome.is_ok() {
