@@ -279,3 +279,29 @@ fn an_embedding_run_and_query_time_embedding_at_once_leave_a_correct_store() {
     let want = store(&fresh_root, fresh.model_id());
     assert_eq!(got, want);
 }
+
+#[test]
+fn missing_texts_are_counted_from_the_rows_without_reading_files() {
+    let files = files();
+    let (dir, root) = fixture(&files);
+    let embedder = Counting::new();
+    let (index, vectors) = indexed(&root, &embedder);
+    let hits = index
+        .search_chunks("password", 50, &RankParams::default())
+        .unwrap();
+    let named: Vec<(&str, u32, &str)> = hits
+        .iter()
+        .map(|h| (h.file.as_str(), h.start_line, h.sha256.as_str()))
+        .collect();
+    let pending = vectors.pending_for(&named, 100);
+    assert!(pending.len() >= 3, "{pending:?}");
+    assert_eq!(vectors.missing_for(&named, 100), pending.len());
+    assert_eq!(vectors.missing_for(&named, 2), 2, "the limit holds");
+    // With the sources gone the texts cannot be made, but the count needs no file.
+    for (path, _) in &files {
+        std::fs::remove_file(dir.path().join(path)).unwrap();
+    }
+    let fresh = VectorIndex::open(&root, &Config::default(), embedder.model_id(), DIMS).unwrap();
+    assert!(fresh.pending_for(&named, 100).is_empty());
+    assert_eq!(fresh.missing_for(&named, 100), pending.len());
+}

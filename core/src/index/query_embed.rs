@@ -13,9 +13,11 @@
 //! At most `max_chunks` texts, in lexical rank order, and no batch is started that would end
 //! after `max_ms` of embedding by the rate measured on this query's earlier batches. The first
 //! batch is small ([`FIRST_BATCH`] texts) so the rate is known early; later batches are at most
-//! [`BATCH`] texts. Before that, finding the candidates (the BM25 search, reading and chunking
-//! the files of the unembedded ones, at most `max_chunks` texts' worth) is not part of
-//! `max_ms`: it is bounded by the candidates and reported as `prepare_ms`. multilingual-e5-small embeds about 17 summary texts per CPU-second
+//! [`BATCH`] texts. The BM25 search before it is not part of `max_ms`; the texts of each batch
+//! are made just before it (reading and chunking the files of those candidates only, with the
+//! chunks of recently read files kept by [`VectorIndex::pending_for`]), and that time counts
+//! towards `max_ms`. Both are reported as `prepare_ms`. multilingual-e5-small embeds about 17
+//! summary texts per CPU-second
 //! (docs/MODEL.md), so the default budget (32 texts, 300 ms) embeds the first 5–10 candidates
 //! of a cold repository on one core and all 32 when the texts are short or the cores free.
 
@@ -83,7 +85,8 @@ pub struct QueryEmbedReport {
     pub embedded: usize,
     /// Milliseconds spent in all (preparing, embedding, flushing).
     pub duration_ms: u64,
-    /// Of which finding the candidates: the BM25 search, reading and chunking their files.
+    /// Of which finding the candidates and making their texts: the BM25 search, reading and
+    /// chunking the files of the texts embedded.
     #[serde(default)]
     pub prepare_ms: u64,
 }
@@ -147,13 +150,13 @@ pub fn embed_candidates(
         .iter()
         .map(|h| (h.file.as_str(), h.start_line, h.sha256.as_str()))
         .collect();
-    // Looking further than the texts this query may embed would only count more missing ones.
-    let pending = vectors.pending_for(&named, budget.max_chunks.saturating_add(BATCH * 2));
-    report.missing = pending.len();
+    // Counted from the rows (no file read); looking further than the texts this query may embed
+    // would only count more missing ones.
+    report.missing = vectors.missing_for(&named, budget.max_chunks.saturating_add(BATCH * 2));
     report.prepare_ms = millis(started.elapsed());
     let embedding = Instant::now();
     let deadline = Duration::from_millis(budget.max_ms);
-    let take = pending.len().min(budget.max_chunks);
+    let take = report.missing.min(budget.max_chunks);
     let mut done = 0;
     let mut per_text: Option<Duration> = None;
     while done < take {
@@ -173,7 +176,16 @@ pub fn embed_candidates(
         if spent >= deadline {
             break;
         }
-        let group = &pending[done..done + n];
+        // The next texts, read and chunked only now: a query whose budget ends after the first
+        // batch reads only the files of its first few candidates. Embedded keys are skipped, so
+        // these are the next `n` in candidate order.
+        let preparing = Instant::now();
+        let group = vectors.pending_for(&named, n);
+        report.prepare_ms += millis(preparing.elapsed());
+        if group.is_empty() {
+            break;
+        }
+        let n = group.len();
         let texts: Vec<&str> = group.iter().map(|p| p.text.as_str()).collect();
         let batch_started = Instant::now();
         let embedded = embedder.embed_passages(&texts).map_err(VectorError::from)?;

@@ -490,7 +490,17 @@ pub struct VectorIndex {
     dirty: bool,
     /// Live vectors from which the graph is used ([`EXACT_SEARCH_MAX`] unless overridden).
     exact_max: usize,
+    /// The chunks of the files query-time embedding read last ([`Self::pending_for`]), newest
+    /// last, keyed by path and file SHA-256: a session's searches keep landing in the same
+    /// files, and chunking a large one costs tens of milliseconds each time.
+    recent_chunks: std::sync::Mutex<std::collections::VecDeque<RecentChunks>>,
 }
+
+/// One entry of [`VectorIndex`]'s recently chunked files.
+type RecentChunks = (String, String, std::sync::Arc<Vec<Chunk>>);
+
+/// Files whose chunks [`VectorIndex::pending_for`] keeps (a few MiB at most for large files).
+const RECENT_CHUNKED_FILES: usize = 32;
 
 impl std::fmt::Debug for VectorIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -584,6 +594,7 @@ impl VectorIndex {
             graph_dirty: false,
             dirty: false,
             exact_max: EXACT_SEARCH_MAX,
+            recent_chunks: std::sync::Mutex::default(),
         };
         index.load_slots();
         index.adopt_cached();
@@ -987,6 +998,37 @@ impl VectorIndex {
         chunk_source(path, &bytes, &self.chunk_options).ok()
     }
 
+    /// [`Self::chunk_file`] through the recently chunked files: a hit when the file's SHA-256 is
+    /// the one remembered, else read, chunked and remembered (the oldest entry goes).
+    fn chunk_file_recent(&self, path: &str, sha256: &str) -> Option<std::sync::Arc<Vec<Chunk>>> {
+        use std::sync::{Arc, PoisonError};
+        {
+            let mut recent = self
+                .recent_chunks
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(i) = recent.iter().position(|(p, h, _)| p == path && h == sha256)
+                && let Some(entry) = recent.remove(i)
+            {
+                let chunks = Arc::clone(&entry.2);
+                recent.push_back(entry);
+                return Some(chunks);
+            }
+        }
+        // Chunked outside the lock; two threads chunking the same file get equal chunks.
+        let chunks = Arc::new(self.chunk_file(path, sha256)?);
+        let mut recent = self
+            .recent_chunks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        recent.retain(|(p, _, _)| p != path);
+        while recent.len() >= RECENT_CHUNKED_FILES {
+            recent.pop_front();
+        }
+        recent.push_back((path.to_string(), sha256.to_string(), Arc::clone(&chunks)));
+        Some(chunks)
+    }
+
     fn row(&self, c: &Chunk) -> Row {
         make_row(self.recipe, c)
     }
@@ -1023,13 +1065,38 @@ impl VectorIndex {
         out
     }
 
+    /// How many distinct texts of `chunks` (named as in [`Self::pending_for`]) have no vector, at
+    /// most `limit`: from the rows alone, no file is read. Chunks the rows do not know are not
+    /// counted.
+    pub fn missing_for(&self, chunks: &[(&str, u32, &str)], limit: usize) -> usize {
+        let mut seen = HashSet::new();
+        for &(file, start_line, sha256) in chunks {
+            if seen.len() >= limit {
+                break;
+            }
+            let Some(row) = self.state.files.get(file).and_then(|fr| {
+                fr.rows
+                    .iter()
+                    .find(|r| r.start_line == start_line && r.sha256 == sha256)
+            }) else {
+                continue;
+            };
+            if !self.slot_of.contains_key(&row.key) {
+                seen.insert(row.key.as_str());
+            }
+        }
+        seen.len()
+    }
+
     /// The texts still to embed for the given chunks, each named by (file, start line, chunk
     /// SHA-256) as a lexical hit names it: one per distinct key without a vector, in the order
     /// of `chunks` (a query's candidates, best first). Chunks the rows do not know (the vectors
     /// are behind the index) and files changed since the refresh are skipped. Each file is read
-    /// and chunked once, and no file is read once `limit` texts are found.
+    /// and chunked once per call, and no file is read once `limit` texts are found; the chunks of
+    /// the last [`RECENT_CHUNKED_FILES`] files read are kept for the next calls (keyed by the
+    /// file's SHA-256), so repeated and overlapping queries do not chunk them again.
     pub fn pending_for(&self, chunks: &[(&str, u32, &str)], limit: usize) -> Vec<PendingText> {
-        let mut chunked: HashMap<&str, Option<Vec<Chunk>>> = HashMap::new();
+        let mut chunked: HashMap<&str, Option<std::sync::Arc<Vec<Chunk>>>> = HashMap::new();
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for &(file, start_line, sha256) in chunks {
@@ -1051,7 +1118,7 @@ impl VectorIndex {
             }
             let file_chunks = chunked
                 .entry(file)
-                .or_insert_with(|| self.chunk_file(file, &fr.sha256));
+                .or_insert_with(|| self.chunk_file_recent(file, &fr.sha256));
             let Some(c) = file_chunks.as_ref().and_then(|cs| {
                 cs.iter()
                     .find(|c| c.start_line == start_line && c.sha256 == sha256)
