@@ -500,6 +500,7 @@ impl FastEmbedder {
             query_prefix: query_prefix.into(),
             passage_prefix: passage_prefix.into(),
             batch_size: options.batch_size.max(1),
+            batch_tokens: options.batch_tokens.max(1),
             manifest: None,
             timings: LoadTimings {
                 runtime: runtime_time,
