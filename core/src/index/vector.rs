@@ -1093,8 +1093,8 @@ impl VectorIndex {
     /// of `chunks` (a query's candidates, best first). Chunks the rows do not know (the vectors
     /// are behind the index) and files changed since the refresh are skipped. Each file is read
     /// and chunked once per call, and no file is read once `limit` texts are found; the chunks of
-    /// the last [`RECENT_CHUNKED_FILES`] files read are kept for the next calls (keyed by the
-    /// file's SHA-256), so repeated and overlapping queries do not chunk them again.
+    /// the last 32 files read are kept for the next calls (keyed by the file's SHA-256), so
+    /// repeated and overlapping queries do not chunk them again.
     pub fn pending_for(&self, chunks: &[(&str, u32, &str)], limit: usize) -> Vec<PendingText> {
         let mut chunked: HashMap<&str, Option<std::sync::Arc<Vec<Chunk>>>> = HashMap::new();
         let mut seen = HashSet::new();
