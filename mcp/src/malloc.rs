@@ -27,6 +27,10 @@ pub const TUNABLES: &str = "glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold
 /// Setting this to `0` keeps glibc's defaults (no re-exec).
 pub const OPT_OUT_ENV: &str = "CODE_INTEL_MALLOC_TUNING";
 
+/// Set in the re-executed process, so it never re-executes again, even where the C library drops
+/// `GLIBC_TUNABLES` from the environment (as glibc may for set-user-ID programs).
+const REEXECUTED_ENV: &str = "CODE_INTEL_MALLOC_TUNED";
+
 /// The `GLIBC_TUNABLES` value to re-execute with, or `None` when the process should run as it is:
 /// the current value already sets a malloc tunable (ours after the re-exec, or the user's), or
 /// the tuning is switched off.
@@ -47,6 +51,9 @@ pub fn tunables_to_set(current: Option<&str>, opt_out: Option<&str>) -> Option<S
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub fn reexec_with_tunables() {
     use std::os::unix::process::CommandExt as _;
+    if std::env::var_os(REEXECUTED_ENV).is_some() {
+        return;
+    }
     let current = std::env::var("GLIBC_TUNABLES").ok();
     let opt_out = std::env::var(OPT_OUT_ENV).ok();
     let Some(value) = tunables_to_set(current.as_deref(), opt_out.as_deref()) else {
@@ -64,6 +71,7 @@ pub fn reexec_with_tunables() {
     let err = std::process::Command::new(&exe)
         .args(args)
         .env("GLIBC_TUNABLES", value)
+        .env(REEXECUTED_ENV, "1")
         .exec();
     tracing::debug!(
         "malloc tuning skipped: cannot re-execute {}: {err}",

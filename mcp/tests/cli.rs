@@ -367,6 +367,7 @@ fn the_server_runs_with_the_malloc_tunables_unless_switched_off() {
             .env("CODE_INTEL_LOG", "warn")
             .env("CODE_INTEL_EMBEDDINGS", "off")
             .env_remove("GLIBC_TUNABLES")
+            .env_remove("CODE_INTEL_MALLOC_TUNED")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
