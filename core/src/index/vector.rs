@@ -499,7 +499,8 @@ pub struct VectorIndex {
 /// One entry of [`VectorIndex`]'s recently chunked files.
 type RecentChunks = (String, String, std::sync::Arc<Vec<Chunk>>);
 
-/// Files whose chunks [`VectorIndex::pending_for`] keeps (a few MiB at most for large files).
+/// Files whose chunks [`VectorIndex::pending_for`] keeps: about the size of those files, so a few
+/// MiB for ordinary source and at most about 32 × `max_file_bytes` (32 MiB by default).
 const RECENT_CHUNKED_FILES: usize = 32;
 
 impl std::fmt::Debug for VectorIndex {
@@ -1065,6 +1066,17 @@ impl VectorIndex {
         out
     }
 
+    /// The row of `file` that starts at `start_line` with chunk SHA-256 `sha256` (as a lexical hit
+    /// names a chunk), and its file's rows; `None` when the rows do not know it.
+    fn row_at(&self, file: &str, start_line: u32, sha256: &str) -> Option<(&FileRows, &Row)> {
+        let fr = self.state.files.get(file)?;
+        let row = fr
+            .rows
+            .iter()
+            .find(|r| r.start_line == start_line && r.sha256 == sha256)?;
+        Some((fr, row))
+    }
+
     /// How many distinct texts of `chunks` (named as in [`Self::pending_for`]) have no vector, at
     /// most `limit`: from the rows alone, no file is read. Chunks the rows do not know are not
     /// counted.
@@ -1074,11 +1086,7 @@ impl VectorIndex {
             if seen.len() >= limit {
                 break;
             }
-            let Some(row) = self.state.files.get(file).and_then(|fr| {
-                fr.rows
-                    .iter()
-                    .find(|r| r.start_line == start_line && r.sha256 == sha256)
-            }) else {
+            let Some((_, row)) = self.row_at(file, start_line, sha256) else {
                 continue;
             };
             if !self.slot_of.contains_key(&row.key) {
@@ -1103,14 +1111,7 @@ impl VectorIndex {
             if out.len() >= limit {
                 break;
             }
-            let Some(fr) = self.state.files.get(file) else {
-                continue;
-            };
-            let Some(row) = fr
-                .rows
-                .iter()
-                .find(|r| r.start_line == start_line && r.sha256 == sha256)
-            else {
+            let Some((fr, row)) = self.row_at(file, start_line, sha256) else {
                 continue;
             };
             if self.slot_of.contains_key(&row.key) || !seen.insert(row.key.clone()) {

@@ -21,15 +21,17 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use code_intel_core::config::Config;
-use code_intel_core::embed::Embedder;
+use code_intel_core::embed::{EmbedError, Embedder};
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::RankParams;
 use code_intel_core::index::hybrid::{self, SearchMode, SearchOptions};
-use code_intel_core::index::map::{self, MapIndex, MapSearchResult, QueryVector};
-use code_intel_core::index::query_embed::{self, QueryEmbedBudget, QueryEmbedReport};
+use code_intel_core::index::map::{self, MapError, MapIndex, MapSearchResult, QueryVector};
+use code_intel_core::index::query_embed::{
+    self, QueryEmbedBudget, QueryEmbedError, QueryEmbedReport,
+};
 use code_intel_core::index::semantic::{self, Collection, SemanticSearchResult, Sources};
 use code_intel_core::index::sync::SyncState;
-use code_intel_core::index::vector::VectorIndex;
+use code_intel_core::index::vector::{VectorError, VectorIndex};
 use code_intel_core::learned::Expiry;
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::{self, Phase, ToolCallRecord};
@@ -42,10 +44,6 @@ use serde_json::json;
 
 use super::embedder::NotReady;
 use super::{CodeIntel, Refusal, blocking, structured};
-use code_intel_core::embed::EmbedError;
-use code_intel_core::index::map::MapError;
-use code_intel_core::index::query_embed::QueryEmbedError;
-use code_intel_core::index::vector::VectorError;
 
 /// What the semantic state's blocking work (opening, refreshing and embedding the vector index,
 /// loading the map, query-time embedding) can fail with. Tools turn it into an internal error at
