@@ -507,277 +507,426 @@ pub(crate) fn run(
     progress: &mut dyn FnMut(SyncProgress),
 ) -> Result<SyncReport, IndexError> {
     let _lock = wait_for_lock(ctx, progress)?;
-    let opts = chunk_options(ctx.config);
-    let mut report = SyncReport::default();
-
     let frameworks = Frameworks::detect(ctx.root.path());
-    let loaded =
-        SyncState::load(&ctx.state_path).filter(|s| state_matches_index(s, ctx.index, ctx.config));
-    let markers_changed = loaded
-        .as_ref()
-        .is_some_and(|s| s.frameworks != frameworks.names());
-    let previous = loaded.filter(|_| !markers_changed);
-    report.full_rebuild = previous.is_none();
-    if markers_changed {
-        report.rebuild_reason = Some(format!(
-            "the project's framework markers changed (now: {}); rebuilt the index",
-            frameworks.names().join(", ")
-        ));
-    } else if previous.is_none() {
-        report.rebuild_reason = rebuild_reason(ctx);
-    }
-    let mut state = previous.unwrap_or_else(|| SyncState {
-        version: STATE_VERSION,
-        options: options_fingerprint(ctx.config),
-        frameworks: frameworks.names(),
-        ..SyncState::default()
+    let mut pass = SyncPass::start(ctx, &frameworks);
+    let changes = pass.find_changes()?;
+    progress(SyncProgress::Walked {
+        files: changes.files_seen,
+        to_read: changes.to_read.len(),
+        deleted: changes.deleted.len(),
     });
-    let full = state.commit.is_empty();
+    let mut writer = LazyWriter::new(ctx, changes.writer_heap(), pass.full);
+    if pass.full {
+        // Full rebuild: clear whatever the index holds, even if no file is left to add.
+        writer.open()?;
+    }
+    pass.remove_deleted(&changes.deleted, &mut writer)?;
+    pass.read_and_index(&changes.to_read, &frameworks, &mut writer, progress)?;
+    pass.commit(writer, progress)?;
+    pass.finish(changes.dirty)
+}
 
-    // Walk, and split into unchanged (by size and mtime) and to-read.
-    let (seen, unnamed) = walk(ctx.root, ctx.config)?;
-    let out_of_scope: BTreeMap<String, String> = unnamed
-        .iter()
-        .map(|s| (s.path.clone(), s.reason.clone()))
-        .collect();
-    let scope_changed = out_of_scope != state.out_of_scope;
-    state.out_of_scope = out_of_scope;
-    report.files_skipped.extend(unnamed);
-    let mut to_read: Vec<Seen> = Vec::new();
-    let mut seen_paths = std::collections::HashSet::with_capacity(seen.len());
-    let files_seen = seen.len();
-    for mut s in seen {
-        let trusted = state.files.get(&s.rel).is_some_and(|e| {
-            e.size == s.size
-                && e.mtime_ns == s.mtime_ns
-                && s.mtime_ns.saturating_add(RACY_WINDOW_NS) < e.indexed_at.as_nanosecond() as i64
-        });
-        seen_paths.insert(s.rel.clone());
-        s.prev_sha = state
-            .files
-            .get(&s.rel)
-            .filter(|e| e.skipped.is_none())
-            .map(|e| e.sha256.clone());
-        if trusted {
-            report.files_unchanged += 1;
+/// One sync under the sync lock: the state it rewrites and the report it fills, step by step.
+struct SyncPass<'c, 'a> {
+    ctx: &'c SyncContext<'a>,
+    state: SyncState,
+    report: SyncReport,
+    /// Whether the index is rebuilt from scratch (the state names no commit).
+    full: bool,
+}
+
+/// What a sync's walk found to do.
+struct Changes {
+    /// Files the walk found.
+    files_seen: usize,
+    /// Files to read: new, or with a size or mtime the state does not vouch for.
+    to_read: Vec<Seen>,
+    /// Files of the state the walk no longer finds.
+    deleted: Vec<String>,
+    /// Whether the state changes: anything read (even an mtime-only change is recorded), deleted,
+    /// a changed scope, or a rebuild. A clean sync only refreshes the state file's mtime, the
+    /// last-sync time.
+    dirty: bool,
+}
+
+impl Changes {
+    /// The writer's memory budget for reading these files, bytes.
+    fn writer_heap(&self) -> usize {
+        let to_read_bytes: u64 = self.to_read.iter().map(|s| s.size).sum();
+        if to_read_bytes <= SMALL_SYNC_BYTES {
+            SMALL_WRITER_HEAP_BYTES
         } else {
-            to_read.push(s);
+            WRITER_HEAP_BYTES
         }
     }
-    let deleted: Vec<String> = state
-        .files
-        .keys()
-        .filter(|p| !seen_paths.contains(p.as_str()))
-        .cloned()
-        .collect();
-    // Whether the state changes: anything read (even an mtime-only change is recorded), deleted,
-    // or a rebuild. A clean sync only refreshes the state file's mtime, the last-sync time.
-    let dirty = full || scope_changed || !to_read.is_empty() || !deleted.is_empty();
-    progress(SyncProgress::Walked {
-        files: files_seen,
-        to_read: to_read.len(),
-        deleted: deleted.len(),
-    });
+}
 
-    let to_read_bytes: u64 = to_read.iter().map(|s| s.size).sum();
-    let heap = if to_read_bytes <= SMALL_SYNC_BYTES {
-        SMALL_WRITER_HEAP_BYTES
-    } else {
-        WRITER_HEAP_BYTES
-    };
-    let mut writer: Option<IndexWriter<TantivyDocument>> = None;
-    let open_writer =
-        |writer: &mut Option<IndexWriter<TantivyDocument>>| -> Result<(), IndexError> {
-            if writer.is_none() {
+impl<'c, 'a> SyncPass<'c, 'a> {
+    /// Starts from the saved state when it still describes the index, else from an empty one
+    /// (a full rebuild, with the reason in the report).
+    fn start(ctx: &'c SyncContext<'a>, frameworks: &Frameworks) -> Self {
+        let mut report = SyncReport::default();
+        let loaded = SyncState::load(&ctx.state_path)
+            .filter(|s| state_matches_index(s, ctx.index, ctx.config));
+        let markers_changed = loaded
+            .as_ref()
+            .is_some_and(|s| s.frameworks != frameworks.names());
+        let previous = loaded.filter(|_| !markers_changed);
+        report.full_rebuild = previous.is_none();
+        if markers_changed {
+            report.rebuild_reason = Some(format!(
+                "the project's framework markers changed (now: {}); rebuilt the index",
+                frameworks.names().join(", ")
+            ));
+        } else if previous.is_none() {
+            report.rebuild_reason = rebuild_reason(ctx);
+        }
+        let state = previous.unwrap_or_else(|| SyncState {
+            version: STATE_VERSION,
+            options: options_fingerprint(ctx.config),
+            frameworks: frameworks.names(),
+            ..SyncState::default()
+        });
+        let full = state.commit.is_empty();
+        Self {
+            ctx,
+            state,
+            report,
+            full,
+        }
+    }
+
+    /// Walks the sources, records what the scope leaves out, and splits the files into unchanged
+    /// (by size and mtime), to read, and deleted.
+    fn find_changes(&mut self) -> Result<Changes, IndexError> {
+        let (state, report) = (&mut self.state, &mut self.report);
+        let (seen, unnamed) = walk(self.ctx.root, self.ctx.config)?;
+        let out_of_scope: BTreeMap<String, String> = unnamed
+            .iter()
+            .map(|s| (s.path.clone(), s.reason.clone()))
+            .collect();
+        let scope_changed = out_of_scope != state.out_of_scope;
+        state.out_of_scope = out_of_scope;
+        report.files_skipped.extend(unnamed);
+        let mut to_read: Vec<Seen> = Vec::new();
+        let mut seen_paths = std::collections::HashSet::with_capacity(seen.len());
+        let files_seen = seen.len();
+        for mut s in seen {
+            let trusted = state.files.get(&s.rel).is_some_and(|e| {
+                e.size == s.size
+                    && e.mtime_ns == s.mtime_ns
+                    && s.mtime_ns.saturating_add(RACY_WINDOW_NS)
+                        < e.indexed_at.as_nanosecond() as i64
+            });
+            seen_paths.insert(s.rel.clone());
+            s.prev_sha = state
+                .files
+                .get(&s.rel)
+                .filter(|e| e.skipped.is_none())
+                .map(|e| e.sha256.clone());
+            if trusted {
+                report.files_unchanged += 1;
+            } else {
+                to_read.push(s);
+            }
+        }
+        let deleted: Vec<String> = state
+            .files
+            .keys()
+            .filter(|p| !seen_paths.contains(p.as_str()))
+            .cloned()
+            .collect();
+        let dirty = self.full || scope_changed || !to_read.is_empty() || !deleted.is_empty();
+        Ok(Changes {
+            files_seen,
+            to_read,
+            deleted,
+            dirty,
+        })
+    }
+
+    /// Deletes the documents and state entries of the files the walk no longer finds.
+    fn remove_deleted(
+        &mut self,
+        deleted: &[String],
+        writer: &mut LazyWriter<'_, '_>,
+    ) -> Result<(), IndexError> {
+        for p in deleted {
+            writer.delete_file(p)?;
+            self.state.files.remove(p);
+            self.report.files_deleted += 1;
+        }
+        Ok(())
+    }
+
+    /// Reads, hashes and chunks `to_read` in parallel and indexes each outcome on this thread,
+    /// in completion order; the workers stop at the first error.
+    fn read_and_index(
+        &mut self,
+        to_read: &[Seen],
+        frameworks: &Frameworks,
+        writer: &mut LazyWriter<'_, '_>,
+        progress: &mut dyn FnMut(SyncProgress),
+    ) -> Result<(), IndexError> {
+        let ctx = self.ctx;
+        let opts = chunk_options(ctx.config);
+        let total = to_read.len();
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4)
+            .min(total.max(1));
+        let next = AtomicUsize::new(0);
+        let cancel = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Outcome)>(64);
+            for _ in 0..workers {
+                let tx = tx.clone();
+                let (next, cancel) = (&next, &cancel);
+                let (opts, fields, on_chunks) = (&opts, ctx.fields, ctx.on_chunks);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= to_read.len() || cancel.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let s = &to_read[i];
+                        let outcome = read_one(s, opts, fields, frameworks, on_chunks);
+                        if tx.send((i, outcome)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut done = 0;
+            let mut run = || -> Result<(), IndexError> {
+                for (i, outcome) in rx.iter() {
+                    done += 1;
+                    self.apply(&to_read[i], outcome, writer)?;
+                    progress(SyncProgress::Read { done, total });
+                }
+                Ok(())
+            };
+            let r = run();
+            if r.is_err() {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            drop(rx);
+            r
+        })
+    }
+
+    /// Applies what reading one file gave: its documents, its state entry and the report's
+    /// counts.
+    fn apply(
+        &mut self,
+        s: &Seen,
+        outcome: Outcome,
+        writer: &mut LazyWriter<'_, '_>,
+    ) -> Result<(), IndexError> {
+        let (state, report) = (&mut self.state, &mut self.report);
+        let existed = state.files.contains_key(&s.rel);
+        match outcome {
+            Outcome::Vanished => {
+                if existed {
+                    writer.delete_file(&s.rel)?;
+                    state.files.remove(&s.rel);
+                    report.files_deleted += 1;
+                }
+            }
+            Outcome::Same { sha256, read_at } => {
+                report.files_hashed += 1;
+                report.files_unchanged += 1;
+                if let Some(e) = state.files.get_mut(&s.rel) {
+                    e.size = s.size;
+                    e.mtime_ns = s.mtime_ns;
+                    e.sha256 = sha256;
+                    e.indexed_at = read_at;
+                }
+            }
+            Outcome::Chunked {
+                sha256,
+                read_at,
+                docs,
+                fallback,
+            } => {
+                report.files_hashed += 1;
+                let chunks = docs.len();
+                writer.replace_file(&s.rel, docs)?;
+                report.chunks_written += chunks;
+                if existed {
+                    report.files_modified += 1
+                } else {
+                    report.files_added += 1
+                }
+                let entry = FileState {
+                    size: s.size,
+                    mtime_ns: s.mtime_ns,
+                    sha256,
+                    chunks: u32::try_from(chunks).unwrap_or(u32::MAX),
+                    indexed_at: read_at,
+                    skipped: None,
+                    fallback,
+                };
+                state.files.insert(s.rel.clone(), entry);
+            }
+            Outcome::Skipped {
+                sha256,
+                read_at,
+                reason,
+                keep,
+            } => {
+                if sha256.is_empty() {
+                    // Not read (too large, unreadable): nothing to compare, count it.
+                } else {
+                    report.files_hashed += 1;
+                }
+                if existed {
+                    writer.delete_file(&s.rel)?;
+                    state.files.remove(&s.rel);
+                }
+                if keep {
+                    let entry = FileState {
+                        size: s.size,
+                        mtime_ns: s.mtime_ns,
+                        sha256,
+                        chunks: 0,
+                        indexed_at: read_at,
+                        skipped: Some(reason.clone()),
+                        fallback: None,
+                    };
+                    state.files.insert(s.rel.clone(), entry);
+                }
+                report.files_skipped.push(SkippedFile {
+                    path: s.rel.clone(),
+                    reason,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Commits the writer if anything was written, and names that commit in the state.
+    fn commit(
+        &mut self,
+        writer: LazyWriter<'_, '_>,
+        progress: &mut dyn FnMut(SyncProgress),
+    ) -> Result<(), IndexError> {
+        if let Some(commit) = writer.commit(progress)? {
+            self.state.commit = commit;
+        }
+        Ok(())
+    }
+
+    /// Writes the state when it changed (else only touches it, the last-sync time) and returns
+    /// the report, skipped files sorted by path.
+    fn finish(mut self, dirty: bool) -> Result<SyncReport, IndexError> {
+        self.report
+            .files_skipped
+            .sort_by(|a, b| a.path.cmp(&b.path));
+        if dirty || !touch(&self.ctx.state_path) {
+            self.state.save(&self.ctx.state_path)?;
+        }
+        Ok(self.report)
+    }
+}
+
+/// The index writer of one sync, opened on the first change (a sync that changes nothing never
+/// opens one) and cleared as it opens on a full rebuild.
+struct LazyWriter<'c, 'a> {
+    ctx: &'c SyncContext<'a>,
+    /// Memory budget of the indexing thread, bytes.
+    heap: usize,
+    /// Whether opening deletes every document (a full rebuild).
+    clear: bool,
+    writer: Option<IndexWriter<TantivyDocument>>,
+}
+
+impl<'c, 'a> LazyWriter<'c, 'a> {
+    /// A writer for `ctx`'s index, not opened yet.
+    fn new(ctx: &'c SyncContext<'a>, heap: usize, clear: bool) -> Self {
+        Self {
+            ctx,
+            heap,
+            clear,
+            writer: None,
+        }
+    }
+
+    /// The writer, opened (and cleared on a full rebuild) on first use.
+    fn open(&mut self) -> Result<&IndexWriter<TantivyDocument>, IndexError> {
+        let writer = match self.writer.take() {
+            Some(w) => w,
+            None => {
                 let options = tantivy::indexer::IndexWriterOptions::builder()
-                    .memory_budget_per_thread(heap)
+                    .memory_budget_per_thread(self.heap)
                     .num_worker_threads(WRITER_THREADS)
                     .num_merge_threads(MERGE_THREADS)
                     .build();
                 // tantivy's own writer lock can only be held by a process that holds the sync
                 // lock too, which this one does: a failure here is an I/O error, not contention.
-                let w = ctx.index.writer_with_options(options).map_err(|source| {
-                    IndexError::Tantivy {
+                let w = self
+                    .ctx
+                    .index
+                    .writer_with_options(options)
+                    .map_err(|source| IndexError::Tantivy {
                         action: "open a writer on",
-                        path: index_dir(ctx),
+                        path: index_dir(self.ctx),
                         source,
-                    }
-                })?;
-                if full {
+                    })?;
+                if self.clear {
                     w.delete_all_documents()
                         .map_err(|source| IndexError::Tantivy {
                             action: "clear",
-                            path: index_dir(ctx),
+                            path: index_dir(self.ctx),
                             source,
                         })?;
                 }
-                *writer = Some(w);
+                w
             }
-            Ok(())
         };
-    let path_term = |p: &str| Term::from_field_text(ctx.fields.path_key, p);
-
-    if full {
-        // Full rebuild: clear whatever the index holds, even if no file is left to add.
-        open_writer(&mut writer)?;
-    }
-    for p in &deleted {
-        open_writer(&mut writer)?;
-        if let Some(w) = &writer {
-            w.delete_term(path_term(p));
-        }
-        state.files.remove(p);
-        report.files_deleted += 1;
+        Ok(self.writer.insert(writer))
     }
 
-    // Read, hash and chunk in parallel; index on this thread, in completion order.
-    let total = to_read.len();
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4)
-        .min(total.max(1));
-    let next = AtomicUsize::new(0);
-    let cancel = AtomicBool::new(false);
-    let result: Result<(), IndexError> = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Outcome)>(64);
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let (to_read, next, cancel) = (&to_read, &next, &cancel);
-            let (opts, fields, frameworks, on_chunks) =
-                (&opts, ctx.fields, &frameworks, ctx.on_chunks);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= to_read.len() || cancel.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let s = &to_read[i];
-                    let outcome = read_one(s, opts, fields, frameworks, on_chunks);
-                    if tx.send((i, outcome)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut done = 0;
-        let mut run = || -> Result<(), IndexError> {
-            for (i, outcome) in rx.iter() {
-                let s = &to_read[i];
-                let existed = state.files.contains_key(&s.rel);
-                done += 1;
-                match outcome {
-                    Outcome::Vanished => {
-                        if existed {
-                            open_writer(&mut writer)?;
-                            if let Some(w) = &writer {
-                                w.delete_term(path_term(&s.rel));
-                            }
-                            state.files.remove(&s.rel);
-                            report.files_deleted += 1;
-                        }
-                    }
-                    Outcome::Same { sha256, read_at } => {
-                        report.files_hashed += 1;
-                        report.files_unchanged += 1;
-                        if let Some(e) = state.files.get_mut(&s.rel) {
-                            e.size = s.size;
-                            e.mtime_ns = s.mtime_ns;
-                            e.sha256 = sha256;
-                            e.indexed_at = read_at;
-                        }
-                    }
-                    Outcome::Chunked {
-                        sha256,
-                        read_at,
-                        docs,
-                        fallback,
-                    } => {
-                        report.files_hashed += 1;
-                        let chunks = docs.len();
-                        open_writer(&mut writer)?;
-                        if let Some(w) = &writer {
-                            w.delete_term(path_term(&s.rel));
-                            for doc in docs {
-                                w.add_document(doc).map_err(|source| IndexError::Tantivy {
-                                    action: "write",
-                                    path: index_dir(ctx),
-                                    source,
-                                })?;
-                            }
-                        }
-                        report.chunks_written += chunks;
-                        if existed {
-                            report.files_modified += 1
-                        } else {
-                            report.files_added += 1
-                        }
-                        let entry = FileState {
-                            size: s.size,
-                            mtime_ns: s.mtime_ns,
-                            sha256,
-                            chunks: u32::try_from(chunks).unwrap_or(u32::MAX),
-                            indexed_at: read_at,
-                            skipped: None,
-                            fallback,
-                        };
-                        state.files.insert(s.rel.clone(), entry);
-                    }
-                    Outcome::Skipped {
-                        sha256,
-                        read_at,
-                        reason,
-                        keep,
-                    } => {
-                        if sha256.is_empty() {
-                            // Not read (too large, unreadable): nothing to compare, count it.
-                        } else {
-                            report.files_hashed += 1;
-                        }
-                        if existed {
-                            open_writer(&mut writer)?;
-                            if let Some(w) = &writer {
-                                w.delete_term(path_term(&s.rel));
-                            }
-                            state.files.remove(&s.rel);
-                        }
-                        if keep {
-                            let entry = FileState {
-                                size: s.size,
-                                mtime_ns: s.mtime_ns,
-                                sha256,
-                                chunks: 0,
-                                indexed_at: read_at,
-                                skipped: Some(reason.clone()),
-                                fallback: None,
-                            };
-                            state.files.insert(s.rel.clone(), entry);
-                        }
-                        report.files_skipped.push(SkippedFile {
-                            path: s.rel.clone(),
-                            reason,
-                        });
-                    }
-                }
-                progress(SyncProgress::Read { done, total });
-            }
-            Ok(())
-        };
-        let r = run();
-        if r.is_err() {
-            cancel.store(true, Ordering::Relaxed);
-        }
-        drop(rx);
-        r
-    });
-    result?;
+    /// The term naming every document of the file at repository-relative `path`.
+    fn path_term(&self, path: &str) -> Term {
+        Term::from_field_text(self.ctx.fields.path_key, path)
+    }
 
-    if let Some(mut w) = writer {
+    /// Deletes the documents of the file at `path`.
+    fn delete_file(&mut self, path: &str) -> Result<(), IndexError> {
+        let term = self.path_term(path);
+        self.open()?.delete_term(term);
+        Ok(())
+    }
+
+    /// Replaces the documents of the file at `path` with `docs`.
+    fn replace_file(&mut self, path: &str, docs: Vec<TantivyDocument>) -> Result<(), IndexError> {
+        let term = self.path_term(path);
+        let ctx = self.ctx;
+        let w = self.open()?;
+        w.delete_term(term);
+        for doc in docs {
+            w.add_document(doc).map_err(|source| IndexError::Tantivy {
+                action: "write",
+                path: index_dir(ctx),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Commits what was written under a fresh commit id (also the commit's payload) and waits
+    /// for the merges; the id, or `None` when the writer was never opened.
+    fn commit(self, progress: &mut dyn FnMut(SyncProgress)) -> Result<Option<String>, IndexError> {
+        let Some(mut w) = self.writer else {
+            return Ok(None);
+        };
         progress(SyncProgress::Committing);
         let commit = uuid::Uuid::new_v4().simple().to_string();
         let tantivy_err = |action, source| IndexError::Tantivy {
             action,
-            path: index_dir(ctx),
+            path: index_dir(self.ctx),
             source,
         };
         let mut prepared = w.prepare_commit().map_err(|e| tantivy_err("commit", e))?;
@@ -785,13 +934,8 @@ pub(crate) fn run(
         prepared.commit().map_err(|e| tantivy_err("commit", e))?;
         w.wait_merging_threads()
             .map_err(|e| tantivy_err("merge segments of", e))?;
-        state.commit = commit;
+        Ok(Some(commit))
     }
-    report.files_skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    if dirty || !touch(&ctx.state_path) {
-        state.save(&ctx.state_path)?;
-    }
-    Ok(report)
 }
 
 fn index_dir(ctx: &SyncContext<'_>) -> PathBuf {

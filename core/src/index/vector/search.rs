@@ -1,0 +1,201 @@
+//! Search: the rows nearest to a query vector, by an exact scan below [`EXACT_SEARCH_MAX`] live
+//! vectors and through the HNSW graph from there, and the query's similarity profile, the
+//! background a single cosine is judged against.
+
+use serde::{Deserialize, Serialize};
+
+use super::graph::HNSW_EF_SEARCH;
+use super::{Row, VectorIndex};
+
+/// Below this many live vectors searches scan every vector; at or above it they use the HNSW
+/// graph. Measured with `cargo bench -p code-intel-core --bench vector` on multilingual-e5
+/// vectors of Laravel (docs/BENCHMARKS.md, "Semantic"): the scan takes 0.16 ms at 5k vectors,
+/// 0.35 ms at 10k, 1.06 ms at 20k and 2.1 ms at 37k, growing linearly; a graph query takes 0.12,
+/// 0.28, 0.50 and 0.57 ms. The graph wins from about 5k, but below 20k it saves at most half a
+/// millisecond of a query that spends 6–8 ms embedding its text, while it costs a build of 1–13 s
+/// of one core, a second copy of the vectors in memory, a dump on disk and exactness. From 20k
+/// the scan passes a millisecond and keeps growing, so the graph takes over there.
+pub const EXACT_SEARCH_MAX: usize = 20_000;
+
+/// Background sample size for a query's similarity profile when the index is too large to scan.
+const PROFILE_SAMPLE: usize = 2048;
+
+/// One vector hit: a row and the cosine of its vector to the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorHit {
+    /// Repository-relative path.
+    pub file: String,
+    /// The row.
+    pub row: Row,
+    /// Cosine similarity to the query, in [-1, 1].
+    pub cosine: f32,
+}
+
+/// How similar a query is to the indexed vectors in general: the background a single cosine is
+/// judged against (multilingual-e5 puts every pair at 0.76–0.92, so only relative scores mean
+/// anything; shared/docs/EMBEDDINGS.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SimilarityProfile {
+    /// Mean cosine of the query to the background vectors.
+    pub mean: f32,
+    /// Standard deviation of those cosines (population).
+    pub sd: f32,
+    /// Vectors in the background (all live vectors, or a fixed sample of large indexes).
+    pub n: usize,
+}
+
+impl SimilarityProfile {
+    /// The z-score of `cosine` against this background (0 when the background is empty or flat).
+    pub fn z(&self, cosine: f32) -> f32 {
+        if self.n == 0 || self.sd <= f32::EPSILON {
+            0.0
+        } else {
+            (cosine - self.mean) / self.sd
+        }
+    }
+}
+
+/// The result of [`VectorIndex::search`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VectorSearch {
+    /// Hits, best first (rows sharing a vector share its cosine).
+    pub hits: Vec<VectorHit>,
+    /// The query's similarity profile over the index.
+    pub profile: SimilarityProfile,
+    /// Whether the HNSW graph answered (else an exact scan).
+    pub approximate: bool,
+}
+
+/// Dot product of two equally long slices with eight independent accumulators, so the compiler
+/// vectorises it (a single running sum must be added in order and does not vectorise).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; 8];
+    let chunks = n / 8;
+    for i in 0..chunks {
+        let (x, y) = (&a[i * 8..i * 8 + 8], &b[i * 8..i * 8 + 8]);
+        for j in 0..8 {
+            acc[j] += x[j] * y[j];
+        }
+    }
+    let mut sum: f32 = acc.iter().sum();
+    for i in chunks * 8..n {
+        sum += a[i] * b[i];
+    }
+    sum
+}
+
+impl VectorIndex {
+    /// The `k` rows nearest to `query` (a unit vector of [`Self::dims`] components), best first,
+    /// with the query's [`SimilarityProfile`]. Rows sharing a vector count once towards `k` and
+    /// are all returned. Exact below [`EXACT_SEARCH_MAX`] live vectors, HNSW above.
+    pub fn search(&self, query: &[f32], k: usize) -> VectorSearch {
+        if k == 0 || self.live_count == 0 || query.len() != self.state.dims {
+            return VectorSearch {
+                profile: self.profile(query),
+                ..VectorSearch::default()
+            };
+        }
+        let (slots, profile, approximate) = match &self.graph {
+            Some(graph) if self.graph_points == self.state.slots.len() => {
+                let live = |id: &usize| self.live.get(*id).copied().unwrap_or(false);
+                let ef = HNSW_EF_SEARCH.max(k);
+                let found = graph.search_filter(query, k, ef, Some(&live));
+                let slots: Vec<(usize, f32)> =
+                    found.iter().map(|n| (n.d_id, 1.0 - n.distance)).collect();
+                (slots, self.profile(query), true)
+            }
+            _ => {
+                let (slots, profile) = self.scan(query, k);
+                (slots, profile, false)
+            }
+        };
+        let mut hits = Vec::new();
+        for (slot, cosine) in slots {
+            let key = &self.state.slots[slot];
+            for (file, i) in self.refs.get(key).into_iter().flatten() {
+                if let Some(row) = self.state.files.get(file).and_then(|f| f.rows.get(*i)) {
+                    hits.push(VectorHit {
+                        file: file.clone(),
+                        row: row.clone(),
+                        cosine,
+                    });
+                }
+            }
+        }
+        VectorSearch {
+            hits,
+            profile,
+            approximate,
+        }
+    }
+
+    /// Exact top-`k` live slots by dot product, and the profile over all live slots.
+    fn scan(&self, query: &[f32], k: usize) -> (Vec<(usize, f32)>, SimilarityProfile) {
+        let dims = self.state.dims;
+        let mut scored: Vec<(usize, f32)> = Vec::with_capacity(self.live_count);
+        let (mut sum, mut sum_sq) = (0.0f64, 0.0f64);
+        for (slot, v) in self.matrix.chunks_exact(dims).enumerate() {
+            if !self.live[slot] {
+                continue;
+            }
+            let c = dot(query, v);
+            sum += f64::from(c);
+            sum_sq += f64::from(c) * f64::from(c);
+            scored.push((slot, c));
+        }
+        let n = scored.len();
+        let profile = profile_of(sum, sum_sq, n);
+        let k = k.min(n);
+        if k > 0 && k < n {
+            scored.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
+            scored.truncate(k);
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        (scored, profile)
+    }
+
+    /// The query's similarity profile: over every live vector when the index is below
+    /// [`EXACT_SEARCH_MAX`], else over a fixed stride sample of 2,048 (`PROFILE_SAMPLE`) live vectors.
+    pub fn profile(&self, query: &[f32]) -> SimilarityProfile {
+        if self.live_count == 0 || query.len() != self.state.dims {
+            return SimilarityProfile::default();
+        }
+        let dims = self.state.dims;
+        let stride = if self.live_count < self.exact_max {
+            1
+        } else {
+            (self.live_count / PROFILE_SAMPLE).max(1)
+        };
+        let (mut sum, mut sum_sq, mut n) = (0.0f64, 0.0f64, 0usize);
+        let mut seen = 0usize;
+        for (slot, v) in self.matrix.chunks_exact(dims).enumerate() {
+            if !self.live[slot] {
+                continue;
+            }
+            seen += 1;
+            if !seen.is_multiple_of(stride) {
+                continue;
+            }
+            let c = f64::from(dot(query, v));
+            sum += c;
+            sum_sq += c * c;
+            n += 1;
+        }
+        profile_of(sum, sum_sq, n)
+    }
+}
+
+fn profile_of(sum: f64, sum_sq: f64, n: usize) -> SimilarityProfile {
+    if n == 0 {
+        return SimilarityProfile::default();
+    }
+    let mean = sum / n as f64;
+    let var = (sum_sq / n as f64 - mean * mean).max(0.0);
+    SimilarityProfile {
+        mean: mean as f32,
+        sd: var.sqrt() as f32,
+        n,
+    }
+}

@@ -1,0 +1,276 @@
+//! On disk: `vectors/state.json` ([`VectorState`]), saved after the embedding cache is flushed so
+//! that every slot it names has its vector on disk, and the HNSW graph's dump, which is handed to
+//! hnsw_rs only when it opens and has the sizes it was written with.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hnsw_rs::hnswio::HnswIo;
+use hnsw_rs::prelude::AnnT as _;
+use serde::{Deserialize, Serialize};
+
+use super::graph::{Graph, UnitDot};
+use super::{FileRows, VectorError, VectorIndex, io_err};
+use crate::index::embedding_text::EmbeddingText;
+use crate::persist;
+use crate::repo_path::RepoRoot;
+
+/// File name of [`VectorState`] inside the vectors directory ([`crate::state_dir::StateDir::vectors`]).
+pub const STATE_FILE: &str = "state.json";
+
+/// Version of [`VectorState`]; another version is ignored (the rows are rebuilt, the vectors come
+/// back from the cache).
+pub const STATE_VERSION: u32 = 1;
+
+/// `vectors/state.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VectorState {
+    /// [`STATE_VERSION`].
+    pub version: u32,
+    /// Model id of the vectors ([`Embedder::model_id`](crate::embed::Embedder::model_id)).
+    pub model_id: String,
+    /// Components per vector.
+    pub dims: usize,
+    /// [`EmbeddingText::id`] of the recipe the keys were made with.
+    pub recipe: String,
+    /// [`sync::options_fingerprint`](crate::index::sync::options_fingerprint) of the chunker
+    /// options the rows were made with.
+    pub options: String,
+    /// The lexical commit (`sync_state.json` `commit`) the rows describe; empty before the first
+    /// refresh.
+    pub lexical_commit: String,
+    /// Rows per repository-relative path.
+    pub files: BTreeMap<String, FileRows>,
+    /// Files of the lexical index whose current bytes did not match `sync_state.json` at the last
+    /// refresh (edited after the sync): they have no rows until the next sync and refresh.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_files: Vec<String>,
+    /// Key of each slot, in slot order.
+    pub slots: Vec<String>,
+    /// Basename of the HNSW dump in the vectors directory, when one is current.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<String>,
+    /// Slots `0..graph_points` are in the dump.
+    #[serde(default)]
+    pub graph_points: usize,
+    /// Sizes in bytes of the dump's `.hnsw.graph` and `.hnsw.data` files as written. A dump
+    /// whose files differ (truncated, replaced) or that has no recorded sizes is rebuilt instead
+    /// of handed to hnsw_rs, which prints to stdout and panics on damaged files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph_bytes: Option<[u64; 2]>,
+}
+
+impl VectorState {
+    pub(super) fn empty(
+        model_id: &str,
+        dims: usize,
+        recipe: EmbeddingText,
+        options: String,
+    ) -> Self {
+        Self {
+            version: STATE_VERSION,
+            model_id: model_id.to_string(),
+            dims,
+            recipe: recipe.id(),
+            options,
+            lexical_commit: String::new(),
+            files: BTreeMap::new(),
+            stale_files: Vec::new(),
+            slots: Vec::new(),
+            graph: None,
+            graph_points: 0,
+            graph_bytes: None,
+        }
+    }
+}
+
+impl VectorIndex {
+    /// `<root>/.code-intel/index/vectors`.
+    pub fn dir(root: &RepoRoot) -> PathBuf {
+        root.state().vectors()
+    }
+
+    /// `<root>/.code-intel/index/embeddings`.
+    pub fn embeddings_dir(root: &RepoRoot) -> PathBuf {
+        root.state().embeddings()
+    }
+
+    /// Reads the saved state without opening the index (for `status`): `None` when there is none
+    /// or it is unreadable.
+    pub fn peek_state(root: &RepoRoot) -> Option<VectorState> {
+        let bytes = std::fs::read(Self::dir(root).join(STATE_FILE)).ok()?;
+        serde_json::from_slice::<VectorState>(&bytes)
+            .ok()
+            .filter(|s| s.version == STATE_VERSION)
+    }
+
+    /// Makes the vectors inserted so far durable (flushes the embedding cache) without writing
+    /// the state: cheap enough for every query. The state may then lag behind the cache, which
+    /// is safe (every open gives cached vectors of referenced keys their slots again); the next
+    /// [`Self::save`] catches it up.
+    ///
+    /// # Errors
+    /// [`VectorError::Cache`] when the cache file cannot be written.
+    pub fn flush_vectors(&mut self) -> Result<(), VectorError> {
+        self.cache.flush()?;
+        Ok(())
+    }
+
+    /// Writes what changed: flushes the embedding cache, dumps the graph if it changed, then
+    /// writes the state atomically (so every slot it names has its vector on disk) and removes
+    /// the previous graph dump.
+    ///
+    /// # Errors
+    /// [`VectorError::Cache`], [`VectorError::Persist`], [`VectorError::Io`], [`VectorError::Graph`].
+    pub fn save(&mut self) -> Result<(), VectorError> {
+        self.cache.flush()?;
+        if !self.dirty && !self.graph_dirty {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
+        // Writers of the state (an MCP server, a CLI run) take turns; see the module docs for
+        // why the last writer's view is safe.
+        let _lock = persist::FileLock::acquire(&self.dir.join(STATE_FILE))?;
+        let old_graph = self.state.graph.clone();
+        if self.graph_dirty {
+            match &self.graph {
+                Some(graph) => {
+                    let base =
+                        format!("graph-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+                    let bytes = dump_graph(graph, &self.dir, &base)?;
+                    self.state.graph = Some(base);
+                    self.state.graph_points = self.graph_points;
+                    self.state.graph_bytes = Some(bytes);
+                }
+                None => {
+                    self.state.graph = None;
+                    self.state.graph_points = 0;
+                    self.state.graph_bytes = None;
+                }
+            }
+        }
+        let bytes = serde_json::to_vec(&self.state).map_err(|e| VectorError::Io {
+            path: self.dir.join(STATE_FILE),
+            source: e.into(),
+        })?;
+        persist::write_atomic(&self.dir.join(STATE_FILE), &bytes)?;
+        if self.graph_dirty
+            && let Some(old) = old_graph
+            && self.state.graph.as_deref() != Some(old.as_str())
+        {
+            for ext in ["hnsw.graph", "hnsw.data"] {
+                // A leftover dump is harmless garbage; the next dump's cleanup does not see it,
+                // so log-free removal is best effort by design.
+                std::fs::remove_file(self.dir.join(format!("{old}.{ext}"))).ok();
+            }
+        }
+        self.dirty = false;
+        self.graph_dirty = false;
+        Ok(())
+    }
+}
+
+/// Loads an hnsw_rs dump; `None` when it is missing, unreadable or not the size it was written
+/// with (`bytes`: graph file, data file). hnsw_rs prints to stdout before it fails on a file it
+/// cannot open or parse, and stdout is the MCP protocol stream, so only files that open and match
+/// their recorded sizes reach it; a panic on what is left is caught and means unreadable.
+pub(super) fn load_dump(dir: &Path, base: &str, bytes: [u64; 2]) -> Option<Graph> {
+    let [graph_file, data_file] = dump_paths(dir, base);
+    for (path, expected) in [(&graph_file, bytes[0]), (&data_file, bytes[1])] {
+        let file = std::fs::File::open(path).ok()?;
+        if file.metadata().ok()?.len() != expected {
+            return None;
+        }
+    }
+    let dir = dir.to_path_buf();
+    let base = base.to_string();
+    std::panic::catch_unwind(move || {
+        // hnsw_rs ties the graph's lifetime to the loader (for memory-mapped data, which is off
+        // here: the points own their vectors). The loader is a few hundred bytes, leaked once per
+        // load (one per process open, or after a damaged dump), to get a `'static` graph.
+        let io: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(&dir, &base)));
+        io.load_hnsw::<f32, UnitDot>().ok()
+    })
+    .ok()
+    .flatten()
+}
+
+/// The `.hnsw.graph` and `.hnsw.data` files of dump `base`.
+fn dump_paths(dir: &Path, base: &str) -> [PathBuf; 2] {
+    [
+        dir.join(format!("{base}.hnsw.graph")),
+        dir.join(format!("{base}.hnsw.data")),
+    ]
+}
+
+/// Dumps the graph as `<base>.hnsw.{graph,data}` in `dir` (which exists); returns the two files'
+/// sizes in bytes.
+fn dump_graph(graph: &Graph, dir: &Path, base: &str) -> Result<[u64; 2], VectorError> {
+    let err = |reason: String| VectorError::Graph {
+        dir: dir.to_path_buf(),
+        reason,
+    };
+    // hnsw_rs prints to stdout (the MCP stream) and panics when it cannot create its files, so
+    // create them first: a read-only or full directory is an error here, before hnsw_rs runs.
+    let paths = dump_paths(dir, base);
+    for path in &paths {
+        std::fs::File::create(path)
+            .map_err(|e| err(format!("cannot create {}: {e}", path.display())))?;
+    }
+    let dumped =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| graph.file_dump(dir, base)))
+            .map_err(|_| err("hnsw_rs panicked while dumping".into()))?
+            .map_err(|e| err(e.to_string()))?;
+    if dumped != base {
+        return Err(err(format!("dumped as {dumped}, expected {base}")));
+    }
+    let size = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(|e| err(format!("cannot stat {}: {e}", p.display())))
+    };
+    Ok([size(&paths[0])?, size(&paths[1])?])
+}
+
+#[cfg(test)]
+mod tests {
+    use hnsw_rs::hnsw::Hnsw;
+
+    use super::*;
+    use crate::index::vector::graph::{HNSW_EF_CONSTRUCTION, HNSW_M, HNSW_MAX_LAYER};
+
+    fn small_graph() -> Graph {
+        let graph: Graph = Hnsw::new(HNSW_M, 4, HNSW_MAX_LAYER, HNSW_EF_CONSTRUCTION, UnitDot);
+        for (i, v) in [[1.0f32, 0.0], [0.0, 1.0], [0.6, 0.8]].iter().enumerate() {
+            graph.insert((v.as_slice(), i));
+        }
+        graph
+    }
+
+    #[test]
+    fn an_uncreatable_dump_is_an_error_before_hnsw_rs_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        // A directory where the graph file should go: creating the file fails even as root.
+        std::fs::create_dir(dir.path().join("g.hnsw.graph")).unwrap();
+        let err = dump_graph(&small_graph(), dir.path(), "g").unwrap_err();
+        assert!(err.to_string().contains("cannot create"), "{err}");
+        assert!(
+            !dir.path().join("g.hnsw.data").exists() || dir.path().join("g.hnsw.graph").is_dir()
+        );
+    }
+
+    #[test]
+    fn only_a_dump_of_the_recorded_sizes_is_loaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = dump_graph(&small_graph(), dir.path(), "g").unwrap();
+        let loaded = load_dump(dir.path(), "g", bytes).expect("intact dump loads");
+        assert_eq!(loaded.get_nb_point(), 3);
+        assert!(load_dump(dir.path(), "g", [bytes[0], bytes[1] + 1]).is_none());
+        // Truncated: never handed to hnsw_rs.
+        let data = dir.path().join("g.hnsw.data");
+        let full = std::fs::read(&data).unwrap();
+        std::fs::write(&data, &full[..full.len() / 2]).unwrap();
+        assert!(load_dump(dir.path(), "g", bytes).is_none());
+        assert!(load_dump(dir.path(), "missing", bytes).is_none());
+    }
+}
