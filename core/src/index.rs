@@ -11,6 +11,7 @@
 
 pub mod chunk;
 pub mod framework;
+pub mod glossary;
 pub mod lang;
 pub mod lexical;
 pub mod rank;

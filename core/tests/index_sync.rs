@@ -763,6 +763,39 @@ fn japanese_comments_and_strings_are_searchable() {
 }
 
 #[test]
+fn a_japanese_request_finds_english_code_through_the_glossary() {
+    let (_dir, root) = fixture(&[
+        (
+            "src/cache.ts",
+            "export function clearExpiredEntries(cache: Map<string, Entry>) {\n  for (const [key, entry] of cache) {\n    if (entry.expired) cache.delete(key)\n  }\n}\n",
+        ),
+        (
+            "src/router.ts",
+            "export function resolveRoute(path: string) {\n  return routes.find((r) => r.path === path)\n}\n",
+        ),
+    ]);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    // No ASCII word and no CJK text in the code: only the glossary's English words can match.
+    let request = "期限切れのキャッシュを削除する";
+    let with = index
+        .search_files(request, 5, &code_intel_core::index::RankParams::default())
+        .unwrap();
+    assert_eq!(with[0].best.file, "src/cache.ts", "{with:#?}");
+    let without = index
+        .search_files(
+            request,
+            5,
+            &code_intel_core::index::RankParams {
+                glossary: 0.0,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(without.is_empty(), "{without:#?}");
+}
+
+#[test]
 fn changing_chunk_options_rebuilds() {
     let (_dir, root) = base();
     {

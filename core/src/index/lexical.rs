@@ -26,6 +26,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 use super::chunk::{Chunk, ChunkKind};
+use super::glossary;
 use super::rank::{self, RankParams};
 
 /// Name under which [`CodeTokenizer`] is registered on the index.
@@ -721,56 +722,43 @@ pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
 /// or parts; see [`WORD_TIE_BREAKER`]) times the field boost times the word's weight
 /// ([`rank::word_weight`]: generic request verbs count less); the contributions of all words and
 /// fields are summed. Counting a word once per field keeps an identifier made of many parts from
-/// outweighing a query's other words. CJK bigrams are summed one by one.
+/// outweighing a query's other words. Japanese words the [`glossary`] knows add their English
+/// words at [`RankParams::glossary`] of a word's weight; CJK bigrams are summed one by one.
 pub fn bm25_query_with(f: &Fields, text: &str, params: &RankParams) -> Option<Box<dyn Query>> {
     let boosts = params.field_boosts();
     let mut seen_words = HashSet::new();
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for_each_word(text, |start, end| {
-        if seen_words.len() >= MAX_QUERY_WORDS {
-            return;
-        }
-        let mut terms: Vec<String> = Vec::new();
-        let mut whole = None;
-        split_code(&text[start..end], |t, _, _, _| {
-            if whole.is_none() {
-                whole = Some(t.to_string());
-            }
-            let t = stem(t);
-            if !terms.iter().any(|x| *x == t) {
-                terms.push(t.into_owned());
-            }
-        });
-        // The whole word (or its only part) comes first.
-        let whole = whole.unwrap_or_default();
-        if terms.is_empty()
-            || QUERY_STOP_WORDS.contains(&whole.as_str())
-            || !seen_words.insert(whole.clone())
-        {
-            return;
-        }
-        let weight = rank::word_weight(&whole, params);
-        for (name, boost) in boosts {
-            if name == "cjk" || boost <= 0.0 {
-                continue;
-            }
-            let field = field_by_name(f, name);
-            let disjuncts: Vec<Box<dyn Query>> = terms
-                .iter()
-                .map(|t| {
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(field, t),
-                        IndexRecordOption::WithFreqs,
-                    )) as Box<dyn Query>
-                })
-                .collect();
-            let q = DisjunctionMaxQuery::with_tie_breaker(disjuncts, WORD_TIE_BREAKER);
-            clauses.push((
-                Occur::Should,
-                Box::new(BoostQuery::new(Box::new(q), boost * weight)),
-            ));
+        if seen_words.len() < MAX_QUERY_WORDS {
+            word_clauses(
+                f,
+                &boosts,
+                &text[start..end],
+                1.0,
+                params,
+                &mut seen_words,
+                &mut clauses,
+            );
         }
     });
+    // Japanese words translated through the glossary join as English words of their own
+    // (weighted by `params.glossary`); words the request also says in English count once.
+    if params.glossary > 0.0 {
+        for word in glossary::translate(text) {
+            if seen_words.len() >= MAX_QUERY_WORDS {
+                break;
+            }
+            word_clauses(
+                f,
+                &boosts,
+                word,
+                params.glossary,
+                params,
+                &mut seen_words,
+                &mut clauses,
+            );
+        }
+    }
     let cjk_boost = params.cjk;
     let mut seen_grams = HashSet::new();
     for term in cjk_terms(text) {
@@ -790,6 +778,60 @@ pub fn bm25_query_with(f: &Fields, text: &str, params: &RankParams) -> Option<Bo
         None
     } else {
         Some(Box::new(BooleanQuery::new(clauses)))
+    }
+}
+
+/// Adds the clauses of one query word (see [`bm25_query_with`]): per field, the best of its
+/// (stemmed) terms times the field boost times the word's weight times `scale`. Stop words and
+/// words already seen add nothing.
+fn word_clauses(
+    f: &Fields,
+    boosts: &[(&'static str, f32)],
+    word: &str,
+    scale: f32,
+    params: &RankParams,
+    seen_words: &mut HashSet<String>,
+    clauses: &mut Vec<(Occur, Box<dyn Query>)>,
+) {
+    let mut terms: Vec<String> = Vec::new();
+    let mut whole = None;
+    split_code(word, |t, _, _, _| {
+        if whole.is_none() {
+            whole = Some(t.to_string());
+        }
+        let t = stem(t);
+        if !terms.iter().any(|x| *x == t) {
+            terms.push(t.into_owned());
+        }
+    });
+    // The whole word (or its only part) comes first.
+    let whole = whole.unwrap_or_default();
+    if terms.is_empty()
+        || QUERY_STOP_WORDS.contains(&whole.as_str())
+        || !seen_words.insert(whole.clone())
+    {
+        return;
+    }
+    let weight = rank::word_weight(&whole, params) * scale;
+    for &(name, boost) in boosts {
+        if name == "cjk" || boost <= 0.0 {
+            continue;
+        }
+        let field = field_by_name(f, name);
+        let disjuncts: Vec<Box<dyn Query>> = terms
+            .iter()
+            .map(|t| {
+                Box::new(TermQuery::new(
+                    Term::from_field_text(field, t),
+                    IndexRecordOption::WithFreqs,
+                )) as Box<dyn Query>
+            })
+            .collect();
+        let q = DisjunctionMaxQuery::with_tie_breaker(disjuncts, WORD_TIE_BREAKER);
+        clauses.push((
+            Occur::Should,
+            Box::new(BoostQuery::new(Box::new(q), boost * weight)),
+        ));
     }
 }
 

@@ -181,6 +181,9 @@ pub struct RankParams {
     pub cjk: f32,
     /// Weight of a [`GENERIC_WORDS`] word relative to other words (1 = no difference).
     pub generic_word: f32,
+    /// Weight of the English words that [`glossary`](super::glossary) translation adds for the
+    /// Japanese words of a query, relative to a word the query says itself (0 = off).
+    pub glossary: f32,
     /// Score factor of chunks in test files ([`FileRole::Test`]).
     pub test_factor: f32,
     /// Score factor of chunks in docs and examples ([`FileRole::Doc`]).
@@ -221,6 +224,7 @@ impl Default for RankParams {
             imports: 0.5,
             cjk: 1.0,
             generic_word: 0.3,
+            glossary: 0.5,
             test_factor: 0.2,
             doc_factor: 0.3,
             locale_factor: 0.3,
