@@ -131,6 +131,41 @@ fn batching_and_order_do_not_change_vectors() {
 }
 
 #[test]
+fn one_session_passages_match_the_exact_graph() {
+    let Some(exact) = model() else { return };
+    // The server's configuration: passages on the int8-activation graph, one session.
+    let paths = code_intel_core::embed::ModelPaths::in_cache(
+        &support::model_cache(),
+        code_intel_core::embed::ModelPaths::DEFAULT_MODEL,
+    );
+    let one = FastEmbedder::load(
+        &paths,
+        &FastEmbedOptions {
+            one_session: true,
+            ..FastEmbedOptions::default()
+        },
+    )
+    .unwrap();
+    let texts = [
+        "def load_config(path): return yaml.safe_load(open(path))",
+        "class UserRepository { find(id) { return this.db.get(id) } }",
+        "設定ファイルを読み込む",
+        "public function handle(Request $request, Closure $next) { return $next($request); }",
+    ];
+    let a = exact.embed_passages(&texts).unwrap();
+    let b = one.embed_passages(&texts).unwrap();
+    let mut worst = 1.0f32;
+    for (x, y) in a.iter().zip(&b) {
+        worst = worst.min(dot(x, y));
+    }
+    eprintln!("one-session vs exact passages: min cosine {worst}");
+    assert!(worst > 0.999, "min cosine {worst}");
+    // Queries run on the same session and still rank as the exact graph does.
+    let q = one.embed_queries(&["設定を読み込む"]).unwrap();
+    assert!(dot(&q[0], &b[0]) > dot(&q[0], &b[3]));
+}
+
+#[test]
 fn queries_and_passages_get_different_prefixes() {
     let Some(m) = model() else { return };
     let q = &m.embed_queries(&["ログイン機能"]).unwrap()[0];

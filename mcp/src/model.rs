@@ -279,9 +279,12 @@ fn status(args: &StatusArgs, json: bool, out: &mut dyn Write) -> anyhow::Result<
     })
 }
 
+/// The server's sessions (one, on the int8-activation graph), so `--load` shows what `serve`
+/// holds.
 fn options(cache: &CacheArgs) -> FastEmbedOptions {
     FastEmbedOptions {
         intra_threads: cache.threads,
+        one_session: true,
         ..FastEmbedOptions::default()
     }
 }

@@ -35,6 +35,13 @@ pub struct FastEmbedOptions {
     /// memory. On by default; off for bulk indexing, which embeds no queries (its peak memory is a
     /// target of its own), and then queries run on the passage session.
     pub query_session: bool,
+    /// Whether to run passages on the int8-activation graph too, with that one session for
+    /// queries and passages (no second session; [`query_session`](Self::query_session) is then
+    /// moot). Saves the second session's ~85 MiB for a long-running process that embeds both (the
+    /// MCP server); passage vectors are within float noise of the exact graph's (cosine ≥ 0.9999,
+    /// docs/MODEL.md), so they mix with cached ones. Off by default. Graphs without 4-bit matmuls
+    /// run as they are.
+    pub one_session: bool,
     /// Padded tokens per inference call at most (rows × the longest row's tokens): a batch of
     /// long texts holds fewer rows, so the attention buffers (rows × 12 heads × tokens², twice)
     /// stay bounded whatever the texts. [`DEFAULT_BATCH_TOKENS`] by default; a batch always holds
@@ -55,6 +62,7 @@ impl Default for FastEmbedOptions {
             batch_size: 8,
             spinning: false,
             query_session: true,
+            one_session: false,
             batch_tokens: DEFAULT_BATCH_TOKENS,
         }
     }
@@ -381,10 +389,15 @@ impl FastEmbedder {
         };
         let tokenizer = load_tokenizer(&tokenizer_files, manifest.max_length)
             .map_err(|e| load_err(format!("tokenizer.json: {e}")))?;
-        let query_graph = options
-            .query_session
-            .then(|| int8_activation_graph(&onnx))
-            .flatten();
+        let (onnx, query_graph) = if options.one_session {
+            (int8_activation_graph(&onnx).unwrap_or(onnx), None)
+        } else {
+            let query_graph = options
+                .query_session
+                .then(|| int8_activation_graph(&onnx))
+                .flatten();
+            (onnx, query_graph)
+        };
         let stub_files = TokenizerFiles {
             tokenizer_file: STUB_TOKENIZER.as_bytes().to_vec(),
             ..tokenizer_files

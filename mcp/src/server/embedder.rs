@@ -148,8 +148,11 @@ impl SharedEmbedder {
             .spawn(move || {
                 let started = Instant::now();
                 let paths = ModelPaths::in_cache(&dir, ModelPaths::DEFAULT_MODEL);
+                // One session on the int8-activation graph for queries and the background
+                // passages: the server's idle memory is a target (docs/BENCHMARKS.md).
                 let options = FastEmbedOptions {
                     intra_threads: Some(1),
+                    one_session: true,
                     ..FastEmbedOptions::default()
                 };
                 // A panic inside the runtime must not leave callers waiting for ever.
