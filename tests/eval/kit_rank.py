@@ -8,6 +8,7 @@ ap.add_argument('--corpora', default='laravel,akaunting,paperless,vite')
 ap.add_argument('--lang', default='en')
 ap.add_argument('--rank', default='{}')
 ap.add_argument('--mode', default='lexical')
+ap.add_argument('--cli-mode', default='', help='also pass --mode to the process (opens the vectors even when no vector state exists yet, so hybrid can embed query-time)')
 ap.add_argument('--bin', default=os.environ.get('CODE_INTEL_BIN', 'target/release/code-intel'))
 ap.add_argument('--limit', type=int, default=0)
 ap.add_argument('--dump', default='')
@@ -25,7 +26,9 @@ for corpus in a.corpora.split(','):
         qs = [dict(q, query=ja[q['sha']]) for q in qs if q['sha'] in ja]
     if a.limit: qs = qs[:a.limit]
     inp = ''.join(json.dumps({'id': i, 'query': q['query'], 'mode': a.mode, 'rank': rank}) + '\n' for i, q in enumerate(qs))
-    p = subprocess.run([a.bin, 'search', '--repo', repo, '--json', '--batch', '--top', '10'], input=inp, capture_output=True, text=True)
+    cmd = [a.bin, 'search', '--repo', repo, '--json', '--batch', '--top', '10']
+    if a.cli_mode: cmd += ['--mode', a.cli_mode]
+    p = subprocess.run(cmd, input=inp, capture_output=True, text=True)
     if p.returncode != 0:
         print(p.stderr[-2000:]); sys.exit(1)
     outs = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
