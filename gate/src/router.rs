@@ -16,9 +16,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::query_frame::QueryFrame;
-use crate::vocab::Intent;
 pub use crate::vocab::RiskLevel;
 use crate::vocab::Slot;
+use crate::vocab::{Intent, Phase};
 
 /// Exploration tools per missing slot (`SLOT_TO_TOOLS`, docs/DESIGN.md#plan). `desired_action`
 /// needs none.
@@ -88,7 +88,7 @@ pub fn plan(intent: Intent, frame: &QueryFrame) -> Plan {
     let needs_bootstrap =
         !frame.slots.contains_key(&Slot::TargetFeature) && intent != Intent::Question;
     // SEMANTIC and VERIFICATION are entered only when exploration falls short.
-    let required_phases = vec!["EXPLORATION".into(), "READY".into()];
+    let required_phases = vec![Phase::Exploration.name().into(), Phase::Ready.name().into()];
     Plan {
         reasoning: format!(
             "{} missing slot(s) [{}] → tools of SLOT_TO_TOOLS adjusted for {}; risk {:?}",
