@@ -691,3 +691,47 @@ fn two_processes_neither_embed_twice_nor_lose_vectors() {
     );
     assert!(embedder.take().is_empty());
 }
+
+#[test]
+fn source_texts_are_pending_before_tests_and_docs() {
+    let long_body = "    total = 0\n".repeat(30);
+    let (_dir, root) = fixture(&[
+        (
+            "src/billing.py",
+            &format!("def compute_invoice_total(items):\n{long_body}    return total\n"),
+        ),
+        ("tests/test_billing.py", "def test_total():\n    assert 1\n"),
+        ("docs/guide.md", "# Guide\n\nShort.\n"),
+        // The same text in a source file and a test counts as source.
+        ("src/shared.py", "def shared_helper():\n    return 42\n"),
+        // (listed before it: files are read in path order)
+        (
+            "lib/tests/shared.py",
+            "def shared_helper():\n    return 42\n",
+        ),
+    ]);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let mut vectors = VectorIndex::open(&root, &config(), "fake", DIMS).unwrap();
+    vectors.refresh().unwrap();
+    let pending = vectors.pending();
+    let first_secondary = pending
+        .iter()
+        .position(|p| p.text.contains("test_total") || p.text.contains("Guide"))
+        .expect("the test and the doc are pending");
+    let source = pending
+        .iter()
+        .position(|p| p.text.contains("compute_invoice_total"))
+        .expect("the source function is pending");
+    let shared = pending
+        .iter()
+        .position(|p| p.text.contains("shared_helper"))
+        .expect("the shared text is pending");
+    assert!(source < first_secondary, "{pending:#?}");
+    assert!(shared < first_secondary, "{pending:#?}");
+    // Shorter texts than the source function come later: the class goes first, then the length.
+    assert!(
+        pending[first_secondary].text.len() < pending[source].text.len(),
+        "{pending:#?}"
+    );
+}

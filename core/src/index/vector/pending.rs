@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::{FileRows, Row, VectorIndex};
 use crate::index::chunk::Chunk;
 use crate::index::embedding_text::embedding_key;
+use crate::index::scope::FileRole;
 
 /// One text waiting for its vector.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,9 +57,12 @@ impl VectorIndex {
         Some(chunks)
     }
 
-    /// The texts still to embed, one per distinct key, shortest first (so batches pad little).
-    /// Reads and chunks the files that have them; a file changed since the refresh is skipped
-    /// (the next sync and refresh pick it up).
+    /// The texts still to embed, one per distinct key: those of source files first, then those
+    /// only tests, docs and translations have ([`FileRole`]: ranking weighs them at a fraction,
+    /// [`RankParams`](crate::index::RankParams)), so a run cut short or still in the background
+    /// has covered what ranking uses most; shortest first within each class (so batches pad
+    /// little). Reads and chunks the files that have them; a file changed since the refresh is
+    /// skipped (the next sync and refresh pick it up).
     pub fn pending(&self) -> Vec<PendingText> {
         let mut files: Vec<(&String, &FileRows)> = self
             .state
@@ -67,25 +71,32 @@ impl VectorIndex {
             .filter(|(_, f)| f.rows.iter().any(|r| !self.slot_of.contains_key(&r.key)))
             .collect();
         files.sort_by_key(|(p, _)| *p);
-        let mut seen = HashSet::new();
-        let mut out = Vec::new();
+        // Position in `out` of each key seen, so a text that a source file shares with a test
+        // counts as source.
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut out: Vec<(bool, PendingText)> = Vec::new();
         for (path, fr) in files {
             let Some(chunks) = self.chunk_file(path, &fr.sha256) else {
                 continue;
             };
+            let secondary = FileRole::of(path) != FileRole::Source;
             for c in &chunks {
                 let text = self.recipe.text(c);
                 let key = embedding_key(self.recipe, &text);
-                if !self.slot_of.contains_key(&key)
-                    && self.refs.contains_key(&key)
-                    && seen.insert(key.clone())
-                {
-                    out.push(PendingText { key, text });
+                if self.slot_of.contains_key(&key) || !self.refs.contains_key(&key) {
+                    continue;
+                }
+                match seen.get(&key) {
+                    Some(&i) => out[i].0 &= secondary,
+                    None => {
+                        seen.insert(key.clone(), out.len());
+                        out.push((secondary, PendingText { key, text }));
+                    }
                 }
             }
         }
-        out.sort_by_key(|p| p.text.chars().count());
-        out
+        out.sort_by_cached_key(|(secondary, p)| (*secondary, p.text.chars().count()));
+        out.into_iter().map(|(_, p)| p).collect()
     }
 
     /// The row of `file` that starts at `start_line` with chunk SHA-256 `sha256` (as a lexical hit
