@@ -208,9 +208,10 @@ pub const SANDBOX_CONTEXT: &str = "code-intel runs this Bash command under a ker
 /// prompts stay the checks.
 pub const SANDBOXED_MODES: &[&str] = &["bypassPermissions"];
 
-/// For a Bash call the gate allowed: the hook output that reruns it under [`SANDBOX_BIN`]
-/// (`updatedInput` with the wrapped command, `additionalContext`), or `None` when the gate is not
-/// active, the tool is not Bash, the permission mode is not one of [`SANDBOXED_MODES`], or the
+/// For a shell call the gate allowed (Bash, Monitor: `ToolClass::Shell`): the hook output that
+/// reruns it under [`SANDBOX_BIN`] (`updatedInput` with the wrapped command,
+/// `additionalContext`), or `None` when the gate is not active, the tool runs no shell command,
+/// the permission mode is not one of [`SANDBOXED_MODES`], or the
 /// launcher is not installed next to `hook_exe`.
 ///
 /// # Errors
@@ -221,15 +222,19 @@ pub fn sandbox_rewrite(
     locations: &ConfigLocations,
     hook_exe: &std::path::Path,
 ) -> Result<Option<String>, String> {
-    if input.tool_name != "Bash"
-        || !input
-            .permission_mode
-            .as_deref()
-            .is_some_and(|m| SANDBOXED_MODES.contains(&m))
+    // Every tool that runs a shell command (Bash, Monitor): a command the static analysis
+    // missed must meet the kernel through either.
+    let gate::tools::ToolClass::Shell(field) = gate::tools::classify(&input.tool_name) else {
+        return Ok(None);
+    };
+    if !input
+        .permission_mode
+        .as_deref()
+        .is_some_and(|m| SANDBOXED_MODES.contains(&m))
     {
         return Ok(None);
     }
-    let Some(command) = input.tool_input.get("command").and_then(Value::as_str) else {
+    let Some(command) = input.tool_input.get(field).and_then(Value::as_str) else {
         return Ok(None);
     };
     let Some(launcher) = hook_exe
@@ -247,7 +252,7 @@ pub fn sandbox_rewrite(
     let mut updated = input.tool_input.clone();
     if let Some(obj) = updated.as_object_mut() {
         obj.insert(
-            "command".into(),
+            field.into(),
             Value::String(gate::sandbox::wrap_command(&launcher, &plan, command)),
         );
     }

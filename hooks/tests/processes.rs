@@ -669,3 +669,44 @@ fn allowed_bash_runs_under_the_kernel_sandbox() {
         "gate off: {out:?}"
     );
 }
+
+/// Monitor runs a shell command too: in `bypassPermissions` it is wrapped like Bash, so a write
+/// the static analysis cannot see (a script of the repository) meets the kernel.
+#[test]
+fn allowed_monitor_commands_run_under_the_kernel_sandbox() {
+    let sandbox = env!("CARGO_BIN_EXE_code-intel-sandbox");
+    let probe = Command::new(sandbox).arg("--probe").output().unwrap();
+    assert!(
+        probe.status.success(),
+        "Landlock unavailable on this kernel"
+    );
+    let dir = repo();
+    std::fs::write(dir.path().join("src/tool.sh"), "echo y >> src/m1.py\n").unwrap();
+    let mut input: Value = serde_json::from_str(&hook_input(
+        dir.path(),
+        "s1",
+        "Monitor",
+        json!({ "command": "bash src/tool.sh", "description": "watch" }),
+    ))
+    .unwrap();
+    input["permission_mode"] = json!("bypassPermissions");
+    let out = run(PRE, dir.path(), &input.to_string(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("a rewrite on stdout");
+    let updated = &v["hookSpecificOutput"]["updatedInput"];
+    assert_eq!(updated["description"], "watch", "other fields kept");
+    let wrapped = updated["command"].as_str().unwrap();
+    assert!(wrapped.contains("code-intel-sandbox"), "{wrapped}");
+    let ran = Command::new("bash")
+        .arg("-c")
+        .arg(wrapped)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/m1.py")).unwrap(),
+        "x = 1\n",
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+}
