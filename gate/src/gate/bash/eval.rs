@@ -140,6 +140,23 @@ impl Eval {
                 self.subshell(s);
             }
         }
+        let n_assign = cmd.words.iter().take_while(|w| is_assignment(w)).count();
+        let exports = cmd.words.get(n_assign).is_some_and(|w| {
+            matches!(w.value.as_str(), "export" | "declare" | "typeset" | "local")
+        });
+        let settings = if exports {
+            &cmd.words[..]
+        } else {
+            &cmd.words[..n_assign]
+        };
+        for w in settings {
+            if runs_program_from_env(w) {
+                self.out.writes.push(BashWrite {
+                    target: BashTarget::Dynamic(w.raw.clone()),
+                    via: "an environment setting that makes git or the shell run a program".into(),
+                });
+            }
+        }
         let words: Vec<Word> = cmd.words.into_iter().skip_while(is_assignment).collect();
         // Inside `[[ … ]]`, `<` and `>` compare strings.
         let test = words.first().is_some_and(|w| w.value == "[[");
@@ -205,9 +222,9 @@ impl Eval {
                 if stops.split(' ').any(|f| args.has(&[f])) {
                     return;
                 }
-                if name == "time" {
+                if matches!(name, "time" | "strace" | "ltrace") {
                     for w in args.values(&["-o", "--output"]) {
-                        self.write(w, "time -o");
+                        self.write(w, &format!("{name} -o"));
                     }
                 }
                 if name == "env"
@@ -304,7 +321,9 @@ impl Eval {
 
     pub(super) fn cwd_after(&self, dir: &Word) -> Cwd {
         if dir.dynamic {
-            let p = if dir.raw.starts_with('/') {
+            // `cd "$OLDPWD"`, `cd ~-`, `cd "$d"` may name any absolute directory: no literal
+            // prefix of the current directory survives them.
+            let p = if dir.raw.starts_with('/') || dir.raw.starts_with(['$', '~', '`']) {
                 dir.raw.clone()
             } else {
                 self.cwd.join(&dir.raw)
@@ -355,6 +374,19 @@ impl Eval {
                 via: via.to_string(),
             });
         }
+        // A `cd` that left the starting directory's tree may not have run (`false && cd /tmp;`,
+        // a failed `cd`, one inside `if`/`while`/a function/a pipeline stage: the parser treats
+        // them all as run). A relative target is then also the starting directory's.
+        let left = self.cwd.path.starts_with('/') || self.cwd.path.starts_with("..");
+        if left && !self.cwd.dynamic && !w.dynamic && !w.value.starts_with('/') {
+            let start = Eval::default();
+            if let Some(target) = start.target(w, tree) {
+                self.out.writes.push(BashWrite {
+                    target,
+                    via: format!("{via} (if the cd before it did not run)"),
+                });
+            }
+        }
     }
 
     pub(super) fn write(&mut self, w: &Word, via: &str) {
@@ -395,6 +427,51 @@ impl Eval {
             via: format!("{name} running code from a pipe"),
         });
     }
+}
+
+/// Whether an assignment (`NAME=value`) sets a variable through which git or a shell runs a
+/// program of the value's choosing (`GIT_EXTERNAL_DIFF`, `GIT_CONFIG_KEY_0=core.fsmonitor`,
+/// `BASH_ENV`, `LD_PRELOAD`, ...). Pagers and editors set to a plain viewer (`GIT_PAGER=cat`,
+/// common in agents' read-only commands) are not.
+fn runs_program_from_env(w: &Word) -> bool {
+    let Some((name, value)) = w.value.split_once('=') else {
+        return false;
+    };
+    let always = name.starts_with("GIT_CONFIG")
+        || matches!(
+            name,
+            "GIT_EXTERNAL_DIFF"
+                | "GIT_SSH"
+                | "GIT_SSH_COMMAND"
+                | "GIT_ASKPASS"
+                | "SSH_ASKPASS"
+                | "GIT_EXEC_PATH"
+                | "GIT_TEMPLATE_DIR"
+                | "GIT_DIR"
+                | "GIT_WORK_TREE"
+                | "BASH_ENV"
+                | "ENV"
+                | "PROMPT_COMMAND"
+                | "LD_PRELOAD"
+                | "LD_LIBRARY_PATH"
+                | "LD_AUDIT"
+        );
+    let viewer = matches!(
+        name,
+        "GIT_PAGER"
+            | "PAGER"
+            | "GIT_EDITOR"
+            | "EDITOR"
+            | "VISUAL"
+            | "GIT_SEQUENCE_EDITOR"
+            | "MANPAGER"
+    );
+    always
+        || (viewer
+            && !matches!(
+                value.trim(),
+                "" | "cat" | "less" | "less -R" | "less -FRX" | "more" | "true" | ":"
+            ))
 }
 
 pub(super) fn is_assignment(w: &Word) -> bool {

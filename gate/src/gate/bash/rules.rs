@@ -7,6 +7,7 @@ mod find;
 mod format;
 mod git;
 mod net;
+mod output;
 mod read;
 mod script;
 mod shell;
@@ -18,6 +19,7 @@ use find::rule_find;
 use format::rule_formatter;
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
+use output::{rule_fallocate, rule_mktemp, rule_openssl, rule_output_option, rule_xxd, rule_zip};
 use read::{rule_grep, rule_ls, rule_read};
 use script::{rule_awk, rule_interpreter, rule_perl_ruby};
 use shell::{rule_cd, rule_command_string, rule_flock, rule_make, rule_shell, rule_source};
@@ -50,7 +52,31 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
         "",
     ),
     ("taskset", "", "", 1, ""),
-    ("chrt prlimit numactl", "", "", 0, ""),
+    (
+        "prlimit numactl valgrind setpriv",
+        "",
+        "--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits",
+        0,
+        "",
+    ),
+    (
+        "unshare",
+        "",
+        "--propagation --setgroups --map-user --map-group --wd --root --kill-child",
+        0,
+        "",
+    ),
+    // `chrt [opts] PRIORITY CMD`, `setarch ARCH CMD` (`chrt -p PID` runs nothing).
+    ("chrt", "", "", 1, "-p --pid -m --max"),
+    ("setarch", "", "", 1, "--list"),
+    // `strace -o FILE CMD` (the `-o` file is written, see `invoke`).
+    (
+        "strace ltrace",
+        "abeEIoOpPsSuUX",
+        "--output --expr --trace --signal --status --user --env --attach --string-limit",
+        0,
+        "-p --attach -c",
+    ),
     ("exec", "a", "", 0, ""),
     ("timeout", "sk", "--signal --kill-after", 1, ""),
     ("stdbuf", "ioe", "--input --output --error", 0, ""),
@@ -73,7 +99,7 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("sed", rule_sed),
     ("perl ruby", rule_perl_ruby),
     ("awk", rule_awk),
-    ("cp mv install ln", rule_copy),
+    ("cp mv install ln link", rule_copy),
     (
         "rm rmdir unlink shred touch mkdir truncate chmod ed ex",
         rule_operands,
@@ -87,7 +113,7 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("unzip", rule_unzip),
     ("rsync scp", rule_rsync),
     ("python node php", rule_interpreter),
-    ("bash sh zsh dash ksh eval", rule_shell),
+    ("bash sh zsh dash ksh rbash mksh yash eval", rule_shell),
     ("source .", rule_source),
     ("make gmake", rule_make),
     ("flock", rule_flock),
@@ -102,6 +128,12 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("mkfifo mknod", rule_operands),
     ("vim vi nvim view", rule_editor),
     ("find", rule_find),
+    ("shuf iconv pandoc xmllint", rule_output_option),
+    ("openssl", rule_openssl),
+    ("xxd", rule_xxd),
+    ("fallocate", rule_fallocate),
+    ("mktemp", rule_mktemp),
+    ("zip", rule_zip),
     (
         "black isort autopep8 yapf ruff prettier eslint stylelint gofmt goimports rustfmt clang-format php-cs-fixer phpcbf cargo",
         rule_formatter,

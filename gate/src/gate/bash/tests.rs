@@ -265,6 +265,7 @@ fn file_commands() {
             $ sed -i '' 's/a/b/' mac.txt
               write path mac.txt (sed -i)
             $ sed --in-place=.orig -f script.sed target.txt
+              write dynamic script.sed (sed -f (a script file, which may write files or run commands))
               write path target.txt (sed -i)
               read path script.sed
             $ sed -ni 's/x/y/p' f
@@ -654,6 +655,7 @@ fn structure() {
               write path other/g (touch)
             $ cd /abs/dir && rm x
               write path /abs/dir/x (rm)
+              write path x (rm (if the cd before it did not run))
             $ cd $D && rm x && rm /abs
               write dynamic $D/x (rm)
               write path /abs (rm)

@@ -39,6 +39,11 @@ pub(super) fn rule_tar(e: &mut Eval, inv: &Inv<'_>) {
         "--delete",
     ]) {
         file.iter().for_each(|f| e.write(f, "tar -c"));
+        if a.has(&["--remove-files"]) {
+            a.operands
+                .iter()
+                .for_each(|w| e.emit(w, true, "tar --remove-files"));
+        }
     }
 }
 

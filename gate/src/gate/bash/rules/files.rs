@@ -38,6 +38,11 @@ pub(super) fn rule_sed(e: &mut Eval, inv: &Inv<'_>) {
     let a = parse_opts(&args, &SED_SPEC);
     for f in a.values(&["-f", "--file"]) {
         e.read(f);
+        // The script is in a file the analysis does not read: it may hold `w` or `e`.
+        e.out.writes.push(crate::gate::bash::BashWrite {
+            target: crate::gate::bash::BashTarget::Dynamic(f.raw.clone()),
+            via: "sed -f (a script file, which may write files or run commands)".into(),
+        });
     }
     let scripted = a.has(&["-e", "--expression", "-f", "--file"]);
     let in_place = a.has(&["-i", "--in-place"]);
@@ -66,23 +71,137 @@ pub(super) fn rule_sed(e: &mut Eval, inv: &Inv<'_>) {
     }
 }
 
-/// Whether a sed script may write a file: a `w`/`W` command or the `w` flag of `s///` (`s/a/b/w f`),
-/// or `e` (run a command). Conservative: any `w`, `W` or `e` right after a command position, a
-/// closing delimiter or a flag.
+/// Whether a sed script may write a file or run a command: a `w`/`W` command, the `w` or `e` flag
+/// of `s///`, or the `e` command. Parses the script as GNU sed does (addresses, `s` and `y` with any
+/// delimiter and escapes, `a`/`i`/`c` text, labels, `r` file names, comments), so a `w` or `e`
+/// inside a regular expression or a replacement (`s/a/e/`, `/e/p`) is not one; a script it
+/// cannot parse counts as writing (fail closed).
 fn sed_writes(script: &str) -> bool {
     let b = script.as_bytes();
-    (0..b.len()).any(|i| {
-        matches!(b[i], b'w' | b'W' | b'e')
-            && b.get(i + 1)
-                .is_none_or(|c| c.is_ascii_whitespace() || *c == b'/')
-            && (i == 0
-                || matches!(
-                    b[i - 1],
-                    b';' | b'\n' | b'}' | b'{' | b'/' | b'|' | b'#' | b'!' | b' '
-                )
-                || (b[i - 1].is_ascii_digit()
-                    || matches!(b[i - 1], b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'$')))
-    })
+    let mut i = 0;
+    // Skips a delimited part (`/re/`, `|x|`) starting after its opening delimiter; returns the
+    // index after the closing one, or None when it never closes.
+    let part = |mut i: usize, delim: u8| -> Option<usize> {
+        while i < b.len() {
+            match b[i] {
+                b'\\' => i += 2,
+                c if c == delim => return Some(i + 1),
+                // A newline may only appear escaped, except in GNU's bracket expressions; be
+                // lenient.
+                _ => i += 1,
+            }
+        }
+        None
+    };
+    let to_end_of_line = |i: usize| {
+        b[i..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| i + p)
+    };
+    let to_end_of_command = |i: usize| {
+        b[i..]
+            .iter()
+            .position(|&c| matches!(c, b'\n' | b';' | b'}'))
+            .map_or(b.len(), |p| i + p)
+    };
+    while i < b.len() {
+        // Separators and blanks between commands.
+        while i < b.len() && (b[i].is_ascii_whitespace() || matches!(b[i], b';' | b'{' | b'}')) {
+            i += 1;
+        }
+        if i >= b.len() {
+            return false;
+        }
+        // Up to two addresses: N, $, /re/, \cREc, first~step, +N, ~N; then `!`.
+        for _ in 0..2 {
+            match b.get(i) {
+                Some(b'/') => match part(i + 1, b'/') {
+                    Some(j) => i = j,
+                    None => return true,
+                },
+                Some(b'\\') => match b.get(i + 1) {
+                    Some(&d) => match part(i + 2, d) {
+                        Some(j) => i = j,
+                        None => return true,
+                    },
+                    None => return true,
+                },
+                Some(c) if c.is_ascii_digit() || matches!(c, b'$' | b'+' | b'~') => {
+                    while i < b.len()
+                        && (b[i].is_ascii_digit() || matches!(b[i], b'$' | b'+' | b'~'))
+                    {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+            // Address flags (`/re/I`, `/re/M`).
+            while i < b.len() && matches!(b[i], b'I' | b'M') {
+                i += 1;
+            }
+            if b.get(i) == Some(&b',') {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        while i < b.len() && (b[i] == b'!' || b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        let Some(&cmd) = b.get(i) else { return false };
+        i += 1;
+        match cmd {
+            b'w' | b'W' | b'e' => return true,
+            b'{' | b'}' | b';' => {}
+            b's' => {
+                let Some(&d) = b.get(i) else { return true };
+                let Some(j) = part(i + 1, d).and_then(|j| part(j, d)) else {
+                    return true;
+                };
+                i = j;
+                // Flags: g p i I m M e w and a number; `w FILE` ends the command.
+                while i < b.len() && !matches!(b[i], b'\n' | b';' | b'}') {
+                    match b[i] {
+                        b'w' | b'e' => return true,
+                        b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b' ' | b'\t' => i += 1,
+                        c if c.is_ascii_digit() => i += 1,
+                        b'#' => break,
+                        _ => return true,
+                    }
+                }
+            }
+            b'y' => {
+                let Some(&d) = b.get(i) else { return true };
+                match part(i + 1, d).and_then(|j| part(j, d)) {
+                    Some(j) => i = j,
+                    None => return true,
+                }
+            }
+            // Text to the end of the line; a trailing backslash continues it.
+            b'a' | b'i' | b'c' => loop {
+                i = to_end_of_line(i);
+                if i > 0 && b.get(i - 1) == Some(&b'\\') && i < b.len() {
+                    i += 1;
+                    continue;
+                }
+                break;
+            },
+            // A comment, a label definition, a file name to read: to the end of the line.
+            b'#' | b':' | b'r' | b'R' => i = to_end_of_line(i),
+            // Branches take a label to the end of the command.
+            b'b' | b't' | b'T' => i = to_end_of_command(i),
+            b'q' | b'Q' | b'l' | b'L' => {
+                while i < b.len() && (b[i].is_ascii_digit() || b[i] == b' ') {
+                    i += 1;
+                }
+            }
+            b'=' | b'd' | b'D' | b'F' | b'g' | b'G' | b'h' | b'H' | b'n' | b'N' | b'p' | b'P'
+            | b'x' | b'z' => {}
+            _ => return true,
+        }
+    }
+    false
 }
 
 pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
@@ -103,7 +222,12 @@ pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
     if inv.name == "mv" {
         sources.iter().for_each(|s| e.write(s, via));
     }
-    if inv.name == "ln" {
+    // `cp -l`/`cp -s` and `link` make links like `ln` (a hard link is invisible to the gate's
+    // path resolution, so whatever is later written through it lands on its source).
+    let links = inv.name == "ln"
+        || inv.name == "link"
+        || (inv.name == "cp" && a.has(&["-l", "-s", "--link", "--symbolic-link"]));
+    if links {
         // Whatever is later written through the link lands on its target: a link made in the
         // same command (`ln -s REPO/.claude /tmp/l && echo > /tmp/l/settings.json`) is a write
         // to its target. A relative symbolic target is relative to the link's directory.
@@ -126,7 +250,7 @@ pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
     }
     match (target_dir, a.operands.as_slice()) {
         (Some(dir), _) => e.write(dir, via),
-        (None, [only]) if inv.name == "ln" => {
+        (None, [only]) if links => {
             let base = only
                 .value
                 .trim_end_matches('/')

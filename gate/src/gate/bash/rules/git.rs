@@ -206,6 +206,98 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                 [] => {}
             }
         }
+        // Output files of read commands: `git diff --output=f`, `git log --output f`.
+        "diff" | "log" | "show" | "format-patch" | "range-diff" => {
+            let a = parse_opts(rest, &spec("o", "--output --output-directory"));
+            for w in a.values(&["--output"]) {
+                e.write(w, &via);
+            }
+            if sub == "format-patch" {
+                // Patches land in `-o DIR`, else in the working directory.
+                match a.value(&["-o", "--output-directory"]) {
+                    Some(dir) => e.write_tree(dir, &via),
+                    None if !a.has(&["--stdout"]) => tree(e),
+                    None => {}
+                }
+            }
+        }
+        "archive" => {
+            let a = parse_opts(
+                rest,
+                &spec("o", "--output --format --prefix --remote --exec"),
+            );
+            for w in a.values(&["-o", "--output"]) {
+                e.write(w, &via);
+            }
+        }
+        "bundle" if rest.first().is_some_and(|w| w.value == "create") => {
+            if let Some(f) = parse_opts(&rest[1..], &spec("", "")).operands.first() {
+                e.write(f, &via);
+            }
+        }
+        "init" => match parse_opts(
+            rest,
+            &spec("", "--template --separate-git-dir --object-format"),
+        )
+        .operands
+        .first()
+        {
+            Some(dir) => e.write_tree(dir, &via),
+            None => tree(e),
+        },
+        // Setting configuration writes `.git/config` (or `--file F`), and a setting such as
+        // `core.fsmonitor` runs a program on every later `git status`; reading it writes nothing.
+        "config" => {
+            let a = parse_opts(rest, &spec("f", "--file --blob --default --type"));
+            let reads = [
+                "--get",
+                "--get-all",
+                "--get-regexp",
+                "--get-urlmatch",
+                "--list",
+                "-l",
+                "--show-origin",
+                "--show-scope",
+                "--get-color",
+                "--get-colorbool",
+                "-e",
+                "--edit",
+            ];
+            let read_only = a.has(&reads)
+                || a.operands
+                    .first()
+                    .is_some_and(|w| matches!(w.value.as_str(), "get" | "list"))
+                || (a.operands.len() == 1 && !a.has(&["--unset", "--unset-all", "--add"]));
+            if !read_only {
+                match a.value(&["-f", "--file"]) {
+                    Some(f) => e.write(f, &via),
+                    None if a.has(&["--global", "--system"]) => {
+                        e.out.writes.push(crate::gate::bash::BashWrite {
+                            target: crate::gate::bash::BashTarget::Dynamic("~/.gitconfig".into()),
+                            via: via.clone(),
+                        });
+                    }
+                    None => e.write(&Word::synthetic(".git/config", false), &via),
+                }
+            }
+        }
+        // Commands that run a program given on the command line.
+        "difftool" | "grep" | "mergetool"
+            if rest.iter().any(|w| {
+                let v = w.value.as_str();
+                v == "-x"
+                    || v.starts_with("--extcmd")
+                    || v.starts_with("-O")
+                    || v.starts_with("--open-files-in-pager")
+                    || v.starts_with("--tool")
+                    || v == "-t"
+            }) =>
+        {
+            e.out.writes.push(crate::gate::bash::BashWrite {
+                target: crate::gate::bash::BashTarget::Dynamic(sub.into()),
+                via: format!("{via} (runs a program named on its command line)"),
+            });
+        }
         "worktree" if rest.first().is_some_and(|w| w.value == "add") => {
             let a = parse_opts(&rest[1..], &spec("bB", "--reason"));
             a.operands
