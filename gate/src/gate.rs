@@ -308,7 +308,8 @@ const SYSTEM_DIRS: [&str; 8] = [
 fn script_is_known(root: &RepoRoot, cwd: &Path, protect: &Protected, word: &str) -> bool {
     let path = match protect::expand_home(word, protect.home()) {
         Some(p) => p,
-        None if word.contains(['*', '?', '[', '{', '$', '`', '~']) => return false,
+        // Run-time words, and process substitutions (`source <(cat /tmp/x.sh)`).
+        None if word.contains(['*', '?', '[', '{', '$', '`', '~', '<', '>', '(']) => return false,
         None => cwd.join(word),
     };
     let Some(plain) = protect::unproc(&path, cwd) else {

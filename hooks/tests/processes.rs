@@ -543,6 +543,21 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "sed -n $'1\\tw src/m1.py' src/m0.py",
     "sed '1etouch src/m5.py' src/m0.py",
     "sed -n -f /tmp/s.sed src/m0.py",
+    // Lexer and structure.
+    "$'\\163ed' -i s/x/y/ src/m1.py",
+    "[[ -n x ]] > src/m1.py",
+    "source /dev/stdin <<< 'echo x > src/m1.py'",
+    "bash /dev/stdin <<< 'echo x > src/m1.py'",
+    "python3 /dev/stdin <<< \"open('src/m1.py','w')\"",
+    "bash < /tmp/x.sh",
+    "sh -s < /tmp/x.sh",
+    "python3 < /tmp/x.py",
+    "source <(cat /tmp/x.sh)",
+    "bash <(cat /tmp/x.sh)",
+    // awk running commands.
+    "awk 'BEGIN{system(\"echo x > src/m1.py\")}'",
+    "awk 'BEGIN{print \"x\" | \"cat > src/m1.py\"}'",
+    "awk 'BEGIN{\"echo x > src/m1.py\" | getline}'",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -604,6 +619,10 @@ pub const READ_ONLY: &[&str] = &[
     "sed -n '2{p;q}' src/m1.py",
     "sed 'y/abc/xyz/' src/m1.py",
     "sed '/^#/d; s|a|b|g' src/m1.py",
+    "awk '{print ($1 > 3)}' src/m1.py",
+    "[[ a > b ]] && echo yes",
+    "python3 - < /dev/null",
+    "wc -l < src/m1.py",
 ];
 
 #[test]

@@ -65,6 +65,8 @@ pub(super) struct Eval {
     depth: usize,
     /// The command being evaluated reads a pipe (`… | bash`).
     pub(super) piped: bool,
+    /// The file the command being evaluated reads on stdin (`bash < /tmp/x.sh`).
+    pub(super) stdin_file: Option<Word>,
 }
 
 /// One command to apply a rule to: its canonical name, its arguments and its stdin text.
@@ -158,20 +160,23 @@ impl Eval {
             }
         }
         let words: Vec<Word> = cmd.words.into_iter().skip_while(is_assignment).collect();
-        // Inside `[[ … ]]`, `<` and `>` compare strings.
-        let test = words.first().is_some_and(|w| w.value == "[[");
+        // (`<` and `>` inside `[[ … ]]` are words of the test, see `parse`.)
         let mut stdin = None;
+        let mut stdin_file = None;
         for r in &mut cmd.redirs {
-            if !test {
-                self.redirect(r);
+            self.redirect(r);
+            if r.op == "<" && (r.fd.is_empty() || r.fd == "0") {
+                stdin_file = Some(r.target.clone());
             }
             if r.body.is_some() {
                 stdin.clone_from(&r.body);
             }
         }
         self.piped = cmd.piped;
+        self.stdin_file = stdin_file;
         self.invoke(&words, stdin.as_deref());
         self.piped = false;
+        self.stdin_file = None;
     }
 
     fn redirect(&mut self, r: &mut Redir) {
@@ -409,6 +414,19 @@ impl Eval {
 
     /// Reports `w` as a file run as code.
     pub(super) fn script(&mut self, w: &Word, via: &str) {
+        // `bash /dev/stdin <<< '…'`, `source /dev/fd/0`: the code is whatever stdin holds.
+        if !w.dynamic
+            && matches!(
+                w.value.as_str(),
+                "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/dev/tty"
+            )
+        {
+            self.out.writes.push(BashWrite {
+                target: BashTarget::Dynamic("<stdin>".into()),
+                via: format!("{via} (code read from stdin)"),
+            });
+            return;
+        }
         let target = match self.target(w, false) {
             Some(BashTarget::Path(p) | BashTarget::Dynamic(p)) => BashTarget::Script(p),
             Some(t) => t,

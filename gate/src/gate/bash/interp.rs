@@ -4,6 +4,7 @@
 
 use super::eval::Eval;
 use super::lex::{Word, lossy};
+use super::{BashTarget, BashWrite};
 
 /// What a recognised call in interpreter code does.
 #[derive(Debug, Clone, Copy)]
@@ -556,12 +557,50 @@ fn path_receiver(
 pub(super) fn scan_awk(e: &mut Eval, program: &str) {
     let toks = code_tokens(program);
     let mut in_print = false;
+    // `print ($1 > 3)`: inside parentheses `>` compares.
+    let mut parens = 0usize;
     let mut k = 0;
+    // A command string awk runs (`system("…")`, `print | "…"`, `"…" | getline`): analysed as a
+    // command line when literal, a run-time unknown otherwise.
+    let run = |e: &mut Eval, t: Option<&Spanned>, via: &str| match t.map(|t| &t.tok) {
+        Some(CTok::Str {
+            value,
+            dynamic: false,
+        }) => e.run_text(value),
+        _ => e.out.writes.push(BashWrite {
+            target: BashTarget::Dynamic(program.chars().take(200).collect()),
+            via: via.into(),
+        }),
+    };
     while let Some(t) = toks.get(k) {
         match t.tok {
             CTok::Ident("print" | "printf") => in_print = true,
-            CTok::Punct(b';' | b'{' | b'}' | b'\n') => in_print = false,
-            CTok::Punct(b'>') if in_print => {
+            CTok::Punct(b';' | b'{' | b'}' | b'\n') => {
+                in_print = false;
+                parens = 0;
+            }
+            CTok::Punct(b'(') => parens += 1,
+            CTok::Punct(b')') => parens = parens.saturating_sub(1),
+            CTok::Ident("system")
+                if matches!(toks.get(k + 1).map(|t| &t.tok), Some(CTok::Punct(b'('))) =>
+            {
+                run(e, toks.get(k + 2), "awk system()");
+            }
+            CTok::Punct(b'|') => {
+                if in_print {
+                    run(e, toks.get(k + 1), "awk print | command");
+                } else if matches!(
+                    toks.get(k + 1).map(|t| &t.tok),
+                    Some(CTok::Ident("getline"))
+                ) {
+                    run(
+                        e,
+                        k.checked_sub(1).and_then(|p| toks.get(p)),
+                        "awk command | getline",
+                    );
+                }
+            }
+            CTok::Punct(b'>') if in_print && parens == 0 => {
                 let append = matches!(toks.get(k + 1).map(|t| &t.tok), Some(CTok::Punct(b'>')));
                 let from = k + 1 + usize::from(append);
                 let end = toks[from.min(toks.len())..]

@@ -448,6 +448,54 @@ impl<'a> Lexer<'a> {
                                 .and_then(|h| u8::from_str_radix(h, 16).ok());
                             val.push(v.unwrap_or(b'x'));
                         }
+                        b'a' => val.push(0x07),
+                        b'b' => val.push(0x08),
+                        b'f' => val.push(0x0c),
+                        b'v' => val.push(0x0b),
+                        // `\NNN`: one to three octal digits (`$'\163ed'` is `sed`).
+                        b'0'..=b'7' => {
+                            let mut v = u32::from(n - b'0');
+                            for _ in 0..2 {
+                                match self.at(0) {
+                                    Some(d @ b'0'..=b'7') => {
+                                        v = v * 8 + u32::from(d - b'0');
+                                        self.pos += 1;
+                                    }
+                                    _ => break,
+                                }
+                            }
+                            val.push((v & 0xff) as u8);
+                        }
+                        // `\uHHHH`, `\UHHHHHHHH`: a Unicode character, as UTF-8.
+                        b'u' | b'U' => {
+                            let max = if n == b'u' { 4 } else { 8 };
+                            let hex: Vec<u8> = self.s[self.pos..]
+                                .iter()
+                                .copied()
+                                .take(max)
+                                .take_while(u8::is_ascii_hexdigit)
+                                .collect();
+                            self.pos += hex.len();
+                            let ch = std::str::from_utf8(&hex)
+                                .ok()
+                                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                                .and_then(char::from_u32);
+                            match ch {
+                                Some(ch) => {
+                                    let mut buf = [0u8; 4];
+                                    val.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                                }
+                                None => val.push(n),
+                            }
+                        }
+                        // `\cX`: the control character.
+                        b'c' => match self.at(0) {
+                            Some(x) => {
+                                self.pos += 1;
+                                val.push(x & 0x1f);
+                            }
+                            None => val.push(n),
+                        },
                         _ => val.push(n),
                     }
                 }

@@ -46,6 +46,15 @@ pub(super) fn parse(toks: Vec<Tok>) -> Vec<Event> {
             }
             Tok::Word(w) if !header => p.cur.words.push(w),
             Tok::Word(_) => {}
+            // Inside `[[ … ]]` (before its closing `]]`) `<` and `>` compare strings: they are
+            // words of the test; after it they are redirections of the command.
+            Tok::Redir(r)
+                if p.cur.words.first().is_some_and(|w| w.value == "[[")
+                    && !p.cur.words.iter().any(|w| w.value == "]]") =>
+            {
+                p.cur.words.push(Word::synthetic(r.op, false));
+                p.cur.words.push(r.target);
+            }
             Tok::Redir(r) => p.cur.redirs.push(r),
             Tok::Op("(") => p.enter(true),
             Tok::Op(op) => {

@@ -131,6 +131,11 @@ fn script_or_pipe(e: &mut Eval, name: &str, first: Option<&crate::gate::bash::le
     match first {
         Some(f) if f.value != "-" => e.script(f, &format!("{name} runs a script file")),
         _ if e.piped => e.piped_code(name),
-        _ => {}
+        // `python3 < /tmp/x.py`: the script is the file on stdin.
+        _ => {
+            if let Some(file) = e.stdin_file.clone() {
+                e.script(&file, &format!("{name} runs a script on stdin"));
+            }
+        }
     }
 }

@@ -47,6 +47,12 @@ pub(super) fn rule_shell(e: &mut Eval, inv: &Inv<'_>) {
             .for_each(|cmd| e.run_text(&cmd.value));
     } else if let (true, Some(stdin)) = (a.operands.is_empty() || a.has(&["-s"]), inv.stdin) {
         e.run_text(stdin);
+    } else if let (true, Some(file)) = (
+        a.operands.is_empty() || a.has(&["-s"]),
+        e.stdin_file.clone(),
+    ) {
+        // `bash < /tmp/x.sh`: the script is the file on stdin.
+        e.script(&file, &format!("{} runs a script on stdin", inv.name));
     } else if let Some(file) = a.operands.first().filter(|_| !a.has(&["-s"])) {
         e.script(file, &format!("{} runs a script file", inv.name));
     } else if e.piped {
