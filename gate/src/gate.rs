@@ -26,6 +26,7 @@
 //!    write.
 
 pub mod bash;
+mod git_index;
 pub mod protect;
 pub mod sandbox;
 pub mod tools;
@@ -123,6 +124,8 @@ fn is_protected(p: &RepoPath) -> bool {
 
 struct Ignores {
     gitignore: ignore::gitignore::Gitignore,
+    /// What git tracks, read on the first pattern match only (most calls never need it).
+    tracked: std::cell::OnceCell<git_index::Tracked>,
 }
 
 impl Ignores {
@@ -143,6 +146,7 @@ impl Ignores {
             gitignore: b
                 .build()
                 .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty()),
+            tracked: std::cell::OnceCell::new(),
         }
     }
 
@@ -154,11 +158,17 @@ impl Ignores {
             return true;
         }
         let abs = root.absolute(p);
+        // As in git, a tracked file (or a directory holding one) is not ignored, whatever the
+        // patterns say: a `.gitignore` rewritten to `*` does not make source writable.
         !p.is_root()
             && self
                 .gitignore
                 .matched_path_or_any_parents(&abs, abs.is_dir())
                 .is_ignore()
+            && !self
+                .tracked
+                .get_or_init(|| git_index::Tracked::load(root.path()))
+                .holds(p.as_str())
     }
 }
 

@@ -801,3 +801,44 @@ fn allowed_monitor_commands_run_under_the_kernel_sandbox() {
         String::from_utf8_lossy(&ran.stderr)
     );
 }
+
+/// A `.gitignore` that ignores everything (written in READY, or by a write the gate missed) does
+/// not make tracked source writable: as in git, a tracked file is never ignored. Untracked files
+/// under an ignored directory stay writable (build output).
+#[test]
+fn a_catch_all_gitignore_does_not_unlock_tracked_files() {
+    let dir = repo();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "src"]);
+    std::fs::write(dir.path().join(".gitignore"), "*\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("build")).unwrap();
+    let write = |path: &str| {
+        hook_input(
+            dir.path(),
+            "s1",
+            "Write",
+            json!({ "file_path": dir.path().join(path), "content": "pwned\n" }),
+        )
+    };
+    assert_denied(&run(PRE, dir.path(), &write("src/m1.py"), &[]));
+    let bash = hook_input(
+        dir.path(),
+        "s1",
+        "Bash",
+        json!({ "command": "echo pwned > src/m2.py" }),
+    );
+    assert_denied(&run(PRE, dir.path(), &bash, &[]));
+    let out = run(PRE, dir.path(), &write("build/out.js"), &[]);
+    assert!(
+        out.status.success() && out.stdout.is_empty(),
+        "untracked and ignored: allowed: {out:?}"
+    );
+}
