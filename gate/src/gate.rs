@@ -232,16 +232,26 @@ fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Targ
                 what: "Claude Code's configuration (.claude/), where this tool writes",
             }]));
         }
-        ToolClass::Unknown => raw.extend(
-            tools::path_like_strings(call.tool_input, MAX_UNKNOWN_TOOL_PATHS)
-                .into_iter()
-                .map(|p| {
+        ToolClass::Unknown => {
+            match tools::path_like_strings(call.tool_input, MAX_UNKNOWN_TOOL_PATHS) {
+                Some(paths) => raw.extend(paths.into_iter().map(|p| {
                     (
                         BashTarget::Path(p),
                         format!("{} (a tool the gate does not know)", call.tool_name),
                     )
-                }),
-        ),
+                })),
+                None => {
+                    return Ok(Some(vec![Target::Dynamic {
+                        word: "<tool input>".into(),
+                        via: format!(
+                            "{}, a tool the gate does not know, whose input is too large or too deep \
+                         to check every path in it",
+                            call.tool_name
+                        ),
+                    }]));
+                }
+            }
+        }
     }
     let ignores = Ignores::load(root);
     let mut targets = Vec::new();

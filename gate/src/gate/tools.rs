@@ -129,44 +129,63 @@ pub fn is_code_intel_mcp(tool_name: &str) -> bool {
 }
 
 /// Path-like strings anywhere in a tool input (strings under keys that name paths, and strings
-/// that look like paths: absolute, `~`-, `./`- or `../`-prefixed, or relative with a `/` and no
-/// whitespace), at most `limit` of them.
-pub(crate) fn path_like_strings(input: &serde_json::Value, limit: usize) -> Vec<String> {
-    fn walk(v: &serde_json::Value, key: &str, out: &mut Vec<String>, limit: usize, depth: usize) {
-        if out.len() >= limit || depth > 16 {
-            return;
+/// that look like paths: absolute, `~`-, `./`- or `../`-prefixed, `file://` URIs (as their path),
+/// or relative with a `/` and no whitespace), at most `limit` of them. `None` when the input
+/// holds more than that, nests deeper than 16 levels, or has a path-like string of 4096 bytes or
+/// more: then not every path could be checked, and the caller fails closed.
+pub(crate) fn path_like_strings(input: &serde_json::Value, limit: usize) -> Option<Vec<String>> {
+    fn walk(
+        v: &serde_json::Value,
+        key: &str,
+        out: &mut Vec<String>,
+        limit: usize,
+        depth: usize,
+    ) -> Option<()> {
+        if depth > 16 {
+            return None;
         }
         match v {
             serde_json::Value::String(s) => {
                 let k = key.to_ascii_lowercase();
-                let keyed = ["path", "file", "dir", "cwd", "dest", "target", "worktree"]
-                    .iter()
-                    .any(|n| k.contains(n));
+                let keyed = [
+                    "path", "file", "dir", "cwd", "dest", "target", "worktree", "uri", "output",
+                    "folder", "location", "root",
+                ]
+                .iter()
+                .any(|n| k.contains(n));
+                let uri = s
+                    .strip_prefix("file://")
+                    .map(|rest| rest.strip_prefix("localhost").unwrap_or(rest));
+                let s = uri.unwrap_or(s);
                 let looks = s.starts_with('/')
                     || s.starts_with("~/")
                     || s.starts_with("./")
                     || s.starts_with("../")
                     || (s.contains('/') && !s.contains(char::is_whitespace) && !s.contains("://"));
-                if (keyed || looks) && !s.is_empty() && s.len() < 4096 && !s.contains('\n') {
-                    out.push(s.clone());
+                if (keyed || looks || uri.is_some()) && !s.is_empty() && !s.contains('\n') {
+                    if s.len() >= 4096 || out.len() >= limit {
+                        return None;
+                    }
+                    out.push(s.to_string());
                 }
             }
             serde_json::Value::Array(a) => {
                 for x in a {
-                    walk(x, key, out, limit, depth + 1);
+                    walk(x, key, out, limit, depth + 1)?;
                 }
             }
             serde_json::Value::Object(m) => {
                 for (k, x) in m {
-                    walk(x, k, out, limit, depth + 1);
+                    walk(x, k, out, limit, depth + 1)?;
                 }
             }
             _ => {}
         }
+        Some(())
     }
     let mut out = Vec::new();
-    walk(input, "", &mut out, limit, 0);
-    out
+    walk(input, "", &mut out, limit, 0)?;
+    Some(out)
 }
 
 #[cfg(test)]
@@ -194,8 +213,23 @@ mod tests {
     #[test]
     fn path_like() {
         let v = json!({"path": "src", "content": "hello world / x", "nested": {"to": ["./a", "b/c"]}, "url": "https://x/y", "n": 3});
-        let mut got = path_like_strings(&v, 10);
+        let mut got = path_like_strings(&v, 10).unwrap();
         got.sort();
         assert_eq!(got, vec!["./a", "b/c", "src"]);
+        // file:// URIs as their path; output-like keys.
+        let v = json!({"uri": "file:///r/src/a.py", "x": "file://localhost/r/b", "output": ".gitignore"});
+        let mut got = path_like_strings(&v, 10).unwrap();
+        got.sort();
+        assert_eq!(got, vec![".gitignore", "/r/b", "/r/src/a.py"]);
+        // Too many, too deep, too long: not every path can be checked.
+        let many: Vec<String> = (0..11).map(|i| format!("/tmp/f{i}")).collect();
+        assert_eq!(path_like_strings(&json!({ "files": many }), 10), None);
+        let mut deep = json!(["/r/src/a.py"]);
+        for _ in 0..20 {
+            deep = json!([deep]);
+        }
+        assert_eq!(path_like_strings(&deep, 10), None);
+        let long = format!("/r/{}src/a.py", "./".repeat(2100));
+        assert_eq!(path_like_strings(&json!({ "path": long }), 10), None);
     }
 }
