@@ -842,3 +842,30 @@ fn a_catch_all_gitignore_does_not_unlock_tracked_files() {
         "untracked and ignored: allowed: {out:?}"
     );
 }
+
+/// The hooks are found through PATH: a file of a hook's name written anywhere (a directory ahead
+/// of the real binary in PATH) could replace the gate; it is protected in every mode.
+#[test]
+fn a_file_named_like_the_hook_is_protected_anywhere() {
+    let dir = repo();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for name in ["code-intel-pre-tool-use", "code-intel-sandbox"] {
+        let input = hook_input(
+            dir.path(),
+            "s1",
+            "Write",
+            json!({ "file_path": elsewhere.path().join(".local/bin").join(name), "content": "#!/bin/sh\nexit 0\n" }),
+        );
+        let reason = assert_denied(&run(PRE, dir.path(), &input, &[]));
+        assert!(reason.contains("hook executables"), "{reason}");
+    }
+    // Any other file there stays writable.
+    let input = hook_input(
+        dir.path(),
+        "s1",
+        "Write",
+        json!({ "file_path": elsewhere.path().join(".local/bin/tool"), "content": "x" }),
+    );
+    let out = run(PRE, dir.path(), &input, &[]);
+    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+}

@@ -41,6 +41,14 @@ pub struct ConfigLocations {
     pub binaries: Vec<PathBuf>,
 }
 
+/// Names of the executables Claude Code runs as code-intel's hooks (looked up in PATH) and the
+/// sandbox launcher found next to them.
+const HOOK_NAMES: [&str; 3] = [
+    "code-intel-pre-tool-use",
+    "code-intel-post-tool-use",
+    "code-intel-sandbox",
+];
+
 /// Sub-directories of the Claude Code config directory that hold data, not configuration.
 const DATA_DIRS: [&str; 3] = ["projects", "plans", "todos"];
 
@@ -189,6 +197,15 @@ impl Protected {
         };
         if self.binaries.iter().any(sibling) {
             return Some("code-intel's executables");
+        }
+        // The hook is found through PATH: a file of a hook's name anywhere (`~/.local/bin`,
+        // `~/.cargo/bin` ahead of the real one) could stand in for it.
+        if real
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| HOOK_NAMES.contains(&n))
+        {
+            return Some("a file named like code-intel's hook executables");
         }
         None
     }
