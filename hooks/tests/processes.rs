@@ -558,6 +558,19 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "awk 'BEGIN{system(\"echo x > src/m1.py\")}'",
     "awk 'BEGIN{print \"x\" | \"cat > src/m1.py\"}'",
     "awk 'BEGIN{\"echo x > src/m1.py\" | getline}'",
+    // Interpreter calls beyond the plain write functions.
+    "python3 -c \"__import__('os').remove('src/m1.py')\"",
+    "python3 -c \"from os import remove; remove('src/m1.py')\"",
+    "python3 -c \"import gzip; gzip.open('src/m1.py', 'wt').write('x')\"",
+    "python3 -c \"import subprocess; c='sed -i s/x/y/ src/m1.py'; subprocess.run(c, shell=True)\"",
+    "python3 -c \"import os; os.system('echo x > ' + 'src/m1.py')\"",
+    "python3 -c \"import subprocess; subprocess.getoutput('sed -i s/x/y/ src/m1.py')\"",
+    "python3 -c \"import tempfile; tempfile.mkstemp(dir='src')\"",
+    "python3 -c \"import os; os.execvp('sed', ['sed', '-i', 's/x/y/', 'src/m1.py'])\"",
+    "python3 -c \"exec('open(\\\"src/m1.py\\\", \\\"w\\\")')\"",
+    "node -e \"require('child_process').execFileSync('sed', ['-i', 's/x/y/', 'src/m1.py'])\"",
+    "node -e \"require('fs').promises.open('src/m1.py', 'w')\"",
+    "perl -e 'truncate \"src/m1.py\", 0'",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -623,6 +636,10 @@ pub const READ_ONLY: &[&str] = &[
     "[[ a > b ]] && echo yes",
     "python3 - < /dev/null",
     "wc -l < src/m1.py",
+    "python3 -c \"l = [1, 2]; l.remove(1); print(l)\"",
+    "python3 -c \"import json; print(json.dumps({'a': 1}))\"",
+    "python3 -c \"import tempfile; print(tempfile.gettempdir())\"",
+    "node -e \"console.log(require('fs').readFileSync('src/m1.py', 'utf8'))\"",
 ];
 
 #[test]

@@ -328,7 +328,8 @@ impl Eval {
         if dir.dynamic {
             // `cd "$OLDPWD"`, `cd ~-`, `cd "$d"` may name any absolute directory: no literal
             // prefix of the current directory survives them.
-            let p = if dir.raw.starts_with('/') || dir.raw.starts_with(['$', '~', '`']) {
+            let unquoted = dir.raw.trim_start_matches(['"', '\'']);
+            let p = if unquoted.starts_with('/') || unquoted.starts_with(['$', '~', '`']) {
                 dir.raw.clone()
             } else {
                 self.cwd.join(&dir.raw)

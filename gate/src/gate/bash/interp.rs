@@ -26,6 +26,14 @@ enum Call {
     RecvMove,
     /// The first argument is a shell command line, or a list of argv strings.
     Shell,
+    /// Runs a program, module or code the analysis cannot follow (`os.execvp`, `spawnSync`,
+    /// `__import__`, `importlib.import_module`): a run-time unknown.
+    Opaque,
+    /// `exec`/`eval` of code: a literal string is scanned as code, anything else is opaque.
+    Code,
+    /// `tempfile.mkstemp(dir=…)` and friends: a new file under `dir` (the system temporary
+    /// directory without it).
+    TempIn,
 }
 
 /// Calls recognised in interpreter code; the first matching row wins. Pattern forms: `name` a bare
@@ -33,6 +41,33 @@ enum Call {
 /// receiver, `*name` bare or with any receiver. Bare names also match Perl's parenless form
 /// (`unlink "f"`, `open F, ">f"`).
 const CALLS: &[(&str, Call)] = &[
+    // Compressed and archive files opened like files (before `.open` below).
+    (
+        "gzip.open bz2.open lzma.open tarfile.open zipfile.ZipFile tarfile.TarFile \
+         fs.open promises.open fsPromises.open",
+        Call::Open,
+    ),
+    ("sqlite3.connect shelve.open dbm.open", Call::Write(&[0])),
+    // Bare forms after `from os import remove` / `from shutil import move`, and Perl builtins.
+    (
+        "remove rmtree makedirs truncate chmod utime mkfifo",
+        Call::Write(&[0]),
+    ),
+    ("move symlink link", Call::Write(&[0, 1])),
+    ("copyfile copytree copy2", Call::Write(&[1])),
+    (
+        "tempfile.mkstemp tempfile.mkdtemp tempfile.NamedTemporaryFile \
+         tempfile.TemporaryDirectory tempfile.TemporaryFile tempfile.SpooledTemporaryFile",
+        Call::TempIn,
+    ),
+    (
+        "os.execv os.execvp os.execve os.execvpe os.execl os.execlp os.execle os.execlpe \
+         os.spawnl os.spawnlp os.spawnv os.spawnvp os.posix_spawn os.posix_spawnp pty.spawn \
+         *execFileSync *execFile *spawnSync *spawn *fork __import__ importlib.import_module \
+         runpy.run_path runpy.run_module",
+        Call::Opaque,
+    ),
+    ("exec eval", Call::Code),
     (
         "*writeFileSync *writeFile *appendFileSync *appendFile *createWriteStream \
          *unlinkSync *rmSync *rmdirSync *mkdirSync *truncateSync *file_put_contents \
@@ -77,8 +112,9 @@ const CALLS: &[(&str, Call)] = &[
     (".rename .replace", Call::RecvMove),
     (
         "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
-         subprocess.check_output subprocess.Popen *execSync child_process.exec system \
-         shell_exec passthru",
+         subprocess.check_output subprocess.Popen subprocess.getoutput \
+         subprocess.getstatusoutput *execSync child_process.exec system shell_exec passthru \
+         popen proc_open",
         Call::Shell,
     ),
 ];
@@ -444,12 +480,39 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                     }
                 }
             }
+            Call::Opaque => e.out.writes.push(BashWrite {
+                target: BashTarget::Dynamic(snippet.value.clone()),
+                via: format!("{via}: {name} (runs code the analysis cannot follow)"),
+            }),
+            Call::Code => match positional.first() {
+                Some(code) if code.lit().is_some() => {
+                    // Python/JS code, or (Perl's `exec "cmd"`) a command line: both readings.
+                    let text = code.lit().unwrap_or_default().to_string();
+                    scan_code(e, &text, via);
+                    e.run_text(&text);
+                }
+                _ => e.out.writes.push(BashWrite {
+                    target: BashTarget::Dynamic(snippet.value.clone()),
+                    via: format!("{via}: {name} of code built at run time"),
+                }),
+            },
+            Call::TempIn => {
+                if let Some(dir) = kw("dir") {
+                    e.write_tree(&dir.word(), via);
+                }
+            }
             Call::Shell => {
                 let Some(cmd) = positional.first() else {
                     continue;
                 };
                 if let Some(text) = cmd.lit() {
                     e.run_text(text);
+                } else if !cmd.raw.starts_with('[') {
+                    // A command line built at run time (`os.system('echo x > ' + p)`).
+                    e.out.writes.push(BashWrite {
+                        target: BashTarget::Dynamic(snippet.value.clone()),
+                        via: format!("{via}: {name} of a command built at run time"),
+                    });
                 } else if cmd.raw.starts_with('[') {
                     // argv list: literal strings quoted, anything else as a variable.
                     let argv: Vec<String> = toks[cmd.toks.0..cmd.toks.1]

@@ -599,6 +599,7 @@ fn interpreters() {
             $ python3 -c "open(p, mode)"; ruby -e 'URI.open("http://www.example.com")'
               write dynamic p (python -c)
             $ python3 -c "import zipfile; zipfile.ZipFile('a.zip').open(name); open('x', encoding='utf-8')"
+              read path a.zip
               read path x
             $ php -r 'echo file_get_contents("composer.json");'
               read path composer.json
