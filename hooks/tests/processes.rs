@@ -571,6 +571,18 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "node -e \"require('child_process').execFileSync('sed', ['-i', 's/x/y/', 'src/m1.py'])\"",
     "node -e \"require('fs').promises.open('src/m1.py', 'w')\"",
     "perl -e 'truncate \"src/m1.py\", 0'",
+    "perl -e '`echo x > src/m1.py`'",
+    "perl -e 'qx(echo x > src/m1.py)'",
+    // Tools with their own output files or command strings.
+    "sqlite3 src/db.sqlite 'create table t(a)'",
+    "ssh-keygen -q -N '' -f src/key",
+    "ar rc src/lib.a src/m0.py",
+    "python3 -m json.tool src/a.json src/m1.py",
+    "python3 -m zipfile -c src/z.zip src/m0.py",
+    "python3 -m gzip src/m1.py",
+    "tclsh <<< 'set f [open src/m1.py w]; puts $f x; close $f'",
+    "gdb -batch -ex 'shell echo x > src/m1.py'",
+    "tmux new-session -d 'echo x > src/m1.py'",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -640,6 +652,13 @@ pub const READ_ONLY: &[&str] = &[
     "python3 -c \"import json; print(json.dumps({'a': 1}))\"",
     "python3 -c \"import tempfile; print(tempfile.gettempdir())\"",
     "node -e \"console.log(require('fs').readFileSync('src/m1.py', 'utf8'))\"",
+    "python -m pytest -x src",
+    "python3 -m json.tool src/a.json",
+    "sqlite3 /tmp/none.db 'select 1'",
+    "ssh-keygen -l -f src/key.pub",
+    "ar t /tmp/lib.a",
+    "gdb --version",
+    "tmux ls",
 ];
 
 #[test]

@@ -19,7 +19,10 @@ use find::rule_find;
 use format::rule_formatter;
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
-use output::{rule_fallocate, rule_mktemp, rule_openssl, rule_output_option, rule_xxd, rule_zip};
+use output::{
+    rule_ar, rule_fallocate, rule_gdb, rule_mktemp, rule_multiplexer, rule_opaque_interpreter,
+    rule_openssl, rule_output_option, rule_sqlite, rule_ssh_keygen, rule_xxd, rule_zip,
+};
 use read::{rule_grep, rule_ls, rule_read};
 use script::{rule_awk, rule_interpreter, rule_perl_ruby};
 use shell::{rule_cd, rule_command_string, rule_flock, rule_make, rule_shell, rule_source};
@@ -134,6 +137,15 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("fallocate", rule_fallocate),
     ("mktemp", rule_mktemp),
     ("zip", rule_zip),
+    ("sqlite3", rule_sqlite),
+    ("ssh-keygen", rule_ssh_keygen),
+    ("ar", rule_ar),
+    (
+        "tclsh wish expect lua luajit Rscript julia osascript guile racket",
+        rule_opaque_interpreter,
+    ),
+    ("gdb", rule_gdb),
+    ("tmux screen", rule_multiplexer),
     (
         "black isort autopep8 yapf ruff prettier eslint stylelint gofmt goimports rustfmt clang-format php-cs-fixer phpcbf cargo",
         rule_formatter,

@@ -116,3 +116,164 @@ pub(super) fn rule_zip(e: &mut Eval, inv: &Inv<'_>) {
         inputs.iter().for_each(|w| e.read(w));
     }
 }
+
+/// Pushes a run-time unknown write: the command runs code or programs the analysis cannot see.
+fn opaque(e: &mut Eval, what: &str, via: String) {
+    e.out.writes.push(crate::gate::bash::BashWrite {
+        target: crate::gate::bash::BashTarget::Dynamic(what.to_string()),
+        via,
+    });
+}
+
+/// `sqlite3 [opts] DB [SQL…]`: the database is written by statements that change it, by dot
+/// commands that write files, and (unknown statements) when the SQL comes from stdin.
+pub(super) fn rule_sqlite(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(
+        inv.args,
+        &spec("", "-cmd -init -separator -newline -nullvalue"),
+    );
+    let Some((db, sql)) = a.operands.split_first() else {
+        return;
+    };
+    let text: String = sql
+        .iter()
+        .map(|w| w.value.to_ascii_lowercase())
+        .chain(a.values(&["-cmd"]).map(|w| w.value.to_ascii_lowercase()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if [
+        ".output", ".once", ".backup", ".save", ".import", ".restore", ".shell", ".system",
+    ]
+    .iter()
+    .any(|k| text.contains(k))
+    {
+        opaque(
+            e,
+            "sqlite3 dot command",
+            "sqlite3 (writes files or runs commands)".into(),
+        );
+    }
+    let changes = [
+        "create", "insert", "update", "delete", "drop", "alter", "replace", "attach", "vacuum",
+        "reindex", "pragma",
+    ]
+    .iter()
+    .any(|k| text.contains(k));
+    if changes || (sql.is_empty() && a.values(&["-cmd"]).next().is_none()) {
+        e.write(db, "sqlite3");
+    } else {
+        e.read(db);
+    }
+}
+
+/// `ssh-keygen … -f FILE`: writes FILE and FILE.pub unless it only reads (`-l`, `-y`, `-F`, `-B`).
+pub(super) fn rule_ssh_keygen(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("abCEfFIJjKmMNnOrstVwYzZ", ""));
+    if a.has(&["-l", "-y", "-F", "-B", "-Q"]) {
+        return;
+    }
+    for f in a.values(&["-f"]) {
+        e.write(f, "ssh-keygen -f");
+        let mut public = f.clone();
+        public.value.push_str(".pub");
+        public.raw.push_str(".pub");
+        e.write(&public, "ssh-keygen -f");
+    }
+}
+
+/// `ar KEY ARCHIVE [FILES]`: `r q d m s` write the archive, `x` extracts into the working
+/// directory, `t p` read.
+pub(super) fn rule_ar(e: &mut Eval, inv: &Inv<'_>) {
+    let Some((key, rest)) = inv.args.split_first() else {
+        return;
+    };
+    let k = key.value.trim_start_matches('-');
+    let Some(archive) = rest.first() else { return };
+    if k.contains(['r', 'q', 'd', 'm', 's']) {
+        e.write(archive, "ar");
+    }
+    if k.contains('x') {
+        e.write_tree(&here(), "ar x");
+    }
+}
+
+/// Interpreters of languages the analysis does not read (`tclsh`, `expect`, `lua`, `Rscript`,
+/// `julia`, `osascript`): code given inline or on stdin is a run-time unknown; a script file is
+/// a script.
+pub(super) fn rule_opaque_interpreter(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("ecf", "--eval --command --file"));
+    if a.has(&["-e", "-c", "--eval", "--command"]) || inv.stdin.is_some() || e.piped {
+        return opaque(
+            e,
+            inv.name,
+            format!("{} code (a language the gate does not analyse)", inv.name),
+        );
+    }
+    match a.operands.first() {
+        Some(f) => e.script(f, &format!("{} runs a script file", inv.name)),
+        None => {
+            if let Some(file) = e.stdin_file.clone() {
+                e.script(&file, &format!("{} runs a script on stdin", inv.name));
+            }
+        }
+    }
+}
+
+/// `gdb` with commands (`-ex`, `-x`, `--eval-command`, `--command`): they can run shell
+/// commands and write files.
+pub(super) fn rule_gdb(e: &mut Eval, inv: &Inv<'_>) {
+    let commands = inv.args.iter().any(|w| {
+        let v = w.value.as_str();
+        matches!(v, "-ex" | "-x" | "-iex" | "-ix" | "-batch" | "--batch")
+            || v.starts_with("--eval-command")
+            || v.starts_with("--command")
+            || v.starts_with("--init-eval-command")
+    });
+    if commands {
+        opaque(e, "gdb", "gdb commands (can run shell commands)".into());
+    }
+}
+
+/// `tmux` and `screen` commands that start a program in a session: it runs outside this command
+/// (and outside any sandbox it runs under), so it is a run-time unknown; `send-keys` types into
+/// one.
+pub(super) fn rule_multiplexer(e: &mut Eval, inv: &Inv<'_>) {
+    let starts = if inv.name == "screen" {
+        inv.args
+            .iter()
+            .any(|w| w.value.starts_with("-d") || w.value == "-X" || w.value == "-Dm")
+    } else {
+        inv.args.iter().any(|w| {
+            matches!(
+                w.value.as_str(),
+                "new-session"
+                    | "new"
+                    | "new-window"
+                    | "neww"
+                    | "split-window"
+                    | "splitw"
+                    | "respawn-pane"
+                    | "respawnp"
+                    | "respawn-window"
+                    | "respawnw"
+                    | "run-shell"
+                    | "run"
+                    | "if-shell"
+                    | "if"
+                    | "pipe-pane"
+                    | "pipep"
+                    | "send-keys"
+                    | "send"
+                    | "source-file"
+                    | "source"
+            )
+        })
+    };
+    if starts {
+        opaque(
+            e,
+            inv.name,
+            format!("{} runs a command in a session outside this one", inv.name),
+        );
+    }
+}

@@ -42,7 +42,12 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
         files.iter().for_each(|f| e.read(f));
     }
     if !code.is_empty() {
-        scan_code(e, &code.join("\n"), &format!("{} -e", inv.name));
+        let text = code.join("\n");
+        // Backticks and `qx(…)` run a command line (Perl and Ruby).
+        for cmd in backtick_commands(&text) {
+            e.run_text(&cmd);
+        }
+        scan_code(e, &text, &format!("{} -e", inv.name));
     } else if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
@@ -93,6 +98,29 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         "node" => (&NODE_SPEC, &["-e", "--eval", "-p", "--print"], &[]),
         _ => (&PHP_SPEC, &["-r", "-B", "-R", "-E"], &["-f"]),
     };
+    // `python -m MOD ARGS`: everything after the module is the module's (its `-c` is not
+    // Python's).
+    if inv.name == "python"
+        && let Some(i) = inv
+            .args
+            .iter()
+            .position(|w| w.value == "-m" || w.value.starts_with("-m"))
+        && inv.args[..i].iter().all(|w| w.value.starts_with('-'))
+    {
+        let (module, rest) = if inv.args[i].value == "-m" {
+            match inv.args.get(i + 1) {
+                Some(m) => (m.value.clone(), inv.args.get(i + 2..).unwrap_or_default()),
+                None => return,
+            }
+        } else {
+            (
+                inv.args[i].value[2..].to_string(),
+                inv.args.get(i + 1..).unwrap_or_default(),
+            )
+        };
+        let rest: Vec<&crate::gate::bash::lex::Word> = rest.iter().collect();
+        return python_module(e, &module, &rest);
+    }
     let a = parse_opts(inv.args, sp);
     let mut code_given = false;
     for (flag, code) in a
@@ -137,5 +165,89 @@ fn script_or_pipe(e: &mut Eval, name: &str, first: Option<&crate::gate::bash::le
                 e.script(&file, &format!("{name} runs a script on stdin"));
             }
         }
+    }
+}
+
+/// The command lines of Perl/Ruby backticks and `qx` quotes (`qx(…)`, `qx{…}`, `qx/…/`,
+/// `%x(…)`) in `code`, as written (interpolation left in, so a variable makes them dynamic).
+fn backtick_commands(code: &str) -> Vec<String> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let (open, start) = match b[i] {
+            b'`' => (b'`', i + 1),
+            b'q' if b.get(i + 1) == Some(&b'x')
+                && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+                && b.get(i + 2).is_some_and(|c| c.is_ascii_punctuation()) =>
+            {
+                (b[i + 2], i + 3)
+            }
+            b'%' if b.get(i + 1) == Some(&b'x')
+                && b.get(i + 2).is_some_and(|c| c.is_ascii_punctuation()) =>
+            {
+                (b[i + 2], i + 3)
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let close = match open {
+            b'(' => b')',
+            b'{' => b'}',
+            b'[' => b']',
+            b'<' => b'>',
+            c => c,
+        };
+        let Some(len) = b[start..].iter().position(|&c| c == close) else {
+            out.push(code[start..].to_string());
+            break;
+        };
+        out.push(code[start..start + len].to_string());
+        i = start + len + 1;
+    }
+    out
+}
+
+/// The files a standard-library module run with `python -m` writes: `json.tool IN OUT`,
+/// `zipfile`/`tarfile -c ARCHIVE …` and `-e ARCHIVE DIR`, `gzip FILE` (in place), `venv DIR`.
+/// Other modules (test runners, `http.server`, installed tools) are not analysed.
+fn python_module(e: &mut Eval, module: &str, args: &[&crate::gate::bash::lex::Word]) {
+    let via = format!("python -m {module}");
+    let operands: Vec<&crate::gate::bash::lex::Word> = args
+        .iter()
+        .copied()
+        .filter(|w| !w.value.starts_with('-'))
+        .collect();
+    match module {
+        "json.tool" => {
+            if let Some(out) = operands.get(1) {
+                e.write(out, &via);
+            }
+        }
+        "zipfile" | "tarfile" => {
+            let create = args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "-c" | "--create"));
+            let extract = args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "-e" | "--extract"));
+            if create && let Some(archive) = operands.first() {
+                e.write(archive, &via);
+            }
+            if extract && let Some(dir) = operands.get(1) {
+                e.write_tree(dir, &via);
+            }
+        }
+        "gzip"
+            if !args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "-c" | "--stdout")) =>
+        {
+            operands.iter().for_each(|w| e.write(w, &via));
+        }
+        "venv" | "virtualenv" => operands.iter().for_each(|w| e.write_tree(w, &via)),
+        _ => {}
     }
 }
