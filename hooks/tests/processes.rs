@@ -659,6 +659,9 @@ pub const READ_ONLY: &[&str] = &[
     "ar t /tmp/lib.a",
     "gdb --version",
     "tmux ls",
+    "git submodule status",
+    "wget --spider http://127.0.0.1:9/x.html",
+    "xargs --version",
 ];
 
 #[test]

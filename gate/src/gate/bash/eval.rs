@@ -270,6 +270,9 @@ impl Eval {
     /// the `-I` replacement string).
     fn xargs(&mut self, words: &[Word]) {
         let a = parse_opts(words, &XARGS_SPEC);
+        if a.has(&["--version", "--help", "--show-limits"]) {
+            return;
+        }
         for f in a.values(&["-a", "--arg-file"]) {
             self.read(f);
         }

@@ -97,7 +97,17 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         {
             tree(e)
         }
-        "submodule" | "lfs" => tree(e),
+        // Their listing forms read (`git submodule status`, `git lfs ls-files`).
+        "submodule" | "lfs"
+            if !rest.first().is_some_and(|w| {
+                matches!(
+                    w.value.as_str(),
+                    "status" | "summary" | "ls-files" | "env" | "version" | "logs" | "--help"
+                )
+            }) =>
+        {
+            tree(e)
+        }
         "apply" => {
             let a = parse_opts(rest, &spec("pC", ""));
             let report_only =

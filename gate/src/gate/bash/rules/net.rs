@@ -61,6 +61,10 @@ pub(super) fn rule_wget(e: &mut Eval, inv: &Inv<'_>) {
     ]) {
         e.write(w, "wget -o");
     }
+    // `--spider` checks that pages exist and saves nothing.
+    if a.has(&["--spider"]) {
+        return;
+    }
     if let Some(doc) = a.value(&["-O", "--output-document"]) {
         return e.write(doc, "wget -O");
     }
