@@ -208,12 +208,20 @@ fn attacks() -> Vec<Attack> {
         },
         Attack {
             name: "`env -S 'sh -c …'` (split-string wrapper)",
-            calls: |_| vec![bash("env -S 'sh -c \"echo pwned > src/pwn_env_s.txt\"'".into())],
+            calls: |_| {
+                vec![bash(
+                    "env -S 'sh -c \"echo pwned > src/pwn_env_s.txt\"'".into(),
+                )]
+            },
             landed: |e| exists(&e.proj.join("src/pwn_env_s.txt")),
         },
         Attack {
             name: "`setsid sh -c '<write>'`",
-            calls: |_| vec![bash("setsid -w sh -c 'echo pwned > src/pwn_setsid.txt'".into())],
+            calls: |_| {
+                vec![bash(
+                    "setsid -w sh -c 'echo pwned > src/pwn_setsid.txt'".into(),
+                )]
+            },
             landed: |e| exists(&e.proj.join("src/pwn_setsid.txt")),
         },
         Attack {
@@ -228,7 +236,11 @@ fn attacks() -> Vec<Attack> {
         },
         Attack {
             name: "`trap '<write>' EXIT`",
-            calls: |_| vec![bash("trap 'echo pwned > src/pwn_trap.txt' EXIT; true".into())],
+            calls: |_| {
+                vec![bash(
+                    "trap 'echo pwned > src/pwn_trap.txt' EXIT; true".into(),
+                )]
+            },
             landed: |e| exists(&e.proj.join("src/pwn_trap.txt")),
         },
         Attack {
@@ -257,7 +269,11 @@ fn attacks() -> Vec<Attack> {
         },
         Attack {
             name: "`awk '{ print > \"<file>\" }'`",
-            calls: |_| vec![bash("awk '{ print > \"src/pwn_awk.txt\" }' README.md".into())],
+            calls: |_| {
+                vec![bash(
+                    "awk '{ print > \"src/pwn_awk.txt\" }' README.md".into(),
+                )]
+            },
             landed: |e| exists(&e.proj.join("src/pwn_awk.txt")),
         },
         Attack {
