@@ -151,11 +151,17 @@ impl Ignores {
     }
 
     fn ignored(&self, root: &RepoRoot, p: &RepoPath) -> bool {
+        let tracked = || {
+            self.tracked
+                .get_or_init(|| git_index::Tracked::load(root.path()))
+                .holds(p.as_str())
+        };
         if p.as_str()
             .split('/')
             .any(|seg| ALWAYS_IGNORED_DIRS.contains(&seg))
         {
-            return true;
+            // A source directory may be called `target/` or `venv/`: tracked files are source.
+            return !tracked();
         }
         let abs = root.absolute(p);
         // As in git, a tracked file (or a directory holding one) is not ignored, whatever the
@@ -165,10 +171,7 @@ impl Ignores {
                 .gitignore
                 .matched_path_or_any_parents(&abs, abs.is_dir())
                 .is_ignore()
-            && !self
-                .tracked
-                .get_or_init(|| git_index::Tracked::load(root.path()))
-                .holds(p.as_str())
+            && !tracked()
     }
 }
 
@@ -631,6 +634,17 @@ pub fn post_tool_use(
         .iter()
         .filter_map(|f| root.resolve_from(call.cwd, f).ok())
         .filter(|p| !p.is_root() && !is_protected(p) && !ignores.ignored(&root, p))
+        // Only files that exist as regular files: `ls src` reads a directory, and an explored
+        // directory would make everything under it writable in READY; a missing path (`ls
+        // src/new`) or a symlink is no file the agent has read.
+        .filter(|p| {
+            root.absolute(p)
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_file())
+        })
+        // git's own files are never explored source: `.git/config` and `.git/hooks/*` make
+        // later read-only git commands run programs.
+        .filter(|p| p.as_str() != ".git" && !p.as_str().starts_with(".git/"))
         .map(|p| p.as_str().to_string())
         .collect();
     files.sort();

@@ -138,21 +138,46 @@ impl RepoRoot {
 /// prefix that exists is canonicalised (following symlinks, so `link/..` is the link target's
 /// parent; `/proc/<pid>/cwd` and `/proc/<pid>/root` are symlinks too), `..` pops, and components
 /// that do not exist are appended as they are. Re-resolving after each step matters:
-/// `missing/../link` must land on `link`'s target, not on `link`.
+/// `missing/../link` must land on `link`'s target, not on `link`. A dangling symlink (whose
+/// target does not exist yet) is followed too: a write through it creates its target, so
+/// `src/a.py -> ../.code-intel/config.json` is `.code-intel/config.json` (at most 40 links, as
+/// the kernel allows; beyond that the path is returned as far as it was resolved).
 pub fn real_location(path: &Path) -> PathBuf {
+    let mut pending: Vec<std::ffi::OsString> = Vec::new();
     let mut out = PathBuf::from("/");
-    for c in path.components() {
-        match c {
-            Component::RootDir | Component::Prefix(_) => out = PathBuf::from("/"),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
+    let mut hops = 0;
+    // Components still to walk, last first (so `pop` takes the next one).
+    let push_all = |pending: &mut Vec<std::ffi::OsString>, p: &Path| {
+        let mut parts: Vec<std::ffi::OsString> = Vec::new();
+        for c in p.components() {
+            match c {
+                Component::RootDir | Component::Prefix(_) => parts.push("/".into()),
+                Component::CurDir => {}
+                Component::ParentDir => parts.push("..".into()),
+                Component::Normal(s) => parts.push(s.to_os_string()),
             }
-            Component::Normal(s) => {
-                out.push(s);
-                if let Ok(canonical) = out.canonicalize() {
-                    out = canonical;
-                }
+        }
+        pending.extend(parts.into_iter().rev());
+    };
+    push_all(&mut pending, path);
+    while let Some(c) = pending.pop() {
+        if c == "/" {
+            out = PathBuf::from("/");
+        } else if c == ".." {
+            out.pop();
+        } else {
+            out.push(&c);
+            if let Ok(canonical) = out.canonicalize() {
+                out = canonical;
+            } else if hops < 40
+                && out
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink())
+                && let Ok(target) = std::fs::read_link(&out)
+            {
+                hops += 1;
+                out.pop();
+                push_all(&mut pending, &target);
             }
         }
     }

@@ -1307,6 +1307,11 @@ impl SessionState {
         if p.is_root() {
             return Err("the repository root is a directory: name the files you read".into());
         }
+        if p.as_str() == ".git" || p.as_str().starts_with(".git/") {
+            return Err(format!(
+                "{p} is git's own state (its configuration and hooks run programs): it is never an explored file"
+            ));
+        }
         match std::fs::metadata(root.absolute(&p)) {
             Ok(m) if m.is_dir() => Err(format!(
                 "{p} is a directory: name the files in it that you read"

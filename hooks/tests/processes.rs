@@ -908,3 +908,85 @@ fn a_file_named_like_the_hook_is_protected_anywhere() {
     let out = run(PRE, dir.path(), &input, &[]);
     assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
 }
+
+/// READY holes found by a red-team session: reading a directory does not explore it, git's own
+/// files are never explored, and a dangling symlink at an explored path is judged by where a
+/// write through it lands.
+#[test]
+fn ready_holes_stay_closed() {
+    let dir = repo();
+    std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+    std::fs::write(dir.path().join("lib/d.py"), "d = 1\n").unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    let store = SessionStore::new(RepoRoot::new(dir.path()).unwrap());
+    let id = store
+        .start(Intent::Modify, "q", Some("r1"))
+        .unwrap()
+        .session_id;
+    store
+        .update(&id, |s| {
+            s.phase = Phase::Ready;
+            s.explored
+                .insert(RepoPath::parse_relative("src/m1.py").unwrap());
+        })
+        .unwrap();
+    let post = |tool: &str, input: Value, response: Value| {
+        let input = json!({"session_id": "r1", "cwd": dir.path(), "hook_event_name": "PostToolUse",
+            "tool_name": tool, "tool_input": input, "tool_response": response});
+        assert!(
+            run(POST, dir.path(), &input.to_string(), &[])
+                .status
+                .success()
+        );
+    };
+    // `ls lib`, `grep -r x lib`, a Read of .git/config: none of them explores lib/ or .git/.
+    post(
+        "Bash",
+        json!({"command": "ls lib"}),
+        json!({"stdout": "d.py"}),
+    );
+    post(
+        "Bash",
+        json!({"command": "grep -r x lib"}),
+        json!({"stdout": ""}),
+    );
+    post(
+        "Read",
+        json!({"file_path": dir.path().join(".git/config")}),
+        json!({"type": "text"}),
+    );
+    let state = store.load(&id).unwrap();
+    assert!(
+        state.explored.iter().all(|p| p.as_str() == "src/m1.py"),
+        "{:?}",
+        state.explored
+    );
+    let pre = |tool: &str, input: Value| {
+        run(
+            PRE,
+            dir.path(),
+            &hook_input(dir.path(), "r1", tool, input),
+            &[],
+        )
+    };
+    assert_denied(&pre("Bash", json!({"command": "echo x >> lib/d.py"})));
+    assert_denied(&pre(
+        "Write",
+        json!({"file_path": dir.path().join(".git/config"), "content": "[core]\n fsmonitor = x\n"}),
+    ));
+    // The explored file replaced by a dangling symlink into protected configuration.
+    std::fs::remove_file(dir.path().join("src/m1.py")).unwrap();
+    std::os::unix::fs::symlink("../.code-intel/config.json", dir.path().join("src/m1.py")).unwrap();
+    assert_denied(&pre(
+        "Write",
+        json!({"file_path": dir.path().join("src/m1.py"), "content": "{\"gate_mode\": \"off\"}"}),
+    ));
+    // ... or into an unexplored file that does not exist yet.
+    std::fs::remove_file(dir.path().join("src/m1.py")).unwrap();
+    std::os::unix::fs::symlink("../lib/new.py", dir.path().join("src/m1.py")).unwrap();
+    assert_denied(&pre(
+        "Write",
+        json!({"file_path": dir.path().join("src/m1.py"), "content": "x"}),
+    ));
+}

@@ -117,6 +117,17 @@ fn parse(b: &[u8]) -> Option<Vec<String>> {
         paths.push(s.trim_end_matches('/').to_string());
         previous = path;
     }
+    // Extensions (4-byte signature, 4-byte size) until the trailing checksum. A split index
+    // (`link`) keeps the other entries in a shared index file this reader does not follow: then
+    // what is tracked is unknown.
+    while at + 8 + 20 <= b.len() {
+        let sig = b.get(at..at + 4)?;
+        if sig == b"link" {
+            return None;
+        }
+        let size = usize::try_from(be32(b, at + 4)?).ok()?;
+        at = at.checked_add(8 + size)?;
+    }
     paths.sort();
     paths.dedup();
     Some(paths)
@@ -181,6 +192,14 @@ mod tests {
             assert!(!t.holds("sr"), "v{version}: a prefix is not a directory");
             assert!(!t.holds("src/a"), "v{version}");
         }
+        // A split index keeps entries elsewhere: unknown, so everything counts as tracked.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("a.txt"), "x\n").unwrap();
+        git(d, &["init", "-q"]);
+        git(d, &["add", "a.txt"]);
+        git(d, &["update-index", "--split-index"]);
+        assert!(matches!(Tracked::load(d), Tracked::Everything));
     }
 
     #[test]

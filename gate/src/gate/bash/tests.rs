@@ -422,6 +422,7 @@ fn patch_and_git() {
               write path a.rs (git mv)
               write path b.rs (git mv)
               write path old.rs (git rm)
+              write path keep.rs (git rm)
             $ git merge origin/main; git pull; git rebase main; git cherry-pick abc; git revert HEAD
               write tree . (git merge)
               write tree . (git pull)

@@ -78,6 +78,15 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                 others.iter().for_each(|p| e.read(p));
             }
         }
+        // Changing what the index tracks (`--split-index`, `--force-remove`,
+        // `--assume-unchanged`, `--skip-worktree`, ...) changes what the gate counts as tracked.
+        "update-index"
+            if !rest
+                .iter()
+                .all(|w| matches!(w.value.as_str(), "--refresh" | "--really-refresh" | "-q")) =>
+        {
+            tree(e)
+        }
         "read-tree" | "checkout-index" | "update-index" | "filter-branch" | "sparse-checkout"
             if rest.iter().any(|w| {
                 matches!(
@@ -175,7 +184,9 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
             .for_each(|p| e.write(p, &via)),
         "rm" => {
             let a = parse_opts(rest, &spec("", "--pathspec-from-file"));
-            if !a.has(&["--cached", "-n", "--dry-run"]) {
+            // `--cached` leaves the file but untracks it, and what git tracks decides what the
+            // gate treats as ignored build output: a write of the path too.
+            if !a.has(&["-n", "--dry-run"]) {
                 a.operands
                     .iter()
                     .for_each(|p| e.emit(p, a.has(&["-r"]), &via));
