@@ -975,6 +975,18 @@ fn ready_holes_stay_closed() {
         "Write",
         json!({"file_path": dir.path().join(".git/config"), "content": "[core]\n fsmonitor = x\n"}),
     ));
+    // A link swapped onto the explored file and written through in the same command.
+    assert_denied(&pre(
+        "Bash",
+        json!({"command": "ln -s ../lib/d.py /tmp/ci-l && mv /tmp/ci-l src/m1.py && echo x >> src/m1.py"}),
+    ));
+    assert_denied(&pre(
+        "Bash",
+        json!({"command": "cp -P /tmp/ci-l src/m1.py; echo x >> src/m1.py"}),
+    ));
+    // The explored file itself stays writable.
+    let out = pre("Bash", json!({"command": "echo x >> src/m1.py"}));
+    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
     // The explored file replaced by a dangling symlink into protected configuration.
     std::fs::remove_file(dir.path().join("src/m1.py")).unwrap();
     std::os::unix::fs::symlink("../.code-intel/config.json", dir.path().join("src/m1.py")).unwrap();

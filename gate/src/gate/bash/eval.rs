@@ -16,6 +16,11 @@ pub(super) struct Cwd {
 }
 
 impl Cwd {
+    /// `rel` joined to this directory (as a write target would be).
+    pub(super) fn path_of(&self, rel: &str) -> String {
+        self.join(rel)
+    }
+
     fn join(&self, rel: &str) -> String {
         if rel.starts_with('/') || self.path.is_empty() {
             rel.to_string()
@@ -67,6 +72,9 @@ pub(super) struct Eval {
     pub(super) piped: bool,
     /// The file the command being evaluated reads on stdin (`bash < /tmp/x.sh`).
     pub(super) stdin_file: Option<Word>,
+    /// Paths (as the working directory joins them) that `mv`/`cp` put a file at earlier in this
+    /// command line: it may be a symlink, so a later write there lands anywhere.
+    pub(super) replaced: Vec<String>,
 }
 
 /// One command to apply a rule to: its canonical name, its arguments and its stdin text.
@@ -377,6 +385,23 @@ impl Eval {
     }
 
     pub(super) fn emit(&mut self, w: &Word, tree: bool, via: &str) {
+        if !w.dynamic {
+            let here = self.cwd.join(&w.value);
+            let trimmed = here.trim_end_matches('/');
+            if self.replaced.iter().any(|r| {
+                let r = r.trim_end_matches('/');
+                r == trimmed || trimmed.starts_with(&format!("{r}/"))
+            }) {
+                self.out.writes.push(BashWrite {
+                    target: BashTarget::Dynamic(format!(
+                        "<{here}, put in place earlier in this command>"
+                    )),
+                    via: format!(
+                        "{via} (through a file moved or copied into place, which may be a symlink)"
+                    ),
+                });
+            }
+        }
         if let Some(target) = self.target(w, tree) {
             self.out.writes.push(BashWrite {
                 target,

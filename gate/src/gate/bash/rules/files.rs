@@ -270,6 +270,18 @@ pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
         (None, [_, .., dest]) => e.write(dest, via),
         _ => {}
     }
+    // A file moved or copied into place may be a symlink (`mv /tmp/l src/a.py`, `cp -P`): a
+    // later write to it in the same command lands wherever the link points.
+    if matches!(inv.name, "mv" | "cp" | "install" | "rsync") {
+        let dests: Vec<String> = match (target_dir, a.operands.as_slice()) {
+            (Some(dir), _) => vec![dir.value.clone()],
+            (None, [_, .., dest]) => vec![dest.value.clone()],
+            _ => Vec::new(),
+        };
+        for d in dests {
+            e.replaced.push(e.cwd.path_of(&d));
+        }
+    }
 }
 
 pub(super) fn rule_operands(e: &mut Eval, inv: &Inv<'_>) {
