@@ -122,6 +122,28 @@ fn is_protected(p: &RepoPath) -> bool {
         || p.as_str() == ".mcp.json"
 }
 
+/// The ignore files the gate reads, in order.
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".git/info/exclude"];
+
+/// SHA-256 (hex) of the repository's ignore rules as the gate reads them (the files of
+/// [`IGNORE_FILES`], each name and content; a missing or unreadable file counts as empty). A
+/// session records it at its start ([`SessionState::ignore_digest`]).
+pub fn ignore_digest(root: &RepoRoot) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for rel in IGNORE_FILES {
+        h.update(rel.as_bytes());
+        h.update([0]);
+        if let Ok(Some(bytes)) =
+            persist::read_regular(&root.path().join(rel), persist::MAX_STATE_FILE_BYTES)
+        {
+            h.update(&bytes);
+        }
+        h.update([0]);
+    }
+    hex::encode(h.finalize())
+}
+
 struct Ignores {
     gitignore: ignore::gitignore::Gitignore,
     /// What git tracks, read on the first pattern match only (most calls never need it).
@@ -131,7 +153,7 @@ struct Ignores {
 impl Ignores {
     fn load(root: &RepoRoot) -> Self {
         let mut b = ignore::gitignore::GitignoreBuilder::new(root.path());
-        for rel in [".gitignore", ".git/info/exclude"] {
+        for rel in IGNORE_FILES {
             let path = root.path().join(rel);
             // Read without blocking (a FIFO planted here must not hang the hook) and bounded.
             // Missing, unreadable or not a regular file: skipped, so the gate gates more, not
@@ -180,6 +202,9 @@ impl Ignores {
 enum Target {
     /// A repository path (file or directory).
     Path(RepoPath),
+    /// A repository path the ignore rules make build output: writable, unless the session's
+    /// ignore rules changed since it started ([`SessionState::ignore_digest`]).
+    Ignored(RepoPath),
     /// A Bash target the gate cannot resolve.
     Dynamic { word: String, via: String },
     /// Claude Code's or code-intel's configuration: denied in every phase.
@@ -310,7 +335,7 @@ fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Targ
                 path: p.to_string(),
                 what: "code-intel's or Claude Code's own configuration",
             }),
-            Ok(p) if ignores.ignored(root, &p) => {}
+            Ok(p) if ignores.ignored(root, &p) => targets.push(Target::Ignored(p)),
             Ok(p) => targets.push(Target::Path(p)),
             Err(RepoPathError::OutsideRoot { .. }) => {}
             Err(e) => return Err(GateError::BadPath(e)),
@@ -399,6 +424,9 @@ fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError>
             ),
         });
     }
+    if targets.iter().all(|t| matches!(t, Target::Ignored(_))) && call.claude_session_id.is_none() {
+        return Ok(Verdict::Allow);
+    }
     if targets.is_empty() {
         return Ok(Verdict::Allow);
     }
@@ -411,6 +439,10 @@ fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError>
     let verdict = match (bound.clone(), config.gate_mode) {
         (_, GateMode::Off) => Verdict::Allow,
         (None, GateMode::Session) => Verdict::Allow,
+        // Ignored build output needs no session.
+        (None, GateMode::Strict) if targets.iter().all(|t| matches!(t, Target::Ignored(_))) => {
+            Verdict::Allow
+        }
         (None, GateMode::Strict) => Verdict::Deny {
             reason: "code-intel: no code-intel session is active for this conversation, and writes need one. Start one with the /code skill \
                      (or call the code-intel MCP tool start_session(intent, query)), explore until READY, then edit explored files."
@@ -434,8 +466,30 @@ fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError>
 }
 
 fn judge(root: &RepoRoot, state: &SessionState, targets: &[Target]) -> Verdict {
+    // Ignore rules changed since the session started (`.gitignore` edited in READY): no path
+    // is build output by pattern any more; each is gated like source.
+    let rules_changed = state
+        .ignore_digest
+        .as_deref()
+        .is_some_and(|d| d != ignore_digest(root));
     for t in targets {
         match t {
+            Target::Ignored(p)
+                if !rules_changed
+                    || p.as_str()
+                        .split('/')
+                        .any(|seg| ALWAYS_IGNORED_DIRS.contains(&seg)) => {}
+            Target::Ignored(p) => {
+                let exists = root.absolute(p).exists();
+                if let Err(d) = state.write_permission(p, exists, NewFiles::ApprovedOnly) {
+                    return Verdict::Deny {
+                        reason: format!(
+                            "{} (the ignore rules changed during this session, so ignored paths are gated like source)",
+                            d.reason
+                        ),
+                    };
+                }
+            }
             Target::Dynamic { word, via } => {
                 // Outside READY the phase message is the more useful one.
                 let reason = match state.write_permission(&RepoPath::root(), true, NewFiles::Never)

@@ -491,6 +491,12 @@ pub struct SessionState {
     /// Set by `record_outcome`: the session is over and writes through it are denied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<SessionEnd>,
+    /// SHA-256 of the repository's ignore rules (`.gitignore`, `.git/info/exclude`) when the
+    /// session started. Once they differ, the gate stops treating pattern-ignored paths as
+    /// writable build output for this session: an ignore rule added mid-session must not unlock
+    /// files. `None` for sessions from before this field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_digest: Option<String>,
 }
 
 /// How a session ended: the latest outcome recorded for it (see [`crate::outcome`]).
@@ -558,6 +564,7 @@ impl SessionState {
             approved_new_files: BTreeSet::new(),
             phase_history: Vec::new(),
             ended: None,
+            ignore_digest: None,
         }
     }
 

@@ -1002,3 +1002,50 @@ fn ready_holes_stay_closed() {
         json!({"file_path": dir.path().join("src/m1.py"), "content": "x"}),
     ));
 }
+
+/// An ignore rule added during a session does not unlock files: once the ignore rules differ
+/// from those the session started with, ignored paths are gated like source for it (build output
+/// ignored from the start stays writable; dependency directories always are).
+#[test]
+fn ignore_rules_changed_mid_session_unlock_nothing() {
+    let dir = repo();
+    std::fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("build")).unwrap();
+    std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+    std::fs::write(dir.path().join("lib/u.py"), "u = 1\n").unwrap();
+    let store = SessionStore::new(RepoRoot::new(dir.path()).unwrap());
+    let id = store
+        .start(Intent::Modify, "q", Some("g1"))
+        .unwrap()
+        .session_id;
+    store
+        .update(&id, |s| {
+            s.phase = Phase::Ready;
+            s.explored
+                .insert(RepoPath::parse_relative(".gitignore").unwrap());
+        })
+        .unwrap();
+    let bash = |command: &str| {
+        run(
+            PRE,
+            dir.path(),
+            &hook_input(dir.path(), "g1", "Bash", json!({ "command": command })),
+            &[],
+        )
+    };
+    let out = bash("echo x > build/out.js");
+    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+    assert_denied(&bash("echo x > lib/u.py"));
+    // The agent (explored .gitignore, READY) adds a rule for the unexplored file ...
+    std::fs::write(
+        dir.path().join(".gitignore"),
+        "build/\nlib/u.py\nlib/new.py\n",
+    )
+    .unwrap();
+    // ... which unlocks nothing: not the file, not a new one, not even the old build output.
+    assert_denied(&bash("echo x > lib/u.py"));
+    assert_denied(&bash("echo x > lib/new.py"));
+    assert_denied(&bash("echo x > build/out.js"));
+    let out = bash("mkdir -p node_modules/x && echo x > node_modules/x/y.js");
+    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+}

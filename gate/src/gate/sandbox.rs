@@ -65,8 +65,12 @@ pub fn sandbox_plan(
     plan.protect.extend(prot.sandbox_paths());
     plan.allow.extend(prot.sandbox_data_dirs());
 
-    // Ignored top-level entries of the repository (build output, dependencies).
+    // Ignored top-level entries of the repository (build output, dependencies); by pattern only
+    // while the session's ignore rules are the ones it started with.
     let ignores = Ignores::load(&root);
+    let rules_changed = live
+        .and_then(|s| s.ignore_digest.as_deref())
+        .is_some_and(|d| d != super::ignore_digest(&root));
     if let Ok(entries) = std::fs::read_dir(root.path()) {
         for entry in entries.flatten() {
             let Ok(kind) = entry.file_type() else {
@@ -81,6 +85,9 @@ pub fn sandbox_plan(
                 continue;
             };
             if name == ".git" || is_protected(&p) || !ignores.ignored(&root, &p) {
+                continue;
+            }
+            if rules_changed && !super::ALWAYS_IGNORED_DIRS.contains(&name) {
                 continue;
             }
             plan.allow.push(root.absolute(&p));

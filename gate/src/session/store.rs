@@ -201,12 +201,13 @@ impl SessionStore {
         let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
         let rand = uuid::Uuid::new_v4().simple().to_string();
         let id = format!("{stamp}-{}", &rand[..6]);
-        let state = SessionState::new(
+        let mut state = SessionState::new(
             id.clone(),
             intent,
             query.to_string(),
             claude_session_id.map(String::from),
         );
+        state.ignore_digest = Some(crate::gate::ignore_digest(&self.root));
         self.save(&state)?;
         let record = DecisionRecord::new(
             &id,
