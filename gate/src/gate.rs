@@ -122,27 +122,7 @@ fn is_protected(p: &RepoPath) -> bool {
         || p.as_str() == ".mcp.json"
 }
 
-/// The ignore files the gate reads, in order.
-const IGNORE_FILES: [&str; 2] = [".gitignore", ".git/info/exclude"];
-
-/// SHA-256 (hex) of the repository's ignore rules as the gate reads them (the files of
-/// [`IGNORE_FILES`], each name and content; a missing or unreadable file counts as empty). A
-/// session records it at its start ([`SessionState::ignore_digest`]).
-pub fn ignore_digest(root: &RepoRoot) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    for rel in IGNORE_FILES {
-        h.update(rel.as_bytes());
-        h.update([0]);
-        if let Ok(Some(bytes)) =
-            persist::read_regular(&root.path().join(rel), persist::MAX_STATE_FILE_BYTES)
-        {
-            h.update(&bytes);
-        }
-        h.update([0]);
-    }
-    hex::encode(h.finalize())
-}
+use crate::session::store::{IGNORE_FILES, ignore_digest};
 
 struct Ignores {
     gitignore: ignore::gitignore::Gitignore,

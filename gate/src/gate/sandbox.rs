@@ -70,7 +70,7 @@ pub fn sandbox_plan(
     let ignores = Ignores::load(&root);
     let rules_changed = live
         .and_then(|s| s.ignore_digest.as_deref())
-        .is_some_and(|d| d != super::ignore_digest(&root));
+        .is_some_and(|d| d != crate::session::store::ignore_digest(&root));
     if let Ok(entries) = std::fs::read_dir(root.path()) {
         for entry in entries.flatten() {
             let Ok(kind) = entry.file_type() else {

@@ -207,7 +207,7 @@ impl SessionStore {
             query.to_string(),
             claude_session_id.map(String::from),
         );
-        state.ignore_digest = Some(crate::gate::ignore_digest(&self.root));
+        state.ignore_digest = Some(ignore_digest(&self.root));
         self.save(&state)?;
         let record = DecisionRecord::new(
             &id,
@@ -588,4 +588,27 @@ fn load_state(path: &Path, id: &str) -> Result<SessionState, SessionError> {
         path: path.into(),
         source,
     })
+}
+
+/// The ignore files the gate reads, in order.
+pub const IGNORE_FILES: [&str; 2] = [".gitignore", ".git/info/exclude"];
+
+/// SHA-256 (hex) of the repository's ignore rules as the gate reads them (the files of
+/// [`IGNORE_FILES`], each name and content; a missing or unreadable file counts as empty). A
+/// session records it at its start ([`SessionState::ignore_digest`](crate::session::SessionState::ignore_digest)).
+pub fn ignore_digest(root: &RepoRoot) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for rel in IGNORE_FILES {
+        h.update(rel.as_bytes());
+        h.update([0]);
+        if let Ok(Some(bytes)) = crate::persist::read_regular(
+            &root.path().join(rel),
+            crate::persist::MAX_STATE_FILE_BYTES,
+        ) {
+            h.update(&bytes);
+        }
+        h.update([0]);
+    }
+    hex::encode(h.finalize())
 }
