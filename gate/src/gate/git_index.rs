@@ -31,17 +31,17 @@ impl Tracked {
     /// Reads the index of the repository at `root` (its `.git` directory; a `.git` file of a
     /// worktree or submodule is not followed: then nothing counts as tracked, as before).
     pub(crate) fn load(root: &Path) -> Tracked {
-        let path = root.join(".git").join("index");
+        // Not a git repository, or a worktree/submodule whose `.git` is a file pointing
+        // elsewhere (not followed): nothing counts as tracked, as before this reader existed.
+        let git = root.join(".git");
+        if !git.is_dir() {
+            return Tracked::Nothing;
+        }
+        let path = git.join("index");
         match path.symlink_metadata() {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Tracked::Nothing,
             Err(_) => return Tracked::Everything,
-            Ok(m) if !root.join(".git").is_dir() || !m.is_file() => {
-                return if m.is_file() {
-                    Tracked::Nothing
-                } else {
-                    Tracked::Everything
-                };
-            }
+            Ok(m) if !m.is_file() => return Tracked::Everything,
             Ok(_) => {}
         }
         match persist::read_regular(&path, MAX_INDEX_BYTES) {
@@ -206,6 +206,14 @@ mod tests {
     fn no_index_tracks_nothing_and_a_damaged_one_everything() {
         let dir = tempfile::tempdir().unwrap();
         assert!(matches!(Tracked::load(dir.path()), Tracked::Nothing));
+        // A worktree's `.git` file: not followed, nothing tracked (build output stays ignored).
+        std::fs::write(
+            dir.path().join(".git"),
+            "gitdir: /elsewhere/.git/worktrees/w\n",
+        )
+        .unwrap();
+        assert!(matches!(Tracked::load(dir.path()), Tracked::Nothing));
+        std::fs::remove_file(dir.path().join(".git")).unwrap();
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         std::fs::write(
             dir.path().join(".git/index"),
