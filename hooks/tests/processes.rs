@@ -662,6 +662,8 @@ pub const READ_ONLY: &[&str] = &[
     "git submodule status",
     "wget --spider http://127.0.0.1:9/x.html",
     "xargs --version",
+    "GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git log -1",
+    "LD_LIBRARY_PATH=/opt/lib ls",
 ];
 
 #[test]

@@ -484,7 +484,10 @@ fn runs_program_from_env(w: &Word) -> bool {
     let Some((name, value)) = w.value.split_once('=') else {
         return false;
     };
-    let always = name.starts_with("GIT_CONFIG")
+    // `GIT_CONFIG_NOSYSTEM=1` and a config file of `/dev/null` only make git hermetic.
+    let always = (name.starts_with("GIT_CONFIG")
+        && name != "GIT_CONFIG_NOSYSTEM"
+        && value.trim() != "/dev/null")
         || matches!(
             name,
             "GIT_EXTERNAL_DIFF"
@@ -500,7 +503,6 @@ fn runs_program_from_env(w: &Word) -> bool {
                 | "ENV"
                 | "PROMPT_COMMAND"
                 | "LD_PRELOAD"
-                | "LD_LIBRARY_PATH"
                 | "LD_AUDIT"
         );
     let viewer = matches!(
