@@ -113,6 +113,13 @@ const MAX_UNKNOWN_TOOL_PATHS: usize = 64;
 /// Directory names whose contents are never source, whatever `.gitignore` says.
 const ALWAYS_IGNORED_DIRS: [&str; 5] = ["node_modules", "target", "__pycache__", ".venv", "venv"];
 
+/// Whether `p` lies in one of [`ALWAYS_IGNORED_DIRS`].
+fn in_always_ignored_dir(p: &RepoPath) -> bool {
+    p.as_str()
+        .split('/')
+        .any(|seg| ALWAYS_IGNORED_DIRS.contains(&seg))
+}
+
 /// Whether the agent may never write `p` (the gate's and Claude Code's own configuration inside
 /// the repository; [`protect`] has the full rule).
 fn is_protected(p: &RepoPath) -> bool {
@@ -158,10 +165,7 @@ impl Ignores {
                 .get_or_init(|| git_index::Tracked::load(root.path()))
                 .holds(p.as_str())
         };
-        if p.as_str()
-            .split('/')
-            .any(|seg| ALWAYS_IGNORED_DIRS.contains(&seg))
-        {
+        if in_always_ignored_dir(p) {
             // A source directory may be called `target/` or `venv/`: tracked files are source.
             return !tracked();
         }
@@ -454,11 +458,7 @@ fn judge(root: &RepoRoot, state: &SessionState, targets: &[Target]) -> Verdict {
         .is_some_and(|d| d != ignore_digest(root));
     for t in targets {
         match t {
-            Target::Ignored(p)
-                if !rules_changed
-                    || p.as_str()
-                        .split('/')
-                        .any(|seg| ALWAYS_IGNORED_DIRS.contains(&seg)) => {}
+            Target::Ignored(p) if !rules_changed || in_always_ignored_dir(p) => {}
             Target::Ignored(p) => {
                 let exists = root.absolute(p).exists();
                 if let Err(d) = state.write_permission(p, exists, NewFiles::ApprovedOnly) {
@@ -678,7 +678,7 @@ pub fn post_tool_use(
         })
         // git's own files are never explored source: `.git/config` and `.git/hooks/*` make
         // later read-only git commands run programs.
-        .filter(|p| p.as_str() != ".git" && !p.as_str().starts_with(".git/"))
+        .filter(|p| !p.is_git_internal())
         .map(|p| p.as_str().to_string())
         .collect();
     files.sort();

@@ -191,6 +191,11 @@ pub fn real_location(path: &Path) -> PathBuf {
 pub struct RepoPath(String);
 
 impl RepoPath {
+    /// Whether this is `.git` or a path inside it (git's own state, never source).
+    pub fn is_git_internal(&self) -> bool {
+        self.0 == ".git" || self.0.starts_with(".git/")
+    }
+
     /// The root directory.
     pub fn root() -> Self {
         Self(String::new())

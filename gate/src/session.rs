@@ -1314,7 +1314,7 @@ impl SessionState {
         if p.is_root() {
             return Err("the repository root is a directory: name the files you read".into());
         }
-        if p.as_str() == ".git" || p.as_str().starts_with(".git/") {
+        if p.is_git_internal() {
             return Err(format!(
                 "{p} is git's own state (its configuration and hooks run programs): it is never an explored file"
             ));

@@ -17,11 +17,7 @@ pub(super) struct Cwd {
 
 impl Cwd {
     /// `rel` joined to this directory (as a write target would be).
-    pub(super) fn path_of(&self, rel: &str) -> String {
-        self.join(rel)
-    }
-
-    fn join(&self, rel: &str) -> String {
+    pub(super) fn join(&self, rel: &str) -> String {
         if rel.starts_with('/') || self.path.is_empty() {
             rel.to_string()
         } else {
@@ -102,10 +98,7 @@ impl Eval {
 
     fn overflow(&mut self, text: &str) {
         let snippet: String = text.chars().take(200).collect();
-        self.out.writes.push(BashWrite {
-            target: BashTarget::Dynamic(snippet),
-            via: "nesting too deep".into(),
-        });
+        self.unknown(snippet, "nesting too deep");
     }
 
     fn subshell(&mut self, toks: Vec<Tok>) {
@@ -161,10 +154,10 @@ impl Eval {
         };
         for w in settings {
             if runs_program_from_env(w) {
-                self.out.writes.push(BashWrite {
-                    target: BashTarget::Dynamic(w.raw.clone()),
-                    via: "an environment setting that makes git or the shell run a program".into(),
-                });
+                self.unknown(
+                    w.raw.clone(),
+                    "an environment setting that makes git or the shell run a program",
+                );
             }
         }
         let words: Vec<Word> = cmd.words.into_iter().skip_while(is_assignment).collect();
@@ -213,10 +206,7 @@ impl Eval {
             if first.dynamic && !matches!(first.value.as_str(), "[" | "[[") {
                 // `$C -i … f`, `$(echo sed) …`: the program is only known at run time.
                 let raw = first.raw.clone();
-                self.out.writes.push(BashWrite {
-                    target: BashTarget::Dynamic(raw),
-                    via: "a command whose name is only known at run time".into(),
-                });
+                self.unknown(raw, "a command whose name is only known at run time");
                 return;
             }
             if first.value.contains('/') {
@@ -392,14 +382,12 @@ impl Eval {
                 let r = r.trim_end_matches('/');
                 r == trimmed || trimmed.starts_with(&format!("{r}/"))
             }) {
-                self.out.writes.push(BashWrite {
-                    target: BashTarget::Dynamic(format!(
-                        "<{here}, put in place earlier in this command>"
-                    )),
-                    via: format!(
+                self.unknown(
+                    format!("<{here}, put in place earlier in this command>"),
+                    format!(
                         "{via} (through a file moved or copied into place, which may be a symlink)"
                     ),
-                });
+                );
             }
         }
         if let Some(target) = self.target(w, tree) {
@@ -450,10 +438,7 @@ impl Eval {
                 "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/dev/tty"
             )
         {
-            self.out.writes.push(BashWrite {
-                target: BashTarget::Dynamic("<stdin>".into()),
-                via: format!("{via} (code read from stdin)"),
-            });
+            self.unknown("<stdin>", format!("{via} (code read from stdin)"));
             return;
         }
         let target = match self.target(w, false) {
@@ -467,12 +452,18 @@ impl Eval {
         });
     }
 
+    /// Reports a write the analysis cannot resolve ([`BashTarget::Dynamic`]): `what` names it
+    /// (a word, a snippet of code), `via` the construct.
+    pub(super) fn unknown(&mut self, what: impl Into<String>, via: impl Into<String>) {
+        self.out.writes.push(BashWrite {
+            target: BashTarget::Dynamic(what.into()),
+            via: via.into(),
+        });
+    }
+
     /// Reports code read from a pipe (`… | bash`, `… | python3`): unknowable statically.
     pub(super) fn piped_code(&mut self, name: &str) {
-        self.out.writes.push(BashWrite {
-            target: BashTarget::Dynamic("<stdin>".into()),
-            via: format!("{name} running code from a pipe"),
-        });
+        self.unknown("<stdin>", format!("{name} running code from a pipe"));
     }
 }
 

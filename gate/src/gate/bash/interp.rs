@@ -4,7 +4,6 @@
 
 use super::eval::Eval;
 use super::lex::{Word, lossy};
-use super::{BashTarget, BashWrite};
 
 /// What a recognised call in interpreter code does.
 #[derive(Debug, Clone, Copy)]
@@ -480,10 +479,10 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                     }
                 }
             }
-            Call::Opaque => e.out.writes.push(BashWrite {
-                target: BashTarget::Dynamic(snippet.value.clone()),
-                via: format!("{via}: {name} (runs code the analysis cannot follow)"),
-            }),
+            Call::Opaque => e.unknown(
+                snippet.value.clone(),
+                format!("{via}: {name} (runs code the analysis cannot follow)"),
+            ),
             Call::Code => match positional.first() {
                 Some(code) if code.lit().is_some() => {
                     // Python/JS code, or (Perl's `exec "cmd"`) a command line: both readings.
@@ -491,10 +490,10 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                     scan_code(e, &text, via);
                     e.run_text(&text);
                 }
-                _ => e.out.writes.push(BashWrite {
-                    target: BashTarget::Dynamic(snippet.value.clone()),
-                    via: format!("{via}: {name} of code built at run time"),
-                }),
+                _ => e.unknown(
+                    snippet.value.clone(),
+                    format!("{via}: {name} of code built at run time"),
+                ),
             },
             Call::TempIn => {
                 if let Some(dir) = kw("dir") {
@@ -509,10 +508,10 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                     e.run_text(text);
                 } else if !cmd.raw.starts_with('[') {
                     // A command line built at run time (`os.system('echo x > ' + p)`).
-                    e.out.writes.push(BashWrite {
-                        target: BashTarget::Dynamic(snippet.value.clone()),
-                        via: format!("{via}: {name} of a command built at run time"),
-                    });
+                    e.unknown(
+                        snippet.value.clone(),
+                        format!("{via}: {name} of a command built at run time"),
+                    );
                 } else if cmd.raw.starts_with('[') {
                     // argv list: literal strings quoted, anything else as a variable.
                     let argv: Vec<String> = toks[cmd.toks.0..cmd.toks.1]
@@ -630,10 +629,7 @@ pub(super) fn scan_awk(e: &mut Eval, program: &str) {
             value,
             dynamic: false,
         }) => e.run_text(value),
-        _ => e.out.writes.push(BashWrite {
-            target: BashTarget::Dynamic(program.chars().take(200).collect()),
-            via: via.into(),
-        }),
+        _ => e.unknown(program.chars().take(200).collect::<String>(), via),
     };
     while let Some(t) = toks.get(k) {
         match t.tok {

@@ -39,10 +39,10 @@ pub(super) fn rule_sed(e: &mut Eval, inv: &Inv<'_>) {
     for f in a.values(&["-f", "--file"]) {
         e.read(f);
         // The script is in a file the analysis does not read: it may hold `w` or `e`.
-        e.out.writes.push(crate::gate::bash::BashWrite {
-            target: crate::gate::bash::BashTarget::Dynamic(f.raw.clone()),
-            via: "sed -f (a script file, which may write files or run commands)".into(),
-        });
+        e.unknown(
+            f.raw.clone(),
+            "sed -f (a script file, which may write files or run commands)",
+        );
     }
     let scripted = a.has(&["-e", "--expression", "-f", "--file"]);
     let in_place = a.has(&["-i", "--in-place"]);
@@ -57,10 +57,10 @@ pub(super) fn rule_sed(e: &mut Eval, inv: &Inv<'_>) {
         )
         .collect();
     if scripts.iter().any(|s| sed_writes(s)) {
-        e.out.writes.push(crate::gate::bash::BashWrite {
-            target: crate::gate::bash::BashTarget::Dynamic(scripts.join("; ")),
-            via: "sed w/W command (writes a file named in the script)".into(),
-        });
+        e.unknown(
+            scripts.join("; "),
+            "sed w/W command (writes a file named in the script)",
+        );
     }
     for f in a.operands.get(usize::from(!scripted)..).unwrap_or_default() {
         if in_place {
@@ -279,7 +279,7 @@ pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
             _ => Vec::new(),
         };
         for d in dests {
-            e.replaced.push(e.cwd.path_of(&d));
+            e.replaced.push(e.cwd.join(&d));
         }
     }
 }

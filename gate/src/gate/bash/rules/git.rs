@@ -45,10 +45,10 @@ pub(super) fn rule_git(e: &mut Eval, inv: &Inv<'_>) {
         .filter(|w| w.dynamic || runs_programs(&w.value))
         .chain(g.values(&["--config-env"]))
     {
-        e.out.writes.push(crate::gate::bash::BashWrite {
-            target: crate::gate::bash::BashTarget::Dynamic(cfg.value.clone()),
-            via: "git -c (configuration that can run commands)".into(),
-        });
+        e.unknown(
+            cfg.value.clone(),
+            "git -c (configuration that can run commands)",
+        );
     }
     let saved = e.cwd.clone();
     for dir in g.values(&["-C"]) {
@@ -293,10 +293,7 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                 match a.value(&["-f", "--file"]) {
                     Some(f) => e.write(f, &via),
                     None if a.has(&["--global", "--system"]) => {
-                        e.out.writes.push(crate::gate::bash::BashWrite {
-                            target: crate::gate::bash::BashTarget::Dynamic("~/.gitconfig".into()),
-                            via: via.clone(),
-                        });
+                        e.unknown("~/.gitconfig", via.clone());
                     }
                     None => e.write(&Word::synthetic(".git/config", false), &via),
                 }
@@ -314,10 +311,10 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                     || v == "-t"
             }) =>
         {
-            e.out.writes.push(crate::gate::bash::BashWrite {
-                target: crate::gate::bash::BashTarget::Dynamic(sub.into()),
-                via: format!("{via} (runs a program named on its command line)"),
-            });
+            e.unknown(
+                sub,
+                format!("{via} (runs a program named on its command line)"),
+            );
         }
         "worktree" if rest.first().is_some_and(|w| w.value == "add") => {
             let a = parse_opts(&rest[1..], &spec("bB", "--reason"));

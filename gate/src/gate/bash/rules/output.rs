@@ -117,14 +117,6 @@ pub(super) fn rule_zip(e: &mut Eval, inv: &Inv<'_>) {
     }
 }
 
-/// Pushes a run-time unknown write: the command runs code or programs the analysis cannot see.
-fn opaque(e: &mut Eval, what: &str, via: String) {
-    e.out.writes.push(crate::gate::bash::BashWrite {
-        target: crate::gate::bash::BashTarget::Dynamic(what.to_string()),
-        via,
-    });
-}
-
 /// `sqlite3 [opts] DB [SQL…]`: the database is written by statements that change it, by dot
 /// commands that write files, and (unknown statements) when the SQL comes from stdin.
 pub(super) fn rule_sqlite(e: &mut Eval, inv: &Inv<'_>) {
@@ -147,10 +139,9 @@ pub(super) fn rule_sqlite(e: &mut Eval, inv: &Inv<'_>) {
     .iter()
     .any(|k| text.contains(k))
     {
-        opaque(
-            e,
+        e.unknown(
             "sqlite3 dot command",
-            "sqlite3 (writes files or runs commands)".into(),
+            "sqlite3 (writes files or runs commands)",
         );
     }
     let changes = [
@@ -203,8 +194,7 @@ pub(super) fn rule_ar(e: &mut Eval, inv: &Inv<'_>) {
 pub(super) fn rule_opaque_interpreter(e: &mut Eval, inv: &Inv<'_>) {
     let a = parse_opts(inv.args, &spec("ecf", "--eval --command --file"));
     if a.has(&["-e", "-c", "--eval", "--command"]) || inv.stdin.is_some() || e.piped {
-        return opaque(
-            e,
+        return e.unknown(
             inv.name,
             format!("{} code (a language the gate does not analyse)", inv.name),
         );
@@ -230,7 +220,7 @@ pub(super) fn rule_gdb(e: &mut Eval, inv: &Inv<'_>) {
             || v.starts_with("--init-eval-command")
     });
     if commands {
-        opaque(e, "gdb", "gdb commands (can run shell commands)".into());
+        e.unknown("gdb", "gdb commands (can run shell commands)");
     }
 }
 
@@ -270,8 +260,7 @@ pub(super) fn rule_multiplexer(e: &mut Eval, inv: &Inv<'_>) {
         })
     };
     if starts {
-        opaque(
-            e,
+        e.unknown(
             inv.name,
             format!("{} runs a command in a session outside this one", inv.name),
         );

@@ -4,8 +4,6 @@
 //! `make -f FILE` run a file (a [`BashTarget::Script`]); a shell reading a pipe runs code no one
 //! can see.
 
-use crate::gate::bash::BashTarget;
-
 use crate::gate::bash::eval::{Cwd, Eval, Inv};
 use crate::gate::bash::opts::{OptSpec, parse_opts, spec, stop_spec};
 
@@ -78,10 +76,7 @@ pub(super) fn rule_make(e: &mut Eval, inv: &Inv<'_>) {
         e.script(f, "make -f runs a makefile");
     }
     for code in a.values(&["-E", "--eval"]) {
-        e.out.writes.push(crate::gate::bash::BashWrite {
-            target: BashTarget::Dynamic(code.value.clone()),
-            via: "make --eval".into(),
-        });
+        e.unknown(code.value.clone(), "make --eval");
     }
 }
 
