@@ -16,12 +16,14 @@ mod fake;
 mod identifiers;
 mod model;
 mod onnx;
+mod unigram;
 
 pub use cache::{CacheError, CacheOpen, EmbeddingCache};
 pub use fake::FakeEmbedder;
 pub use identifiers::split_identifiers;
 pub use model::{ModelFile, ModelManifest, ModelPaths};
 pub use onnx::{DEFAULT_BATCH_TOKENS, FastEmbedOptions, FastEmbedder, LoadTimings};
+pub use unigram::{CompactTokenizer, CompactUnigram, UnigramError};
 
 use std::path::PathBuf;
 

@@ -1,19 +1,24 @@
-//! The production [`Embedder`]: fastembed's `TextEmbedding` over ONNX Runtime, which is loaded from
-//! a path at run time (`ort::init_from`), with the model files provisioned by `code-intel model fetch`.
+//! The production [`Embedder`]: a model graph on ONNX Runtime, which is loaded from a path at run
+//! time (`ort::init_from`), with the model files provisioned by `code-intel model fetch`; set up
+//! and run as fastembed 7.5 does, whose own `TextEmbedding` serves the opt-in online models.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use fastembed::{
-    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
-};
+#[cfg(feature = "embed-online")]
+use fastembed::TextEmbedding;
+use fastembed::{Pooling, TokenizerFiles};
 use ort::environment::Environment;
 use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::value::Tensor;
-use tokenizers::{AddedToken, PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{
+    AddedToken, DecoderWrapper, Encoding, Model, NormalizerWrapper, PaddingParams, PaddingStrategy,
+    PostProcessorWrapper, PreTokenizerWrapper, Tokenizer, TokenizerImpl, TruncationParams,
+};
 
+use super::unigram::CompactTokenizer;
 use super::{EmbedError, Embedder, ModelManifest, ModelPaths, normalise};
 
 /// How [`FastEmbedder`] runs the model.
@@ -79,12 +84,14 @@ pub struct LoadTimings {
     pub session: Duration,
 }
 
-/// fastembed's `TextEmbedding` behind the [`Embedder`] trait, for a model described by a
-/// `manifest.json` (see [`ModelPaths`]).
+/// An ONNX embedding model behind the [`Embedder`] trait, for a model described by a
+/// `manifest.json` (see [`ModelPaths`]): `tokenizers`' pipeline (with the compact Unigram model
+/// of [`super::unigram`] for SentencePiece vocabularies), ONNX Runtime sessions, pooling and
+/// normalisation as fastembed 7.5's `TextEmbedding` (which [`FastEmbedder::load_online`] uses).
 ///
 /// - Prefixes from the manifest (`"query: "`, `"passage: "` for e5) are added to every text.
 /// - Pooling from the manifest (`mean` for e5: the graph outputs `last_hidden_state`, and fastembed's
-///   default for user-defined models would be CLS); fastembed L2-normalises after pooling.
+///   default for user-defined models would be CLS), then L2 normalisation.
 /// - Texts are sorted by length and embedded [`FastEmbedOptions::batch_size`] at a time, one
 ///   inference call per batch: sorting cuts padding, and separate calls keep only one batch's
 ///   token outputs in memory (shared/docs/EMBEDDINGS.md). Texts longer than the model's
@@ -93,15 +100,18 @@ pub struct LoadTimings {
 ///   matmuls (`MatMulNBits` accuracy level 4): 1.8× faster for a 10–20-token query, within float
 ///   noise of the exact graph (cosine ≥ 0.9999); passages keep the exact graph, so cached vectors
 ///   stay valid. Both sessions run without ONNX Runtime's memory arena.
-/// - Inference calls are serialised by a mutex (fastembed's `embed` takes `&mut self`), taken per
-///   batch: a query issued while a long passage run is embedding waits for one batch (about 0.5 s
+/// - Inference calls are serialised by a mutex per session (a run takes the session `&mut`),
+///   taken per batch: a query issued while a long passage run is embedding waits for one batch (about 0.5 s
 ///   for 8 chunks of 200 tokens on one core), not for the run. ONNX Runtime parallelises inside a
 ///   call over [`FastEmbedOptions::intra_threads`].
 pub struct FastEmbedder {
-    model: Mutex<TextEmbedding>,
+    tokenizer: TextTokenizer,
+    /// What embeds passages (and queries when there is no [`Self::query_session`]).
+    passages: Passages,
     /// The same graph with int8 activations in its `MatMulNBits` (see [`int8_activation_graph`]),
-    /// for queries only; `None` for graphs without them (fp32) and fastembed's own models.
-    query_session: Option<Mutex<QuerySession>>,
+    /// for queries only; `None` for graphs without them (fp32), with
+    /// [`FastEmbedOptions::one_session`], and for fastembed's own models.
+    query_session: Option<Mutex<OrtSession>>,
     id: String,
     dims: usize,
     query_prefix: String,
@@ -110,6 +120,14 @@ pub struct FastEmbedder {
     batch_tokens: usize,
     manifest: Option<ModelManifest>,
     timings: LoadTimings,
+}
+
+/// What runs the passage graph: a session of ours ([`FastEmbedder::load`]) or fastembed's
+/// `TextEmbedding` ([`FastEmbedder::load_online`]).
+enum Passages {
+    Session(Mutex<OrtSession>),
+    #[cfg(feature = "embed-online")]
+    Fastembed(Mutex<TextEmbedding>),
 }
 
 impl std::fmt::Debug for FastEmbedder {
@@ -173,27 +191,74 @@ fn cpu_without_arena() -> ort::ep::ExecutionProviderDispatch {
     ort::ep::CPU::default().with_arena_allocator(false).build()
 }
 
-/// A tokenizer.json that fastembed loads in microseconds: fastembed 7.5.0's `load_tokenizer` clones
-/// the tokenizer it parsed and drops the original, which for the 250k-piece Unigram leaves about
-/// 240 MiB of freed heap that glibc keeps resident. [`FastEmbedder::load`] therefore hands
-/// fastembed this stub and installs the real tokenizer, loaded once by [`load_tokenizer`], into
-/// `TextEmbedding::tokenizer` (a public field) afterwards.
-const STUB_TOKENIZER: &str = r#"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
-"normalizer":null,"pre_tokenizer":null,"post_processor":null,"decoder":null,
-"model":{"type":"WordLevel","vocab":{"<unk>":0},"unk_token":"<unk>"}}"#;
+/// The tokenizer of a loaded model: `tokenizers`' pipeline with the compact Unigram model
+/// ([`super::unigram`]) when `tokenizer.json` holds a Unigram model (multilingual-e5-small: 8 MiB
+/// instead of 287), else the library's own `Tokenizer`.
+enum TextTokenizer {
+    Compact(CompactTokenizer),
+    Library(Tokenizer),
+}
+
+impl TextTokenizer {
+    fn encode(&self, text: String) -> tokenizers::Result<Encoding> {
+        match self {
+            Self::Compact(t) => t.encode(text, true),
+            Self::Library(t) => t.encode(text, true),
+        }
+    }
+
+    fn encode_batch(&self, texts: Vec<String>) -> tokenizers::Result<Vec<Encoding>> {
+        match self {
+            Self::Compact(t) => t.encode_batch(texts, true),
+            Self::Library(t) => t.encode_batch(texts, true),
+        }
+    }
+}
 
 /// Loads `tokenizer.json` configured exactly as fastembed 7.5.0's `load_tokenizer` does (padding
 /// to the longest text of a batch with the configured pad token, truncation at `max_length`,
-/// the special tokens of `special_tokens_map.json` added), without its clone.
-/// `embed_real.rs` checks the token ids against fastembed's own loading.
+/// the special tokens of `special_tokens_map.json` added). A Unigram model is loaded as
+/// [`CompactTokenizer`]; `embed_real.rs` checks its token ids against the library's `Tokenizer`.
 fn load_tokenizer(
     files: &TokenizerFiles,
     max_length: usize,
-) -> Result<Tokenizer, Box<dyn std::error::Error + Send + Sync>> {
+) -> Result<TextTokenizer, Box<dyn std::error::Error + Send + Sync>> {
+    #[derive(serde::Deserialize)]
+    struct ModelKind {
+        model: ModelType,
+    }
+    #[derive(serde::Deserialize)]
+    struct ModelType {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    let kind: ModelKind = serde_json::from_slice(&files.tokenizer_file)?;
+    Ok(if kind.model.kind == "Unigram" {
+        let mut t: CompactTokenizer = serde_json::from_slice(&files.tokenizer_file)?;
+        configure_tokenizer(&mut t, files, max_length)?;
+        TextTokenizer::Compact(t)
+    } else {
+        let mut t = Tokenizer::from_bytes(&files.tokenizer_file)?;
+        configure_tokenizer(&mut *t, files, max_length)?;
+        TextTokenizer::Library(t)
+    })
+}
+
+/// Padding, truncation and special tokens as fastembed 7.5.0's `load_tokenizer` sets them.
+fn configure_tokenizer<M: Model>(
+    tokenizer: &mut TokenizerImpl<
+        M,
+        NormalizerWrapper,
+        PreTokenizerWrapper,
+        PostProcessorWrapper,
+        DecoderWrapper,
+    >,
+    files: &TokenizerFiles,
+    max_length: usize,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let config: serde_json::Value = serde_json::from_slice(&files.config_file)?;
     let special: serde_json::Value = serde_json::from_slice(&files.special_tokens_map_file)?;
     let tokenizer_config: serde_json::Value = serde_json::from_slice(&files.tokenizer_config_file)?;
-    let mut tokenizer = Tokenizer::from_bytes(&files.tokenizer_file)?;
     let model_max = tokenizer_config["model_max_length"]
         .as_f64()
         .ok_or("tokenizer_config.json has no numeric model_max_length")?;
@@ -257,7 +322,7 @@ fn load_tokenizer(
             }
         }
     }
-    Ok(tokenizer)
+    Ok(())
 }
 
 /// The ONNX graph with every `MatMulNBits` switched from `accuracy_level` 0 (fp32 activations) to
@@ -290,21 +355,22 @@ pub(crate) fn int8_activation_graph(onnx: &[u8]) -> Option<Vec<u8>> {
     (found > 0).then_some(out)
 }
 
-/// A query-only ONNX Runtime session and what running it needs.
-struct QuerySession {
+/// An ONNX Runtime session over the model graph and what running it needs.
+struct OrtSession {
     session: Session,
     token_type_ids: bool,
     output: String,
     pooling: Pooling,
 }
 
-/// Builds the query session over `graph` with the same threads and spinning as the passage session.
-fn query_session(
+/// Builds a session over `graph` with the threads and spinning of `options`, without ONNX
+/// Runtime's memory arena, graph optimisations at level 3 (fastembed's settings).
+fn ort_session(
     env: &Environment,
     graph: &[u8],
     options: &FastEmbedOptions,
     pooling: Pooling,
-) -> Result<QuerySession, ort::Error> {
+) -> Result<OrtSession, ort::Error> {
     let mut builder = Session::builder(env)?
         .with_execution_providers([cpu_without_arena()])?
         .with_optimization_level(GraphOptimizationLevel::Level3)?
@@ -324,7 +390,7 @@ fn query_session(
         .first()
         .map(|o| o.name().to_owned())
         .unwrap_or_default();
-    Ok(QuerySession {
+    Ok(OrtSession {
         session,
         token_type_ids,
         output,
@@ -339,8 +405,9 @@ impl FastEmbedder {
     /// [`ModelPaths::verify`] first for the hashes), loads the runtime (once per process), reads
     /// the files and builds the sessions: the passage session over the exact graph and, for a q4
     /// graph, a query session with int8 activations ([`FastEmbedder`] docs). Takes about 1 s and
-    /// adds about 450 MiB RSS for multilingual-e5-small q4: the 250k-piece tokenizer 281 MiB
-    /// (its Unigram trie), each session about 85 MiB (docs/MODEL.md, "Memory").
+    /// adds about 200 MiB RSS for multilingual-e5-small q4 with two sessions (about 110 with
+    /// [`FastEmbedOptions::one_session`]): each session about 85 MiB, the 250k-piece tokenizer
+    /// about 8 (docs/MODEL.md, "Memory").
     ///
     /// # Errors
     /// [`EmbedError::NotInstalled`], [`EmbedError::BadManifest`], [`EmbedError::FileMismatch`]
@@ -398,25 +465,14 @@ impl FastEmbedder {
                 .flatten();
             (onnx, query_graph)
         };
-        let stub_files = TokenizerFiles {
-            tokenizer_file: STUB_TOKENIZER.as_bytes().to_vec(),
-            ..tokenizer_files
-        };
-        let model = UserDefinedEmbeddingModel::new(onnx, stub_files).with_pooling(pooling.clone());
-        let mut init = InitOptionsUserDefined::new()
-            .with_environment(env.clone())
-            .with_execution_providers(vec![cpu_without_arena()])
-            .with_max_length(manifest.max_length)
-            .with_session_config("session.intra_op.allow_spinning", spin(options));
-        if let Some(n) = options.intra_threads {
-            init = init.with_intra_threads(n.max(1));
-        }
-        let mut model = TextEmbedding::try_new_from_user_defined(model, init)
-            .map_err(|e| load_err(e.to_string()))?;
-        model.tokenizer = tokenizer;
+        let passages = Passages::Session(Mutex::new(
+            ort_session(&env, &onnx, options, pooling.clone())
+                .map_err(|e| load_err(format!("session: {e}")))?,
+        ));
+        drop(onnx);
         let query_session = match query_graph {
             Some(graph) => Some(Mutex::new(
-                query_session(&env, &graph, options, pooling)
+                ort_session(&env, &graph, options, pooling.clone())
                     .map_err(|e| load_err(format!("query session: {e}")))?,
             )),
             None => None,
@@ -424,7 +480,8 @@ impl FastEmbedder {
         let session_time = t.elapsed();
 
         Ok(Self {
-            model: Mutex::new(model),
+            tokenizer,
+            passages,
             query_session,
             id: manifest.model_id(),
             dims: manifest.dims,
@@ -505,8 +562,11 @@ impl FastEmbedder {
             init = init.with_intra_threads(n.max(1));
         }
         let model = TextEmbedding::try_new(init).map_err(|e| load_err(e.to_string()))?;
+        // A copy for counting tokens and for query batches; fastembed keeps its own for `embed`.
+        let tokenizer = TextTokenizer::Library(model.tokenizer.clone());
         Ok(Self {
-            model: Mutex::new(model),
+            tokenizer,
+            passages: Passages::Fastembed(Mutex::new(model)),
             query_session: None,
             id: format!("{variant}@fastembed-7.5.0"),
             dims,
@@ -530,11 +590,10 @@ impl FastEmbedder {
     /// # Errors
     /// [`EmbedError::Inference`] when the tokenizer fails.
     pub fn count_tokens(&self, text: &str) -> Result<usize, EmbedError> {
-        let model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
         let input = format!("{}{text}", self.passage_prefix);
-        let encoding = model
+        let encoding = self
             .tokenizer
-            .encode(input, true)
+            .encode(input)
             .map_err(|e| EmbedError::Inference {
                 reason: e.to_string(),
             })?;
@@ -551,20 +610,18 @@ impl FastEmbedder {
         self.timings
     }
 
-    /// Embeds one batch of prefixed queries with the query session: the shared tokenizer (locked
-    /// only while encoding), then the int8-activation graph, then the manifest's pooling.
-    fn embed_query_batch(
+    /// Embeds one batch of prefixed texts with `session`: the tokenizer (padding to the batch's
+    /// longest text), then the graph, then the manifest's pooling, then L2 normalisation, as
+    /// fastembed's `TextEmbedding::embed` does.
+    fn run_batch(
         &self,
-        session: &Mutex<QuerySession>,
+        session: &Mutex<OrtSession>,
         inputs: Vec<String>,
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let inference = |reason: String| EmbedError::Inference { reason };
         let encodings = self
-            .model
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
             .tokenizer
-            .encode_batch(inputs, true)
+            .encode_batch(inputs)
             .map_err(|e| inference(e.to_string()))?;
         let rows = encodings.len();
         let len = encodings.first().map_or(0, |e| e.len());
@@ -636,13 +693,11 @@ impl FastEmbedder {
     /// at the model's maximum); the characters divided by 3 when the tokenizer fails on a text
     /// (the inference call then reports the error).
     fn token_counts(&self, prefix: &str, texts: &[&str]) -> Vec<usize> {
-        let model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
         texts
             .iter()
             .map(|t| {
-                model
-                    .tokenizer
-                    .encode(format!("{prefix}{t}"), true)
+                self.tokenizer
+                    .encode(format!("{prefix}{t}"))
                     .map_or(t.len() / 3 + 1, |e| e.get_ids().len())
             })
             .collect()
@@ -656,7 +711,7 @@ impl FastEmbedder {
         &self,
         prefix: &str,
         texts: &[&str],
-        query_session: Option<&Mutex<QuerySession>>,
+        query_session: Option<&Mutex<OrtSession>>,
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -671,10 +726,12 @@ impl FastEmbedder {
                 .map(|&i| format!("{prefix}{}", texts[i]))
                 .collect();
             // Locked per batch, so a query waits for at most one batch of a long passage run.
-            let vectors = match query_session {
-                Some(session) => self.embed_query_batch(session, inputs)?,
-                None => self
-                    .model
+            let vectors = match (query_session, &self.passages) {
+                (Some(session), _) | (None, Passages::Session(session)) => {
+                    self.run_batch(session, inputs)?
+                }
+                #[cfg(feature = "embed-online")]
+                (None, Passages::Fastembed(model)) => model
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .embed(&inputs, Some(self.batch_size))
