@@ -179,6 +179,11 @@ pub struct SyncReport {
     /// options changed. Shown as a warning: it explains a slower sync.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rebuild_reason: Option<String>,
+    /// Whether the sync walked the repository's directories. `false` when the last walk's stamp
+    /// still held (no directory, ignore file or scope setting changed since), so the files of the
+    /// state were checked with one `stat` each instead ([`sync::WalkStamp`]).
+    #[serde(default)]
+    pub walked: bool,
     /// Wall-clock duration in milliseconds.
     pub duration_ms: u64,
 }
@@ -575,7 +580,7 @@ impl CodeIndex {
             path: Self::lexical_dir(&self.root),
             source,
         });
-        let mut report = result?;
+        let (mut report, _committed) = result?;
         reloaded?;
         report.chunks = self.reader.searcher().num_docs();
         report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -862,3 +862,93 @@ fn concurrent_syncs_wait_for_each_other_and_both_succeed() {
     );
     assert_matches_from_scratch(&b, dir.path(), &[]);
 }
+
+/// Waits until the fixture's directories are older than the racy window (2 s) as seen from a walk
+/// starting now, so that a walk may record its stamp (directory ctimes cannot be set back).
+fn wait_out_the_racy_window() {
+    std::thread::sleep(Duration::from_millis(2_100));
+}
+
+#[test]
+fn a_sync_skips_the_walk_while_its_stamp_holds_and_walks_when_anything_it_depends_on_changes() {
+    let (dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    let first = sync(&index);
+    assert!(first.walked, "a first sync walks");
+    wait_out_the_racy_window();
+
+    // This walk is old enough to trust: it records the stamp; the next sync does not walk.
+    assert!(sync(&index).walked);
+    let quiet = sync(&index);
+    assert!(!quiet.walked, "{quiet:?}");
+    assert_eq!((quiet.files_unchanged, quiet.files_hashed), (4, 0));
+    assert_eq!(quiet.chunks, first.chunks);
+
+    // A changed file is found by its stat, without a walk.
+    write_old(
+        dir.path(),
+        "src/app.py",
+        &format!("{APP_PY}\ndef stamped_extra():\n    return 1\n"),
+    );
+    let edited = sync(&index);
+    assert!(!edited.walked);
+    assert_eq!(edited.files_modified, 1);
+    assert_eq!(
+        index.search("stamped_extra", 5).unwrap()[0].file,
+        "src/app.py"
+    );
+
+    // A new file in a walked directory changes its ctime: walk, and the file is indexed.
+    write_old(
+        dir.path(),
+        "lib/fresh_module.js",
+        "function freshlyAdded() { return 2; }\n",
+    );
+    let added = sync(&index);
+    assert!(added.walked);
+    assert_eq!(added.files_added, 1);
+    assert_eq!(
+        index.search("freshlyAdded", 5).unwrap()[0].file,
+        "lib/fresh_module.js"
+    );
+    wait_out_the_racy_window();
+    assert!(sync(&index).walked, "records the new stamp");
+    assert!(!sync(&index).walked);
+
+    // An edited .gitignore (an existing one: no directory changes) is in the stamp: walk, and
+    // the newly ignored file leaves the index.
+    write_old(dir.path(), ".gitignore", "# nothing yet\n");
+    assert!(sync(&index).walked);
+    wait_out_the_racy_window();
+    assert!(sync(&index).walked);
+    assert!(!sync(&index).walked);
+    write_old(dir.path(), ".gitignore", "lib/fresh_module.js\n");
+    let ignored = sync(&index);
+    assert!(ignored.walked);
+    assert_eq!(ignored.files_deleted, 1);
+    assert!(index.search("freshlyAdded", 5).unwrap().is_empty());
+
+    // That walk changed no directory (the .gitignore was rewritten in place, with an old mtime):
+    // its stamp is trusted at once. Other scope settings: walk.
+    assert!(!sync(&index).walked);
+    let narrower = Config {
+        exclude_patterns: vec!["README.md".into()],
+        ..config()
+    };
+    let other = CodeIndex::open(&root, &narrower).unwrap();
+    let report = other.sync(&mut |_| {}).unwrap();
+    assert!(report.walked);
+    assert_eq!(report.files_deleted, 1);
+    drop(other);
+
+    // A deleted file: its directory's ctime changes; walk.
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    wait_out_the_racy_window();
+    assert!(sync(&index).walked);
+    assert!(!sync(&index).walked);
+    std::fs::remove_file(dir.path().join("src/app.py")).unwrap();
+    let deleted = sync(&index);
+    assert!(deleted.walked);
+    assert_eq!(deleted.files_deleted, 1);
+    assert_matches_from_scratch(&index, dir.path(), &["src/app.py"]);
+}

@@ -15,9 +15,15 @@
 //! is less than [`RACY_WINDOW_NS`] older than the moment it was read is not trusted: the file
 //! is hashed again (and re-chunked only if the hash differs).
 //!
-//! Cost of a sync that finds nothing: the walk (directory reads and one `stat` per file, on two
-//! threads), reading the state, and touching the state file, whose mtime is the last-sync time
-//! ([`SyncState::last_sync`]); no file content is read and nothing is rewritten.
+//! Cost of a sync that finds nothing: reading the state, one `stat` per directory and ignore
+//! file of the last walk ([`WalkStamp`]: when all are unchanged, a new walk would find the same
+//! files, so none is done), one `stat` per file, and touching the state file, whose mtime is the
+//! last-sync time ([`SyncState::last_sync`]); no file content is read and nothing is rewritten.
+//! Otherwise the walk (directory reads and one `stat` per file, on two threads) runs as well.
+
+mod stamp;
+
+pub use stamp::WalkStamp;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -94,6 +100,11 @@ pub struct SyncState {
     /// `php`, `laravel`); when the project markers select others, the next sync rebuilds.
     #[serde(default)]
     pub frameworks: Vec<String>,
+    /// What the last full walk saw besides the files ([`WalkStamp`]), so that a sync can skip the
+    /// walk when nothing it depends on changed; `None` when the last walk was too recent to trust
+    /// or a file it found is not in [`files`](Self::files) (a read error to retry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walk: Option<WalkStamp>,
 }
 
 /// The state of one file as last indexed.
@@ -310,6 +321,37 @@ fn unix_ns(t: SystemTime) -> i64 {
     }
 }
 
+/// `f` over `items` on up to [`WALK_THREADS`] threads (on one below 512 items, where starting a
+/// thread costs more than it saves), results in the order of `items`. For `stat` calls, which
+/// cost a few microseconds each and overlap well.
+pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = cores.min(WALK_THREADS);
+    if threads <= 1 || items.len() < 512 {
+        return items.iter().map(f).collect();
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = items
+            .chunks(items.len().div_ceil(threads))
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// Whether a state entry vouches for a file of this size and mtime: both equal, and the mtime
+/// older than the moment the file was read by more than [`RACY_WINDOW_NS`].
+fn trusted(e: &FileState, size: u64, mtime_ns: i64) -> bool {
+    e.size == size
+        && e.mtime_ns == mtime_ns
+        && mtime_ns.saturating_add(RACY_WINDOW_NS) < e.indexed_at.as_nanosecond() as i64
+}
+
 /// One file seen by the walk.
 struct Seen {
     rel: String,
@@ -500,12 +542,13 @@ fn wait_for_lock(
     }
 }
 
-/// Runs one sync (see the module docs). `report.chunks` and `duration_ms` are left for the
-/// caller, which owns the reader.
+/// Runs one sync (see the module docs) and says whether it committed to the index (a reader
+/// then needs a reload). `report.chunks` and `duration_ms` are left for the caller, which owns
+/// the reader.
 pub(crate) fn run(
     ctx: &SyncContext<'_>,
     progress: &mut dyn FnMut(SyncProgress),
-) -> Result<SyncReport, IndexError> {
+) -> Result<(SyncReport, bool), IndexError> {
     let _lock = wait_for_lock(ctx, progress)?;
     let frameworks = Frameworks::detect(ctx.root.path());
     let mut pass = SyncPass::start(ctx, &frameworks);
@@ -522,8 +565,8 @@ pub(crate) fn run(
     }
     pass.remove_deleted(&changes.deleted, &mut writer)?;
     pass.read_and_index(&changes.to_read, &frameworks, &mut writer, progress)?;
-    pass.commit(writer, progress)?;
-    pass.finish(changes.dirty)
+    let committed = pass.commit(writer, progress)?;
+    Ok((pass.finish(changes.dirty)?, committed))
 }
 
 /// One sync under the sync lock: the state it rewrites and the report it fills, step by step.
@@ -596,11 +639,26 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         }
     }
 
-    /// Walks the sources, records what the scope leaves out, and splits the files into unchanged
-    /// (by size and mtime), to read, and deleted.
+    /// Walks the sources (or, when the last walk's [`WalkStamp`] still holds, takes the files
+    /// of the state), records what the scope leaves out, and splits the files into unchanged (by
+    /// size and mtime), to read, and deleted.
     fn find_changes(&mut self) -> Result<Changes, IndexError> {
+        let (root, config) = (self.ctx.root, self.ctx.config);
+        if !self.full
+            && self
+                .state
+                .walk
+                .as_ref()
+                .is_some_and(|s| s.holds(config, &source_starts(root, config)))
+            && let Some(changes) = self.changes_by_stat()
+        {
+            return Ok(changes);
+        }
         let (state, report) = (&mut self.state, &mut self.report);
-        let (seen, unnamed) = walk(self.ctx.root, self.ctx.config)?;
+        let (seen, unnamed, stamp) = walk(root, config)?;
+        report.walked = true;
+        let stamp_changed = stamp != state.walk;
+        state.walk = stamp;
         let out_of_scope: BTreeMap<String, String> = unnamed
             .iter()
             .map(|s| (s.path.clone(), s.reason.clone()))
@@ -612,16 +670,10 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         let mut seen_paths = std::collections::HashSet::with_capacity(seen.len());
         let files_seen = seen.len();
         for mut s in seen {
-            let trusted = state.files.get(&s.rel).is_some_and(|e| {
-                e.size == s.size
-                    && e.mtime_ns == s.mtime_ns
-                    && s.mtime_ns.saturating_add(RACY_WINDOW_NS)
-                        < e.indexed_at.as_nanosecond() as i64
-            });
+            let entry = state.files.get(&s.rel);
+            let trusted = entry.is_some_and(|e| trusted(e, s.size, s.mtime_ns));
             seen_paths.insert(s.rel.clone());
-            s.prev_sha = state
-                .files
-                .get(&s.rel)
+            s.prev_sha = entry
                 .filter(|e| e.skipped.is_none())
                 .map(|e| e.sha256.clone());
             if trusted {
@@ -636,11 +688,67 @@ impl<'c, 'a> SyncPass<'c, 'a> {
             .filter(|p| !seen_paths.contains(p.as_str()))
             .cloned()
             .collect();
-        let dirty = self.full || scope_changed || !to_read.is_empty() || !deleted.is_empty();
+        let dirty = self.full
+            || scope_changed
+            || stamp_changed
+            || !to_read.is_empty()
+            || !deleted.is_empty();
         Ok(Changes {
             files_seen,
             to_read,
             deleted,
+            dirty,
+        })
+    }
+
+    /// The changes when the walk would find the files of the state again: one `stat` per file.
+    /// `None` when a file of the state is gone or no longer a regular file (the stamp should have
+    /// caught that; the caller then walks).
+    fn changes_by_stat(&mut self) -> Option<Changes> {
+        let root = self.ctx.root.path();
+        let entries: Vec<(&String, &FileState)> = self.state.files.iter().collect();
+        // Per file: `None` when it is gone or not a regular file, else `Some(None)` when the
+        // state vouches for it, or the file to read.
+        let stats = par_map(&entries, |&(rel, e)| {
+            let abs = root.join(rel);
+            let m = std::fs::symlink_metadata(&abs).ok()?;
+            if !m.is_file() {
+                return None;
+            }
+            let (size, mtime_ns) = (m.len(), m.modified().map(unix_ns).unwrap_or(0));
+            Some((!trusted(e, size, mtime_ns)).then(|| Seen {
+                rel: rel.clone(),
+                abs,
+                size,
+                mtime_ns,
+                prev_sha: e.skipped.is_none().then(|| e.sha256.clone()),
+            }))
+        });
+        let mut to_read = Vec::new();
+        let mut unchanged = 0;
+        for stat in stats {
+            match stat? {
+                Some(seen) => to_read.push(seen),
+                None => unchanged += 1,
+            }
+        }
+        self.report.files_unchanged += unchanged;
+        self.report
+            .files_skipped
+            .extend(
+                self.state
+                    .out_of_scope
+                    .iter()
+                    .map(|(path, reason)| SkippedFile {
+                        path: path.clone(),
+                        reason: reason.clone(),
+                    }),
+            );
+        let dirty = !to_read.is_empty();
+        Some(Changes {
+            files_seen: self.state.files.len(),
+            to_read,
+            deleted: Vec::new(),
             dirty,
         })
     }
@@ -668,6 +776,9 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         writer: &mut LazyWriter<'_, '_>,
         progress: &mut dyn FnMut(SyncProgress),
     ) -> Result<(), IndexError> {
+        if to_read.is_empty() {
+            return Ok(());
+        }
         let ctx = self.ctx;
         let opts = chunk_options(ctx.config);
         let total = to_read.len();
@@ -726,6 +837,13 @@ impl<'c, 'a> SyncPass<'c, 'a> {
     ) -> Result<(), IndexError> {
         let (state, report) = (&mut self.state, &mut self.report);
         let existed = state.files.contains_key(&s.rel);
+        if matches!(
+            outcome,
+            Outcome::Vanished | Outcome::Skipped { keep: false, .. }
+        ) {
+            // A file the walk found is not in the state: the next sync must walk to find it again.
+            state.walk = None;
+        }
         match outcome {
             Outcome::Vanished => {
                 if existed {
@@ -806,16 +924,18 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         Ok(())
     }
 
-    /// Commits the writer if anything was written, and names that commit in the state.
+    /// Commits the writer if anything was written, and names that commit in the state; whether
+    /// it committed.
     fn commit(
         &mut self,
         writer: LazyWriter<'_, '_>,
         progress: &mut dyn FnMut(SyncProgress),
-    ) -> Result<(), IndexError> {
-        if let Some(commit) = writer.commit(progress)? {
-            self.state.commit = commit;
-        }
-        Ok(())
+    ) -> Result<bool, IndexError> {
+        let Some(commit) = writer.commit(progress)? else {
+            return Ok(false);
+        };
+        self.state.commit = commit;
+        Ok(true)
     }
 
     /// Writes the state when it changed (else only touches it, the last-sync time) and returns
@@ -974,7 +1094,7 @@ pub fn pending_changes(
     let Some(state) = SyncState::load(&SyncState::path(root)) else {
         return Ok(None);
     };
-    let (files, _) = walk(root, config)?;
+    let (files, _, _) = walk(root, config)?;
     let mut changes = PendingChanges::default();
     for f in &files {
         match state.files.get(&f.rel) {
@@ -992,14 +1112,20 @@ pub fn pending_changes(
     Ok(Some(changes))
 }
 
-/// Walks the index's sources; files only (no symlinks), with size and mtime from one `stat`.
-fn walk(root: &RepoRoot, config: &Config) -> Result<(Vec<Seen>, Vec<SkippedFile>), IndexError> {
+/// What [`walk`] found: the files (no symlinks) with size and mtime from one `stat`, what the
+/// scope left out, and the stamp of the walk (`None` when it cannot be trusted).
+type Walked = (Vec<Seen>, Vec<SkippedFile>, Option<WalkStamp>);
+
+/// Walks the index's sources.
+fn walk(root: &RepoRoot, config: &Config) -> Result<Walked, IndexError> {
     /// What one walked entry gives.
     enum Found {
         File(Seen),
         Skipped(SkippedFile),
+        Dir(Option<stamp::DirStamp>),
     }
     let starts = source_starts(root, config);
+    let walk_start = unix_ns(SystemTime::now());
     let mut builder = walker(root, config, &starts)?;
     // Directory reads and stats overlap on two threads: the walk is most of a no-change sync.
     builder.threads(
@@ -1047,6 +1173,9 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<(Vec<Seen>, Vec<SkippedFile>
                     }));
                     return WalkState::Skip;
                 }
+            }
+            if is_dir {
+                push(Found::Dir(stamp::record_dir(entry.path())));
                 return WalkState::Continue;
             }
             if !entry.file_type().is_some_and(|t| t.is_file()) {
@@ -1088,17 +1217,20 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<(Vec<Seen>, Vec<SkippedFile>
     });
     let mut files = Vec::new();
     let mut skipped = Vec::new();
+    let mut dirs = Vec::new();
     for item in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
         match item {
             Found::File(seen) => files.push(seen),
             Found::Skipped(s) => skipped.push(s),
+            Found::Dir(d) => dirs.push(d),
         }
     }
     // Overlapping starts cannot yield a file twice (nested starts are dropped), but sorting and
     // deduplicating keeps the order deterministic either way.
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files.dedup_by(|a, b| a.rel == b.rel);
-    Ok((files, skipped))
+    let stamp = stamp::build(config, &starts, walk_start, dirs);
+    Ok((files, skipped, stamp))
 }
 
 #[cfg(test)]
