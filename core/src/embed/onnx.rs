@@ -86,8 +86,8 @@ pub struct LoadTimings {
 
 /// An ONNX embedding model behind the [`Embedder`] trait, for a model described by a
 /// `manifest.json` (see [`ModelPaths`]): `tokenizers`' pipeline (with the compact Unigram model
-/// of [`super::unigram`] for SentencePiece vocabularies), ONNX Runtime sessions, pooling and
-/// normalisation as fastembed 7.5's `TextEmbedding` (which [`FastEmbedder::load_online`] uses).
+/// of [`CompactUnigram`](super::CompactUnigram) for SentencePiece vocabularies), ONNX Runtime sessions, pooling and
+/// normalisation as fastembed 7.5's `TextEmbedding` (which `FastEmbedder::load_online` uses).
 ///
 /// - Prefixes from the manifest (`"query: "`, `"passage: "` for e5) are added to every text.
 /// - Pooling from the manifest (`mean` for e5: the graph outputs `last_hidden_state`, and fastembed's
@@ -192,7 +192,7 @@ fn cpu_without_arena() -> ort::ep::ExecutionProviderDispatch {
 }
 
 /// The tokenizer of a loaded model: `tokenizers`' pipeline with the compact Unigram model
-/// ([`super::unigram`]) when `tokenizer.json` holds a Unigram model (multilingual-e5-small: 8 MiB
+/// ([`super::CompactUnigram`]) when `tokenizer.json` holds a Unigram model (multilingual-e5-small: 8 MiB
 /// instead of 287), else the library's own `Tokenizer`.
 enum TextTokenizer {
     Compact(CompactTokenizer),

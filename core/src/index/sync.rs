@@ -1163,16 +1163,16 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<Walked, IndexError> {
                 }
             };
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if is_dir && entry.depth() > 0 {
-                if let Some(rel) = rel_str(entry.path())
-                    && let Some(skip) = scope::skip_dir(&rel)
-                {
-                    push(Found::Skipped(SkippedFile {
-                        path: format!("{rel}/"),
-                        reason: skip.reason().to_string(),
-                    }));
-                    return WalkState::Skip;
-                }
+            if is_dir
+                && entry.depth() > 0
+                && let Some(rel) = rel_str(entry.path())
+                && let Some(skip) = scope::skip_dir(&rel)
+            {
+                push(Found::Skipped(SkippedFile {
+                    path: format!("{rel}/"),
+                    reason: skip.reason().to_string(),
+                }));
+                return WalkState::Skip;
             }
             if is_dir {
                 push(Found::Dir(stamp::record_dir(entry.path())));

@@ -35,7 +35,7 @@ const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WalkStamp {
     /// The walk's inputs besides the tree: the scope settings of the configuration, the walk
-    /// starts and the path of git's global excludes file ([`inputs`]).
+    /// starts and the path of git's global excludes file.
     pub inputs: String,
     /// Every directory the walk entered (absolute path) → its ctime, nanoseconds since the epoch.
     pub dirs: BTreeMap<String, i64>,
