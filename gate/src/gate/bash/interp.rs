@@ -48,10 +48,10 @@ const CALLS: &[(&str, Call)] = &[
     ),
     ("sqlite3.connect shelve.open dbm.open", Call::Write(&[0])),
     // Bare forms after `from os import remove` / `from shutil import move`, and Perl builtins.
-    (
-        "remove rmtree makedirs truncate chmod utime mkfifo",
-        Call::Write(&[0]),
-    ),
+    ("remove rmtree makedirs truncate mkfifo", Call::Write(&[0])),
+    // Python's `chmod(p, mode)` after `from os import chmod`; Perl's `chmod MODE, FILES`,
+    // `chown UID, GID, FILES`, `utime ATIME, MTIME, FILES` (number literals are skipped).
+    ("chmod chown utime", Call::Write(&[0, 1, 2, 3, 4, 5])),
     ("move symlink link", Call::Write(&[0, 1])),
     ("copyfile copytree copy2", Call::Write(&[1])),
     (
@@ -417,19 +417,250 @@ fn call_matches(name: &str, after_dot: bool, pat: &str) -> bool {
     }
 }
 
+/// The row of [`CALLS`] a name matches, if any.
+fn call_of(name: &str, after_dot: bool) -> Option<Call> {
+    CALLS
+        .iter()
+        .find(|(pats, _)| {
+            pats.split_whitespace()
+                .any(|p| call_matches(name, after_dot, p))
+        })
+        .map(|&(_, call)| call)
+}
+
+/// Whether `name` (a member name: `writeFileSync`, `remove`) is the last part of a call that
+/// writes or runs something: what a call by name (`getattr(os, 'remove')`, `fs['rmSync']`)
+/// must not hide.
+fn names_a_writing_call(name: &str) -> bool {
+    matches!(
+        call_of(name, true).or_else(|| call_of(name, false)),
+        Some(
+            Call::Write(_) | Call::Opaque | Call::Shell | Call::Code | Call::Open | Call::RecvWrite
+        )
+    ) || CALLS.iter().any(|(pats, call)| {
+        matches!(call, Call::Write(_) | Call::Opaque | Call::Shell)
+            && pats
+                .split_whitespace()
+                .any(|p| p.rsplit(['.', '*']).next() == Some(name))
+    })
+}
+
+/// The names a script binds to modules and functions, to what they name: Python `import m as a`
+/// and `from m import f [as a]`; assignments `a = m.f`, `a = require('m')` and
+/// `a = require('m').f`; JavaScript destructuring `{f: a, g} = require('m')` (or `= m`). So
+/// `r = os.remove; r(p)`, `import shutil as s; s.rmtree(p)` and `const {writeFileSync: w} =
+/// require('fs'); w(p)` are the calls they alias.
+fn aliases(toks: &[Spanned<'_>], pair: &[usize]) -> std::collections::HashMap<String, String> {
+    let mut out = std::collections::HashMap::new();
+    let ident = |k: usize| match toks.get(k).map(|t| &t.tok) {
+        Some(CTok::Ident(n)) => Some(*n),
+        _ => None,
+    };
+    let punct =
+        |k: usize, c: u8| matches!(toks.get(k).map(|t| &t.tok), Some(CTok::Punct(p)) if *p == c);
+    // What the expression at `k` names (a dotted name, or `require('m')` with an optional
+    // `.member`) and the index after it.
+    let target = |k: usize| -> Option<(String, usize)> {
+        if ident(k) == Some("require") && punct(k + 1, b'(') && punct(k + 3, b')') {
+            let Some(CTok::Str {
+                value,
+                dynamic: false,
+            }) = toks.get(k + 2).map(|t| &t.tok)
+            else {
+                return None;
+            };
+            let mut name = value.trim_start_matches("node:").to_string();
+            let mut next = k + 4;
+            if punct(next, b'.')
+                && let Some(m) = ident(next + 1)
+            {
+                name = format!("{name}.{m}");
+                next += 2;
+            }
+            return Some((name, next));
+        }
+        ident(k).map(|n| (n.to_string(), k + 1))
+    };
+    for j in 0..toks.len() {
+        if ident(j) == Some("import") {
+            let from = (j >= 2 && ident(j - 2) == Some("from"))
+                .then(|| ident(j - 1))
+                .flatten();
+            let mut k = j + 1;
+            while let Some(n) = ident(k) {
+                let full = from.map_or_else(|| n.to_string(), |m| format!("{m}.{n}"));
+                if ident(k + 1) == Some("as")
+                    && let Some(a) = ident(k + 2)
+                {
+                    out.insert(a.to_string(), full);
+                    k += 3;
+                } else {
+                    if from.is_some() {
+                        out.insert(n.to_string(), full);
+                    }
+                    k += 1;
+                }
+                if !punct(k, b',') {
+                    break;
+                }
+                k += 1;
+            }
+        }
+        let plain_assign = punct(j + 1, b'=')
+            && !punct(j + 2, b'=')
+            && !(j > 0
+                && matches!(
+                    toks[j - 1].tok,
+                    CTok::Punct(b'=' | b'!' | b'<' | b'>' | b'.')
+                ));
+        if plain_assign
+            && let Some(a) = ident(j)
+            && let Some((t, next)) = target(j + 2)
+            && !punct(next, b'(')
+            && !punct(next, b'[')
+        {
+            out.insert(a.to_string(), t);
+        }
+        if punct(j, b'{')
+            && let Some(&close) = pair.get(j).filter(|&&c| c != usize::MAX && c > j)
+            && punct(close + 1, b'=')
+            && !punct(close + 2, b'=')
+            && let Some((t, _)) = target(close + 2)
+        {
+            let mut k = j + 1;
+            while k < close {
+                match (ident(k), punct(k + 1, b':'), ident(k + 2)) {
+                    (Some(f), true, Some(a)) => {
+                        out.insert(a.to_string(), format!("{t}.{f}"));
+                        k += 3;
+                    }
+                    (Some(f), false, _) => {
+                        out.insert(f.to_string(), format!("{t}.{f}"));
+                        k += 1;
+                    }
+                    _ => k += 1,
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the script loads a module that writes files or runs programs (`require('fs')`,
+/// `import os`, `from shutil import …`), directly or through an alias.
+fn uses_io_module(
+    toks: &[Spanned<'_>],
+    aliases: &std::collections::HashMap<String, String>,
+) -> bool {
+    const MODULES: [&str; 10] = [
+        "fs",
+        "fs/promises",
+        "child_process",
+        "os",
+        "shutil",
+        "subprocess",
+        "pathlib",
+        "io",
+        "posix",
+        "nt",
+    ];
+    let is_io = |n: &str| {
+        let n = n.trim_start_matches("node:");
+        MODULES
+            .iter()
+            .any(|m| n == *m || n.split('.').next() == Some(m))
+    };
+    aliases.values().any(|t| is_io(t))
+        || toks.windows(2).any(|w| match (&w[0].tok, &w[1].tok) {
+            (CTok::Ident("import" | "from"), CTok::Ident(n)) => is_io(n),
+            (CTok::Punct(b'('), CTok::Str { value, .. }) => is_io(value),
+            _ => false,
+        })
+}
+
+/// `name` with aliases replaced ([`aliases`]): the whole name, or its first dotted part, a few
+/// times over (`a = fs; b = a.writeFileSync`).
+fn resolve(name: &str, aliases: &std::collections::HashMap<String, String>) -> String {
+    let mut name = name.to_string();
+    for _ in 0..4 {
+        let next = match aliases.get(&name) {
+            Some(t) => t.clone(),
+            None => match name.split_once('.') {
+                Some((head, rest)) => match aliases.get(head) {
+                    Some(t) => format!("{t}.{rest}"),
+                    None => break,
+                },
+                None => break,
+            },
+        };
+        if next == name {
+            break;
+        }
+        name = next;
+    }
+    name
+}
+
 /// Scans interpreter code for the calls in [`CALLS`]; targets are reported with `via`.
 pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
     let toks = code_tokens(code);
     let pair = brackets(&toks);
+    let aliases = aliases(&toks, &pair);
     for j in 0..toks.len() {
+        // A call by a computed name on a value (`fs[m](p)`) in a script that uses a module
+        // that writes files or runs programs.
+        if let CTok::Punct(b'[') = toks[j].tok
+            && j > 0
+            && matches!(toks[j - 1].tok, CTok::Ident(_) | CTok::Punct(b')' | b']'))
+            && let Some(&close) = pair.get(j).filter(|&&c| c != usize::MAX && c > j + 1)
+            && !(close == j + 2 && matches!(toks[j + 1].tok, CTok::Str { dynamic: false, .. }))
+            && matches!(toks.get(close + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
+            && uses_io_module(&toks, &aliases)
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[close].end).unwrap_or_default(),
+                format!("{via}: a call by a name computed at run time"),
+            );
+            continue;
+        }
+        // A call by a literal name: `fs['rmSync'](p)`.
+        if let CTok::Punct(b'[') = toks[j].tok
+            && let Some(CTok::Str { value, .. }) = toks.get(j + 1).map(|t| &t.tok)
+            && matches!(toks.get(j + 2).map(|t| &t.tok), Some(CTok::Punct(b']')))
+            && matches!(toks.get(j + 3).map(|t| &t.tok), Some(CTok::Punct(b'(')))
+            && names_a_writing_call(value)
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[j + 2].end).unwrap_or(value),
+                format!("{via}: a call by name ({value})"),
+            );
+            continue;
+        }
         let CTok::Ident(name) = toks[j].tok else {
             continue;
         };
         let after_dot = j > 0 && matches!(toks[j - 1].tok, CTok::Punct(b'.'));
-        let Some(&(_, call)) = CALLS.iter().find(|(pats, _)| {
-            pats.split_whitespace()
-                .any(|p| call_matches(name, after_dot, p))
-        }) else {
+        // A member looked up by a name: `getattr(os, 'remove')`, `getattr(os, n)`.
+        if name == "getattr"
+            && !after_dot
+            && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
+            && pair[j + 1] != usize::MAX
+        {
+            let (args, _) = paren_args(&toks, &pair, j + 1, code);
+            let member = args.get(1).map(|a| a.lit().map(str::to_owned));
+            if let Some(member) = member
+                && member.as_deref().is_none_or(names_a_writing_call)
+            {
+                let end = toks[pair[j + 1]].end;
+                e.unknown(
+                    code.get(toks[j].start..end).unwrap_or(name),
+                    format!("{via}: getattr of a member the analysis cannot follow"),
+                );
+            }
+            continue;
+        }
+        let canonical = resolve(name, &aliases);
+        let Some(call) = call_of(&canonical, after_dot).or_else(|| call_of(name, after_dot)) else {
             continue;
         };
         let (args, end) = match toks.get(j + 1).map(|t| &t.tok) {
@@ -437,7 +668,14 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             Some(CTok::Punct(b'(')) if pair[j + 1] != usize::MAX => {
                 paren_args(&toks, &pair, j + 1, code)
             }
+            // `from os import remove as rm`, `import remove`: a name, not a call.
+            Some(CTok::Ident("as")) => continue,
+            _ if j > 0 && matches!(toks[j - 1].tok, CTok::Ident("import")) => continue,
             Some(CTok::Str { .. } | CTok::Ident(_)) if !after_dot && !name.contains('.') => {
+                bare_args(&toks, &pair, j + 1, code)
+            }
+            // Perl's `chmod 0755, "f"`.
+            Some(CTok::Punct(c)) if c.is_ascii_digit() && !after_dot && !name.contains('.') => {
                 bare_args(&toks, &pair, j + 1, code)
             }
             _ => continue,
@@ -449,12 +687,16 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
         match call {
             Call::Write(indexes) => {
                 for &i in indexes {
-                    e.write(
-                        &positional
-                            .get(i)
-                            .map_or_else(|| snippet.clone(), |a| a.word()),
-                        via,
-                    );
+                    match positional.get(i) {
+                        // Perl's `chmod 0755, "f"` and `utime $a, $m, "f"` name the files last.
+                        Some(a)
+                            if a.lit().is_none()
+                                && (is_number(a.raw) || a.raw.trim() == "undef") => {}
+                        Some(a) => e.write(&a.word(), via),
+                        // Arguments the analysis cannot count (`copy(*pair)`): the call itself.
+                        None if Some(&i) == indexes.first() => e.write(&snippet, via),
+                        None => {}
+                    }
                 }
             }
             Call::Read => positional.first().iter().for_each(|a| e.read(&a.word())),
@@ -530,6 +772,13 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             }
         }
     }
+}
+
+/// Whether an argument is a number literal (`0755`, `0o644`, `1_000`), not a path.
+fn is_number(raw: &str) -> bool {
+    let raw = raw.trim();
+    raw.starts_with(|c: char| c.is_ascii_digit())
+        && raw.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// An `fopen`-style mode string (Python, Ruby, PHP, C): `r`, `rb`, `w+`, `a`, `x`, `c+`, ….

@@ -609,6 +609,63 @@ fn interpreters() {
 }
 
 #[test]
+fn interpreter_aliases_and_calls_by_name() {
+    check(
+        &[
+            "node -e \"const {writeFileSync: w} = require('fs'); w('src/a.js', 'x')\"",
+            "node -e \"const w = require('fs').writeFileSync; w('src/a.js', 'x')\"",
+            "node -e \"const fs = require('fs'); const w = fs.writeFileSync; w('a.js', 'x')\"",
+            "node -e \"const {readFileSync, execSync} = require('child_process'); execSync('git log')\"",
+            "python3 -c \"from os import remove as rm; rm('a.py')\"",
+            "python3 -c \"import os; r = os.remove; r('a.py')\"",
+            "python3 -c \"import shutil as s; s.rmtree('src')\"",
+            "python3 -c \"import os as o, sys; o.remove('a.py'); print(sys.argv)\"",
+            "python3 -c \"from shutil import copy; copy(*pair)\"",
+            "node -e \"require('fs')['writeFileSync']('a.js', 'x')\"",
+            "node -e \"const m = 'rmSync'; require('fs')[m]('src')\"",
+            "node -e \"const a = [1, 2]; console.log(a[0], JSON.stringify({x: a}))\"",
+            "python3 -c \"getattr(__import__('os'), 'remove')('a.py')\"",
+            "python3 -c \"import os; getattr(os, 're' + 'move')('a.py')\"",
+            "python3 -c \"import sys; print(getattr(sys, 'version'))\"",
+            "perl -e 'chmod 0755, \"bin/run\"; utime undef, undef, \"a.txt\"'",
+        ],
+        expect![[r#"
+            $ node -e "const {writeFileSync: w} = require('fs'); w('src/a.js', 'x')"
+              write path src/a.js (node -e)
+            $ node -e "const w = require('fs').writeFileSync; w('src/a.js', 'x')"
+              write path src/a.js (node -e)
+            $ node -e "const fs = require('fs'); const w = fs.writeFileSync; w('a.js', 'x')"
+              write path a.js (node -e)
+            $ node -e "const {readFileSync, execSync} = require('child_process'); execSync('git log')"
+            $ python3 -c "from os import remove as rm; rm('a.py')"
+              write path a.py (python -c)
+            $ python3 -c "import os; r = os.remove; r('a.py')"
+              write path a.py (python -c)
+            $ python3 -c "import shutil as s; s.rmtree('src')"
+              write path src (python -c)
+            $ python3 -c "import os as o, sys; o.remove('a.py'); print(sys.argv)"
+              write path a.py (python -c)
+            $ python3 -c "from shutil import copy; copy(*pair)"
+              write dynamic copy(*pair) (python -c)
+            $ node -e "require('fs')['writeFileSync']('a.js', 'x')"
+              write dynamic ['writeFileSync'] (node -e: a call by name (writeFileSync))
+            $ node -e "const m = 'rmSync'; require('fs')[m]('src')"
+              write dynamic [m] (node -e: a call by a name computed at run time)
+            $ node -e "const a = [1, 2]; console.log(a[0], JSON.stringify({x: a}))"
+            $ python3 -c "getattr(__import__('os'), 'remove')('a.py')"
+              write dynamic getattr(__import__('os'), 'remove') (python -c: getattr of a member the analysis cannot follow)
+              write dynamic __import__('os') (python -c: __import__ (runs code the analysis cannot follow))
+            $ python3 -c "import os; getattr(os, 're' + 'move')('a.py')"
+              write dynamic getattr(os, 're' + 'move') (python -c: getattr of a member the analysis cannot follow)
+            $ python3 -c "import sys; print(getattr(sys, 'version'))"
+            $ perl -e 'chmod 0755, "bin/run"; utime undef, undef, "a.txt"'
+              write path bin/run (perl -e)
+              write path a.txt (perl -e)
+        "#]],
+    );
+}
+
+#[test]
 fn structure() {
     check(
         &[
