@@ -188,6 +188,40 @@ pub struct SyncReport {
     pub duration_ms: u64,
 }
 
+/// The query words each chunk hit matches (bit `i`: word `i`) and the words' weights, for
+/// [`RankParams::coverage`].
+#[derive(Debug, Clone, Default)]
+struct WordCover {
+    masks: Vec<u64>,
+    weights: Vec<f32>,
+}
+
+impl WordCover {
+    /// Multiplies each hit's score by `1 + coverage × c`, `c` the weighted share of the query's
+    /// words that its file's hits match together (the file's coverage of the request).
+    fn apply(&self, hits: &mut [SearchHit], params: &RankParams) {
+        let total: f32 = self.weights.iter().sum();
+        if params.coverage <= 0.0 || total <= 0.0 || self.masks.len() != hits.len() {
+            return;
+        }
+        let mut by_file: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+        for (h, m) in hits.iter().zip(&self.masks) {
+            *by_file.entry(h.file.clone()).or_default() |= m;
+        }
+        for h in hits.iter_mut() {
+            let mask = by_file.get(&h.file).copied().unwrap_or(0);
+            let covered: f32 = self
+                .weights
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, w)| w)
+                .sum();
+            h.score *= 1.0 + params.coverage * covered / total;
+        }
+    }
+}
+
 /// One ranked hit of [`CodeIndex::search`]: a chunk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
@@ -625,16 +659,33 @@ impl CodeIndex {
         top: usize,
         params: &RankParams,
     ) -> Result<Vec<SearchHit>, IndexError> {
+        let (mut hits, cover) = self.search_chunks_covering(query, top, params)?;
+        cover.apply(&mut hits, params);
+        Ok(hits)
+    }
+
+    /// [`Self::search_chunks`], and per hit the query words it matches ([`WordCover`]).
+    fn search_chunks_covering(
+        &self,
+        query: &str,
+        top: usize,
+        params: &RankParams,
+    ) -> Result<(Vec<SearchHit>, WordCover), IndexError> {
         if top == 0 {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), WordCover::default()));
         }
-        let Some(q) = lexical::bm25_query_with(&self.fields, query, params) else {
-            return Ok(Vec::new());
+        let (Some(q), words) = lexical::bm25_query_and_words(&self.fields, query, params) else {
+            return Ok((Vec::new(), WordCover::default()));
         };
         let searcher = self.reader.searcher();
         let top_docs = searcher
             .search(&q, &TopDocs::with_limit(top))
             .map_err(|e| self.err("search", e))?;
+        let cover = if params.coverage > 0.0 {
+            self.word_cover(&searcher, &top_docs, &words)?
+        } else {
+            WordCover::default()
+        };
         let mut hits = Vec::with_capacity(top_docs.len());
         for (score, addr) in top_docs {
             let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
@@ -653,7 +704,62 @@ impl CodeIndex {
                 sha256: c.sha256,
             });
         }
-        Ok(hits)
+        Ok((hits, cover))
+    }
+
+    /// Which query words each of `top_docs` matches (any of the word's terms in any field), by
+    /// seeking each term's posting list to the hits' documents, and each word's weight times
+    /// its IDF (`ln(1 + N / df)`, df the largest of its terms').
+    fn word_cover(
+        &self,
+        searcher: &Searcher,
+        top_docs: &[(f32, tantivy::DocAddress)],
+        words: &[lexical::QueryWord],
+    ) -> Result<WordCover, IndexError> {
+        use tantivy::DocSet as _;
+        let mut cover = WordCover {
+            masks: vec![0; top_docs.len()],
+            weights: Vec::new(),
+        };
+        let mut by_segment: std::collections::BTreeMap<u32, Vec<(u32, usize)>> =
+            std::collections::BTreeMap::new();
+        for (i, (_, addr)) in top_docs.iter().enumerate() {
+            by_segment
+                .entry(addr.segment_ord)
+                .or_default()
+                .push((addr.doc_id, i));
+        }
+        by_segment
+            .values_mut()
+            .for_each(|docs| docs.sort_unstable());
+        let n = searcher.num_docs().max(1) as f32;
+        for (w, word) in words.iter().take(64).enumerate() {
+            let mut df = 0u64;
+            for term in &word.terms {
+                df = df.max(searcher.doc_freq(term).map_err(|e| self.err("search", e))?);
+                for (&seg, docs) in &by_segment {
+                    let inverted = searcher
+                        .segment_reader(seg)
+                        .inverted_index(term.field())
+                        .map_err(|e| self.err("search", e))?;
+                    let Some(mut postings) = inverted
+                        .read_postings(term, tantivy::schema::IndexRecordOption::Basic)
+                        .map_err(|e| self.err("search", e.into()))?
+                    else {
+                        continue;
+                    };
+                    for &(doc, i) in docs {
+                        if postings.doc() <= doc && postings.seek(doc) == doc {
+                            cover.masks[i] |= 1 << w;
+                        }
+                    }
+                }
+            }
+            cover
+                .weights
+                .push(word.weight * (1.0 + n / df.max(1) as f32).ln());
+        }
+        Ok(cover)
     }
 
     /// Ranked search by file, the pipeline of [`rank`]: BM25F over chunks, role factors, files

@@ -952,3 +952,48 @@ fn a_sync_skips_the_walk_while_its_stamp_holds_and_walks_when_anything_it_depend
     assert_eq!(deleted.files_deleted, 1);
     assert_matches_from_scratch(&index, dir.path(), &["src/app.py"]);
 }
+
+#[test]
+fn a_file_covering_more_of_the_request_gains_over_one_repeating_a_word() {
+    // `many.py` repeats one query word in three functions; `both.py` has each of the two words
+    // once, in different functions. File coverage (RankParams::coverage) raises the file whose
+    // chunks together match more of the request, relative to BM25 alone.
+    let (_dir, root) = fixture(&[
+        (
+            "src/many.py",
+            "def one():\n    realm = realm + realm\n\n\ndef two():\n    return realm * realm\n\n\ndef three():\n    print(realm, realm)\n",
+        ),
+        (
+            "src/both.py",
+            "def first():\n    return realm\n\n\ndef second():\n    return authenticate()\n",
+        ),
+        (
+            "src/other.py",
+            "def authenticate():\n    return 1\n\n\ndef unrelated():\n    return 2\n",
+        ),
+    ]);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    let ratio = |coverage: f32| {
+        let params = code_intel_core::index::RankParams {
+            coverage,
+            ..Default::default()
+        };
+        let hits = index
+            .search_files("authenticate realm", 10, &params)
+            .unwrap();
+        let score = |f: &str| {
+            hits.iter()
+                .find(|h| h.best.file == f)
+                .unwrap_or_else(|| panic!("{f} not found: {hits:?}"))
+                .best
+                .score
+        };
+        score("src/both.py") / score("src/many.py")
+    };
+    let (without, with) = (ratio(0.0), ratio(1.0));
+    assert!(
+        with > without * 1.05,
+        "coverage 1: {with}, coverage 0: {without}"
+    );
+}

@@ -725,40 +725,45 @@ pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
 /// outweighing a query's other words. Japanese words the [`glossary`] knows add their English
 /// words at [`RankParams::glossary`] of a word's weight; CJK bigrams are summed one by one.
 pub fn bm25_query_with(f: &Fields, text: &str, params: &RankParams) -> Option<Box<dyn Query>> {
+    bm25_query_and_words(f, text, params).0
+}
+
+/// One word of a query as [`bm25_query_and_words`] analysed it: its terms in every searched
+/// field and its weight ([`rank::word_weight`] times the glossary scale).
+#[derive(Debug, Clone)]
+pub struct QueryWord {
+    /// The word's (stemmed) terms, in each field it is searched in.
+    pub terms: Vec<Term>,
+    /// The word's weight in the query.
+    pub weight: f32,
+}
+
+/// [`bm25_query_with`] and the query's words (CJK n-grams are not words here).
+pub fn bm25_query_and_words(
+    f: &Fields,
+    text: &str,
+    params: &RankParams,
+) -> (Option<Box<dyn Query>>, Vec<QueryWord>) {
     let boosts = params.field_boosts();
-    let mut seen_words = HashSet::new();
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let mut parts = QueryParts::default();
     for_each_word(text, |start, end| {
-        if seen_words.len() < MAX_QUERY_WORDS {
-            word_clauses(
-                f,
-                &boosts,
-                &text[start..end],
-                1.0,
-                params,
-                &mut seen_words,
-                &mut clauses,
-            );
+        if parts.seen_words.len() < MAX_QUERY_WORDS {
+            word_clauses(f, &boosts, &text[start..end], 1.0, params, &mut parts);
         }
     });
     // Japanese words translated through the glossary join as English words of their own
     // (weighted by `params.glossary`); words the request also says in English count once.
     if params.glossary > 0.0 {
         for word in glossary::translate(text) {
-            if seen_words.len() >= MAX_QUERY_WORDS {
+            if parts.seen_words.len() >= MAX_QUERY_WORDS {
                 break;
             }
-            word_clauses(
-                f,
-                &boosts,
-                word,
-                params.glossary,
-                params,
-                &mut seen_words,
-                &mut clauses,
-            );
+            word_clauses(f, &boosts, word, params.glossary, params, &mut parts);
         }
     }
+    let QueryParts {
+        mut clauses, words, ..
+    } = parts;
     let cjk_boost = params.cjk;
     let mut seen_grams = HashSet::new();
     for term in cjk_terms(text) {
@@ -774,11 +779,20 @@ pub fn bm25_query_with(f: &Fields, text: &str, params: &RankParams) -> Option<Bo
             ));
         }
     }
-    if clauses.is_empty() {
+    let query: Option<Box<dyn Query>> = if clauses.is_empty() {
         None
     } else {
         Some(Box::new(BooleanQuery::new(clauses)))
-    }
+    };
+    (query, words)
+}
+
+/// What [`bm25_query_and_words`] collects word by word.
+#[derive(Default)]
+struct QueryParts {
+    seen_words: HashSet<String>,
+    clauses: Vec<(Occur, Box<dyn Query>)>,
+    words: Vec<QueryWord>,
 }
 
 /// Adds the clauses of one query word (see [`bm25_query_with`]): per field, the best of its
@@ -790,9 +804,13 @@ fn word_clauses(
     word: &str,
     scale: f32,
     params: &RankParams,
-    seen_words: &mut HashSet<String>,
-    clauses: &mut Vec<(Occur, Box<dyn Query>)>,
+    out: &mut QueryParts,
 ) {
+    let QueryParts {
+        seen_words,
+        clauses,
+        words,
+    } = out;
     let mut terms: Vec<String> = Vec::new();
     let mut whole = None;
     split_code(word, |t, _, _, _| {
@@ -813,11 +831,17 @@ fn word_clauses(
         return;
     }
     let weight = rank::word_weight(&whole, params) * scale;
+    let mut word = QueryWord {
+        terms: Vec::new(),
+        weight,
+    };
     for &(name, boost) in boosts {
         if name == "cjk" || boost <= 0.0 {
             continue;
         }
         let field = field_by_name(f, name);
+        word.terms
+            .extend(terms.iter().map(|t| Term::from_field_text(field, t)));
         let disjuncts: Vec<Box<dyn Query>> = terms
             .iter()
             .map(|t| {
@@ -833,6 +857,7 @@ fn word_clauses(
             Box::new(BoostQuery::new(Box::new(q), boost * weight)),
         ));
     }
+    words.push(word);
 }
 
 /// How a definition lookup matches names.

@@ -7,9 +7,11 @@
 //!    per field (its best term), generic request words ("add", "fix", "support", ...) with
 //!    [`RankParams::generic_word`] of the weight of the others (down-weighted, not dropped: in
 //!    "Add an `add` method" the word matters).
-//! 2. The best [`RankParams::candidates`] chunks, each score multiplied by its file's
-//!    [`FileRole`] factor (tests and docs are their own class: a change is implemented in source,
-//!    and they follow it).
+//! 2. The best [`RankParams::candidates`] chunks, each score multiplied by `1 +`
+//!    [`RankParams::coverage`] times its file's coverage of the request (the IDF- and
+//!    word-weighted share of the query's words that the file's candidate chunks match together,
+//!    read from the posting lists) and by its file's [`FileRole`] factor (tests and docs are
+//!    their own class: a change is implemented in source, and they follow it).
 //! 3. Files ranked by their best chunk plus [`RankParams::file_extra`] times the next chunks of
 //!    the same file (file coherence: a file where several chunks match is more likely the place),
 //!    times a small prior for larger files ([`RankParams::size_prior`]).
@@ -204,6 +206,9 @@ pub struct RankParams {
     /// [`FRAMEWORK_SEEDS`](super::FRAMEWORK_SEEDS) files gives the files it is linked with
     /// `framework_link × kind weight × its score` ([`framework::link_bonus`](super::framework::link_bonus)).
     pub framework_link: f32,
+    /// File coverage of the request: each file's score is multiplied by `1 + coverage × c`, `c`
+    /// the IDF-and-word-weighted share of the query's words its candidate chunks match together.
+    pub coverage: f32,
 }
 
 impl Default for RankParams {
@@ -230,11 +235,14 @@ impl Default for RankParams {
             locale_factor: 0.3,
             text_factor: 1.0,
             file_extra: 0.5,
-            candidates: 200,
+            // Chosen on fold A (vite, akaunting) with coverage (2026-11-25, docs/EVALUATION.md,
+            // "File coverage of the request").
+            candidates: 400,
             size_prior: 0.1,
             // Chosen on the kit's laravel corpus and half A of akaunting's queries (even SHA
             // prefix), reported on half B (docs/EVALUATION.md, "Framework links").
             framework_link: 0.2,
+            coverage: 0.5,
         }
     }
 }
