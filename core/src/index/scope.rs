@@ -93,9 +93,18 @@ pub const MINIFIED_LONG_LINE: usize = 5000;
 /// Bytes at the start of a file searched for generated-file markers.
 pub const GENERATED_PROBE_BYTES: usize = 1024;
 
+/// Extensions of files that are never source ([`ScopeSkip::Media`]), lower case.
+pub const MEDIA_EXTENSIONS: &[&str] = &[
+    "pdf", "ps", "eps", "ai", "psd", "xcf", "png", "jpg", "jpeg", "gif", "bmp", "ico", "icns",
+    "webp", "tif", "tiff", "avif", "heic", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4",
+    "m4a", "wav", "ogg", "oga", "webm", "mov", "avi", "mkv", "flac", "zip", "gz", "tgz", "bz2",
+    "xz", "7z", "rar", "jar", "war", "class", "so", "dylib", "dll", "exe", "o", "a", "pyc", "pyo",
+    "wasm", "sqlite", "sqlite3", "db", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods",
+];
+
 /// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
 /// rebuilds the index once.
-pub const RULES_VERSION: u32 = 3;
+pub const RULES_VERSION: u32 = 4;
 
 /// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
 /// directory for a pruned tree) and shown by `status` and `index --json`.
@@ -110,6 +119,10 @@ pub enum ScopeSkip {
     Minified,
     /// A file marked as generated (`@generated`, `DO NOT EDIT`).
     Generated,
+    /// A binary, media or document file by its extension ([`MEDIA_EXTENSIONS`]: images, fonts,
+    /// archives, PDFs, compiled objects): not code a person edits, even when its first bytes hold
+    /// no NUL (a PDF's text objects).
+    Media,
 }
 
 impl ScopeSkip {
@@ -120,6 +133,7 @@ impl ScopeSkip {
             ScopeSkip::LockFile => "lock file",
             ScopeSkip::Minified => "minified or bundled",
             ScopeSkip::Generated => "generated file",
+            ScopeSkip::Media => "binary, media or document file",
         }
     }
 }
@@ -162,6 +176,11 @@ pub fn skip_file_by_name(rel: &str) -> Option<ScopeSkip> {
     let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
     if LOCK_FILES.contains(&name.as_str()) {
         return Some(ScopeSkip::LockFile);
+    }
+    if let Some((_, ext)) = name.rsplit_once('.')
+        && MEDIA_EXTENSIONS.contains(&ext)
+    {
+        return Some(ScopeSkip::Media);
     }
     const MINIFIED_SUFFIXES: &[&str] = &[
         ".min.js",
@@ -283,12 +302,31 @@ impl FileRole {
         ];
         if name.ends_with(".po")
             || name.ends_with(".pot")
+            || name.ends_with(".xlf")
+            || name.ends_with(".xliff")
             || dirs.iter().any(|d| LOCALE_DIRS.contains(d))
         {
             return FileRole::Locale;
         }
         const DOC_EXTS: &[&str] = &[".md", ".mdx", ".rst", ".txt", ".adoc"];
-        if DOC_EXTS.iter().any(|e| name.ends_with(e)) || dirs.iter().any(|d| DOC_DIRS.contains(d)) {
+        // Project documents by name, without an extension (`LICENSE`; `LICENSE.md` is a doc by
+        // its extension, `license.py` is code).
+        const DOC_NAMES: &[&str] = &[
+            "license",
+            "licence",
+            "copying",
+            "notice",
+            "authors",
+            "contributors",
+            "changelog",
+            "changes",
+            "history",
+            "readme",
+        ];
+        if DOC_EXTS.iter().any(|e| name.ends_with(e))
+            || DOC_NAMES.contains(&name)
+            || dirs.iter().any(|d| DOC_DIRS.contains(d))
+        {
             return FileRole::Doc;
         }
         FileRole::Source
@@ -342,6 +380,20 @@ mod tests {
         assert_eq!(skip_file_by_name("app.js.map"), Some(ScopeSkip::Minified));
         assert_eq!(skip_file_by_name("js/admin.js"), None);
         assert_eq!(skip_file_by_name("package.json"), None);
+        for media in [
+            "resources/logo/print/Logo.PDF",
+            "img/a.png",
+            "fonts/x.woff2",
+            "dist.zip",
+        ] {
+            assert_eq!(skip_file_by_name(media), Some(ScopeSkip::Media), "{media}");
+        }
+        assert_eq!(
+            skip_file_by_name("icons/logo.svg"),
+            None,
+            "SVG is text people edit"
+        );
+        assert_eq!(skip_file_by_name("src/zip.py"), None);
     }
 
     #[test]
@@ -411,8 +463,14 @@ mod tests {
             "README.md",
             "examples/app.py",
             "CHANGELOG.rst",
+            "LICENSE",
+            "sub/COPYING",
+            "CHANGELOG",
         ] {
             assert_eq!(FileRole::of(p), FileRole::Doc, "{p}");
+        }
+        for p in ["src-ui/messages.xlf", "app/translations/messages.fr.xliff"] {
+            assert_eq!(FileRole::of(p), FileRole::Locale, "{p}");
         }
         for p in [
             "src/app.py",
@@ -420,6 +478,8 @@ mod tests {
             "resources/views/index.blade.php",
             "src/testing_utils.py",
             "packages/vite/src/node/build.ts",
+            "src/license.py",
+            "app/Models/History.php",
         ] {
             assert_eq!(FileRole::of(p), FileRole::Source, "{p}");
         }
