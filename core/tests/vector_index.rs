@@ -735,3 +735,48 @@ fn source_texts_are_pending_before_tests_and_docs() {
         "{pending:#?}"
     );
 }
+
+#[test]
+fn the_summary_stands_for_the_state_only_while_the_lexical_commit_is_the_same() {
+    let (dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let model = embedder.model_id().to_string();
+    assert!(VectorIndex::current_summary(&root, &config(), &model, DIMS).is_none());
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let mut vectors = VectorIndex::open(&root, &config(), &model, DIMS).unwrap();
+    vectors.refresh().unwrap();
+    vectors.save().unwrap();
+    let summary = VectorIndex::current_summary(&root, &config(), &model, DIMS).expect("current");
+    assert_eq!(summary.coverage, vectors.coverage());
+    assert_eq!(summary.coverage.embedded, 0);
+
+    // Embedding changes the coverage; the save brings the summary along.
+    vectors
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    vectors.save().unwrap();
+    let summary = VectorIndex::current_summary(&root, &config(), &model, DIMS).unwrap();
+    assert_eq!(summary.coverage, vectors.coverage());
+    assert!(summary.coverage.embedded > 0);
+
+    // Another model, dims or recipe: not this summary.
+    assert!(VectorIndex::current_summary(&root, &config(), "other-model", DIMS).is_none());
+    assert!(VectorIndex::current_summary(&root, &config(), &model, DIMS + 1).is_none());
+    let body = Config {
+        embedding_text: "body".into(),
+        ..config()
+    };
+    assert!(VectorIndex::current_summary(&root, &body, &model, DIMS).is_none());
+
+    // A sync that commits a change: the rows no longer describe the index until a refresh.
+    write_old(dir.path(), "app/extra.py", "def extra():\n    return 1\n");
+    index.sync(&mut |_| {}).unwrap();
+    assert!(VectorIndex::current_summary(&root, &config(), &model, DIMS).is_none());
+    drop(vectors);
+    let mut vectors = VectorIndex::open(&root, &config(), &model, DIMS).unwrap();
+    assert!(!vectors.refresh().unwrap().up_to_date);
+    vectors.save().unwrap();
+    let summary = VectorIndex::current_summary(&root, &config(), &model, DIMS).unwrap();
+    assert_eq!(summary.coverage, vectors.coverage());
+}

@@ -75,7 +75,7 @@ pub use refresh::{REBUILD_TOMBSTONE_FRACTION, REBUILD_TOMBSTONE_MIN, RefreshRepo
 pub use rows::{FileRows, Row, RowHandoff};
 pub use search::{EXACT_SEARCH_MAX, SimilarityProfile, VectorHit, VectorSearch, dot};
 pub use slots::Coverage;
-pub use store::{STATE_FILE, STATE_VERSION, VectorState};
+pub use store::{STATE_FILE, STATE_VERSION, SUMMARY_FILE, VectorState, VectorSummary};
 
 use graph::Graph;
 use pending::RecentChunks;

@@ -207,6 +207,27 @@ pub fn index_vectors(
         Err(e) if args.embed => anyhow::bail!("{e}"),
         Err(e) => return Ok(Err(format!("no embeddings: {e}"))),
     };
+    // Nothing to refresh and nothing to embed: report from the summary, without parsing the
+    // state (tens of milliseconds for a large repository).
+    if !args.embed
+        && let Some(summary) = VectorIndex::current_summary(
+            root,
+            config,
+            &install.manifest.model_id(),
+            install.manifest.dims,
+        )
+    {
+        return Ok(Ok(VectorsReport {
+            model_id: summary.model_id,
+            embedding_text: configured_recipe(config)?.name(),
+            refresh: RefreshReport {
+                up_to_date: true,
+                ..RefreshReport::default()
+            },
+            embed: None,
+            coverage: summary.coverage,
+        }));
+    }
     let mut vectors = VectorIndex::open(
         root,
         config,

@@ -18,6 +18,33 @@ use crate::repo_path::RepoRoot;
 /// File name of [`VectorState`] inside the vectors directory ([`crate::state_dir::StateDir::vectors`]).
 pub const STATE_FILE: &str = "state.json";
 
+/// File name of [`VectorSummary`] inside the vectors directory.
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// What `vectors/state.json` says in a few hundred bytes, written next to it by every
+/// [`VectorIndex::save`] (after the state): lets `code-intel index` report the coverage without
+/// parsing the state (9 MB for 18k rows) when the sync changed nothing. A summary that does not
+/// match the state (a crash between the two writes, another writer) only shows an older count:
+/// readers use it only when its lexical commit is the current one, and everything else opens the
+/// state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorSummary {
+    /// [`VectorState::model_id`].
+    pub model_id: String,
+    /// [`VectorState::dims`].
+    pub dims: usize,
+    /// [`VectorState::recipe`].
+    pub recipe: String,
+    /// [`VectorState::options`].
+    pub options: String,
+    /// [`VectorState::lexical_commit`].
+    pub lexical_commit: String,
+    /// Whether [`VectorState::stale_files`] was non-empty (then the next refresh has work).
+    pub stale: bool,
+    /// The coverage when the state was saved.
+    pub coverage: super::Coverage,
+}
+
 /// Version of [`VectorState`]; another version is ignored (the rows are rebuilt, the vectors come
 /// back from the cache).
 pub const STATE_VERSION: u32 = 1;
@@ -104,6 +131,66 @@ impl VectorIndex {
             .filter(|s| s.version == STATE_VERSION)
     }
 
+    /// Reads `vectors/summary.json` ([`VectorSummary`]); `None` when missing or unreadable.
+    pub fn peek_summary(root: &RepoRoot) -> Option<VectorSummary> {
+        let bytes = std::fs::read(Self::dir(root).join(SUMMARY_FILE)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// The saved summary when it describes the lexical index as it is now: same model, dims,
+    /// recipe and chunker options as `config` asks for, the lexical commit `sync_state.json`
+    /// names, no stale files. Then a refresh would find nothing to do, and the summary's
+    /// coverage is the state's (as of its last save). `None` otherwise: open the index.
+    pub fn current_summary(
+        root: &RepoRoot,
+        config: &crate::config::Config,
+        model_id: &str,
+        dims: usize,
+    ) -> Option<VectorSummary> {
+        let summary = Self::peek_summary(root)?;
+        let recipe = super::configured_recipe(config).ok()?;
+        let commit =
+            crate::index::sync::SyncState::load(&crate::index::sync::SyncState::path(root))?.commit;
+        (summary.model_id == model_id
+            && summary.dims == dims
+            && summary.recipe == recipe.id()
+            && summary.options == crate::index::sync::options_fingerprint(config)
+            && !summary.stale
+            && !commit.is_empty()
+            && summary.lexical_commit == commit)
+            .then_some(summary)
+    }
+
+    /// The summary of the state as it is in memory.
+    fn summary(&self) -> VectorSummary {
+        VectorSummary {
+            model_id: self.state.model_id.clone(),
+            dims: self.state.dims,
+            recipe: self.state.recipe.clone(),
+            options: self.state.options.clone(),
+            lexical_commit: self.state.lexical_commit.clone(),
+            stale: !self.state.stale_files.is_empty(),
+            coverage: self.coverage(),
+        }
+    }
+
+    /// Writes the summary when the one on disk differs (a vector adopted from the cache changes
+    /// the coverage without dirtying the state).
+    fn save_summary(&self) -> Result<(), VectorError> {
+        let summary = self.summary();
+        if Self::peek_summary(&self.root).as_ref() == Some(&summary) {
+            return Ok(());
+        }
+        let path = self.dir.join(SUMMARY_FILE);
+        let bytes = serde_json::to_vec(&summary).map_err(|e| VectorError::Io {
+            path: path.clone(),
+            source: e.into(),
+        })?;
+        std::fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
+        persist::write_atomic(&path, &bytes)?;
+        Ok(())
+    }
+
     /// Makes the vectors inserted so far durable (flushes the embedding cache) without writing
     /// the state: cheap enough for every query. The state may then lag behind the cache, which
     /// is safe (every open gives cached vectors of referenced keys their slots again); the next
@@ -125,6 +212,10 @@ impl VectorIndex {
     pub fn save(&mut self) -> Result<(), VectorError> {
         self.cache.flush()?;
         if !self.dirty && !self.graph_dirty {
+            // Only once a state exists: the summary describes one.
+            if !self.state.lexical_commit.is_empty() {
+                self.save_summary()?;
+            }
             return Ok(());
         }
         std::fs::create_dir_all(&self.dir).map_err(io_err(&self.dir))?;
@@ -166,7 +257,7 @@ impl VectorIndex {
         }
         self.dirty = false;
         self.graph_dirty = false;
-        Ok(())
+        self.save_summary()
     }
 }
 
