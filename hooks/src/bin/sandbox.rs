@@ -97,15 +97,16 @@ mod kernel {
     use std::path::{Path, PathBuf};
 
     use landlock::{
-        ABI, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, path_beneath_rules,
+        ABI, AccessFs, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetError,
+        RulesetStatus, path_beneath_rules,
     };
 
     /// The newest ABI whose filesystem write rights this launcher asks for; older kernels get
     /// what they support (best effort).
     const ABI_WANTED: ABI = ABI::V5;
 
-    /// Entries to grant: the complement of `protect` under `dir`.
-    fn complement(dir: &Path, protect: &[PathBuf], out: &mut Vec<PathBuf>) {
+    /// Entries to grant (path, whether a directory): the complement of `protect` under `dir`.
+    fn complement(dir: &Path, protect: &[PathBuf], out: &mut Vec<(PathBuf, bool)>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -123,7 +124,7 @@ mod kernel {
                 }
                 continue;
             }
-            out.push(path);
+            out.push((path, kind.is_dir()));
         }
     }
 
@@ -138,10 +139,20 @@ mod kernel {
         let mut grant = Vec::new();
         complement(Path::new("/"), &protect, &mut grant);
         let rights = AccessFs::from_write(ABI_WANTED);
+        // The directory entry's type decides the rights (what `path_beneath_rules` learns with
+        // one `fstat` per path): a file cannot take directory-only rights.
+        let file_rights = rights & AccessFs::from_file(ABI_WANTED);
+        let granted = grant.iter().filter_map(|(path, is_dir)| {
+            let fd = PathFd::new(path).ok()?;
+            Some(Ok::<_, RulesetError>(PathBeneath::new(
+                fd,
+                if *is_dir { rights } else { file_rights },
+            )))
+        });
         let status = Ruleset::default()
             .handle_access(rights)
             .and_then(|r| r.create())
-            .and_then(|r| r.add_rules(path_beneath_rules(&grant, rights)))
+            .and_then(|r| r.add_rules(granted))
             .and_then(|r| r.add_rules(path_beneath_rules(allow, rights)))
             .and_then(|r| r.restrict_self())
             .map_err(|e| e.to_string())?;
