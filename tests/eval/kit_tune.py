@@ -8,7 +8,8 @@ grid = {
  'path': [0.1, 0.25, 0.5, 1.0], 'content': [0.5, 1.0, 1.5, 2.0], 'imports': [0.0, 0.25, 0.5, 1.0],
  'generic_word': [0.0, 0.1, 0.2, 0.3, 0.5, 0.7], 'test_factor': [0.2, 0.35, 0.5, 0.7, 1.0],
  'doc_factor': [0.1, 0.3, 0.5, 1.0], 'text_factor': [0.3, 0.5, 0.7, 1.0],
- 'file_extra': [0.0, 0.2, 0.3, 0.5, 0.7, 1.0], 'candidates': [50, 100, 200, 400],
+ 'file_extra': [0.0, 0.2, 0.3, 0.5, 0.7, 1.0], 'candidates': [100, 200, 400, 800],
+ 'coverage': [0.0, 0.25, 0.5, 1.0, 2.0], 'size_prior': [0.0, 0.05, 0.1, 0.2],
 }
 cur = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
 def score(p):

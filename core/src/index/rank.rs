@@ -220,7 +220,9 @@ impl Default for RankParams {
         // R@10); the path and docstring keep half a weight. size_prior 0.1 was chosen by both
         // folds; locale_factor on all four corpora.
         Self {
-            symbol: 0.1,
+            // 0.25 since fold A's coordinate ascent with coverage (2026-11-25, docs/EVALUATION.md,
+            // "File coverage of the request").
+            symbol: 0.25,
             qualified_name: 0.0,
             signature: 0.0,
             docstring: 0.5,
