@@ -41,6 +41,29 @@ fn repo() -> tempfile::TempDir {
     dir
 }
 
+/// Puts session `id` of `store` in READY with `explored` (repository-relative) explored.
+fn make_ready(store: &SessionStore, id: &str, explored: &str) {
+    store
+        .update(id, |s| {
+            s.phase = Phase::Ready;
+            s.explored
+                .insert(RepoPath::parse_relative(explored).unwrap());
+        })
+        .unwrap();
+}
+
+/// A session of Claude Code conversation `claude_id` in `project`, in READY with `explored`:
+/// the store and the session id.
+fn ready_session(project: &Path, claude_id: &str, explored: &str) -> (SessionStore, String) {
+    let store = SessionStore::new(RepoRoot::new(project).unwrap());
+    let id = store
+        .start(Intent::Modify, "q", Some(claude_id))
+        .unwrap()
+        .session_id;
+    make_ready(&store, &id, explored);
+    (store, id)
+}
+
 fn hook_input(project: &Path, session: &str, tool: &str, input: Value) -> String {
     json!({"session_id": session, "cwd": project, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input}).to_string()
 }
@@ -186,13 +209,7 @@ fn post_tool_use_binds_start_session_then_pre_tool_use_follows_the_session() {
         json!({"file_path": dir.path().join("src/m1.py"), "old_string": "x", "new_string": "y"}),
     );
     assert!(assert_denied(&run(PRE, dir.path(), &edit, &[])).contains("EXPLORATION"));
-    store
-        .update(&id, |s| {
-            s.phase = Phase::Ready;
-            s.explored
-                .insert(RepoPath::parse_relative("src/m1.py").unwrap());
-        })
-        .unwrap();
+    make_ready(&store, &id, "src/m1.py");
     let out = run(PRE, dir.path(), &edit, &[]);
     assert_eq!(
         out.status.code(),
@@ -921,18 +938,7 @@ fn ready_holes_stay_closed() {
     std::fs::write(dir.path().join("lib/d.py"), "d = 1\n").unwrap();
     std::fs::create_dir_all(dir.path().join(".git")).unwrap();
     std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
-    let store = SessionStore::new(RepoRoot::new(dir.path()).unwrap());
-    let id = store
-        .start(Intent::Modify, "q", Some("r1"))
-        .unwrap()
-        .session_id;
-    store
-        .update(&id, |s| {
-            s.phase = Phase::Ready;
-            s.explored
-                .insert(RepoPath::parse_relative("src/m1.py").unwrap());
-        })
-        .unwrap();
+    let (store, id) = ready_session(dir.path(), "r1", "src/m1.py");
     let post = |tool: &str, input: Value, response: Value| {
         let input = json!({"session_id": "r1", "cwd": dir.path(), "hook_event_name": "PostToolUse",
             "tool_name": tool, "tool_input": input, "tool_response": response});
@@ -1015,18 +1021,7 @@ fn ignore_rules_changed_mid_session_unlock_nothing() {
     std::fs::create_dir_all(dir.path().join("build")).unwrap();
     std::fs::create_dir_all(dir.path().join("lib")).unwrap();
     std::fs::write(dir.path().join("lib/u.py"), "u = 1\n").unwrap();
-    let store = SessionStore::new(RepoRoot::new(dir.path()).unwrap());
-    let id = store
-        .start(Intent::Modify, "q", Some("g1"))
-        .unwrap()
-        .session_id;
-    store
-        .update(&id, |s| {
-            s.phase = Phase::Ready;
-            s.explored
-                .insert(RepoPath::parse_relative(".gitignore").unwrap());
-        })
-        .unwrap();
+    ready_session(dir.path(), "g1", ".gitignore");
     let bash = |command: &str| {
         run(
             PRE,

@@ -381,6 +381,16 @@ mod tests {
         assert_eq!(ids, vec![8, 1, 5, 0]);
     }
 
+    /// (id, piece) of each token `model` gives `text`.
+    fn tokens(model: &impl Model, text: &str) -> Vec<(u32, String)> {
+        model
+            .tokenize(text)
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.id, t.value))
+            .collect()
+    }
+
     #[test]
     fn agrees_with_the_library_model_on_tricky_text() {
         let vocab = {
@@ -409,19 +419,7 @@ mod tests {
             "▁▁cdab€",
             "a\u{0}b",
         ] {
-            let a: Vec<(u32, String)> = ours
-                .tokenize(text)
-                .unwrap()
-                .into_iter()
-                .map(|t| (t.id, t.value))
-                .collect();
-            let b: Vec<(u32, String)> = theirs
-                .tokenize(text)
-                .unwrap()
-                .into_iter()
-                .map(|t| (t.id, t.value))
-                .collect();
-            assert_eq!(a, b, "{text:?}");
+            assert_eq!(tokens(&ours, text), tokens(&theirs, text), "{text:?}");
         }
         assert_eq!(ours.token_to_id("ab"), theirs.token_to_id("ab"));
         assert_eq!(ours.id_to_token(11), Some("日本".to_owned()));
