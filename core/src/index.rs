@@ -614,7 +614,7 @@ impl CodeIndex {
             path: Self::lexical_dir(&self.root),
             source,
         });
-        let (mut report, _committed) = result?;
+        let mut report = result?;
         reloaded?;
         report.chunks = self.reader.searcher().num_docs();
         report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -223,25 +223,21 @@ fn load_tokenizer(
     files: &TokenizerFiles,
     max_length: usize,
 ) -> Result<TextTokenizer, Box<dyn std::error::Error + Send + Sync>> {
-    #[derive(serde::Deserialize)]
-    struct ModelKind {
-        model: ModelType,
-    }
-    #[derive(serde::Deserialize)]
-    struct ModelType {
-        #[serde(rename = "type")]
-        kind: String,
-    }
-    let kind: ModelKind = serde_json::from_slice(&files.tokenizer_file)?;
-    Ok(if kind.model.kind == "Unigram" {
-        let mut t: CompactTokenizer = serde_json::from_slice(&files.tokenizer_file)?;
-        configure_tokenizer(&mut t, files, max_length)?;
-        TextTokenizer::Compact(t)
-    } else {
-        let mut t = Tokenizer::from_bytes(&files.tokenizer_file)?;
-        configure_tokenizer(&mut *t, files, max_length)?;
-        TextTokenizer::Library(t)
-    })
+    // One parse for a Unigram model; any other (or a file the compact model rejects) is the
+    // library's to load, and to report.
+    Ok(
+        match serde_json::from_slice::<CompactTokenizer>(&files.tokenizer_file) {
+            Ok(mut t) => {
+                configure_tokenizer(&mut t, files, max_length)?;
+                TextTokenizer::Compact(t)
+            }
+            Err(_) => {
+                let mut t = Tokenizer::from_bytes(&files.tokenizer_file)?;
+                configure_tokenizer(&mut *t, files, max_length)?;
+                TextTokenizer::Library(t)
+            }
+        },
+    )
 }
 
 /// Padding, truncation and special tokens as fastembed 7.5.0's `load_tokenizer` sets them.

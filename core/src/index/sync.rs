@@ -321,13 +321,18 @@ fn unix_ns(t: SystemTime) -> i64 {
     }
 }
 
+/// The cores this process may use, asked once (`available_parallelism` reads the cgroup's CPU
+/// quota files on every call).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `f` over `items` on up to [`WALK_THREADS`] threads (on one below 512 items, where starting a
 /// thread costs more than it saves), results in the order of `items`. For `stat` calls, which
 /// cost a few microseconds each and overlap well.
 pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let threads = cores.min(WALK_THREADS);
+    let threads = cores().min(WALK_THREADS);
     if threads <= 1 || items.len() < 512 {
         return items.iter().map(f).collect();
     }
@@ -542,13 +547,12 @@ fn wait_for_lock(
     }
 }
 
-/// Runs one sync (see the module docs) and says whether it committed to the index (a reader
-/// then needs a reload). `report.chunks` and `duration_ms` are left for the caller, which owns
-/// the reader.
+/// Runs one sync (see the module docs). `report.chunks` and `duration_ms` are left for the
+/// caller, which owns the reader.
 pub(crate) fn run(
     ctx: &SyncContext<'_>,
     progress: &mut dyn FnMut(SyncProgress),
-) -> Result<(SyncReport, bool), IndexError> {
+) -> Result<SyncReport, IndexError> {
     let _lock = wait_for_lock(ctx, progress)?;
     let frameworks = Frameworks::detect(ctx.root.path());
     let mut pass = SyncPass::start(ctx, &frameworks);
@@ -565,8 +569,8 @@ pub(crate) fn run(
     }
     pass.remove_deleted(&changes.deleted, &mut writer)?;
     pass.read_and_index(&changes.to_read, &frameworks, &mut writer, progress)?;
-    let committed = pass.commit(writer, progress)?;
-    Ok((pass.finish(changes.dirty)?, committed))
+    pass.commit(writer, progress)?;
+    pass.finish(changes.dirty)
 }
 
 /// One sync under the sync lock: the state it rewrites and the report it fills, step by step.
@@ -782,10 +786,7 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         let ctx = self.ctx;
         let opts = chunk_options(ctx.config);
         let total = to_read.len();
-        let workers = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 4)
-            .min(total.max(1));
+        let workers = cores().clamp(1, 4).min(total.max(1));
         let next = AtomicUsize::new(0);
         let cancel = AtomicBool::new(false);
         std::thread::scope(|scope| {
@@ -924,18 +925,16 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         Ok(())
     }
 
-    /// Commits the writer if anything was written, and names that commit in the state; whether
-    /// it committed.
+    /// Commits the writer if anything was written, and names that commit in the state.
     fn commit(
         &mut self,
         writer: LazyWriter<'_, '_>,
         progress: &mut dyn FnMut(SyncProgress),
-    ) -> Result<bool, IndexError> {
-        let Some(commit) = writer.commit(progress)? else {
-            return Ok(false);
-        };
-        self.state.commit = commit;
-        Ok(true)
+    ) -> Result<(), IndexError> {
+        if let Some(commit) = writer.commit(progress)? {
+            self.state.commit = commit;
+        }
+        Ok(())
     }
 
     /// Writes the state when it changed (else only touches it, the last-sync time) and returns
@@ -1128,11 +1127,7 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<Walked, IndexError> {
     let walk_start = unix_ns(SystemTime::now());
     let mut builder = walker(root, config, &starts)?;
     // Directory reads and stats overlap on two threads: the walk is most of a no-change sync.
-    builder.threads(
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(WALK_THREADS),
-    );
+    builder.threads(cores().min(WALK_THREADS));
     let found: std::sync::Mutex<Vec<Found>> = std::sync::Mutex::default();
     let root = root.path();
     builder.build_parallel().run(|| {

@@ -64,11 +64,20 @@ impl DirStamp {
 
 /// The inputs of a walk besides the tree (see [`WalkStamp::inputs`]).
 pub(super) fn inputs(config: &Config, starts: &[PathBuf]) -> String {
+    inputs_with(
+        config,
+        starts,
+        ignore::gitignore::gitconfig_excludes_path().as_deref(),
+    )
+}
+
+/// [`inputs`] with git's global excludes file already looked up (it reads git's config files).
+fn inputs_with(config: &Config, starts: &[PathBuf], global_excludes: Option<&Path>) -> String {
     serde_json::json!({
         "source_dirs": config.source_dirs,
         "exclude_patterns": config.exclude_patterns,
         "starts": starts,
-        "global_excludes": ignore::gitignore::gitconfig_excludes_path(),
+        "global_excludes": global_excludes,
     })
     .to_string()
 }
@@ -117,8 +126,9 @@ pub(super) fn build(
     walk_start: i64,
     dirs: Vec<Option<DirStamp>>,
 ) -> Option<WalkStamp> {
+    let global_excludes = ignore::gitignore::gitconfig_excludes_path();
     let mut stamp = WalkStamp {
-        inputs: inputs(config, starts),
+        inputs: inputs_with(config, starts, global_excludes.as_deref()),
         ..WalkStamp::default()
     };
     for d in dirs {
@@ -139,7 +149,7 @@ pub(super) fn build(
             outside.extend(IGNORE_FILES.iter().map(|n| ancestor.join(n)));
         }
     }
-    outside.extend(ignore::gitignore::gitconfig_excludes_path());
+    outside.extend(global_excludes);
     for path in outside {
         let key = path.to_str()?.to_owned();
         if stamp.ignore_files.contains_key(&key) {
