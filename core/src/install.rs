@@ -58,7 +58,7 @@ pub const WRITE_TOOLS: [&str; 8] = [
     "EnterWorktree",
     "CronCreate",
 ];
-/// The PreToolUse matcher: every tool (`gate::tools` classifies them).
+/// The PreToolUse matcher: every tool (`code_intel_hooks::tools` classifies them).
 pub const PRE_TOOL_USE_MATCHER: &str = "*";
 /// Hook timeout, seconds. A hook that times out lets the write through (CLAUDE_CODE.md §2.5), and
 /// the hook itself takes about a millisecond, so the margin is wide on purpose.

@@ -1,10 +1,11 @@
 //! The write gate: the policy behind the PreToolUse and PostToolUse hooks.
 //!
 //! [`pre_tool_use`] decides whether Claude Code may run a tool: every tool reaches it (matcher
-//! `*`) and [`tools::classify`] says what the tool can write (a file-writing tool, a shell command
-//! analysed by [`bash`], Claude Code's configuration, nothing, or unknown). It fails closed: every
-//! internal error (unreadable config, corrupt session state, unknown tool input shape, a FIFO where
-//! a file should be) becomes a [`Verdict::Deny`] whose reason says how to recover.
+//! `*`), typed by the adapter into a [`ToolCall`] whose [`Action`] says what the tool can write (a
+//! file, a shell command analysed by [`bash`], Claude Code's configuration, nothing, or the
+//! path-like strings of a tool the adapter's table does not know). It fails closed: every internal
+//! error (unreadable config, corrupt session state, a tool input missing its field, a FIFO where a
+//! file should be) becomes a [`Verdict::Deny`] whose reason says how to recover.
 //! [`post_tool_use`] binds Claude Code sessions to code-intel sessions and records what was read
 //! or edited.
 //!
@@ -26,15 +27,14 @@
 //!    write.
 
 pub mod bash;
+mod call;
 mod git_index;
 pub mod protect;
 pub mod sandbox;
-pub mod tools;
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::config::{Config, ConfigError, GateMode};
 use crate::persist;
@@ -42,25 +42,9 @@ use crate::repo_path::{RepoPath, RepoPathError, RepoRoot, real_location};
 use crate::session::store::{SessionError, SessionStore};
 use crate::session::{NewFiles, SessionState, ToolCallRecord};
 use bash::BashTarget;
+pub use call::{Action, ToolCall};
 pub use protect::ConfigLocations;
 use protect::Protected;
-use tools::ToolClass;
-
-/// A tool call as a hook sees it (the adapter parses Claude Code's hook JSON into this).
-#[derive(Debug, Clone, Copy)]
-pub struct HookCall<'a> {
-    /// Claude Code's `session_id`.
-    pub claude_session_id: Option<&'a str>,
-    /// The hook's `cwd` (absolute); relative paths and Bash commands resolve against it.
-    pub cwd: &'a Path,
-    /// `tool_name` (`Edit`, `Bash`, `mcp__code-intel__start_session`).
-    pub tool_name: &'a str,
-    /// `tool_input`.
-    pub tool_input: &'a Value,
-    /// Where Claude Code's configuration and code-intel's binaries are (from the hook's
-    /// environment), protected in every phase.
-    pub locations: &'a ConfigLocations,
-}
 
 /// The gate's decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,7 +70,7 @@ pub enum GateError {
     /// Session state is unreadable.
     #[error(transparent)]
     Session(#[from] SessionError),
-    /// The tool input lacks what the tool always has.
+    /// The tool input lacks what the tool always has ([`Action::MissingField`]).
     #[error("tool input of {tool} has no {field}")]
     BadInput {
         /// The tool.
@@ -98,17 +82,6 @@ pub enum GateError {
     #[error("unusable path in tool input: {0}")]
     BadPath(RepoPathError),
 }
-
-/// Tools whose `tool_input` names one file to write, with the field that names it.
-fn file_write_field(tool: &str) -> Option<&'static str> {
-    match tools::classify(tool) {
-        ToolClass::FileWrite(field) => Some(field),
-        _ => None,
-    }
-}
-
-/// How many path-like strings of an unclassified tool's input are checked.
-const MAX_UNKNOWN_TOOL_PATHS: usize = 64;
 
 /// Directory names whose contents are never source, whatever `.gitignore` says.
 const ALWAYS_IGNORED_DIRS: [&str; 5] = ["node_modules", "target", "__pycache__", ".venv", "venv"];
@@ -209,60 +182,53 @@ fn literal_dir_prefix(word: &str) -> Option<&str> {
 }
 
 /// The targets a call writes, or `None` when the tool does not write.
-fn write_targets(root: &RepoRoot, call: &HookCall<'_>) -> Result<Option<Vec<Target>>, GateError> {
+fn write_targets(root: &RepoRoot, call: &ToolCall<'_>) -> Result<Option<Vec<Target>>, GateError> {
     let protect = Protected::new(call.locations);
-    let field = |field: &'static str| {
-        call.tool_input
-            .get(field)
-            .and_then(Value::as_str)
-            .ok_or_else(|| GateError::BadInput {
-                tool: call.tool_name.into(),
-                field,
-            })
-    };
     let mut raw: Vec<(BashTarget, String)> = Vec::new();
-    match tools::classify(call.tool_name) {
-        ToolClass::ReadOnly | ToolClass::Other => return Ok(None),
-        ToolClass::FileWrite(f) => {
-            raw.push((BashTarget::Path(field(f)?.into()), call.tool_name.into()));
+    match &call.action {
+        Action::ReadFiles(_) | Action::ReadOnly | Action::StartSession(_) | Action::Other => {
+            return Ok(None);
         }
-        ToolClass::Shell(f) => raw.extend(
-            bash::analyze(field(f)?)
+        Action::MissingField(field) => {
+            return Err(GateError::BadInput {
+                tool: call.tool.into(),
+                field,
+            });
+        }
+        Action::WriteFile(path) => raw.push((BashTarget::Path((*path).into()), call.tool.into())),
+        Action::Shell(command) => raw.extend(
+            bash::analyze(command)
                 .writes
                 .into_iter()
                 .map(|w| (w.target, w.via)),
         ),
-        ToolClass::OpaqueShell => {
+        Action::OpaqueShell => {
             return Ok(Some(vec![Target::Dynamic {
                 word: "<command>".into(),
-                via: format!("{}, which the gate cannot analyse", call.tool_name),
+                via: format!("{}, which the gate cannot analyse", call.tool),
             }]));
         }
-        ToolClass::ConfigWrite(what) => {
+        Action::ConfigWrite(what) => {
             return Ok(Some(vec![Target::Protected {
-                path: what.into(),
+                path: (*what).into(),
                 what: "Claude Code's configuration (.claude/), where this tool writes",
             }]));
         }
-        ToolClass::Unknown => {
-            match tools::path_like_strings(call.tool_input, MAX_UNKNOWN_TOOL_PATHS) {
-                Some(paths) => raw.extend(paths.into_iter().map(|p| {
-                    (
-                        BashTarget::Path(p),
-                        format!("{} (a tool the gate does not know)", call.tool_name),
-                    )
-                })),
-                None => {
-                    return Ok(Some(vec![Target::Dynamic {
-                        word: "<tool input>".into(),
-                        via: format!(
-                            "{}, a tool the gate does not know, whose input is too large or too deep \
-                         to check every path in it",
-                            call.tool_name
-                        ),
-                    }]));
-                }
-            }
+        Action::Unknown(Some(paths)) => raw.extend(paths.iter().map(|p| {
+            (
+                BashTarget::Path(p.clone()),
+                format!("{} (a tool the gate does not know)", call.tool),
+            )
+        })),
+        Action::Unknown(None) => {
+            return Ok(Some(vec![Target::Dynamic {
+                word: "<tool input>".into(),
+                via: format!(
+                    "{}, a tool the gate does not know, whose input is too large or too deep \
+                     to check every path in it",
+                    call.tool
+                ),
+            }]));
         }
     }
     let ignores = Ignores::load(root);
@@ -382,7 +348,7 @@ fn dynamic_is_harmless(
 }
 
 /// Decides a PreToolUse call. Never panics by design and never fails open: errors deny.
-pub fn pre_tool_use(project_dir: &Path, call: &HookCall<'_>) -> Verdict {
+pub fn pre_tool_use(project_dir: &Path, call: &ToolCall<'_>) -> Verdict {
     match decide(project_dir, call) {
         Ok(v) => v,
         Err(e) => Verdict::Deny {
@@ -393,7 +359,7 @@ pub fn pre_tool_use(project_dir: &Path, call: &HookCall<'_>) -> Verdict {
     }
 }
 
-fn decide(project_dir: &Path, call: &HookCall<'_>) -> Result<Verdict, GateError> {
+fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError> {
     let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
     let Some(targets) = write_targets(&root, call)? else {
         return Ok(Verdict::Allow);
@@ -533,20 +499,17 @@ pub struct GateEvent {
     pub reason: Option<String>,
 }
 
-fn journal_denial(root: &RepoRoot, call: &HookCall<'_>, session_id: Option<String>, reason: &str) {
+fn journal_denial(root: &RepoRoot, call: &ToolCall<'_>, session_id: Option<String>, reason: &str) {
     let event = GateEvent {
         timestamp: crate::vocab::now(),
         event: GateEventKind::PreToolUseDeny,
         claude_session_id: call.claude_session_id.map(String::from),
         session_id,
-        tool: call.tool_name.into(),
-        files: call
-            .tool_input
-            .get(file_write_field(call.tool_name).unwrap_or("file_path"))
-            .and_then(Value::as_str)
-            .map(String::from)
-            .into_iter()
-            .collect(),
+        tool: call.tool.into(),
+        files: match call.action {
+            Action::WriteFile(path) => vec![path.into()],
+            _ => Vec::new(),
+        },
         reason: Some(reason.into()),
     };
     // The denial stands whether or not the journal can be written.
@@ -562,74 +525,20 @@ pub struct PostOutcome {
     pub recorded_files: Vec<String>,
 }
 
-/// Whether `tool_name` is code-intel's `start_session` MCP tool, in project
-/// (`mcp__code-intel__start_session`) or plugin (`mcp__plugin_code-intel_code-intel__start_session`) form.
-pub fn is_start_session_tool(tool_name: &str) -> bool {
-    tool_name.starts_with("mcp__")
-        && tool_name.ends_with("__start_session")
-        && (tool_name.contains("code-intel") || tool_name.contains("code_intel"))
-}
-
-/// Finds `session_id` in an MCP tool response as PostToolUse delivers it: a JSON string of the
-/// structured content, a list of content blocks whose text is JSON, or an object.
-pub fn session_id_in_response(resp: &Value) -> Option<String> {
-    match resp {
-        Value::String(s) => serde_json::from_str::<Value>(s)
-            .ok()
-            .and_then(|v| session_id_in_response(&v)),
-        Value::Array(items) => items.iter().find_map(|i| {
-            i.get("text")
-                .and_then(session_id_in_response)
-                .or_else(|| session_id_in_response(i))
-        }),
-        Value::Object(map) => map
-            .get("session_id")
-            .and_then(Value::as_str)
-            .map(String::from)
-            .or_else(|| {
-                map.get("structuredContent")
-                    .and_then(session_id_in_response)
-            })
-            .or_else(|| map.get("content").and_then(session_id_in_response)),
-        _ => None,
-    }
-}
-
-/// Files a read-like tool touched, as written in its input/response (unresolved).
-fn touched_files(call: &HookCall<'_>, resp: &Value) -> Vec<String> {
-    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(String::from);
-    let list = |v: Option<&Value>| {
-        v.and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str().map(String::from))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default()
-    };
-    match call.tool_name {
-        "Read" | "Edit" | "Write" | "MultiEdit" => {
-            s(call.tool_input.get("file_path")).into_iter().collect()
-        }
-        "NotebookEdit" => s(call.tool_input.get("notebook_path"))
+/// Files a tool touched, as written in its input or result (unresolved): the files a read-like
+/// tool names, the file a writing tool wrote, the files a shell command reads.
+fn touched_files(action: &Action<'_>) -> Vec<String> {
+    match action {
+        Action::ReadFiles(files) => files.iter().map(|f| (*f).to_string()).collect(),
+        Action::WriteFile(path) => vec![(*path).to_string()],
+        Action::Shell(command) => bash::analyze(command)
+            .reads
             .into_iter()
-            .collect(),
-        "Grep" | "Glob" => list(resp.get("filenames")),
-        "Bash" => call
-            .tool_input
-            .get("command")
-            .and_then(Value::as_str)
-            .map(|c| {
-                bash::analyze(c)
-                    .reads
-                    .into_iter()
-                    .filter_map(|t| match t {
-                        BashTarget::Path(p) | BashTarget::Tree(p) => Some(p),
-                        BashTarget::Dynamic(_) | BashTarget::Script(_) => None,
-                    })
-                    .collect()
+            .filter_map(|t| match t {
+                BashTarget::Path(p) | BashTarget::Tree(p) => Some(p),
+                BashTarget::Dynamic(_) | BashTarget::Script(_) => None,
             })
-            .unwrap_or_default(),
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -640,18 +549,14 @@ fn touched_files(call: &HookCall<'_>, resp: &Value) -> Vec<String> {
 /// # Errors
 /// [`GateError`] when state cannot be read or written; the hook reports it on stderr and the
 /// tool's result stands (PostToolUse runs after the tool).
-pub fn post_tool_use(
-    project_dir: &Path,
-    call: &HookCall<'_>,
-    tool_response: &Value,
-) -> Result<PostOutcome, GateError> {
+pub fn post_tool_use(project_dir: &Path, call: &ToolCall<'_>) -> Result<PostOutcome, GateError> {
     let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
     let store = SessionStore::new(root.clone());
     let Some(cs) = call.claude_session_id else {
         return Ok(PostOutcome::default());
     };
-    if is_start_session_tool(call.tool_name) {
-        let Some(id) = session_id_in_response(tool_response) else {
+    if let Action::StartSession(started) = &call.action {
+        let Some(id) = started.clone() else {
             return Ok(PostOutcome::default());
         };
         store.bind(cs, &id)?;
@@ -664,7 +569,7 @@ pub fn post_tool_use(
         return Ok(PostOutcome::default());
     };
     let ignores = Ignores::load(&root);
-    let mut files: Vec<String> = touched_files(call, tool_response)
+    let mut files: Vec<String> = touched_files(&call.action)
         .iter()
         .filter_map(|f| root.resolve_from(call.cwd, f).ok())
         .filter(|p| !p.is_root() && !is_protected(p) && !ignores.ignored(&root, p))
@@ -683,16 +588,12 @@ pub fn post_tool_use(
         .collect();
     files.sort();
     files.dedup();
-    if files.is_empty()
-        && !matches!(
-            call.tool_name,
-            "Read" | "Grep" | "Glob" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit"
-        )
-    {
+    // Read-like and writing tools are recorded even when they named no file of the project.
+    if files.is_empty() && !matches!(call.action, Action::ReadFiles(_) | Action::WriteFile(_)) {
         return Ok(PostOutcome::default());
     }
     let record = ToolCallRecord {
-        tool: call.tool_name.into(),
+        tool: call.tool.into(),
         params: serde_json::json!({"via": "PostToolUse"}),
         files: files.clone(),
         result_summary: format!("{} file(s)", files.len()),

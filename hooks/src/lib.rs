@@ -1,4 +1,5 @@
-//! Thin adapters from Claude Code's hook JSON to `code_intel_gate::gate`.
+//! Thin adapters from Claude Code's hook JSON to `code_intel_gate::gate`: [`tools`] types the
+//! JSON into the gate's `ToolCall` (the gate never reads Claude Code's or MCP's wire format).
 //!
 //! The binaries `code-intel-pre-tool-use` and `code-intel-post-tool-use` read one JSON object on
 //! stdin (the hook input of `shared/docs/CLAUDE_CODE.md` §2.3), call the gate, and answer in the
@@ -15,7 +16,9 @@ use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use code_intel_gate::gate::{self, ConfigLocations, HookCall, Verdict};
+pub mod tools;
+
+use code_intel_gate::gate::{self, ConfigLocations, ToolCall, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -50,17 +53,18 @@ impl HookInput {
         self.cwd.clone().unwrap_or_else(|| project.to_path_buf())
     }
 
-    /// The gate's view of this call, with `cwd` from [`cwd_or`](Self::cwd_or).
+    /// The gate's view of this call, typed by [`tools::action`], with `cwd` from
+    /// [`cwd_or`](Self::cwd_or).
     pub fn call<'a>(
         &'a self,
         cwd: &'a std::path::Path,
         locations: &'a ConfigLocations,
-    ) -> HookCall<'a> {
-        HookCall {
+    ) -> ToolCall<'a> {
+        ToolCall {
             claude_session_id: self.session_id.as_deref(),
             cwd,
-            tool_name: &self.tool_name,
-            tool_input: &self.tool_input,
+            tool: &self.tool_name,
+            action: tools::action(&self.tool_name, &self.tool_input, &self.tool_response),
             locations,
         }
     }
@@ -224,7 +228,7 @@ pub fn sandbox_rewrite(
 ) -> Result<Option<String>, String> {
     // Every tool that runs a shell command (Bash, Monitor): a command the static analysis
     // missed must meet the kernel through either.
-    let gate::tools::ToolClass::Shell(field) = gate::tools::classify(&input.tool_name) else {
+    let tools::ToolClass::Shell(field) = tools::classify(&input.tool_name) else {
         return Ok(None);
     };
     if !input

@@ -103,7 +103,7 @@ pub fn record_post_tool_use(
         let cwd = input.cwd_or(&project);
         let locations = config_locations();
         let call = input.call(&cwd, &locations);
-        gate::post_tool_use(&project, &call, &input.tool_response).map_err(|e| {
+        gate::post_tool_use(&project, &call).map_err(|e| {
             Failure::new(
                 "GATE_ERROR",
                 e.to_string(),

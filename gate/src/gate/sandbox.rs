@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{GateError, HookCall, Ignores, is_protected, protect};
+use super::{GateError, Ignores, ToolCall, is_protected, protect};
 use crate::config::{Config, GateMode};
 use crate::repo_path::{RepoPath, RepoRoot, real_location};
 use crate::session::NewFiles;
@@ -36,7 +36,7 @@ pub struct SandboxPlan {
 /// The project, config or session state is unreadable (the caller denies).
 pub fn sandbox_plan(
     project_dir: &Path,
-    call: &HookCall<'_>,
+    call: &ToolCall<'_>,
 ) -> Result<Option<SandboxPlan>, GateError> {
     let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
     let config = Config::load(root.path())?;

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::config::{Config, GateMode};
-use crate::gate::{self, HookCall, Verdict};
+use crate::gate::{self, Action, ToolCall, Verdict};
 use crate::learned::{self, LEARNED_PAIRS_FILE};
 use crate::query_frame::{MappedSymbol, QuoteMatch, SlotValue};
 use crate::relevance::SymbolConfirmation;
@@ -121,12 +121,12 @@ impl Repo {
     }
 
     fn write_through_gate(&self, claude: &str, rel: &str) -> Verdict {
-        let input = json!({"file_path": self.dir.path().join(rel).to_str().unwrap()});
-        let call = HookCall {
+        let path = self.dir.path().join(rel);
+        let call = ToolCall {
             claude_session_id: Some(claude),
             cwd: self.dir.path(),
-            tool_name: "Edit",
-            tool_input: &input,
+            tool: "Edit",
+            action: Action::WriteFile(path.to_str().unwrap()),
             locations: &gate::ConfigLocations::default(),
         };
         gate::pre_tool_use(self.dir.path(), &call)

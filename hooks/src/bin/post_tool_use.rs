@@ -23,7 +23,7 @@ fn run() -> Result<(), String> {
     let cwd = input.cwd_or(&project);
     let locations = config_locations();
     let call = input.call(&cwd, &locations);
-    gate::post_tool_use(&project, &call, &input.tool_response)
+    gate::post_tool_use(&project, &call)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

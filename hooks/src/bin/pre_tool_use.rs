@@ -121,8 +121,8 @@ fn self_check() -> ExitCode {
 fn classify(names: &[String]) -> ExitCode {
     let mut unknown = false;
     for n in names {
-        let class = code_intel_gate::gate::tools::classify(n);
-        unknown |= class == code_intel_gate::gate::tools::ToolClass::Unknown;
+        let class = code_intel_hooks::tools::classify(n);
+        unknown |= class == code_intel_hooks::tools::ToolClass::Unknown;
         println!("{n}\t{class:?}");
     }
     if unknown {

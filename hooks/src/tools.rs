@@ -1,5 +1,6 @@
-//! Every Claude Code tool, classified for the gate. The PreToolUse hook runs for every tool
-//! (matcher `*`); this table says what each one can do to the project.
+//! Every Claude Code tool, classified, and Claude Code's hook JSON typed into the gate's
+//! [`Action`]. The PreToolUse hook runs for every tool (matcher `*`); this table says what each
+//! one can do to the project and which field of its `tool_input` says where ([`action`]).
 //!
 //! The names are Claude Code 2.1.328's built-in tool list (its `Rsn` name table; the e2e test
 //! `tool_table_covers_claude_code` reads the tools the pinned Claude Code offers the model and fails
@@ -7,8 +8,11 @@
 //! `NotebookRead`, `BashOutput`, `KillShell`, `TaskOutput`, `SlashCommand`).
 //!
 //! A tool not in the table (a new Claude Code tool, a foreign MCP server's tool) is
-//! [`ToolClass::Unknown`]: the gate treats every path-like string of its input that lands in the
+//! [`ToolClass::Unknown`] ([`Action::Unknown`] with [`path_like_strings`]): the gate treats every path-like string of its input that lands in the
 //! project as a write target, so an unclassified tool cannot open the gate.
+
+use code_intel_gate::gate::Action;
+use serde_json::Value;
 
 /// What a tool can do to the project's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,12 +132,77 @@ pub fn is_code_intel_mcp(tool_name: &str) -> bool {
         || tool_name.starts_with("mcp__plugin_code-intel_code-intel__")
 }
 
+/// How many path-like strings of an unclassified tool's input are listed for the gate.
+pub const MAX_UNKNOWN_TOOL_PATHS: usize = 64;
+
+/// What a call of `tool_name` with `input` does, for the gate. `response` is the tool's result
+/// (PostToolUse; `Value::Null` in PreToolUse): Grep's and Glob's files and `start_session`'s id
+/// are read from it. A writing or shell tool whose input lacks its field is
+/// [`Action::MissingField`].
+pub fn action<'a>(tool_name: &str, input: &'a Value, response: &'a Value) -> Action<'a> {
+    let field = |f: &'static str| input.get(f).and_then(Value::as_str);
+    let list = |v: Option<&'a Value>| -> Vec<&'a str> {
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    };
+    if is_start_session_tool(tool_name) {
+        return Action::StartSession(session_id_in_response(response));
+    }
+    match classify(tool_name) {
+        ToolClass::ReadOnly => match tool_name {
+            "Read" => Action::ReadFiles(field("file_path").into_iter().collect()),
+            "Grep" | "Glob" => Action::ReadFiles(list(response.get("filenames"))),
+            _ => Action::ReadOnly,
+        },
+        ToolClass::FileWrite(f) => field(f).map_or(Action::MissingField(f), Action::WriteFile),
+        ToolClass::Shell(f) => field(f).map_or(Action::MissingField(f), Action::Shell),
+        ToolClass::OpaqueShell => Action::OpaqueShell,
+        ToolClass::ConfigWrite(what) => Action::ConfigWrite(what),
+        ToolClass::Other => Action::Other,
+        ToolClass::Unknown => Action::Unknown(path_like_strings(input, MAX_UNKNOWN_TOOL_PATHS)),
+    }
+}
+
+/// Whether `tool_name` is code-intel's `start_session` MCP tool, in project
+/// (`mcp__code-intel__start_session`) or plugin (`mcp__plugin_code-intel_code-intel__start_session`) form.
+pub fn is_start_session_tool(tool_name: &str) -> bool {
+    tool_name.starts_with("mcp__")
+        && tool_name.ends_with("__start_session")
+        && (tool_name.contains("code-intel") || tool_name.contains("code_intel"))
+}
+
+/// Finds `session_id` in an MCP tool response as PostToolUse delivers it: a JSON string of the
+/// structured content, a list of content blocks whose text is JSON, or an object.
+pub fn session_id_in_response(resp: &Value) -> Option<String> {
+    match resp {
+        Value::String(s) => serde_json::from_str::<Value>(s)
+            .ok()
+            .and_then(|v| session_id_in_response(&v)),
+        Value::Array(items) => items.iter().find_map(|i| {
+            i.get("text")
+                .and_then(session_id_in_response)
+                .or_else(|| session_id_in_response(i))
+        }),
+        Value::Object(map) => map
+            .get("session_id")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .or_else(|| {
+                map.get("structuredContent")
+                    .and_then(session_id_in_response)
+            })
+            .or_else(|| map.get("content").and_then(session_id_in_response)),
+        _ => None,
+    }
+}
+
 /// Path-like strings anywhere in a tool input (strings under keys that name paths, and strings
 /// that look like paths: absolute, `~`-, `./`- or `../`-prefixed, `file://` URIs (as their path),
 /// or relative with a `/` and no whitespace), at most `limit` of them. `None` when the input
 /// holds more than that, nests deeper than 16 levels, or has a path-like string of 4096 bytes or
 /// more: then not every path could be checked, and the caller fails closed.
-pub(crate) fn path_like_strings(input: &serde_json::Value, limit: usize) -> Option<Vec<String>> {
+pub fn path_like_strings(input: &serde_json::Value, limit: usize) -> Option<Vec<String>> {
     fn walk(
         v: &serde_json::Value,
         key: &str,
@@ -208,6 +277,86 @@ mod tests {
         assert_eq!(classify("mcp__code-intel__start_session"), ToolClass::Other);
         assert_eq!(classify("mcp__fs__write_file"), ToolClass::Unknown);
         assert_eq!(classify("SomeFutureTool"), ToolClass::Unknown);
+    }
+
+    #[test]
+    fn hook_json_becomes_the_gates_action() {
+        let none = Value::Null;
+        let write = json!({"file_path": "/r/a.py", "content": "x"});
+        assert_eq!(action("Write", &write, &none), Action::WriteFile("/r/a.py"));
+        // NotebookEdit names its file in notebook_path.
+        let nb = json!({"notebook_path": "/r/n.ipynb"});
+        assert_eq!(
+            action("NotebookEdit", &nb, &none),
+            Action::WriteFile("/r/n.ipynb")
+        );
+        let no_path = json!({"content": "no path"});
+        assert_eq!(
+            action("Write", &no_path, &none),
+            Action::MissingField("file_path")
+        );
+        let no_cmd = json!({"description": "x"});
+        assert_eq!(
+            action("Bash", &no_cmd, &none),
+            Action::MissingField("command")
+        );
+        let cmd = json!({"command": "tail -f log"});
+        assert_eq!(action("Monitor", &cmd, &none), Action::Shell("tail -f log"));
+        assert_eq!(
+            action("Read", &write, &none),
+            Action::ReadFiles(vec!["/r/a.py"])
+        );
+        assert_eq!(
+            action("WebFetch", &json!({"url": "https://x/y"}), &none),
+            Action::ReadOnly
+        );
+        let foreign = json!({"path": "src/a.py", "content": "x"});
+        assert_eq!(
+            action("mcp__fs__write_file", &foreign, &none),
+            Action::Unknown(Some(vec!["src/a.py".into()]))
+        );
+        // Grep and Glob: the files of their result.
+        let resp = json!({"filenames": ["src/a.py", 3, "b/c.py"]});
+        assert_eq!(
+            action("Grep", &json!({"pattern": "X"}), &resp),
+            Action::ReadFiles(vec!["src/a.py", "b/c.py"])
+        );
+        // start_session: the id from every result shape PostToolUse delivers, none before it ran.
+        let id = "20261121-000000-abcdef";
+        for resp in [
+            Value::String(json!({"session_id": id, "phase": "EXPLORATION"}).to_string()),
+            json!([{"type": "text", "text": json!({"session_id": id}).to_string()}]),
+            json!({"structuredContent": {"session_id": id}}),
+        ] {
+            assert_eq!(
+                action(
+                    "mcp__plugin_code-intel_code-intel__start_session",
+                    &json!({}),
+                    &resp
+                ),
+                Action::StartSession(Some(id.into()))
+            );
+        }
+        assert_eq!(
+            action(
+                "mcp__code-intel__start_session",
+                &json!({}),
+                &json!("not json")
+            ),
+            Action::StartSession(None)
+        );
+        assert_eq!(
+            action("mcp__other__start_session", &json!({"query": "x"}), &none),
+            Action::Unknown(Some(vec![]))
+        );
+        assert_eq!(
+            action(
+                "mcp__code-intel__search_text",
+                &json!({"query": "x"}),
+                &none
+            ),
+            Action::Other
+        );
     }
 
     #[test]
