@@ -5,10 +5,9 @@
 //! the exploration planner ([`router`]), the decision journal ([`journal`]), the learned map's
 //! files ([`learned`]) and the outcome journal with its analyses ([`outcome`]); behind the `index`
 //! feature the code index ([`index`]), the exploration tools ([`explore`]) and the retrieval
-//! evaluation ([`eval`]), behind `embed` the
-//! embedding model and its cache ([`embed`], also the calibrated scorer of [`relevance`]), and
-//! behind `install` the merge of code-intel into a project's Claude Code configuration
-//! ([`install`], `code-intel init`).
+//! evaluation ([`eval`]), and behind `embed` the embedding model and its cache ([`embed`], also
+//! the calibrated scorer of [`relevance`]). Claude Code's configuration (`code-intel init`) is the
+//! CLI's (`mcp/src/install.rs`).
 //!
 //! Invariants (see `ARCHITECTURE.md`): this crate never reads stdin, writes stdout, reads environment
 //! variables or the current directory; it reads and writes only under the roots its caller passes in.
@@ -29,5 +28,3 @@ pub mod eval;
 pub mod explore;
 #[cfg(feature = "index")]
 pub mod index;
-#[cfg(feature = "install")]
-pub mod install;

@@ -32,7 +32,6 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("policy", &["gate", "outcome"]),
     ("model (core)", &["embed", "core_relevance"]),
     ("index (core)", &["index", "explore", "eval"]),
-    ("configuration (core)", &["install"]),
 ];
 
 /// The gate crate's `src/` and core's `src/`.

@@ -5,6 +5,7 @@
 //! stdout carries only the protocol (`serve`) or the command's output.
 
 mod cli;
+mod install;
 mod malloc;
 mod model;
 mod root;

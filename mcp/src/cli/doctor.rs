@@ -15,15 +15,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::install::{
+    self, ALLOW_RULE, CommandHook, MatcherKind, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN,
+    SERVER_NAME, WRITE_TOOLS,
+};
 use clap::Args;
 use code_intel_core::config::{Config, GateMode};
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::sync::PendingChanges;
 use code_intel_core::index::vector::VectorIndex;
-use code_intel_core::install::{
-    self, ALLOW_RULE, CommandHook, MatcherKind, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN,
-    SERVER_NAME, WRITE_TOOLS,
-};
 use code_intel_core::repo_path::RepoRoot;
 use code_intel_core::session::store::SessionStore;
 use serde::Serialize;

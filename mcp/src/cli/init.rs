@@ -4,9 +4,9 @@
 
 use std::io::Write;
 
+use crate::install::{self, Change, InstallPlan, PlannedFile, Skill};
 use anyhow::Context as _;
 use clap::Args;
-use code_intel_core::install::{self, Change, InstallPlan, PlannedFile, Skill};
 use code_intel_core::repo_path::RepoRoot;
 use serde::Serialize;
 

@@ -73,12 +73,8 @@ impl Json {
         }
     }
 
-    /// `self[key]` when `self` is an object holding `key`.
-    pub fn get(&self, key: &str) -> Option<&Json> {
-        self.as_object().and_then(|m| m.get(key))
-    }
-
     /// Converts from a `serde_json::Value` (its key order, sorted without `preserve_order`).
+    #[cfg(test)]
     pub fn from_value(v: serde_json::Value) -> Self {
         match v {
             serde_json::Value::Null => Json::Null,
@@ -97,6 +93,7 @@ impl Json {
     }
 
     /// Converts to a `serde_json::Value` (loses the key order).
+    #[cfg(test)]
     pub fn to_value(&self) -> serde_json::Value {
         match self {
             Json::Null => serde_json::Value::Null,

@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use crate::config::{self, Config};
-use crate::persist::{self, FileLock, PersistError};
-use crate::repo_path::RepoRoot;
+use code_intel_core::config::{self, Config};
+use code_intel_core::persist::{self, FileLock, PersistError};
+use code_intel_core::repo_path::RepoRoot;
 
 pub use ordered_json::Json;
 
