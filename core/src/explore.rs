@@ -266,7 +266,7 @@ struct Span {
     bytes: (usize, usize),
     symbol: String,
     qualified_name: String,
-    kind: String,
+    kind: ChunkKind,
     signature: String,
 }
 
@@ -278,7 +278,7 @@ impl Span {
             bytes: c.byte_range,
             symbol: c.symbol.clone(),
             qualified_name: c.qualified_name.clone(),
-            kind: c.kind.clone(),
+            kind: c.kind,
             signature: c.signature.clone(),
         }
     }
@@ -290,14 +290,14 @@ impl Span {
             bytes: c.byte_range,
             symbol: c.symbol.clone(),
             qualified_name: c.qualified_name.clone(),
-            kind: c.kind.name().to_string(),
+            kind: c.kind,
             signature: c.signature.clone(),
         }
     }
 
     /// Module and window chunks are not symbols.
     fn is_symbol(&self) -> bool {
-        self.kind != ChunkKind::Module.name() && self.kind != ChunkKind::Window.name()
+        !matches!(self.kind, ChunkKind::Module | ChunkKind::Window)
     }
 }
 

@@ -41,6 +41,8 @@ use tantivy::schema::{TantivyDocument, Value};
 use tantivy::{Index, IndexReader, ReloadPolicy, Searcher};
 
 use crate::config::Config;
+use crate::index::chunk::ChunkKind;
+use crate::index::lang::Language;
 use crate::persist::{FileLock, PersistError};
 use crate::repo_path::RepoRoot;
 
@@ -235,10 +237,10 @@ pub struct SearchHit {
     pub symbol: String,
     /// Qualified name (`Class.method`, `Namespace\Class::method`).
     pub qualified_name: String,
-    /// Chunk kind, snake_case (`function`, `method`, `class`, `module`, ...).
-    pub kind: String,
-    /// Language id.
-    pub language: String,
+    /// Chunk kind, serialised snake_case (`function`, `method`, `class`, `module`, ...).
+    pub kind: ChunkKind,
+    /// Language, serialised as its id.
+    pub language: Language,
     /// BM25 score with field boosts (unbounded, higher is better; comparable within one query).
     pub score: f32,
     /// Signature (may be empty).
@@ -1010,7 +1012,7 @@ impl CodeIndex {
             let Ok(mut chunks) = self.chunks_of(file) else {
                 continue;
             };
-            chunks.sort_by_key(|c| (c.kind == "module", c.start_line));
+            chunks.sort_by_key(|c| (c.kind == ChunkKind::Module, c.start_line));
             if let Some(c) = chunks.into_iter().next() {
                 groups.push(rank::Grouped {
                     score: *b,

@@ -464,11 +464,13 @@ fn find_definitions_by_name_qualified_name_and_suffix() {
         Some(r"App\Http\Controllers\UserController")
     );
     assert_eq!(
-        (d.file.as_str(), d.line, d.kind.as_str()),
+        (d.file.as_str(), d.line, d.kind.name()),
         ("app/Http/Controllers/UserController.php", 8, "method")
     );
     assert_eq!(
-        defs(r"App\Http\Controllers\UserController", true).definitions[0].kind,
+        defs(r"App\Http\Controllers\UserController", true).definitions[0]
+            .kind
+            .name(),
         "class"
     );
     assert_eq!(defs(r"\App\Http\Controllers\UserController", true).total, 1);
@@ -493,7 +495,7 @@ fn find_definitions_by_name_qualified_name_and_suffix() {
     assert!(
         sub.definitions
             .iter()
-            .all(|d| d.kind != "module" && d.kind != "window")
+            .all(|d| d.kind.name() != "module" && d.kind.name() != "window")
     );
     let shows: Vec<String> = defs("show", false)
         .definitions
@@ -520,7 +522,7 @@ fn find_definitions_by_name_qualified_name_and_suffix() {
     };
     let php = find_definitions(&f.cx(), &p).unwrap();
     assert_eq!(php.definitions.len(), 1);
-    assert_eq!(php.definitions[0].language, "php");
+    assert_eq!(php.definitions[0].language.id(), "php");
     let p = FindDefinitionsParams {
         symbol: "show".into(),
         path: Some("src".into()),
@@ -722,7 +724,7 @@ fn analyze_structure_nests_symbols_of_a_file_and_a_directory() {
         function validate 16-19
     "#]]
     .assert_eq(&s);
-    assert_eq!(r.files[0].language, "python");
+    assert_eq!(r.files[0].language.id(), "python");
 
     let r = analyze_structure(&f.cx(), &AnalyzeStructureParams { path: "".into() }).unwrap();
     let files: Vec<&str> = r.files.iter().map(|f| f.file.as_str()).collect();
@@ -792,7 +794,7 @@ fn get_function_at_line_returns_the_innermost_function_fresh_from_disk() {
     assert_eq!(
         (
             func.qualified_name.as_str(),
-            func.kind.as_str(),
+            func.kind.name(),
             func.start_line,
             func.end_line
         ),

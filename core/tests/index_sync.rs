@@ -61,7 +61,7 @@ fn dump(
                 c.start_line,
                 c.end_line,
                 c.qualified_name,
-                c.kind,
+                c.kind.name().to_string(),
                 c.sha256,
             ));
         }
@@ -686,8 +686,8 @@ fn identifier_parts_and_natural_language_find_code() {
     let method = hits.iter().find(|h| h.symbol == "getUserName").unwrap();
     assert_eq!(method.qualified_name, "UserService.getUserName");
     assert_eq!((method.start_line, method.end_line), (7, 8));
-    assert_eq!(method.language, "python");
-    assert_eq!(method.kind, "method");
+    assert_eq!(method.language.id(), "python");
+    assert_eq!(method.kind.name(), "method");
     let files = index
         .search_files(
             "user name",

@@ -336,7 +336,7 @@ fn laravel() {
         .chunks_of("usr/share/php/Illuminate/Pagination/resources/views/tailwind.blade.php")
         .unwrap();
     assert!(
-        !blade.is_empty() && blade.iter().all(|ch| ch.language == "blade"),
+        !blade.is_empty() && blade.iter().all(|ch| ch.language.id() == "blade"),
         "{blade:#?}"
     );
     c.time_one_edit("laravel", "usr/share/php/Illuminate/Routing/Router.php");

@@ -168,7 +168,7 @@ fn snapshot(repo: &Path) -> (Files, Chunks) {
                 c.start_line,
                 c.end_line,
                 c.qualified_name,
-                c.kind,
+                c.kind.name().to_string(),
                 c.sha256,
             ));
         }

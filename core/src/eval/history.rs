@@ -24,6 +24,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use crate::index::chunk::ChunkKind;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -391,7 +393,7 @@ pub fn enclosing_ranges(index: &CodeIndex, hunks: &[Hunk]) -> Result<Vec<GoldRan
         let chunks: Vec<(u32, u32)> = index
             .chunks_of(file)?
             .into_iter()
-            .filter(|c| c.kind != "module" && c.kind != "window")
+            .filter(|c| !matches!(c.kind, ChunkKind::Module | ChunkKind::Window))
             .map(|c| (c.start_line, c.end_line))
             .collect();
         let file_hunks: Vec<(u32, u32)> = hunks

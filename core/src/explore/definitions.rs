@@ -8,6 +8,8 @@ use super::{
     language_id, resolve_existing, result_cap, scope_of,
 };
 use crate::index::NameMatch;
+use crate::index::chunk::ChunkKind;
+use crate::index::lang::Language;
 use crate::index::lexical::normalize_qualified;
 use crate::index::sync;
 
@@ -51,16 +53,16 @@ pub struct Definition {
     pub line: u32,
     /// Last line, 1-based inclusive.
     pub end_line: u32,
-    /// Chunk kind: `function`, `method`, `class`, `interface`, `trait`, `enum`, `rule`, ...
-    pub kind: String,
+    /// Chunk kind, serialised `function`, `method`, `class`, `interface`, `trait`, `enum`, `rule`, ...
+    pub kind: ChunkKind,
     /// The enclosing qualified name (`App\Http\UserController` for its `store` method); absent at
     /// top level.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
     /// The declaration, whitespace-collapsed (may be empty).
     pub signature: String,
-    /// Language id.
-    pub language: String,
+    /// Language, serialised as its id.
+    pub language: Language,
 }
 
 /// Result of [`find_definitions`].
@@ -86,7 +88,7 @@ impl TouchedFiles for FindDefinitionsResult {
 /// A candidate: a chunk's span plus its file and language.
 struct Candidate {
     file: String,
-    language: String,
+    language: Language,
     span: Span,
 }
 
@@ -123,7 +125,7 @@ pub fn find_definitions(
         let mut add = |chunks: Vec<crate::index::StoredChunk>| {
             candidates.extend(chunks.iter().map(|c| Candidate {
                 file: c.file.clone(),
-                language: c.language.clone(),
+                language: c.language,
                 span: Span::from_stored(c),
             }));
         };
@@ -155,13 +157,13 @@ pub fn find_definitions(
         (
             &a.file,
             &a.span.qualified_name,
-            &a.span.kind,
+            a.span.kind.name(),
             a.span.start_line,
         )
             .cmp(&(
                 &b.file,
                 &b.span.qualified_name,
-                &b.span.kind,
+                b.span.kind.name(),
                 b.span.start_line,
             ))
     });
@@ -206,8 +208,11 @@ pub fn find_definitions(
             signature: super::cut_line(&c.span.signature, limits.max_line_chars),
             language: c.language,
         };
-        let size =
-            d.name.len() + d.qualified_name.len() + d.file.len() + d.signature.len() + d.kind.len();
+        let size = d.name.len()
+            + d.qualified_name.len()
+            + d.file.len()
+            + d.signature.len()
+            + d.kind.name().len();
         if !cut && definitions.len() < cap && budget.take(size) {
             definitions.push(d);
         } else {
@@ -275,7 +280,7 @@ fn scan_disk(
         };
         for c in &chunks {
             let span = Span::from_chunk(c);
-            if !span.is_symbol() || language.is_some_and(|l| l != c.language) {
+            if !span.is_symbol() || language.is_some_and(|l| l != c.language.id()) {
                 continue;
             }
             let (sym, own) = (
@@ -287,7 +292,7 @@ fn scan_disk(
             if matches {
                 out.push(Candidate {
                     file: rel.clone(),
-                    language: c.language.clone(),
+                    language: c.language,
                     span,
                 });
             }
@@ -307,7 +312,7 @@ mod tests {
             bytes: (0, 1),
             symbol: symbol.into(),
             qualified_name: qualified.into(),
-            kind: "method".into(),
+            kind: ChunkKind::Method,
             signature: String::new(),
         }
     }

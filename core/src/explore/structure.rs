@@ -28,8 +28,8 @@ pub struct AnalyzeStructureParams {
 pub struct SymbolNode {
     /// The symbol name.
     pub name: String,
-    /// Chunk kind (`class`, `method`, `function`, `rule`, `element`, ...).
-    pub kind: String,
+    /// Chunk kind, serialised `class`, `method`, `function`, `rule`, `element`, ...
+    pub kind: ChunkKind,
     /// First line, 1-based.
     pub start_line: u32,
     /// Last line, 1-based inclusive.
@@ -44,8 +44,8 @@ pub struct SymbolNode {
 pub struct FileStructure {
     /// Repository-relative path.
     pub file: String,
-    /// Language id.
-    pub language: String,
+    /// Language, serialised as its id.
+    pub language: Language,
     /// Top-level symbols, in source order.
     pub symbols: Vec<SymbolNode>,
     /// Why the file has no tree (binary, too large, unreadable), when it has none.
@@ -97,8 +97,8 @@ pub struct FunctionAt {
     pub name: String,
     /// The qualified name.
     pub qualified_name: String,
-    /// `function` or `method`.
-    pub kind: String,
+    /// [`ChunkKind::Function`] or [`ChunkKind::Method`] (serialised `function`, `method`).
+    pub kind: ChunkKind,
     /// First line, 1-based.
     pub start_line: u32,
     /// Last line, 1-based inclusive.
@@ -217,14 +217,14 @@ pub fn analyze_structure(
 fn cost(fs: &FileStructure) -> usize {
     fn nodes(ns: &[SymbolNode]) -> usize {
         ns.iter()
-            .map(|n| n.name.len() + n.kind.len() + NODE_OVERHEAD_CHARS + nodes(&n.children))
+            .map(|n| n.name.len() + n.kind.name().len() + NODE_OVERHEAD_CHARS + nodes(&n.children))
             .sum()
     }
-    fs.file.len() + fs.language.len() + NODE_OVERHEAD_CHARS + nodes(&fs.symbols)
+    fs.file.len() + fs.language.id().len() + NODE_OVERHEAD_CHARS + nodes(&fs.symbols)
 }
 
 fn file_structure(cx: &ExploreContext<'_>, rel: &str) -> FileStructure {
-    let language = lang::detect(rel).id().to_string();
+    let language = lang::detect(rel);
     match chunks_from_disk(cx, rel) {
         Ok(chunks) => {
             let spans: Vec<Span> = merge_parts(
@@ -372,7 +372,7 @@ pub fn get_function_at_line(
         FunctionAt {
             name: s.symbol.clone(),
             qualified_name: s.qualified_name.clone(),
-            kind: s.kind.clone(),
+            kind: s.kind,
             start_line: s.start_line,
             end_line: s.end_line,
             signature: cut_line(&s.signature, cx.config.limits.max_line_chars),

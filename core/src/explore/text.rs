@@ -5,6 +5,8 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
+use crate::index::chunk::ChunkKind;
+
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::types::TypesBuilder;
@@ -221,8 +223,10 @@ fn framework_references(
         && let Ok((defs, _)) = index.definitions(name, NameMatch::Exact, None, Some("php"), 20)
     {
         for d in defs {
-            if matches!(d.kind.as_str(), "class" | "interface" | "trait" | "enum")
-                && d.qualified_name.contains('\\')
+            if matches!(
+                d.kind,
+                ChunkKind::Class | ChunkKind::Interface | ChunkKind::Trait | ChunkKind::Enum
+            ) && d.qualified_name.contains('\\')
             {
                 keys.push(format!(
                     "class:{}",

@@ -122,7 +122,35 @@ impl ChunkKind {
             ChunkKind::Window => "window",
         }
     }
+
+    /// The kind named `name` ([`ChunkKind::name`]), `None` for a name this version does not write.
+    pub fn from_name(name: &str) -> Option<Self> {
+        ALL_KINDS.into_iter().find(|k| k.name() == name)
+    }
 }
+
+impl std::fmt::Display for ChunkKind {
+    /// The [`name`](ChunkKind::name).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Every [`ChunkKind`].
+const ALL_KINDS: [ChunkKind; 12] = [
+    ChunkKind::Module,
+    ChunkKind::Function,
+    ChunkKind::Class,
+    ChunkKind::Method,
+    ChunkKind::Interface,
+    ChunkKind::Trait,
+    ChunkKind::Enum,
+    ChunkKind::Directive,
+    ChunkKind::Rule,
+    ChunkKind::AtRule,
+    ChunkKind::Element,
+    ChunkKind::Window,
+];
 
 /// One chunk of a source file.
 ///
@@ -155,8 +183,9 @@ pub struct Chunk {
     pub qualified_name: String,
     /// What the chunk stands for.
     pub kind: ChunkKind,
-    /// Language id (`python`, `php`, `javascript`, `typescript`, `tsx`, `blade`, `html`, `css`, `scss`, `text`).
-    pub language: String,
+    /// The language (serialised as its id: `python`, `php`, `javascript`, `typescript`, `tsx`,
+    /// `blade`, `html`, `css`, `scss`, `text`).
+    pub language: Language,
     /// The declaration line(s) up to the body, whitespace-collapsed; empty when not applicable.
     pub signature: String,
     /// Docstring or docblock text, without comment markers; empty when absent.
@@ -854,7 +883,7 @@ fn assemble(file: &File<'_>, outline: Outline, opts: &ChunkOptions) -> Vec<Chunk
         symbol: symbol.to_owned(),
         qualified_name: qualified,
         kind,
-        language: file.language.id().to_owned(),
+        language: file.language,
         signature: String::new(),
         docstring: String::new(),
         imports: imports.clone(),
@@ -1007,7 +1036,7 @@ fn module_chunk(
         symbol: file.name.to_owned(),
         qualified_name: file.path.to_owned(),
         kind: ChunkKind::Module,
-        language: file.language.id().to_owned(),
+        language: file.language,
         signature: String::new(),
         docstring: doc,
         imports: imports.to_vec(),

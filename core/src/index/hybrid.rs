@@ -30,6 +30,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::chunk::ChunkKind;
 use super::rank::{self, FoldedChunk, RankParams};
 use super::vector::{Coverage, SimilarityProfile, VectorIndex};
 use super::{CodeIndex, IndexError, SearchHit};
@@ -378,8 +379,8 @@ impl QueryNames {
 /// module or window chunk, a name of at least 3 characters, and either the whole name is a query
 /// word (case-insensitive) or the name has several parts that occur consecutively among the
 /// query's parts (`send_file` for "send a file").
-pub fn defines(symbol: &str, kind: &str, names: &QueryNames) -> bool {
-    if matches!(kind, "module" | "window") || symbol.chars().count() < 3 {
+pub fn defines(symbol: &str, kind: ChunkKind, names: &QueryNames) -> bool {
+    if matches!(kind, ChunkKind::Module | ChunkKind::Window) || symbol.chars().count() < 3 {
         return false;
     }
     let terms = super::lexical::code_terms(symbol);
@@ -630,8 +631,9 @@ pub fn search_ranked(
     if weights.definition > 0.0 || weights.reference > 0.0 {
         let mut refs_cache: HashMap<String, u32> = HashMap::new();
         for (hit, s) in &mut rows {
-            s.definition = defines(&hit.symbol, &hit.kind, &names);
-            if weights.reference > 0.0 && !matches!(hit.kind.as_str(), "module" | "window") {
+            s.definition = defines(&hit.symbol, hit.kind, &names);
+            if weights.reference > 0.0 && !matches!(hit.kind, ChunkKind::Module | ChunkKind::Window)
+            {
                 let term = hit.symbol.to_lowercase();
                 let refs = match refs_cache.get(&term) {
                     Some(&r) => r,
@@ -815,7 +817,9 @@ mod tests {
 
     #[test]
     fn definitions_need_the_name_in_the_query() {
-        let check = |q: &str, sym: &str, kind: &str| defines(sym, kind, &QueryNames::of(q));
+        let check = |q: &str, sym: &str, kind: &str| {
+            defines(sym, ChunkKind::from_name(kind).unwrap(), &QueryNames::of(q))
+        };
         assert!(check("BcryptHasher make", "BcryptHasher", "class"));
         assert!(check("where is bcrypthasher", "BcryptHasher", "class"));
         assert!(check("send a file", "send_file", "function"));

@@ -57,6 +57,31 @@ impl Language {
             Language::Text => "text",
         }
     }
+
+    /// The language whose [`id`](Self::id) is `id`, `None` for an id this version does not write.
+    pub fn from_id(id: &str) -> Option<Self> {
+        [
+            Language::Python,
+            Language::Php,
+            Language::JavaScript,
+            Language::TypeScript,
+            Language::Tsx,
+            Language::Blade,
+            Language::Html,
+            Language::Css,
+            Language::Scss,
+            Language::Text,
+        ]
+        .into_iter()
+        .find(|l| l.id() == id)
+    }
+}
+
+impl std::fmt::Display for Language {
+    /// The [`id`](Language::id).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
 }
 
 /// Detects the language of a file from its name (case-insensitive extension).

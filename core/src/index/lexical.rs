@@ -27,6 +27,7 @@ use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 use super::chunk::{Chunk, ChunkKind};
 use super::glossary;
+use super::lang::Language;
 use super::rank::{self, RankParams};
 
 /// Name under which [`CodeTokenizer`] is registered on the index.
@@ -564,7 +565,7 @@ pub fn chunk_document(f: &Fields, chunk: &Chunk) -> TantivyDocument {
     doc.add_text(f.qualified_name, &chunk.qualified_name);
     doc.add_text(f.qname_key, normalize_qualified(&chunk.qualified_name));
     doc.add_text(f.kind, chunk.kind.name());
-    doc.add_text(f.language, &chunk.language);
+    doc.add_text(f.language, chunk.language.id());
     doc.add_text(f.signature, &chunk.signature);
     doc.add_text(f.docstring, &chunk.docstring);
     // Every chunk carries its file's imports; indexing them once, on the module chunk, keeps
@@ -645,10 +646,10 @@ pub struct StoredChunk {
     pub symbol: String,
     /// Qualified name.
     pub qualified_name: String,
-    /// Chunk kind, snake_case.
-    pub kind: String,
-    /// Language id.
-    pub language: String,
+    /// Chunk kind, serialised snake_case.
+    pub kind: ChunkKind,
+    /// Language, serialised as its id.
+    pub language: Language,
     /// Signature (may be empty).
     pub signature: String,
     /// Hex SHA-256 of the chunk content.
@@ -677,8 +678,9 @@ pub fn stored_chunk(f: &Fields, doc: &TantivyDocument) -> StoredChunk {
         byte_range: (num(f.start_byte) as usize, num(f.end_byte) as usize),
         symbol: text(f.symbol),
         qualified_name: text(f.qualified_name),
-        kind: text(f.kind),
-        language: text(f.language),
+        // A name this version does not write (a foreign index) reads as a text window.
+        kind: ChunkKind::from_name(&text(f.kind)).unwrap_or(ChunkKind::Window),
+        language: Language::from_id(&text(f.language)).unwrap_or(Language::Text),
         signature: text(f.signature),
         sha256: text(f.sha256),
         snippet: text(f.snippet),

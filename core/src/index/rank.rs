@@ -22,6 +22,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::SearchHit;
+use super::chunk::ChunkKind;
+use super::lang::Language;
 use super::scope::FileRole;
 
 /// Words of change requests that say what kind of change is wanted, not where: they occur in
@@ -452,8 +454,8 @@ impl SearchHit {
         ItemView {
             score,
             file: &self.file,
-            text_window: self.kind == "window" && self.language == "text",
-            whole_file: self.kind == "module",
+            text_window: self.kind == ChunkKind::Window && self.language == Language::Text,
+            whole_file: self.kind == ChunkKind::Module,
         }
     }
 }
@@ -481,8 +483,8 @@ mod tests {
             end_line: line + 5,
             symbol: format!("f{line}"),
             qualified_name: format!("f{line}"),
-            kind: "function".into(),
-            language: "python".into(),
+            kind: ChunkKind::Function,
+            language: Language::Python,
             score,
             signature: String::new(),
             snippet: None,
@@ -550,7 +552,7 @@ mod tests {
     #[test]
     fn a_whole_file_chunk_gives_way_to_a_function_as_representative() {
         let mut module = hit("a.py", 1, 10.0);
-        module.kind = "module".into();
+        module.kind = ChunkKind::Module;
         let got = rank_files(
             vec![module, hit("a.py", 40, 6.0)],
             |_| 0,

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{VectorError, configured_recipe};
 use crate::config::Config;
-use crate::index::chunk::Chunk;
+use crate::index::chunk::{Chunk, ChunkKind};
 use crate::index::embedding_text::{EmbeddingText, embedding_key};
+use crate::index::lang::Language;
 use crate::index::lexical::snippet_of;
 
 /// One chunk as the vector side keeps it: enough to answer a search without the lexical index.
@@ -27,10 +28,10 @@ pub struct Row {
     pub symbol: String,
     /// Qualified name.
     pub qualified_name: String,
-    /// Chunk kind, snake_case.
-    pub kind: String,
-    /// Language id.
-    pub language: String,
+    /// Chunk kind, serialised snake_case.
+    pub kind: ChunkKind,
+    /// Language, serialised as its id.
+    pub language: Language,
     /// Signature (may be empty).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub signature: String,
@@ -58,8 +59,8 @@ pub(super) fn make_row(recipe: EmbeddingText, c: &Chunk) -> Row {
         end_line: c.end_line,
         symbol: c.symbol.clone(),
         qualified_name: c.qualified_name.clone(),
-        kind: c.kind.name().to_string(),
-        language: c.language.clone(),
+        kind: c.kind,
+        language: c.language,
         signature: c.signature.clone(),
         snippet: snippet_of(&c.content),
     }
