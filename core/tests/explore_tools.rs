@@ -880,4 +880,30 @@ fn params_deserialise_with_defaults() {
     let p: FindDefinitionsParams =
         serde_json::from_str(r#"{"symbol": "x", "exact_match": true}"#).unwrap();
     assert!(p.exact_match && p.path.is_none());
+    // What the tool needs has no default: the MCP tools parse these types as they are.
+    for (json, field) in [
+        (
+            serde_json::from_str::<SearchTextParams>("{}").map(drop),
+            "pattern",
+        ),
+        (
+            serde_json::from_str::<FindDefinitionsParams>("{}").map(drop),
+            "symbol",
+        ),
+        (
+            serde_json::from_str::<FindReferencesParams>("{}").map(drop),
+            "symbol",
+        ),
+        (
+            serde_json::from_str::<AnalyzeStructureParams>("{}").map(drop),
+            "path",
+        ),
+        (
+            serde_json::from_str::<FunctionAtLineParams>(r#"{"file": "a.py"}"#).map(drop),
+            "line",
+        ),
+    ] {
+        let err = json.unwrap_err().to_string();
+        assert!(err.contains(&format!("missing field `{field}`")), "{err}");
+    }
 }

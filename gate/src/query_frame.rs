@@ -40,18 +40,21 @@ pub struct SlotValue {
     pub matched: QuoteMatch,
 }
 
-/// The trace of the tool call that grounded a slot (docs/DESIGN.md#slot-evidence).
+/// The exploration-tool call that grounds a slot.
+// docs/DESIGN.md#slot-evidence (kept out of the doc comment, which is the tool's schema text).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SlotEvidence {
-    /// Tool name (`find_definitions`, ...): must have been called in the session.
+    /// Tool called in this session (find_definitions, search_text, ...).
     pub tool: String,
-    /// The parameters it was called with.
+    /// Its parameters.
     #[serde(default)]
     pub params: serde_json::Value,
     /// What it showed.
     pub result_summary: String,
-    /// RFC 3339 timestamp, filled in by the server.
+    /// RFC 3339 timestamp, filled in when the evidence is recorded (whatever was submitted).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub timestamp: String,
 }
 
@@ -161,26 +164,29 @@ impl QueryFrame {
     }
 }
 
-/// A slot as the model submits it.
+/// A slot as the model fills it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SlotInput {
-    /// The model's reading.
+    /// Your reading of the slot.
     pub value: String,
-    /// Words copied from the request.
+    /// Words copied verbatim from the request that support the value.
     pub quote: String,
 }
 
-/// `set_query_frame` input: any subset of the slots.
+/// `set_query_frame` input: any subset of the slots. Field docs are the tool's schema
+/// descriptions (feature `schema`), written for the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct QueryFrameInput {
-    /// Target feature.
+    /// What the request is about (feature, screen, component).
     pub target_feature: Option<SlotInput>,
-    /// Trigger condition.
+    /// When the problem occurs.
     pub trigger_condition: Option<SlotInput>,
-    /// Observed issue.
+    /// What goes wrong.
     pub observed_issue: Option<SlotInput>,
-    /// Desired action.
+    /// What should be done.
     pub desired_action: Option<SlotInput>,
 }
 

@@ -261,18 +261,19 @@ pub struct UnderstandingResult {
     pub next_action: String,
 }
 
-/// A hypothesis as the model submits it in SEMANTIC.
+/// A hypothesis formed in SEMANTIC.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HypothesisInput {
-    /// The claim ("login is validated in LoginRequest::rules").
+    /// The claim, e.g. "login is validated in LoginRequest.rules".
     pub text: String,
     /// The slot it fills, if any.
     #[serde(default)]
     pub slot: Option<Slot>,
-    /// The slot value it proposes (with `slot`).
+    /// The slot value it proposes (with slot).
     #[serde(default)]
     pub value: Option<String>,
-    /// The symbol it proposes, if any.
+    /// The code symbol it proposes, if any.
     #[serde(default)]
     pub symbol: Option<String>,
 }
@@ -289,10 +290,11 @@ pub enum HypothesisStatus {
     Rejected,
 }
 
-/// Evidence for a verification result.
+/// Evidence from an exploration tool called in VERIFICATION.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VerificationEvidence {
-    /// Exploration tool used in the VERIFICATION phase.
+    /// Exploration tool (find_definitions, find_references, search_text, ...).
     pub tool: String,
     /// What it was run on (symbol, pattern or file).
     pub target: String,
@@ -331,24 +333,27 @@ pub struct SemanticResult {
     pub next_action: String,
 }
 
-/// One verification result as submitted.
+/// One verified hypothesis.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VerificationInput {
-    /// Hypothesis id (`h1`).
+    /// Hypothesis id from submit_semantic (h1, h2, ...).
     pub hypothesis_id: String,
-    /// `confirmed` or `rejected`.
+    /// confirmed or rejected.
     pub status: VerdictStatus,
-    /// Evidence from an exploration tool called in VERIFICATION.
+    /// The evidence.
     pub evidence: VerificationEvidence,
 }
 
-/// A verification verdict.
+/// A verification verdict: the hypothesis holds (confirmed) or not (rejected).
+// The variants carry no doc comments on purpose: with them the schema (feature `schema`) would
+// turn the plain `enum` of two names into a `oneOf` of described constants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
 pub enum VerdictStatus {
-    /// The hypothesis holds.
     Confirmed,
-    /// It does not.
     Rejected,
 }
 

@@ -143,8 +143,9 @@ pub enum RiskLevel {
     High,
 }
 
-/// The four slots of a QueryFrame. Serialised in snake_case (`"target_feature"`).
+/// A QueryFrame slot, named in snake_case (`target_feature`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Slot {
     /// What the request is about ("ログイン機能", "the checkout form").

@@ -126,6 +126,11 @@ pub struct SearchArgs {
     pub semantic: semantic::SearchModeArgs,
 }
 
+// The exploration commands' arguments below are the command line's spelling of core's
+// `explore::*Params` (positionals, `--exact`, `-C`, `-F`, help for a person): clap needs its own
+// types and core has no clap. `run` builds the core parameters from them directly, with no wire
+// type in between; the MCP tools take the core parameters themselves (server/wire.rs).
+
 /// `code-intel find-definitions`.
 #[derive(Debug, Args)]
 pub struct FindDefinitionsArgs {

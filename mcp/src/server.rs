@@ -17,8 +17,12 @@ use code_intel_core::config::Config;
 use code_intel_core::explore::recorded::{
     self, ExploreTool, RecordSummary, RecordedError, run_recorded,
 };
-use code_intel_core::explore::{ExploreContext, ExploreError, TouchedFiles};
+use code_intel_core::explore::{
+    AnalyzeStructureParams, ExploreContext, ExploreError, FindDefinitionsParams,
+    FindReferencesParams, FunctionAtLineParams, SearchTextParams, TouchedFiles,
+};
 use code_intel_core::index::source::SourceError;
+use code_intel_core::query_frame::QueryFrameInput;
 use code_intel_core::repo_path::{RepoPathError, RepoRoot};
 use code_intel_core::session::store::{SessionError, SessionStore, StartResponse};
 use code_intel_core::session::{
@@ -37,10 +41,9 @@ use embedder::SharedEmbedder;
 use relevance::RelevanceCache;
 use shared_index::{SharedIndex, SyncStatus};
 use wire::{
-    AddExploredFilesParams, AnalyzeStructureToolParams, CheckWriteTargetParams,
-    FindDefinitionsToolParams, FindReferencesToolParams, FunctionAtLineToolParams, RevertParams,
-    SearchTextToolParams, SessionParams, SetQueryFrameParams, StartSessionParams,
-    SubmitSemanticParams, SubmitUnderstandingParams, SubmitVerificationParams,
+    AddExploredFilesParams, CheckWriteTargetParams, RevertParams, SessionParams,
+    StartSessionParams, SubmitSemanticParams, SubmitUnderstandingParams, SubmitVerificationParams,
+    WithSession,
 };
 
 /// What the model reads first (CLAUDE_CODE.md §6: Claude Code cuts server instructions at 2 KB).
@@ -386,9 +389,9 @@ impl CodeIntel {
     )]
     async fn set_query_frame(
         &self,
-        Parameters(p): Parameters<SetQueryFrameParams>,
+        Parameters(p): Parameters<WithSession<QueryFrameInput>>,
     ) -> CallToolResult {
-        let frame = p.frame();
+        let frame = p.input;
         let checker = self.quote_checker();
         self.session_tool(
             p.session_id,
@@ -451,8 +454,7 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SubmitSemanticParams>,
     ) -> CallToolResult {
-        let hypotheses = p.hypotheses.into_iter().map(Into::into).collect();
-        let reason = p.semantic_reason.into();
+        let (hypotheses, reason) = (p.hypotheses, p.semantic_reason);
         self.session_tool(
             p.session_id,
             |r: &SemanticResult| !r.success,
@@ -468,7 +470,7 @@ impl CodeIntel {
         &self,
         Parameters(p): Parameters<SubmitVerificationParams>,
     ) -> CallToolResult {
-        let results = p.results.into_iter().map(Into::into).collect();
+        let results = p.results;
         self.session_tool(
             p.session_id,
             |r: &VerificationResult| !r.success,
@@ -529,9 +531,11 @@ impl CodeIntel {
         description = "Regex or literal search over the repository's files (gitignore-aware), with context lines; files over max_file_bytes are listed as skipped. EXPLORATION, VERIFICATION, READY.",
         annotations(read_only_hint = true)
     )]
-    async fn search_text(&self, Parameters(p): Parameters<SearchTextToolParams>) -> CallToolResult {
-        let session = p.session_id.clone();
-        self.explore_tool(recorded::SEARCH_TEXT, session, p.core())
+    async fn search_text(
+        &self,
+        Parameters(p): Parameters<WithSession<SearchTextParams>>,
+    ) -> CallToolResult {
+        self.explore_tool(recorded::SEARCH_TEXT, p.session_id, p.input)
             .await
     }
 
@@ -541,10 +545,9 @@ impl CodeIntel {
     )]
     async fn find_definitions(
         &self,
-        Parameters(p): Parameters<FindDefinitionsToolParams>,
+        Parameters(p): Parameters<WithSession<FindDefinitionsParams>>,
     ) -> CallToolResult {
-        let session = p.session_id.clone();
-        self.explore_tool(recorded::FIND_DEFINITIONS, session, p.core())
+        self.explore_tool(recorded::FIND_DEFINITIONS, p.session_id, p.input)
             .await
     }
 
@@ -554,10 +557,9 @@ impl CodeIntel {
     )]
     async fn find_references(
         &self,
-        Parameters(p): Parameters<FindReferencesToolParams>,
+        Parameters(p): Parameters<WithSession<FindReferencesParams>>,
     ) -> CallToolResult {
-        let session = p.session_id.clone();
-        self.explore_tool(recorded::FIND_REFERENCES, session, p.core())
+        self.explore_tool(recorded::FIND_REFERENCES, p.session_id, p.input)
             .await
     }
 
@@ -567,10 +569,9 @@ impl CodeIntel {
     )]
     async fn analyze_structure(
         &self,
-        Parameters(p): Parameters<AnalyzeStructureToolParams>,
+        Parameters(p): Parameters<WithSession<AnalyzeStructureParams>>,
     ) -> CallToolResult {
-        let session = p.session_id.clone();
-        self.explore_tool(recorded::ANALYZE_STRUCTURE, session, p.core())
+        self.explore_tool(recorded::ANALYZE_STRUCTURE, p.session_id, p.input)
             .await
     }
 
@@ -580,10 +581,9 @@ impl CodeIntel {
     )]
     async fn get_function_at_line(
         &self,
-        Parameters(p): Parameters<FunctionAtLineToolParams>,
+        Parameters(p): Parameters<WithSession<FunctionAtLineParams>>,
     ) -> CallToolResult {
-        let session = p.session_id.clone();
-        self.explore_tool(recorded::GET_FUNCTION_AT_LINE, session, p.core())
+        self.explore_tool(recorded::GET_FUNCTION_AT_LINE, p.session_id, p.input)
             .await
     }
 }

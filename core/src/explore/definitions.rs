@@ -21,22 +21,30 @@ const SUBSTRING_CANDIDATES: usize = 2_000;
 /// and the name automaton of the index lookup grows with the symbol.
 const MAX_SYMBOL_CHARS: usize = 256;
 
-/// Parameters of [`find_definitions`].
+/// Parameters of [`find_definitions`]. `symbol` is required: a name (`route`), or a qualified
+/// name or suffix of one (`Scaffold.route`, `App\Http\Controllers\UserController`); separators
+/// `::`, `.`, `\`, `->` and `#` are interchangeable. `language` also accepts `py`/`js`/`ts`.
+/// `exact_match`: the symbol or qualified name equals `symbol`, or the qualified name ends with it
+/// (case-insensitive); without it, additionally any case-insensitive substring. `max_results`
+/// defaults to the configuration's `max_results` and is capped by `max_results_ceiling`.
+///
+/// The field docs are the MCP tool's schema descriptions (feature `schema`): written for the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FindDefinitionsParams {
-    /// A name (`route`), or a qualified name or suffix of one (`Scaffold.route`,
-    /// `UserController::store`, `App\Http\Controllers\UserController`). Separators `::`, `.`,
-    /// `\`, `->` and `#` are interchangeable.
+    /// Name or qualified name (`authenticate`, `LoginService.authenticate`, `App\Cart\Cart::addItem`).
     pub symbol: String,
-    /// A file or directory to search in; everywhere if absent.
+    /// File or directory to search in (repository-relative); default everywhere.
+    #[serde(default)]
     pub path: Option<String>,
-    /// A language id (`python`, `php`, `javascript`, `typescript`, ...; `py`/`js`/`ts` accepted).
+    /// Language id (python, php, javascript, typescript, ...).
+    #[serde(default)]
     pub language: Option<String>,
-    /// `true`: the symbol or qualified name equals `symbol`, or the qualified name ends with it
-    /// (case-insensitive). `false` (default): additionally any case-insensitive substring.
+    /// Only exact (case-insensitive) name or qualified-name-suffix matches; default also substrings.
+    #[serde(default)]
     pub exact_match: bool,
-    /// Definitions to return (default `max_results`, capped by `max_results_ceiling`).
+    /// Maximum definitions returned.
+    #[serde(default)]
     pub max_results: Option<usize>,
 }
 

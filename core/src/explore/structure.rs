@@ -15,11 +15,13 @@ use crate::index::{SkippedFile, framework, sync};
 /// output budget.
 const NODE_OVERHEAD_CHARS: usize = 40;
 
-/// Parameters of [`analyze_structure`].
+/// Parameters of [`analyze_structure`] (`path` is required, possibly empty).
+///
+/// The field docs are the MCP tool's schema descriptions (feature `schema`): written for the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AnalyzeStructureParams {
-    /// A file or directory; the repository root if empty.
+    /// File or directory (repository-relative); empty for the repository root.
     pub path: String,
 }
 
@@ -80,13 +82,15 @@ impl TouchedFiles for StructureResult {
     }
 }
 
-/// Parameters of [`get_function_at_line`].
+/// Parameters of [`get_function_at_line`] (both required).
+///
+/// The field docs are the MCP tool's schema descriptions (feature `schema`): written for the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FunctionAtLineParams {
-    /// The file.
+    /// File (repository-relative).
     pub file: String,
-    /// The line, 1-based.
+    /// Line number, 1-based.
     pub line: u32,
 }
 

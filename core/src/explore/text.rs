@@ -22,22 +22,31 @@ use crate::index::lexical::{NameMatch, normalize_qualified};
 use crate::index::source::{self, SourceError};
 use crate::index::{SkippedFile, sync};
 
-/// Parameters of [`search_text`].
+/// Parameters of [`search_text`]. `pattern` is required; every other field has a default.
+/// `path` may also be absolute inside the repository; `context_lines` is capped by the
+/// configuration's `max_context_lines`, `max_results` defaults to its `max_results` and is capped
+/// by `max_results_ceiling`.
+///
+/// The field docs are the MCP tool's schema descriptions (feature `schema`): written for the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SearchTextParams {
-    /// A regular expression (Rust `regex` syntax), or the text itself when `literal`.
+    /// Regular expression (Rust regex syntax), or literal text with literal=true.
     pub pattern: String,
-    /// A repository-relative (or absolute, inside the repo) file or directory; the root if absent.
+    /// File or directory to search (repository-relative); default the whole repository.
+    #[serde(default)]
     pub path: Option<String>,
-    /// Restrict to a file type: a language id (`python`, `php`, `javascript`, `typescript`,
-    /// `blade`, `html`, `css`, `scss`) or a ripgrep type name (`py`, `js`, `ts`, `rust`, ...).
+    /// Language id (python, php, javascript, typescript, blade, html, css, scss) or ripgrep type (py, js, ...).
+    #[serde(default)]
     pub file_type: Option<String>,
-    /// Lines of context before and after each match (capped by `max_context_lines`; default 0).
+    /// Lines of context before and after each match (default 0).
+    #[serde(default)]
     pub context_lines: Option<usize>,
-    /// Matches to return (default `max_results`, capped by `max_results_ceiling`).
+    /// Maximum matches returned.
+    #[serde(default)]
     pub max_results: Option<usize>,
-    /// Treat `pattern` as literal text.
+    /// Treat pattern as literal text (default false).
+    #[serde(default)]
     pub literal: bool,
 }
 
@@ -133,16 +142,22 @@ impl TouchedFiles for SearchTextResult {
     }
 }
 
-/// Parameters of [`find_references`].
+/// Parameters of [`find_references`]. `symbol` is required. Of a qualified name
+/// (`UserController::store`) the last segment is searched and that symbol's definitions are
+/// excluded. `max_results` defaults to the configuration's `max_results` and is capped by
+/// `max_results_ceiling`.
+///
+/// The field docs are the MCP tool's schema descriptions (feature `schema`): written for the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FindReferencesParams {
-    /// The symbol: a name (`store`) or a qualified name (`UserController::store`, whose last
-    /// segment is searched and whose definitions are excluded).
+    /// Name or qualified name whose uses to find (definitions are excluded).
     pub symbol: String,
-    /// A file or directory to search in; the root if absent.
+    /// File or directory to search in (repository-relative); default everywhere.
+    #[serde(default)]
     pub path: Option<String>,
-    /// References to return (default `max_results`, capped by `max_results_ceiling`).
+    /// Maximum references returned.
+    #[serde(default)]
     pub max_results: Option<usize>,
 }
 

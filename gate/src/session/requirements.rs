@@ -203,8 +203,10 @@ impl std::fmt::Display for Requirement {
     }
 }
 
-/// Why the model needs the SEMANTIC phase (docs/DESIGN.md#semantic-reasons).
+/// Why exploration alone did not suffice (must match what submit_understanding found missing).
+// docs/DESIGN.md#semantic-reasons (kept out of the doc comment, which is the tool's schema text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SemanticReason {
     /// No definition of the concept was found.
