@@ -23,8 +23,8 @@ use std::sync::{Mutex, OnceLock};
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, dot, split_identifiers};
 use code_intel_core::index::chunk::{ChunkKind, ChunkOptions, chunk_source};
 use code_intel_core::relevance::{
-    Background, CalibratedScorer, PhraseBackground, RelevanceScorer, SemanticQuoteChecker, Tier,
-    Verdict,
+    Background, CalibratedScore, CalibratedScorer, PhraseBackground, RelevanceScorer,
+    SemanticQuoteChecker, Tier,
 };
 
 /// The model, loaded once per test binary; `None` means skip. One intra-op thread: the machine
@@ -574,7 +574,13 @@ const QUOTES_SAME_TOPIC: &[(&str, SlotPair, SlotPair)] = &[
 ];
 
 /// Verdicts for every row of [`PAIRS`]: (repo, term, language, related verdict, unrelated verdict).
-type Row = (&'static str, &'static str, &'static str, Verdict, Verdict);
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    CalibratedScore,
+    CalibratedScore,
+);
 
 fn score_table(m: &FastEmbedder, background_of: impl Fn(&str) -> Background) -> Vec<Row> {
     let mut rows = Vec::new();

@@ -70,7 +70,7 @@ impl Thresholds {
 
 /// The calibrated judgement of one (term, symbol) pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
+pub struct CalibratedScore {
     /// The symbol as given.
     pub symbol: String,
     /// The tier.
@@ -90,11 +90,11 @@ pub struct Verdict {
 /// the embedding model (`calibrated::CalibratedScorer` with the `embed` feature; any
 /// implementation in tests).
 pub trait RelevanceScorer {
-    /// One [`Verdict`] per symbol, in input order.
+    /// One [`CalibratedScore`] per symbol, in input order.
     ///
     /// # Errors
     /// [`RelevanceError`] when the model fails or does not match the background it is calibrated on.
-    fn score(&self, term: &str, symbols: &[&str]) -> Result<Vec<Verdict>, RelevanceError>;
+    fn score(&self, term: &str, symbols: &[&str]) -> Result<Vec<CalibratedScore>, RelevanceError>;
 }
 
 /// Why relevance could not be scored.
@@ -174,11 +174,11 @@ pub struct SymbolVerdict {
     /// `HIGH` for the grey zone: the session's risk was raised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk_adjustment: Option<RiskLevel>,
-    /// Raw cosine (see [`Verdict::cosine`]).
+    /// Raw cosine (see [`CalibratedScore::cosine`]).
     pub similarity: f32,
-    /// Calibrated z-score (see [`Verdict::calibrated`]).
+    /// Calibrated z-score (see [`CalibratedScore::calibrated`]).
     pub calibrated: f32,
-    /// Percentile among background symbols (see [`Verdict::percentile`]).
+    /// Percentile among background symbols (see [`CalibratedScore::percentile`]).
     pub percentile: f32,
     /// How the tier was reached.
     pub explanation: String,
@@ -239,7 +239,7 @@ pub struct RelevanceCheck {
     /// The `target_feature` value the symbols were checked against.
     pub nl_term: String,
     /// One verdict per identified symbol, in input order (empty when scoring failed).
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<CalibratedScore>,
     /// The best tier among them (`None` when scoring failed).
     pub best: Option<Tier>,
     /// Whether this submission raised the session's risk to HIGH (no symbol reached FACT).

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::builtin::{GENERIC_SYMBOLS, REQUEST_PHRASES};
-use super::{RelevanceError, RelevanceScorer, Thresholds, Tier, Verdict};
+use super::{CalibratedScore, RelevanceError, RelevanceScorer, Thresholds, Tier};
 use crate::embed::{EmbedError, Embedder, dot, split_identifiers};
 use crate::query_frame::QuoteChecker;
 
@@ -263,7 +263,7 @@ impl<'a> CalibratedScorer<'a> {
 }
 
 impl RelevanceScorer for CalibratedScorer<'_> {
-    fn score(&self, term: &str, symbols: &[&str]) -> Result<Vec<Verdict>, RelevanceError> {
+    fn score(&self, term: &str, symbols: &[&str]) -> Result<Vec<CalibratedScore>, RelevanceError> {
         if self.embedder.model_id() != self.background.model_id {
             return Err(RelevanceError::ModelMismatch {
                 background: self.background.model_id.clone(),
@@ -301,7 +301,7 @@ impl RelevanceScorer for CalibratedScorer<'_> {
                     .map(|(c, _)| *c);
                 let c = calibrate(cosine, others);
                 let tier = self.thresholds.tier(c.z);
-                Verdict {
+                CalibratedScore {
                     symbol: symbol.to_string(),
                     tier,
                     cosine,

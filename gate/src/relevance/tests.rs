@@ -24,12 +24,12 @@ impl Scripted {
 }
 
 impl RelevanceScorer for Scripted {
-    fn score(&self, _term: &str, symbols: &[&str]) -> Result<Vec<Verdict>, RelevanceError> {
+    fn score(&self, _term: &str, symbols: &[&str]) -> Result<Vec<CalibratedScore>, RelevanceError> {
         Ok(symbols
             .iter()
             .map(|s| {
                 let z = self.0.get(s).copied().unwrap_or(0.0);
-                Verdict {
+                CalibratedScore {
                     symbol: s.to_string(),
                     tier: Thresholds::SYMBOLS.tier(z),
                     cosine: 0.8 + z / 100.0,
@@ -46,7 +46,7 @@ impl RelevanceScorer for Scripted {
 struct Broken;
 
 impl RelevanceScorer for Broken {
-    fn score(&self, _: &str, _: &[&str]) -> Result<Vec<Verdict>, RelevanceError> {
+    fn score(&self, _: &str, _: &[&str]) -> Result<Vec<CalibratedScore>, RelevanceError> {
         Err(RelevanceError::Embedding {
             source: "onnx runtime exploded".into(),
         })
