@@ -65,7 +65,7 @@ impl DecisionRecord {
             required_phases: plan.required_phases.clone(),
             missing_slots: plan.missing_slots.clone(),
             risk_level: plan.risk_level,
-            tools_planned: plan.tools.clone(),
+            tools_planned: plan.tools.iter().map(|t| t.name().to_string()).collect(),
             needs_bootstrap: plan.needs_bootstrap,
             bootstrap_reason: plan.bootstrap_reason.clone(),
             query_frame: Some(frame.clone()),

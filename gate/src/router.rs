@@ -18,15 +18,15 @@ use serde::{Deserialize, Serialize};
 use crate::query_frame::QueryFrame;
 pub use crate::vocab::RiskLevel;
 use crate::vocab::Slot;
-use crate::vocab::{Intent, Phase};
+use crate::vocab::{Intent, Phase, Tool};
 
 /// Exploration tools per missing slot (`SLOT_TO_TOOLS`, docs/DESIGN.md#plan). `desired_action`
 /// needs none.
-pub fn tools_for_slot(slot: Slot) -> &'static [&'static str] {
+pub fn tools_for_slot(slot: Slot) -> &'static [Tool] {
     match slot {
-        Slot::TargetFeature => &["find_definitions", "search_text"],
-        Slot::TriggerCondition => &["find_references", "search_text"],
-        Slot::ObservedIssue => &["search_text", "analyze_structure"],
+        Slot::TargetFeature => &[Tool::FindDefinitions, Tool::SearchText],
+        Slot::TriggerCondition => &[Tool::FindReferences, Tool::SearchText],
+        Slot::ObservedIssue => &[Tool::SearchText, Tool::AnalyzeStructure],
         Slot::DesiredAction => &[],
     }
 }
@@ -36,7 +36,7 @@ pub fn tools_for_slot(slot: Slot) -> &'static [&'static str] {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// Tools to use, deduplicated, in order.
-    pub tools: Vec<String>,
+    pub tools: Vec<Tool>,
     /// Risk level.
     pub risk_level: RiskLevel,
     /// Slots the request leaves open.
@@ -55,7 +55,7 @@ pub struct Plan {
 /// Builds the plan for `intent` and the current frame.
 pub fn plan(intent: Intent, frame: &QueryFrame) -> Plan {
     let missing = frame.missing_slots();
-    let mut tools: Vec<&'static str> = missing
+    let mut tools: Vec<Tool> = missing
         .iter()
         .flat_map(|s| tools_for_slot(*s).iter().copied())
         .collect();
@@ -63,27 +63,23 @@ pub fn plan(intent: Intent, frame: &QueryFrame) -> Plan {
     match intent {
         // IMPLEMENT recommends all tools; the requirements need definitions and references.
         Intent::Implement => tools.extend([
-            "find_definitions",
-            "find_references",
-            "search_text",
-            "analyze_structure",
+            Tool::FindDefinitions,
+            Tool::FindReferences,
+            Tool::SearchText,
+            Tool::AnalyzeStructure,
         ]),
         // MODIFY prioritises find_references; the requirements need definitions too.
         Intent::Modify => {
-            tools.insert(0, "find_references");
-            tools.push("find_definitions");
+            tools.insert(0, Tool::FindReferences);
+            tools.push(Tool::FindDefinitions);
         }
         Intent::Investigate => {
-            tools.insert(0, "analyze_structure");
+            tools.insert(0, Tool::AnalyzeStructure);
         }
         Intent::Question => tools.truncate(1),
     }
     let mut seen = std::collections::HashSet::new();
-    let tools: Vec<String> = tools
-        .into_iter()
-        .filter(|t| seen.insert(*t))
-        .map(String::from)
-        .collect();
+    let tools: Vec<Tool> = tools.into_iter().filter(|t| seen.insert(*t)).collect();
     let risk_level = assess_risk(intent, frame);
     let needs_bootstrap =
         !frame.slots.contains_key(&Slot::TargetFeature) && intent != Intent::Question;

@@ -31,22 +31,13 @@ pub use requirements::Requirement;
 use requirements::{SemanticReason, Shortfall};
 
 use crate::vocab::now;
-pub use crate::vocab::{Intent, Phase, UnknownIntent};
+pub use crate::vocab::{Intent, Phase, Tool, UnknownIntent};
 pub use confirm::{
     ScoredUnderstandingResult, confirm_symbol_relevance, nl_symbol_mapping_requirement,
 };
 
 /// Version of the persisted session format.
 pub const SESSION_VERSION: u32 = 1;
-
-/// Tools of the EXPLORATION phase (code-intel's "forest" tools).
-pub const EXPLORATION_TOOLS: [&str; 5] = [
-    "search_text",
-    "find_definitions",
-    "find_references",
-    "analyze_structure",
-    "get_function_at_line",
-];
 
 /// A tool called in a phase that does not allow it (docs/DESIGN.md#phase-tool-matrix).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,24 +73,27 @@ pub fn check_tool(
     collection: Option<&str>,
 ) -> Result<(), PhaseViolation> {
     use Phase::*;
-    let allowed: &[Phase] = match tool {
-        t if EXPLORATION_TOOLS.contains(&t) => &[Exploration, Verification, Ready],
-        "semantic_search" => match collection.unwrap_or("auto") {
+    let Some(known) = Tool::from_name(tool) else {
+        return Ok(());
+    };
+    let allowed: &[Phase] = match known {
+        t if t.is_exploration() => &[Exploration, Verification, Ready],
+        Tool::SemanticSearch => match collection.unwrap_or("auto") {
             "map" => &[Exploration, Semantic, Verification, Ready],
             _ => &[Semantic, Ready],
         },
-        "set_query_frame" | "submit_understanding" => &[Exploration],
-        "submit_semantic" => &[Semantic],
-        "submit_verification" => &[Verification],
-        "add_explored_files" => &[Ready],
-        "confirm_symbol_relevance" => &[Exploration, Verification],
+        Tool::SetQueryFrame | Tool::SubmitUnderstanding => &[Exploration],
+        Tool::SubmitSemantic => &[Semantic],
+        Tool::SubmitVerification => &[Verification],
+        Tool::AddExploredFiles => &[Ready],
+        Tool::ConfirmSymbolRelevance => &[Exploration, Verification],
         _ => return Ok(()),
     };
     if allowed.contains(&phase) {
         return Ok(());
     }
-    let shown = match (tool, collection) {
-        ("semantic_search", Some(c)) => format!("semantic_search(collection={c})"),
+    let shown = match (known, collection) {
+        (Tool::SemanticSearch, Some(c)) => format!("semantic_search(collection={c})"),
         _ => tool.to_string(),
     };
     let allowed_names: Vec<&str> = allowed.iter().map(|p| p.name()).collect();
@@ -770,12 +764,12 @@ impl SessionState {
         // Blocking gaps: more exploration fixes them, SEMANTIC does not.
         let mut blocking = Vec::new();
         for tool in &req.tools {
-            if !used.contains(tool.as_str()) {
+            if !used.contains(tool.name()) {
                 blocking.push(MissingRequirement {
                     requirement: Requirement::RequiredTool,
                     required: None,
                     provided: None,
-                    item: Some(tool.clone()),
+                    item: Some(tool.name().to_string()),
                     message: format!("{tool} was not called in this session; call it on the symbols you identified"),
                 });
             }
@@ -1041,12 +1035,13 @@ impl SessionState {
                 errors.push(format!("unknown hypothesis '{}'", r.hypothesis_id));
                 continue;
             };
-            if !EXPLORATION_TOOLS.contains(&r.evidence.tool.as_str()) {
+            if !Tool::from_name(&r.evidence.tool).is_some_and(Tool::is_exploration) {
+                let names: Vec<&str> = Tool::EXPLORATION.iter().map(|t| t.name()).collect();
                 errors.push(format!(
                     "{}: evidence tool '{}' is not an exploration tool ({})",
                     r.hypothesis_id,
                     r.evidence.tool,
-                    EXPLORATION_TOOLS.join(", ")
+                    names.join(", ")
                 ));
                 continue;
             }

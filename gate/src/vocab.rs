@@ -1,6 +1,7 @@
 //! The vocabulary every layer above shares: what a request wants ([`Intent`]), where a session is
 //! ([`Phase`]), how risky it is ([`RiskLevel`]), the QueryFrame's slots ([`Slot`], [`SlotSource`]),
-//! relevance verdicts ([`Tier`]), how a session ended ([`Outcome`]) and the one clock ([`now`]).
+//! relevance verdicts ([`Tier`]), how a session ended ([`Outcome`]), code-intel's MCP tools
+//! ([`Tool`]) and the one clock ([`now`]).
 //!
 //! These are plain values with their wire names; this module depends on nothing else in the crate,
 //! so every module may use it without creating a dependency cycle (ARCHITECTURE.md "Layers").
@@ -125,6 +126,153 @@ impl Phase {
 impl fmt::Display for Phase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// code-intel's own MCP tools, by the name the server registers (Claude Code shows them with an
+/// `mcp__code-intel__` or plugin prefix). Serialised as that name (`"find_definitions"`). The
+/// phase/tool matrix, the router's plan, the requirements and the server's output bounds name
+/// tools through this type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tool {
+    /// Starts a session.
+    StartSession,
+    /// Sets the QueryFrame.
+    SetQueryFrame,
+    /// The session's phase and what it lacks.
+    GetSessionStatus,
+    /// EXPLORATION → READY (or SEMANTIC).
+    SubmitUnderstanding,
+    /// SEMANTIC → VERIFICATION.
+    SubmitSemantic,
+    /// VERIFICATION → READY.
+    SubmitVerification,
+    /// Whether a file may be written (and approving a new one).
+    CheckWriteTarget,
+    /// READY: explored files added.
+    AddExploredFiles,
+    /// Back to EXPLORATION.
+    RevertToExploration,
+    /// Exploration: text and regex search.
+    SearchText,
+    /// Exploration: definitions.
+    FindDefinitions,
+    /// Exploration: references.
+    FindReferences,
+    /// Exploration: a file's symbol tree.
+    AnalyzeStructure,
+    /// Exploration: the function at a line.
+    GetFunctionAtLine,
+    /// The map and the forest, ranked.
+    SemanticSearch,
+    /// NL term ↔ symbol verdicts recorded on the session.
+    ConfirmSymbolRelevance,
+    /// NL term ↔ symbol verdicts, no session.
+    ValidateSymbolRelevance,
+    /// Ends a session with its outcome.
+    RecordOutcome,
+    /// Adds an agreement to the map.
+    AddAgreement,
+    /// Lists the map's agreements.
+    ListAgreements,
+    /// Searches the map.
+    SearchMap,
+    /// One session's analysis.
+    GetSessionAnalysis,
+    /// Insights across sessions.
+    GetImprovementInsights,
+}
+
+impl Tool {
+    /// Every tool, in the order above.
+    pub const ALL: [Tool; 23] = [
+        Tool::StartSession,
+        Tool::SetQueryFrame,
+        Tool::GetSessionStatus,
+        Tool::SubmitUnderstanding,
+        Tool::SubmitSemantic,
+        Tool::SubmitVerification,
+        Tool::CheckWriteTarget,
+        Tool::AddExploredFiles,
+        Tool::RevertToExploration,
+        Tool::SearchText,
+        Tool::FindDefinitions,
+        Tool::FindReferences,
+        Tool::AnalyzeStructure,
+        Tool::GetFunctionAtLine,
+        Tool::SemanticSearch,
+        Tool::ConfirmSymbolRelevance,
+        Tool::ValidateSymbolRelevance,
+        Tool::RecordOutcome,
+        Tool::AddAgreement,
+        Tool::ListAgreements,
+        Tool::SearchMap,
+        Tool::GetSessionAnalysis,
+        Tool::GetImprovementInsights,
+    ];
+
+    /// The exploration ("forest") tools: EXPLORATION, VERIFICATION and READY allow them, and
+    /// they bound their own output (`max_output_chars`).
+    pub const EXPLORATION: [Tool; 5] = [
+        Tool::SearchText,
+        Tool::FindDefinitions,
+        Tool::FindReferences,
+        Tool::AnalyzeStructure,
+        Tool::GetFunctionAtLine,
+    ];
+
+    /// The registered name (`find_definitions`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::StartSession => "start_session",
+            Tool::SetQueryFrame => "set_query_frame",
+            Tool::GetSessionStatus => "get_session_status",
+            Tool::SubmitUnderstanding => "submit_understanding",
+            Tool::SubmitSemantic => "submit_semantic",
+            Tool::SubmitVerification => "submit_verification",
+            Tool::CheckWriteTarget => "check_write_target",
+            Tool::AddExploredFiles => "add_explored_files",
+            Tool::RevertToExploration => "revert_to_exploration",
+            Tool::SearchText => "search_text",
+            Tool::FindDefinitions => "find_definitions",
+            Tool::FindReferences => "find_references",
+            Tool::AnalyzeStructure => "analyze_structure",
+            Tool::GetFunctionAtLine => "get_function_at_line",
+            Tool::SemanticSearch => "semantic_search",
+            Tool::ConfirmSymbolRelevance => "confirm_symbol_relevance",
+            Tool::ValidateSymbolRelevance => "validate_symbol_relevance",
+            Tool::RecordOutcome => "record_outcome",
+            Tool::AddAgreement => "add_agreement",
+            Tool::ListAgreements => "list_agreements",
+            Tool::SearchMap => "search_map",
+            Tool::GetSessionAnalysis => "get_session_analysis",
+            Tool::GetImprovementInsights => "get_improvement_insights",
+        }
+    }
+
+    /// The tool registered as `name` (exact, without a Claude Code prefix); `None` for any other
+    /// name (Claude Code's own tools, other servers').
+    pub fn from_name(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Whether this is one of [`Tool::EXPLORATION`].
+    pub fn is_exploration(self) -> bool {
+        Tool::EXPLORATION.contains(&self)
+    }
+}
+
+impl fmt::Display for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Lists of tools compare with lists of names (`plan.tools == ["search_text"]`).
+impl PartialEq<&str> for Tool {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
     }
 }
 

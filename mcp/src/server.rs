@@ -603,7 +603,7 @@ impl ServerHandler for CodeIntel {
         if let Some(refusal) = limits::check_arguments(request.arguments.as_ref()) {
             return Ok(rmcp::model::CallToolResponse::Complete(refusal));
         }
-        let self_bounded = limits::SELF_BOUNDED_TOOLS.contains(&request.name.as_ref());
+        let self_bounded = limits::self_bounded(&request.name);
         let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         let mut response = self.tool_router.call(tcc).await?;
         if let rmcp::model::CallToolResponse::Complete(result) = &mut response

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::session::ToolCallRecord;
 use crate::session::store::{SessionError, SessionStore};
-use crate::vocab::Phase;
+use crate::vocab::{Phase, Tool};
 
 /// The one-line `result_summary` a session records for an exploration call.
 pub trait RecordSummary {
@@ -24,8 +24,8 @@ pub trait RecordSummary {
 /// An exploration tool: the name the phase matrix and the session record know it by, and its
 /// function.
 pub struct ExploreTool<P, R> {
-    /// Tool name without any MCP prefix (`find_definitions`).
-    pub name: &'static str,
+    /// The tool (its name, without any MCP prefix, is `find_definitions`).
+    pub tool: Tool,
     /// The tool itself.
     pub run: fn(&ExploreContext<'_>, &P) -> Result<R, ExploreError>,
 }
@@ -40,29 +40,29 @@ impl<P, R> Copy for ExploreTool<P, R> {}
 
 /// `search_text`.
 pub const SEARCH_TEXT: ExploreTool<SearchTextParams, SearchTextResult> = ExploreTool {
-    name: "search_text",
+    tool: Tool::SearchText,
     run: super::search_text,
 };
 /// `find_definitions`.
 pub const FIND_DEFINITIONS: ExploreTool<FindDefinitionsParams, FindDefinitionsResult> =
     ExploreTool {
-        name: "find_definitions",
+        tool: Tool::FindDefinitions,
         run: super::find_definitions,
     };
 /// `find_references`.
 pub const FIND_REFERENCES: ExploreTool<FindReferencesParams, FindReferencesResult> = ExploreTool {
-    name: "find_references",
+    tool: Tool::FindReferences,
     run: super::find_references,
 };
 /// `analyze_structure`.
 pub const ANALYZE_STRUCTURE: ExploreTool<AnalyzeStructureParams, StructureResult> = ExploreTool {
-    name: "analyze_structure",
+    tool: Tool::AnalyzeStructure,
     run: super::analyze_structure,
 };
 /// `get_function_at_line`.
 pub const GET_FUNCTION_AT_LINE: ExploreTool<FunctionAtLineParams, FunctionAtLineResult> =
     ExploreTool {
-        name: "get_function_at_line",
+        tool: Tool::GetFunctionAtLine,
         run: super::get_function_at_line,
     };
 
@@ -97,12 +97,12 @@ where
     R: TouchedFiles + RecordSummary,
 {
     if let Some(id) = session {
-        store.check_tool_allowed(id, tool.name, None)?;
+        store.check_tool_allowed(id, tool.tool.name(), None)?;
     }
     let result = (tool.run)(cx, params)?;
     if let Some(id) = session {
         let record = ToolCallRecord {
-            tool: tool.name.to_string(),
+            tool: tool.tool.name().to_string(),
             params: serde_json::to_value(params).unwrap_or_default(),
             files: result.files(),
             result_summary: result.summary(),

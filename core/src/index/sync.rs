@@ -368,7 +368,7 @@ struct Seen {
 }
 
 /// What reading one changed-or-new file gave.
-enum Outcome {
+enum FileRead {
     /// Same SHA-256 as the state entry: only size/mtime changed.
     Same {
         sha256: String,
@@ -400,7 +400,7 @@ fn read_one(
     fields: &Fields,
     frameworks: &Frameworks,
     on_chunks: Option<ChunkObserver<'_>>,
-) -> Outcome {
+) -> FileRead {
     let read_at = jiff::Timestamp::now();
     if seen.size > opts.max_file_bytes {
         let reason = SkipReason::TooLarge {
@@ -408,7 +408,7 @@ fn read_one(
             limit: opts.max_file_bytes,
         }
         .to_string();
-        return Outcome::Skipped {
+        return FileRead::Skipped {
             sha256: String::new(),
             read_at,
             reason,
@@ -417,9 +417,9 @@ fn read_one(
     }
     let bytes = match source::read_walked(&seen.abs, &seen.rel, opts.max_file_bytes) {
         Ok(b) => b,
-        Err(SourceError::NotFound { .. }) => return Outcome::Vanished,
+        Err(SourceError::NotFound { .. }) => return FileRead::Vanished,
         Err(e) => {
-            return Outcome::Skipped {
+            return FileRead::Skipped {
                 sha256: String::new(),
                 read_at,
                 reason: format!("cannot read: {e}"),
@@ -429,10 +429,10 @@ fn read_one(
     };
     let sha256 = hex::encode(Sha256::digest(&bytes));
     if seen.prev_sha.as_deref() == Some(sha256.as_str()) {
-        return Outcome::Same { sha256, read_at };
+        return FileRead::Same { sha256, read_at };
     }
     if let Some(skip) = scope::skip_by_content(&seen.rel, &bytes) {
-        return Outcome::Skipped {
+        return FileRead::Skipped {
             sha256,
             read_at,
             reason: skip.reason().to_string(),
@@ -452,14 +452,14 @@ fn read_one(
                 let facts = frameworks.analyze(&seen.rel, &bytes);
                 lexical::add_framework(fields, first, &facts);
             }
-            Outcome::Chunked {
+            FileRead::Chunked {
                 sha256,
                 read_at,
                 fallback: super::chunk::fallback_reason(&chunks).map(str::to_string),
                 docs,
             }
         }
-        Err(reason) => Outcome::Skipped {
+        Err(reason) => FileRead::Skipped {
             sha256,
             read_at,
             reason: reason.to_string(),
@@ -790,7 +790,7 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         let next = AtomicUsize::new(0);
         let cancel = AtomicBool::new(false);
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Outcome)>(64);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, FileRead)>(64);
             for _ in 0..workers {
                 let tx = tx.clone();
                 let (next, cancel) = (&next, &cancel);
@@ -833,27 +833,27 @@ impl<'c, 'a> SyncPass<'c, 'a> {
     fn apply(
         &mut self,
         s: &Seen,
-        outcome: Outcome,
+        outcome: FileRead,
         writer: &mut LazyWriter<'_, '_>,
     ) -> Result<(), IndexError> {
         let (state, report) = (&mut self.state, &mut self.report);
         let existed = state.files.contains_key(&s.rel);
         if matches!(
             outcome,
-            Outcome::Vanished | Outcome::Skipped { keep: false, .. }
+            FileRead::Vanished | FileRead::Skipped { keep: false, .. }
         ) {
             // A file the walk found is not in the state: the next sync must walk to find it again.
             state.walk = None;
         }
         match outcome {
-            Outcome::Vanished => {
+            FileRead::Vanished => {
                 if existed {
                     writer.delete_file(&s.rel)?;
                     state.files.remove(&s.rel);
                     report.files_deleted += 1;
                 }
             }
-            Outcome::Same { sha256, read_at } => {
+            FileRead::Same { sha256, read_at } => {
                 report.files_hashed += 1;
                 report.files_unchanged += 1;
                 if let Some(e) = state.files.get_mut(&s.rel) {
@@ -863,7 +863,7 @@ impl<'c, 'a> SyncPass<'c, 'a> {
                     e.indexed_at = read_at;
                 }
             }
-            Outcome::Chunked {
+            FileRead::Chunked {
                 sha256,
                 read_at,
                 docs,
@@ -889,7 +889,7 @@ impl<'c, 'a> SyncPass<'c, 'a> {
                 };
                 state.files.insert(s.rel.clone(), entry);
             }
-            Outcome::Skipped {
+            FileRead::Skipped {
                 sha256,
                 read_at,
                 reason,

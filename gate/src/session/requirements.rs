@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Intent;
-use crate::vocab::RiskLevel;
+use crate::vocab::{RiskLevel, Tool};
 
 /// Extensions of pure markup files (docs/DESIGN.md#markup; this list, exactly). Template languages
 /// coupled with logic (`.blade.php`, `.vue`, `.jsx`, `.tsx`, `.svelte`, `.twig`, ...) are not markup.
@@ -42,7 +42,7 @@ pub struct Requirements {
     /// Minimum `existing_patterns`.
     pub patterns: usize,
     /// Tools that must appear in the session's own tool-call record.
-    pub tools: Vec<String>,
+    pub tools: Vec<Tool>,
     /// Whether every filled slot among `target_feature`/`observed_issue` needs slot_evidence.
     pub slot_evidence: bool,
 }
@@ -55,7 +55,6 @@ pub struct Requirements {
 /// INVESTIGATE: ≥ 1 symbol and ≥ 1 file. QUESTION: nothing. See docs/DESIGN.md#requirement-table
 /// (and why LOW is not relaxed below the baseline) and docs/DESIGN.md#markup.
 pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requirements {
-    let tools = |t: &[&str]| t.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     match intent {
         Intent::Question => Requirements {
             symbols: 0,
@@ -81,7 +80,7 @@ pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requiremen
                     entry_points: 0,
                     files: 1,
                     patterns: 0,
-                    tools: tools(&["search_text"]),
+                    tools: vec![Tool::SearchText],
                     slot_evidence: high,
                 }
             } else if high {
@@ -90,7 +89,7 @@ pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requiremen
                     entry_points: 2,
                     files: 4,
                     patterns: 2,
-                    tools: tools(&["find_definitions", "find_references"]),
+                    tools: vec![Tool::FindDefinitions, Tool::FindReferences],
                     slot_evidence: true,
                 }
             } else {
@@ -99,7 +98,7 @@ pub fn requirements(intent: Intent, risk: RiskLevel, markup: bool) -> Requiremen
                     entry_points: 1,
                     files: 2,
                     patterns: 1,
-                    tools: tools(&["find_definitions", "find_references"]),
+                    tools: vec![Tool::FindDefinitions, Tool::FindReferences],
                     slot_evidence: false,
                 }
             }
@@ -333,7 +332,7 @@ mod tests {
         let r = requirements(Intent::Modify, RiskLevel::Medium, true);
         assert_eq!(
             (r.symbols, r.files, r.tools.clone()),
-            (0, 1, v(&["search_text"]))
+            (0, 1, vec![Tool::SearchText])
         );
         let r = requirements(Intent::Investigate, RiskLevel::High, false);
         assert_eq!((r.symbols, r.files, r.tools.len()), (1, 1, 0));

@@ -212,7 +212,7 @@ impl SessionStore {
         let record = DecisionRecord::new(
             &id,
             intent.name(),
-            "start_session",
+            crate::vocab::Tool::StartSession.name(),
             &state.query_frame,
             &state.plan,
             state.created_at.clone(),

@@ -19,6 +19,7 @@
 //! fits, and says what was cut in `output_truncated` (JSON pointer → original length). The
 //! exploration tools bound their own results and are not cut again.
 
+use code_intel_core::vocab::Tool;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::{Value, json};
 
@@ -35,14 +36,11 @@ pub const MAX_ITEMS: usize = 1_000;
 /// one call may add at most this much: 64 KiB is a submit_understanding with ~1,000 file paths.
 pub const MAX_ARGUMENT_BYTES: usize = 64 * 1024;
 
-/// The tools that bound their own output (`max_output_chars`, `truncated` fields).
-pub const SELF_BOUNDED_TOOLS: &[&str] = &[
-    "search_text",
-    "find_definitions",
-    "find_references",
-    "analyze_structure",
-    "get_function_at_line",
-];
+/// Whether the tool named `name` bounds its own output (`max_output_chars`, `truncated` fields):
+/// the exploration tools.
+pub fn self_bounded(name: &str) -> bool {
+    Tool::from_name(name).is_some_and(Tool::is_exploration)
+}
 
 /// Characters [`fit_output`] keeps free for its `output_truncated` report.
 const OUTPUT_REPORT_CHARS: usize = 512;
