@@ -177,12 +177,6 @@ pub struct VectorsReport {
     pub coverage: Coverage,
 }
 
-/// The vector step of `code-intel index`: refresh the vectors after the sync (no model load) and,
-/// with `--embed`, embed what is missing. `Ok(None)` with a reason when there is no vector side
-/// (lightweight mode, no model installed).
-///
-/// # Errors
-/// Vector index, cache or model failures.
 /// A [`RowHandoff`] for the sync before [`index_vectors`], when that will refresh vectors (the
 /// model is installed and `lightweight_mode` is off); `None` otherwise, so a sync without
 /// vectors makes no rows.
@@ -193,6 +187,12 @@ pub fn row_handoff(config: &Config) -> Option<RowHandoff> {
     RowHandoff::new(config).ok()
 }
 
+/// The vector step of `code-intel index`: refresh the vectors after the sync (no model load) and,
+/// with `--embed`, embed what is missing. `Ok(Err(reason))` when there is no vector side
+/// (lightweight mode, no model installed).
+///
+/// # Errors
+/// Vector index, cache or model failures.
 pub fn index_vectors(
     root: &RepoRoot,
     config: &Config,
@@ -228,14 +228,13 @@ pub fn index_vectors(
             coverage: summary.coverage,
         }));
     }
-    let mut vectors = VectorIndex::open(
+    let (mut vectors, refresh) = VectorIndex::open_refreshed(
         root,
         config,
         &install.manifest.model_id(),
         install.manifest.dims,
+        handoff,
     )?;
-    let refresh = vectors.refresh_with(handoff)?;
-    vectors.save()?;
     let embed = if args.embed && vectors.coverage().pending_texts > 0 {
         let model = load_model(
             &install,
@@ -573,20 +572,9 @@ impl<'a> Searcher<'a> {
         };
         configured_recipe(config)?;
         let vectors = match &install {
-            Some(i)
-                if VectorIndex::dir(root)
-                    .join(code_intel_core::index::vector::STATE_FILE)
-                    .is_file()
-                    || args.mode.is_some() =>
-            {
-                let mut v =
-                    VectorIndex::open(root, config, &i.manifest.model_id(), i.manifest.dims)?;
-                if !v.is_current() {
-                    v.refresh()?;
-                    v.save()?;
-                }
-                Some(v)
-            }
+            Some(i) if VectorIndex::has_saved_state(root) || args.mode.is_some() => Some(
+                VectorIndex::open_current(root, config, &i.manifest.model_id(), i.manifest.dims)?,
+            ),
             _ => None,
         };
         let budget = QueryEmbedBudget::configured(config);
