@@ -794,9 +794,20 @@ fn open_refreshed_saves_the_rows_and_open_current_refreshes_only_when_the_index_
     assert_eq!(refresh.files_rechunked, 3);
     assert!(VectorIndex::has_saved_state(&root), "the refresh was saved");
     assert!(vectors.coverage().pending_texts > 0, "nothing embedded yet");
+    let saved = VectorIndex::peek_state(&root).unwrap();
+    assert_eq!(
+        saved.coverage(),
+        vectors.coverage(),
+        "status reads the same"
+    );
+    assert!(saved.is_current(&root));
     vectors
         .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
         .unwrap();
+    assert_eq!(
+        VectorIndex::peek_state(&root).unwrap().coverage(),
+        vectors.coverage()
+    );
     assert!(
         VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None)
             .unwrap()
@@ -815,6 +826,7 @@ fn open_refreshed_saves_the_rows_and_open_current_refreshes_only_when_the_index_
     write_old(dir.path(), "app/extra.py", "def extra():\n    return 1\n");
     index.sync(&mut |_| {}).unwrap();
     assert!(!current.is_current());
+    assert!(!VectorIndex::peek_state(&root).unwrap().is_current(&root));
     let current = VectorIndex::open_current(&root, &config(), &model, DIMS).unwrap();
     assert!(current.is_current());
     assert!(

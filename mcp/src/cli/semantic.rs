@@ -409,38 +409,12 @@ pub struct VectorStatus {
 /// The vector status of `root` from its saved state; `None` when there is none.
 pub fn vector_status(root: &RepoRoot) -> Option<VectorStatus> {
     let state: VectorState = VectorIndex::peek_state(root)?;
-    let slots: std::collections::HashSet<&str> = state.slots.iter().map(String::as_str).collect();
-    let (mut embedded, mut total) = (0usize, 0usize);
-    let mut pending = std::collections::HashSet::new();
-    for f in state.files.values() {
-        for r in &f.rows {
-            total += 1;
-            if slots.contains(r.key.as_str()) {
-                embedded += 1;
-            } else {
-                pending.insert(r.key.as_str());
-            }
-        }
-    }
-    let sync_commit = code_intel_core::index::sync::SyncState::load(
-        &code_intel_core::index::sync::SyncState::path(root),
-    )
-    .map(|s| s.commit);
     Some(VectorStatus {
-        model_id: state.model_id.clone(),
-        embedding_text: state.recipe.clone(),
-        coverage: Coverage {
-            embedded,
-            total,
-            pending_texts: pending.len(),
-            ratio: if total == 0 {
-                1.0
-            } else {
-                embedded as f64 / total as f64
-            },
-        },
-        current: sync_commit.as_deref() == Some(state.lexical_commit.as_str()),
+        coverage: state.coverage(),
+        current: state.is_current(root),
         graph: state.graph.is_some(),
+        model_id: state.model_id,
+        embedding_text: state.recipe,
     })
 }
 

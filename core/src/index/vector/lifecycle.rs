@@ -7,6 +7,7 @@
 //! | are there vectors to search? | [`VectorIndex::has_saved_state`] | `code-intel search`, Node `search` |
 //! | vectors for a search | [`VectorIndex::open_current`] | `code-intel search`, Node `search` |
 //! | vectors after a sync | [`VectorIndex::open_refreshed`] | `code-intel index`, Node `index({ embed })` |
+//! | status without opening | [`VectorIndex::peek_state`], then [`VectorState::coverage`](super::VectorState::coverage) and [`VectorState::is_current`](super::VectorState::is_current) | `code-intel status`, `doctor` |
 //! | an open index caught up | [`VectorIndex::refresh_if_behind`], or [`VectorIndex::refresh_and_save`] after the caller's own [`VectorIndex::is_current`] | the MCP server (its check under a read lock, the refresh under the write lock), before a query and in the background |
 //!
 //! Embedding what is pending stays [`VectorIndex::embed_pending`] (one run under the embedding
