@@ -10,9 +10,12 @@
 //! | status without opening | [`VectorIndex::peek_state`], then [`VectorState::coverage`](super::VectorState::coverage) and [`VectorState::is_current`](super::VectorState::is_current) | `code-intel status`, `doctor` |
 //! | an open index caught up | [`VectorIndex::refresh_if_behind`], or [`VectorIndex::refresh_and_save`] after the caller's own [`VectorIndex::is_current`] | the MCP server (its check under a read lock, the refresh under the write lock), before a query and in the background |
 //!
-//! Embedding what is pending stays [`VectorIndex::embed_pending`] (one run under the embedding
-//! lock, progress and stop flag from the caller); what runs it (a thread, a pool, a progress bar)
-//! is the adapter's.
+//! Embedding what is pending is [`VectorIndex::embed_pending`] (one run under the embedding
+//! lock, progress and stop flag from the caller: `code-intel index --embed`, Node
+//! `index({ embed })`), or an [`EmbedRun`](super::EmbedRun) driven group by group by a caller
+//! that holds the index only between groups (the MCP server's background task). What runs it (a
+//! thread at a lower priority, libuv's pool, a progress bar, pauses while a tool call is
+//! answered) is the adapter's.
 
 use super::{RefreshReport, RowHandoff, STATE_FILE, VectorError, VectorIndex};
 use crate::config::Config;
