@@ -780,3 +780,101 @@ fn the_summary_stands_for_the_state_only_while_the_lexical_commit_is_the_same() 
     let summary = VectorIndex::current_summary(&root, &config(), &model, DIMS).unwrap();
     assert_eq!(summary.coverage, vectors.coverage());
 }
+
+#[test]
+fn open_refreshed_saves_the_rows_and_open_current_refreshes_only_when_the_index_moved() {
+    let (dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let model = embedder.model_id().to_string();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    assert!(!VectorIndex::has_saved_state(&root));
+    let (mut vectors, refresh) =
+        VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None).unwrap();
+    assert_eq!(refresh.files_rechunked, 3);
+    assert!(VectorIndex::has_saved_state(&root), "the refresh was saved");
+    assert!(vectors.coverage().pending_texts > 0, "nothing embedded yet");
+    let saved = VectorIndex::peek_state(&root).unwrap();
+    assert_eq!(
+        saved.coverage(),
+        vectors.coverage(),
+        "status reads the same"
+    );
+    assert!(saved.is_current(&root));
+    vectors
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(
+        VectorIndex::peek_state(&root).unwrap().coverage(),
+        vectors.coverage()
+    );
+    assert!(
+        VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None)
+            .unwrap()
+            .1
+            .up_to_date
+    );
+
+    let mut current = VectorIndex::open_current(&root, &config(), &model, DIMS).unwrap();
+    assert_eq!(
+        current.refresh_if_behind().unwrap(),
+        None,
+        "already current"
+    );
+    assert_eq!(current.coverage().pending_texts, 0);
+
+    write_old(dir.path(), "app/extra.py", "def extra():\n    return 1\n");
+    index.sync(&mut |_| {}).unwrap();
+    assert!(!current.is_current());
+    assert!(!VectorIndex::peek_state(&root).unwrap().is_current(&root));
+    let current = VectorIndex::open_current(&root, &config(), &model, DIMS).unwrap();
+    assert!(current.is_current());
+    assert!(
+        current.rows_of("app/extra.py").is_some(),
+        "the new file has rows"
+    );
+    assert!(
+        current.coverage().pending_texts > 0,
+        "its text waits for a vector"
+    );
+    // The refresh was saved: a fresh open is current without one.
+    let mut reopened = VectorIndex::open(&root, &config(), &model, DIMS).unwrap();
+    assert_eq!(reopened.refresh_if_behind().unwrap(), None);
+}
+
+#[test]
+fn an_embed_run_driven_group_by_group_fills_the_index_under_the_embedding_lock() {
+    let (_dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let model = embedder.model_id().to_string();
+    CodeIndex::open(&root, &config())
+        .unwrap()
+        .sync(&mut |_| {})
+        .unwrap();
+    let (mut vectors, _) =
+        VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None).unwrap();
+    let pending = vectors.coverage().pending_texts;
+    let mut run = vectors.begin_embedding().unwrap().expect("lock free");
+    assert!(
+        vectors.begin_embedding().unwrap().is_none(),
+        "one run at a time"
+    );
+    assert_eq!((run.total(), run.remaining()), (pending, pending));
+    let mut groups = 0;
+    while let Some(group) = run.embed_next(&embedder, 2) {
+        let group = group.unwrap();
+        assert!(group.len() <= 2);
+        run.insert(&mut vectors, &group).unwrap();
+        run.save_if_due(&mut vectors).unwrap();
+        groups += 1;
+    }
+    assert_eq!(groups, pending.div_ceil(2));
+    assert_eq!((run.embedded(), run.remaining()), (pending, 0));
+    assert_eq!(embedder.take().len(), pending, "each text embedded once");
+    assert_eq!(vectors.coverage().pending_texts, 0);
+    drop(run);
+    assert!(
+        vectors.begin_embedding().unwrap().is_some(),
+        "released on drop"
+    );
+}

@@ -161,10 +161,7 @@ impl RepoInner {
     /// The vector index with the model that embedded it, when `code-intel index --embed` made
     /// one; brought in line with the code index first, as `code-intel search` does.
     fn vectors(&self) -> Result<Option<(VectorIndex, Arc<FastEmbedder>)>, Failure> {
-        if !VectorIndex::dir(&self.root)
-            .join(vector::STATE_FILE)
-            .is_file()
-        {
+        if !VectorIndex::has_saved_state(&self.root) {
             return Ok(None);
         }
         let model = self.model()?;
@@ -175,12 +172,8 @@ impl RepoInner {
                 "run `code-intel index --embed` again (or `code-intel repair`)",
             )
         };
-        let mut v = VectorIndex::open(&self.root, &self.config, model.model_id(), model.dims())
+        let v = VectorIndex::open_current(&self.root, &self.config, model.model_id(), model.dims())
             .map_err(failed)?;
-        if !v.is_current() {
-            v.refresh().map_err(failed)?;
-            v.save().map_err(failed)?;
-        }
         Ok(Some((v, model)))
     }
 
@@ -199,10 +192,14 @@ impl RepoInner {
                 "run `code-intel index --embed` (or `code-intel repair`)",
             )
         };
-        let mut v = VectorIndex::open(&self.root, &self.config, model.model_id(), model.dims())
-            .map_err(failed)?;
-        v.refresh().map_err(failed)?;
-        v.save().map_err(failed)?;
+        let (mut v, _) = VectorIndex::open_refreshed(
+            &self.root,
+            &self.config,
+            model.model_id(),
+            model.dims(),
+            None,
+        )
+        .map_err(failed)?;
         let stop = std::sync::atomic::AtomicBool::new(false);
         v.embed_pending(&*model, progress, &stop).map_err(failed)
     }

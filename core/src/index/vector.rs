@@ -31,6 +31,14 @@
 //!   `graph_points` slots. Derived data: a missing or unreadable dump is rebuilt from the vectors.
 //! - `embeddings/<model>.emb`: the [`EmbeddingCache`].
 //!
+//! # Lifecycle
+//! Every adapter goes through the same few calls (`vector/lifecycle.rs`): after a sync,
+//! [`VectorIndex::open_refreshed`] (open, refresh, save), then [`VectorIndex::embed_pending`] to
+//! fill, or an [`EmbedRun`] driven group by group by a caller that holds the index only between
+//! groups; for a search, [`VectorIndex::has_saved_state`] and [`VectorIndex::open_current`]
+//! (open, refreshed only when the lexical index moved); an index kept open (the MCP server)
+//! catches up with [`VectorIndex::refresh_if_behind`] or [`VectorIndex::refresh_and_save`].
+//!
 //! # Several processes
 //! An MCP server and a CLI run may share a repository. One embedding run at a time holds
 //! `vectors/embed.lock` ([`VectorIndex::try_embed_lock`]); others skip embedding. Writes of
@@ -51,6 +59,7 @@
 // responsibility's types and `impl VectorIndex` methods.
 mod embedding;
 mod graph;
+mod lifecycle;
 mod pending;
 mod refresh;
 mod rows;
@@ -68,7 +77,7 @@ use crate::embed::{CacheError, EmbedError, EmbeddingCache};
 use crate::persist::PersistError;
 use crate::repo_path::RepoRoot;
 
-pub use embedding::{EMBED_GROUP, EmbedLock, EmbedReport};
+pub use embedding::{EMBED_GROUP, EmbedLock, EmbedReport, EmbedRun, EmbeddedGroup};
 pub use graph::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, UnitDot};
 pub use pending::PendingText;
 pub use refresh::{REBUILD_TOMBSTONE_FRACTION, REBUILD_TOMBSTONE_MIN, RefreshReport};

@@ -177,12 +177,6 @@ pub struct VectorsReport {
     pub coverage: Coverage,
 }
 
-/// The vector step of `code-intel index`: refresh the vectors after the sync (no model load) and,
-/// with `--embed`, embed what is missing. `Ok(None)` with a reason when there is no vector side
-/// (lightweight mode, no model installed).
-///
-/// # Errors
-/// Vector index, cache or model failures.
 /// A [`RowHandoff`] for the sync before [`index_vectors`], when that will refresh vectors (the
 /// model is installed and `lightweight_mode` is off); `None` otherwise, so a sync without
 /// vectors makes no rows.
@@ -193,6 +187,12 @@ pub fn row_handoff(config: &Config) -> Option<RowHandoff> {
     RowHandoff::new(config).ok()
 }
 
+/// The vector step of `code-intel index`: refresh the vectors after the sync (no model load) and,
+/// with `--embed`, embed what is missing. `Ok(Err(reason))` when there is no vector side
+/// (lightweight mode, no model installed).
+///
+/// # Errors
+/// Vector index, cache or model failures.
 pub fn index_vectors(
     root: &RepoRoot,
     config: &Config,
@@ -228,14 +228,13 @@ pub fn index_vectors(
             coverage: summary.coverage,
         }));
     }
-    let mut vectors = VectorIndex::open(
+    let (mut vectors, refresh) = VectorIndex::open_refreshed(
         root,
         config,
         &install.manifest.model_id(),
         install.manifest.dims,
+        handoff,
     )?;
-    let refresh = vectors.refresh_with(handoff)?;
-    vectors.save()?;
     let embed = if args.embed && vectors.coverage().pending_texts > 0 {
         let model = load_model(
             &install,
@@ -410,38 +409,12 @@ pub struct VectorStatus {
 /// The vector status of `root` from its saved state; `None` when there is none.
 pub fn vector_status(root: &RepoRoot) -> Option<VectorStatus> {
     let state: VectorState = VectorIndex::peek_state(root)?;
-    let slots: std::collections::HashSet<&str> = state.slots.iter().map(String::as_str).collect();
-    let (mut embedded, mut total) = (0usize, 0usize);
-    let mut pending = std::collections::HashSet::new();
-    for f in state.files.values() {
-        for r in &f.rows {
-            total += 1;
-            if slots.contains(r.key.as_str()) {
-                embedded += 1;
-            } else {
-                pending.insert(r.key.as_str());
-            }
-        }
-    }
-    let sync_commit = code_intel_core::index::sync::SyncState::load(
-        &code_intel_core::index::sync::SyncState::path(root),
-    )
-    .map(|s| s.commit);
     Some(VectorStatus {
-        model_id: state.model_id.clone(),
-        embedding_text: state.recipe.clone(),
-        coverage: Coverage {
-            embedded,
-            total,
-            pending_texts: pending.len(),
-            ratio: if total == 0 {
-                1.0
-            } else {
-                embedded as f64 / total as f64
-            },
-        },
-        current: sync_commit.as_deref() == Some(state.lexical_commit.as_str()),
+        coverage: state.coverage(),
+        current: state.is_current(root),
         graph: state.graph.is_some(),
+        model_id: state.model_id,
+        embedding_text: state.recipe,
     })
 }
 
@@ -573,20 +546,9 @@ impl<'a> Searcher<'a> {
         };
         configured_recipe(config)?;
         let vectors = match &install {
-            Some(i)
-                if VectorIndex::dir(root)
-                    .join(code_intel_core::index::vector::STATE_FILE)
-                    .is_file()
-                    || args.mode.is_some() =>
-            {
-                let mut v =
-                    VectorIndex::open(root, config, &i.manifest.model_id(), i.manifest.dims)?;
-                if !v.is_current() {
-                    v.refresh()?;
-                    v.save()?;
-                }
-                Some(v)
-            }
+            Some(i) if VectorIndex::has_saved_state(root) || args.mode.is_some() => Some(
+                VectorIndex::open_current(root, config, &i.manifest.model_id(), i.manifest.dims)?,
+            ),
             _ => None,
         };
         let budget = QueryEmbedBudget::configured(config);

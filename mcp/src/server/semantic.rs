@@ -86,8 +86,6 @@ const PAUSE_POLL: Duration = Duration::from_millis(10);
 /// Seconds between state saves caused by query-time embedding (its vectors are flushed to the
 /// embedding cache at once; the state only catches `status` up).
 const QUERY_SAVE_EVERY: Duration = Duration::from_secs(10);
-/// Seconds between saves of a long background embedding run.
-const SAVE_EVERY: Duration = Duration::from_secs(30);
 /// Query vectors remembered (a model retrying a query, or the same query in map and forest,
 /// costs no second embedding: about 6–8 ms on one thread, most of a query's latency).
 const QUERY_CACHE: usize = 256;
@@ -316,8 +314,9 @@ impl SemanticState {
         }
         let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
         if let Some(v) = slot.as_mut() {
-            let report = v.refresh()?;
-            v.save()?;
+            // Refreshed again when another call refreshed between the two locks (a refresh of
+            // the same commit finds nothing to do).
+            let report = v.refresh_and_save(None)?;
             tracing::info!(
                 rechunked = report.files_rechunked,
                 removed = report.files_removed,
@@ -328,48 +327,38 @@ impl SemanticState {
         Ok(())
     }
 
-    /// Embeds pending texts, at most `limit` (all when `None`), a group at a time (blocking).
-    /// Returns how many were embedded.
-    fn embed_pending(
-        &self,
-        embedder: &dyn Embedder,
-        limit: Option<usize>,
-    ) -> Result<usize, SemanticError> {
+    /// Embeds every pending text, a group at a time, as one of core's
+    /// [`EmbedRun`](code_intel_core::index::vector::EmbedRun)s (blocking): the model runs without
+    /// a lock on the vectors, each group is inserted under a short write lock, and nothing is
+    /// flushed per group (the run's saves every 30 s and at the end flush). Returns how many
+    /// were embedded.
+    fn embed_pending(&self, embedder: &dyn Embedder) -> Result<usize, SemanticError> {
         // One embedding run per repository across processes (a CLI `index --embed` may run).
-        let (_lock, pending) = match self
+        let run = match self
             .vectors
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
         {
-            Some(v) => match v.try_embed_lock()? {
-                Some(lock) => (lock, v.pending()),
-                None => return Ok(0),
-            },
+            Some(v) => v.begin_embedding()?,
             None => return Ok(0),
         };
-        let take = limit.map_or(pending.len(), |l| l.min(pending.len()));
-        let mut done = 0;
-        let mut last_save = std::time::Instant::now();
-        for group in pending[..take].chunks(BACKGROUND_GROUP) {
+        let Some(mut run) = run else { return Ok(0) };
+        while run.remaining() > 0 {
             self.yield_to_calls();
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
-            let texts: Vec<&str> = group.iter().map(|p| p.text.as_str()).collect();
-            let vectors = embedder.embed_passages(&texts)?;
-            let items: Vec<(String, Vec<f32>)> =
-                group.iter().map(|p| p.key.clone()).zip(vectors).collect();
+            let Some(group) = run.embed_next(embedder, BACKGROUND_GROUP) else {
+                break;
+            };
+            let group = group?;
             let mut slot = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
             let Some(v) = slot.as_mut() else { break };
-            v.insert(&items)?;
-            done += group.len();
-            if last_save.elapsed() >= SAVE_EVERY {
-                v.save()?;
-                last_save = std::time::Instant::now();
-            }
+            run.insert(v, &group)?;
+            run.save_if_due(v)?;
         }
-        if done > 0
+        if run.embedded() > 0
             && let Some(v) = self
                 .vectors
                 .write()
@@ -378,7 +367,7 @@ impl SemanticState {
         {
             v.save()?;
         }
-        Ok(done)
+        Ok(run.embedded())
     }
 
     /// One background round: open, refresh if behind, embed everything pending (blocking).
@@ -386,7 +375,7 @@ impl SemanticState {
         let _work = self.work.lock().unwrap_or_else(PoisonError::into_inner);
         self.ensure_open(embedder)?;
         self.refresh_if_behind()?;
-        self.embed_pending(embedder, None)
+        self.embed_pending(embedder)
     }
 
     /// Before a query: open, refresh if behind, and with `forest` (the lexical index and the

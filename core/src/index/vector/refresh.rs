@@ -37,8 +37,7 @@ impl VectorIndex {
     /// Whether the rows describe the lexical index's current commit (cheap: reads
     /// `sync_state.json`). False when the lexical index was never synced.
     pub fn is_current(&self) -> bool {
-        SyncState::load(&SyncState::path(&self.root))
-            .is_some_and(|s| s.commit == self.state.lexical_commit)
+        self.state.is_current(&self.root)
     }
 
     /// Brings the rows up to date with the lexical index as `sync_state.json` describes it:

@@ -88,6 +88,44 @@ pub struct VectorState {
 }
 
 impl VectorState {
+    /// Coverage of the saved rows, from the state alone (`code-intel status`, without opening
+    /// the index or the cache): a row counts as embedded when its key has a slot;
+    /// `pending_texts` counts the distinct keys without one. As of the last save, so it may lag
+    /// behind vectors another process added since.
+    pub fn coverage(&self) -> super::Coverage {
+        let slots: std::collections::HashSet<&str> =
+            self.slots.iter().map(String::as_str).collect();
+        let (mut embedded, mut total) = (0usize, 0usize);
+        let mut pending = std::collections::HashSet::new();
+        for f in self.files.values() {
+            for r in &f.rows {
+                total += 1;
+                if slots.contains(r.key.as_str()) {
+                    embedded += 1;
+                } else {
+                    pending.insert(r.key.as_str());
+                }
+            }
+        }
+        super::Coverage {
+            embedded,
+            total,
+            pending_texts: pending.len(),
+            ratio: if total == 0 {
+                1.0
+            } else {
+                embedded as f64 / total as f64
+            },
+        }
+    }
+
+    /// Whether the rows describe the lexical commit `root`'s `sync_state.json` names (cheap:
+    /// reads that file). False when the lexical index was never synced.
+    pub fn is_current(&self, root: &RepoRoot) -> bool {
+        crate::index::sync::SyncState::load(&crate::index::sync::SyncState::path(root))
+            .is_some_and(|s| s.commit == self.lexical_commit)
+    }
+
     pub(super) fn empty(
         model_id: &str,
         dims: usize,
