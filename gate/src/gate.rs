@@ -31,6 +31,7 @@ mod call;
 mod git_index;
 pub mod protect;
 pub mod sandbox;
+pub mod tools;
 
 use std::path::Path;
 

@@ -198,8 +198,6 @@ pub struct Activity {
     pub last_tool: Option<String>,
 }
 
-const EDIT_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
-
 fn ts(text: &str) -> Option<jiff::Timestamp> {
     text.parse().ok()
 }
@@ -234,7 +232,7 @@ pub fn activity(state: &SessionState, gate_events: &[GateEvent]) -> Activity {
     let (mut read, mut edited) = (BTreeSet::new(), BTreeSet::new());
     for c in &state.tool_calls {
         *a.tools_used.entry(c.tool.clone()).or_default() += 1;
-        let set = if EDIT_TOOLS.contains(&c.tool.as_str()) {
+        let set = if crate::gate::tools::writes_a_file(&c.tool) {
             &mut edited
         } else {
             &mut read

@@ -26,6 +26,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use code_intel_core::config::{self, Config};
+use code_intel_core::gate::tools::{TOOLS, ToolClass};
 use code_intel_core::persist::{self, FileLock, PersistError};
 use code_intel_core::repo_path::RepoRoot;
 
@@ -45,20 +46,21 @@ pub const POST_TOOL_USE_BIN: &str = "code-intel-post-tool-use";
 /// shell's "not found" on stderr as the reason). The binary itself only exits 0 (allow) or 2.
 pub const PRE_TOOL_USE_COMMAND: &str = "code-intel-pre-tool-use || exit 2";
 /// Tools the PreToolUse hook must see at the very least (`doctor` names those a matcher misses):
-/// the file-writing tools, the shells, and the tools that write Claude Code's configuration
-/// (`MultiEdit` is legacy in Claude Code 2.1.328 but kept, CLAUDE_CODE.md §2.2). The installed
-/// matcher is [`PRE_TOOL_USE_MATCHER`]: every tool, so an unclassified tool meets the gate too.
-pub const WRITE_TOOLS: [&str; 8] = [
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "Bash",
-    "Monitor",
-    "EnterWorktree",
-    "CronCreate",
-];
-/// The PreToolUse matcher: every tool (`code_intel_hooks::tools` classifies them).
+/// in the gate's tool table, the file-writing tools, the shells the gate analyses, and the tools
+/// that write Claude Code's configuration (Edit, Write, MultiEdit, NotebookEdit, Bash, Monitor,
+/// EnterWorktree, CronCreate; `MultiEdit` is legacy in Claude Code 2.1.328 but kept,
+/// CLAUDE_CODE.md §2.2). The installed matcher is [`PRE_TOOL_USE_MATCHER`]: every tool, so an
+/// unclassified tool meets the gate too.
+pub fn write_tools() -> impl Iterator<Item = &'static str> {
+    TOOLS.iter().filter_map(|(name, class)| {
+        matches!(
+            class,
+            ToolClass::FileWrite(_) | ToolClass::Shell(_) | ToolClass::ConfigWrite(_)
+        )
+        .then_some(*name)
+    })
+}
+/// The PreToolUse matcher: every tool (`gate::tools` classifies them).
 pub const PRE_TOOL_USE_MATCHER: &str = "*";
 /// Hook timeout, seconds. A hook that times out lets the write through (CLAUDE_CODE.md §2.5), and
 /// the hook itself takes about a millisecond, so the margin is wide on purpose.
@@ -794,6 +796,23 @@ fn shared_state_ignored(root: &RepoRoot) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_tools_a_matcher_must_cover_come_from_the_gates_table() {
+        assert_eq!(
+            write_tools().collect::<Vec<_>>(),
+            [
+                "Edit",
+                "Write",
+                "MultiEdit",
+                "NotebookEdit",
+                "Bash",
+                "Monitor",
+                "EnterWorktree",
+                "CronCreate"
+            ]
+        );
+    }
 
     fn merged(
         merge: fn(&mut Json) -> Result<(), String>,

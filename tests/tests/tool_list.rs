@@ -1,7 +1,7 @@
 //! The gate's tool table against the tools the pinned Claude Code really offers the model.
 //!
 //! The PreToolUse hook runs for every tool (matcher `*`) and classifies it
-//! (`hooks/src/tools.rs`). A tool missing from that table is gated conservatively, but a new
+//! (`gate/src/gate/tools.rs`). A tool missing from that table is gated conservatively, but a new
 //! Claude Code version that adds a tool must not go unnoticed: this test runs real Claude Code
 //! against the fake Messages API, collects the names in every request's `tools` array and the
 //! deferred tools announced in the prompt ("The following deferred tools are now available via
@@ -155,7 +155,7 @@ fn tool_table_covers_claude_code() -> Result<()> {
         .collect();
     ensure!(
         ok && unknown.is_empty(),
-        "tools the pinned Claude Code offers that hooks/src/tools.rs does not classify: \
+        "tools the pinned Claude Code offers that gate/src/gate/tools.rs does not classify: \
          {unknown:?}\noffered: {offered:?}\ndeferred: {deferred:?}\n{out}"
     );
     // Everything the gate must stop a write through is seen, so the list is the real one.

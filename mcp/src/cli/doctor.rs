@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::install::{
     self, ALLOW_RULE, CommandHook, MatcherKind, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN,
-    SERVER_NAME, WRITE_TOOLS,
+    SERVER_NAME, write_tools,
 };
 use clap::Args;
 use code_intel_core::config::{Config, GateMode};
@@ -568,9 +568,7 @@ fn check_hooks(claude: &ClaudeConfig, env: &Env, root: &RepoRoot) -> (Check, Opt
         problems.push(format!("no PreToolUse hook runs {PRE_TOOL_USE_BIN}"));
     }
     for f in &pre {
-        let uncovered: Vec<&str> = WRITE_TOOLS
-            .iter()
-            .copied()
+        let uncovered: Vec<&str> = write_tools()
             // MultiEdit is legacy (not offered by 2.1.328): missing it is not a hole.
             .filter(|t| *t != "MultiEdit" && !selects(&f.hook.matcher_kind(), t))
             .collect();
