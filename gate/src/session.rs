@@ -31,7 +31,7 @@ pub use requirements::Requirement;
 use requirements::{SemanticReason, Shortfall};
 
 use crate::vocab::now;
-pub use crate::vocab::{Intent, Phase, UnknownIntent};
+pub use crate::vocab::{Intent, Phase, SessionId, UnknownIntent};
 pub use confirm::{
     ScoredUnderstandingResult, confirm_symbol_relevance, nl_symbol_mapping_requirement,
 };
@@ -445,7 +445,7 @@ pub struct SessionState {
     /// Format version ([`SESSION_VERSION`]).
     pub version: u32,
     /// Session id.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Intent.
     pub intent: Intent,
     /// The request.
@@ -539,7 +539,7 @@ const MAX_PARAMS_BYTES: usize = 2_000;
 impl SessionState {
     /// A new session in EXPLORATION with the plan for an empty frame.
     pub fn new(
-        session_id: String,
+        session_id: SessionId,
         intent: Intent,
         query: String,
         claude_session_id: Option<String>,
@@ -1443,7 +1443,7 @@ pub fn recovery_options(path: &RepoPath) -> BTreeMap<String, RecoveryOption> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionStatus {
     /// Session id.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Intent.
     pub intent: Intent,
     /// Phase.

@@ -1,9 +1,12 @@
 //! The vocabulary every layer above shares: what a request wants ([`Intent`]), where a session is
 //! ([`Phase`]), how risky it is ([`RiskLevel`]), the QueryFrame's slots ([`Slot`], [`SlotSource`]),
-//! relevance verdicts ([`Tier`]), how a session ended ([`Outcome`]) and the one clock ([`now`]).
+//! relevance verdicts ([`Tier`]), how a session ended ([`Outcome`]), the ids that name session
+//! and binding files ([`SessionId`], [`ClaudeSessionId`]) and the one clock ([`now`]).
 //!
 //! These are plain values with their wire names; this module depends on nothing else in the crate,
 //! so every module may use it without creating a dependency cycle (ARCHITECTURE.md "Layers").
+//! An id type holds only a valid id (checked when built or deserialised), so no path is ever made
+//! from an unchecked string.
 
 use std::fmt;
 use std::str::FromStr;
@@ -263,4 +266,164 @@ impl FromStr for Outcome {
 /// Current time as RFC 3339.
 pub fn now() -> String {
     jiff::Timestamp::now().to_string()
+}
+
+/// Longest session id, in bytes.
+pub const MAX_SESSION_ID_BYTES: usize = 128;
+
+/// Whether `id` may name a session: 1 to [`MAX_SESSION_ID_BYTES`] bytes of `[A-Za-z0-9_-]`, so
+/// that `<id>.json` is one plain file name under its directory.
+fn valid_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_SESSION_ID_BYTES
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A string that is no valid session id ([`SessionId`], [`ClaudeSessionId`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid session id '{0}': use 1 to 128 characters of A-Z, a-z, 0-9, '_' and '-' (ids look like 20261121-063012-a1b2c3)"
+)]
+pub struct InvalidSessionId(pub String);
+
+macro_rules! session_id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
+
+        impl $name {
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = InvalidSessionId;
+            fn try_from(id: String) -> Result<Self, Self::Error> {
+                if valid_session_id(&id) {
+                    Ok(Self(id))
+                } else {
+                    Err(InvalidSessionId(id))
+                }
+            }
+        }
+
+        impl TryFrom<&str> for $name {
+            type Error = InvalidSessionId;
+            fn try_from(id: &str) -> Result<Self, Self::Error> {
+                Self::try_from(id.to_string())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = InvalidSessionId;
+            fn from_str(id: &str) -> Result<Self, Self::Err> {
+                Self::try_from(id)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                // `pad`, as for a plain string: widths in format strings keep working.
+                f.pad(&self.0)
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+    };
+}
+
+session_id_type!(
+    /// A code-intel session's id (`20261121-063012-a1b2c3`): 1 to [`MAX_SESSION_ID_BYTES`]
+    /// bytes of `[A-Za-z0-9_-]`, checked when built or deserialised, so a path made from it
+    /// (`sessions/<id>.json`) is one plain file name. Serialised as the bare string.
+    SessionId
+);
+
+session_id_type!(
+    /// Claude Code's id of its own session (the hooks' and the MCP server's `session_id`), under
+    /// the same rule as [`SessionId`]: it names the binding file `bindings/<id>.json`. Serialised
+    /// as the bare string.
+    ClaudeSessionId
+);
+
+impl SessionId {
+    /// A fresh id: local time to the second and six random hex digits (`20261121-063012-a1b2c3`).
+    pub fn generate() -> Self {
+        let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
+        let rand = uuid::Uuid::new_v4().simple().to_string();
+        // Digits, '-' and hex digits only: always valid.
+        Self(format!("{stamp}-{}", &rand[..6]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_id_holds_only_plain_file_names() {
+        for ok in ["20261121-063012-a1b2c3", "session_20250112_143000", "A-z_9"] {
+            let id: SessionId = ok.parse().unwrap();
+            assert_eq!(id.as_str(), ok);
+            assert_eq!(serde_json::to_string(&id).unwrap(), format!("\"{ok}\""));
+            assert_eq!(
+                serde_json::from_str::<SessionId>(&format!("\"{ok}\"")).unwrap(),
+                id
+            );
+        }
+        let long = "a".repeat(MAX_SESSION_ID_BYTES + 1);
+        for bad in ["", "../../etc", "a/b", "a.json", "a b", "ä", long.as_str()] {
+            assert_eq!(bad.parse::<SessionId>(), Err(InvalidSessionId(bad.into())));
+            assert!(bad.parse::<ClaudeSessionId>().is_err());
+            let json = serde_json::to_string(bad).unwrap();
+            assert!(serde_json::from_str::<SessionId>(&json).is_err(), "{bad}");
+        }
+        assert!(
+            "a".repeat(MAX_SESSION_ID_BYTES)
+                .parse::<SessionId>()
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn generated_session_ids_are_valid() {
+        let id = SessionId::generate();
+        assert_eq!(id.len(), "20261121-063012-a1b2c3".len());
+        assert_eq!(id.as_str().parse::<SessionId>(), Ok(id));
+    }
 }

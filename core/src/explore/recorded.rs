@@ -13,7 +13,7 @@ use super::{
 };
 use crate::session::ToolCallRecord;
 use crate::session::store::{SessionError, SessionStore};
-use crate::vocab::Phase;
+use crate::vocab::{Phase, SessionId};
 
 /// The one-line `result_summary` a session records for an exploration call.
 pub trait RecordSummary {
@@ -88,7 +88,7 @@ pub enum RecordedError {
 pub fn run_recorded<P, R>(
     cx: &ExploreContext<'_>,
     store: &SessionStore,
-    session: Option<&str>,
+    session: Option<&SessionId>,
     tool: ExploreTool<P, R>,
     params: &P,
 ) -> Result<R, RecordedError>

@@ -11,6 +11,10 @@ struct Fixture {
     store: SessionStore,
 }
 
+fn sid(id: &str) -> SessionId {
+    id.parse().unwrap()
+}
+
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     for (p, body) in [
@@ -707,15 +711,15 @@ fn concurrent_updates_lose_nothing() {
 fn unknown_and_corrupt_sessions_are_errors_that_say_how_to_recover() {
     let f = fixture();
     assert!(matches!(
-        f.store.load("20990101-000000-abcdef"),
+        f.store.load(&sid("20990101-000000-abcdef")),
         Err(SessionError::Unknown { .. })
     ));
     assert!(matches!(
-        f.store.load("../../etc"),
+        "../../etc".parse::<SessionId>().map_err(SessionError::from),
         Err(SessionError::InvalidId { .. })
     ));
     let id = f.store.start(Intent::Modify, "x", None).unwrap().session_id;
-    let path = f.store.state_path(&id).unwrap();
+    let path = f.store.state_path(&id);
     std::fs::write(&path, "{\"version\": 1, \"sess").unwrap();
     let err = f
         .store

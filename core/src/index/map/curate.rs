@@ -156,7 +156,7 @@ pub fn add_agreement(
         symbol: input.symbol.trim().to_string(),
         similarity: None,
         code_evidence: Some(input.code_evidence.trim().to_string()),
-        session_id: session.map(|s| s.session_id.clone()),
+        session_id: session.map(|s| s.session_id.to_string()),
         related_files: input.related_files.clone(),
         session: info,
     };
