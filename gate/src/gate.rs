@@ -41,7 +41,7 @@ use crate::persist;
 use crate::repo_path::{RepoPath, RepoPathError, RepoRoot, real_location};
 use crate::session::store::{SessionError, SessionStore};
 use crate::session::{NewFiles, SessionState, ToolCallRecord};
-use crate::vocab::SessionId;
+use crate::vocab::{SessionId, Timestamp};
 use bash::BashTarget;
 pub use call::{Action, ToolCall};
 pub use protect::ConfigLocations;
@@ -485,7 +485,7 @@ impl GateEventKind {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GateEvent {
     /// RFC 3339.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// What happened (`pre_tool_use_deny`).
     pub event: GateEventKind,
     /// Claude Code session.
@@ -605,7 +605,7 @@ pub fn post_tool_use(project_dir: &Path, call: &ToolCall<'_>) -> Result<PostOutc
         files: files.clone(),
         result_summary: format!("{} file(s)", files.len()),
         phase: crate::vocab::Phase::Exploration,
-        timestamp: String::new(),
+        timestamp: Timestamp::default(),
     };
     store.record_tool_call(&id, record)?;
     Ok(PostOutcome {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::persist::{self, PersistError};
 use crate::query_frame::QueryFrame;
 use crate::router::Plan;
-use crate::vocab::{RiskLevel, SessionId, Slot};
+use crate::vocab::{RiskLevel, SessionId, Slot, Timestamp};
 
 /// Version of the decision record format.
 pub const DECISION_VERSION: u32 = 1;
@@ -24,7 +24,7 @@ pub struct DecisionRecord {
     /// The request.
     pub query: String,
     /// RFC 3339 timestamp.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// IMPLEMENT / MODIFY / INVESTIGATE / QUESTION.
     pub intent: String,
     /// What made this decision: `start_session` or `set_query_frame`.
@@ -53,7 +53,7 @@ impl DecisionRecord {
         trigger: &str,
         frame: &QueryFrame,
         plan: &Plan,
-        timestamp: String,
+        timestamp: Timestamp,
     ) -> Self {
         Self {
             version: DECISION_VERSION,

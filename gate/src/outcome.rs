@@ -41,7 +41,7 @@ use crate::persist::{self, PersistError};
 use crate::repo_path::RepoPath;
 use crate::session::store::{SessionError, SessionStore};
 use crate::session::{SessionEnd, SessionState};
-use crate::vocab::{Phase, RiskLevel, SessionId, Slot, SlotSource, Tier};
+use crate::vocab::{Phase, RiskLevel, SessionId, Slot, SlotSource, Tier, Timestamp};
 
 pub use crate::vocab::{Outcome, UnknownOutcome};
 
@@ -60,7 +60,7 @@ pub struct OutcomeRecord {
     /// The code-intel session.
     pub session_id: SessionId,
     /// RFC 3339.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// success / failure / partial.
     pub outcome: Outcome,
     /// The session's phase when the outcome was recorded.
@@ -168,7 +168,7 @@ pub enum OutcomeError {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Denial {
     /// RFC 3339.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// The tool (`Edit`, `Bash`).
     pub tool: String,
     /// Files concerned.
@@ -200,14 +200,10 @@ pub struct Activity {
 
 const EDIT_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
-fn ts(text: &str) -> Option<jiff::Timestamp> {
-    text.parse().ok()
-}
-
 /// The session's denials in the gate journal: events of the session, or of its Claude Code
 /// session since the session started (a denial before the binding names no session).
 fn denials_of(state: &SessionState, events: &[GateEvent]) -> Vec<Denial> {
-    let started = ts(&state.created_at);
+    let started = state.created_at.instant();
     events
         .iter()
         .filter(|e| e.event == crate::gate::GateEventKind::PreToolUseDeny)
@@ -216,7 +212,7 @@ fn denials_of(state: &SessionState, events: &[GateEvent]) -> Vec<Denial> {
             None => {
                 e.claude_session_id.is_some()
                     && e.claude_session_id == state.claude_session_id
-                    && matches!((ts(&e.timestamp), started), (Some(t), Some(s)) if t >= s)
+                    && matches!((e.timestamp.instant(), started), (Some(t), Some(s)) if t >= s)
             }
         })
         .map(|e| Denial {
@@ -260,7 +256,7 @@ pub fn derive_failure_point(state: &SessionState, activity: &Activity) -> String
     let last_call = state.tool_calls.last();
     let last_denial = activity.denials.last();
     let denial_is_last = match (last_denial, last_call) {
-        (Some(d), Some(c)) => match (ts(&d.timestamp), ts(&c.timestamp)) {
+        (Some(d), Some(c)) => match (d.timestamp.instant(), c.timestamp.instant()) {
             (Some(dt), Some(ct)) => dt >= ct,
             _ => true,
         },

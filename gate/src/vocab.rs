@@ -1,7 +1,8 @@
 //! The vocabulary every layer above shares: what a request wants ([`Intent`]), where a session is
 //! ([`Phase`]), how risky it is ([`RiskLevel`]), the QueryFrame's slots ([`Slot`], [`SlotSource`]),
 //! relevance verdicts ([`Tier`]), how a session ended ([`Outcome`]), the ids that name session
-//! and binding files ([`SessionId`], [`ClaudeSessionId`]) and the one clock ([`now`]).
+//! and binding files ([`SessionId`], [`ClaudeSessionId`]), and time: the one clock ([`now`]) and
+//! the [`Timestamp`] records carry (its text as written, its instant parsed once).
 //!
 //! These are plain values with their wire names; this module depends on nothing else in the crate,
 //! so every module may use it without creating a dependency cycle (ARCHITECTURE.md "Layers").
@@ -263,9 +264,81 @@ impl FromStr for Outcome {
     }
 }
 
-/// Current time as RFC 3339.
-pub fn now() -> String {
-    jiff::Timestamp::now().to_string()
+/// A moment, kept as the RFC 3339 text it was written or read as (`2026-11-21T06:30:12.345Z`,
+/// jiff's [`jiff::Timestamp`] display form when this code writes it) together with the instant
+/// that text parses to, parsed once.
+///
+/// Reading is lenient, as for the plain strings this type replaces: any JSON string is accepted,
+/// an empty or unparsable one included ([`Timestamp::instant`] is then `None`, so it compares with
+/// nothing), and it is written back byte for byte. Equality is that of the text.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub struct Timestamp {
+    text: String,
+    #[serde(skip)]
+    instant: Option<jiff::Timestamp>,
+}
+
+impl Timestamp {
+    /// The current time (the one clock of the crate).
+    pub fn now() -> Self {
+        let instant = jiff::Timestamp::now();
+        Self {
+            text: instant.to_string(),
+            instant: Some(instant),
+        }
+    }
+
+    /// The text as written or read.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The instant, when the text is an RFC 3339 timestamp (with an offset).
+    pub fn instant(&self) -> Option<jiff::Timestamp> {
+        self.instant
+    }
+
+    /// Whether the text is empty (a record whose time is filled in when it is recorded).
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+impl From<String> for Timestamp {
+    fn from(text: String) -> Self {
+        let instant = text.parse().ok();
+        Self { text, instant }
+    }
+}
+
+impl From<&str> for Timestamp {
+    fn from(text: &str) -> Self {
+        Self::from(text.to_string())
+    }
+}
+
+impl From<Timestamp> for String {
+    fn from(t: Timestamp) -> String {
+        t.text
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.text, f)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&self.text)
+    }
+}
+
+/// The current time ([`Timestamp::now`]).
+pub fn now() -> Timestamp {
+    Timestamp::now()
 }
 
 /// Longest session id, in bytes.
@@ -418,6 +491,30 @@ mod tests {
                 .parse::<SessionId>()
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn timestamps_keep_their_text_and_parse_it_once() {
+        let now = Timestamp::now();
+        assert_eq!(now.as_str(), now.instant().unwrap().to_string());
+        for (text, instant) in [
+            ("2026-01-01T00:00:00.5Z", Some("2026-01-01T00:00:00.5Z")),
+            // Another offset is kept as written, not rewritten to UTC.
+            ("2026-01-01T09:00:00+09:00", Some("2026-01-01T00:00:00Z")),
+            // Read leniently, as the plain strings were: kept, and compared with nothing.
+            ("", None),
+            ("yesterday", None),
+            ("2026-01-01T00:00:00", None),
+        ] {
+            let json = serde_json::to_string(text).unwrap();
+            let t: Timestamp = serde_json::from_str(&json).unwrap();
+            assert_eq!(t.as_str(), text);
+            assert_eq!(serde_json::to_string(&t).unwrap(), json);
+            assert_eq!(t.instant(), instant.map(|i| i.parse().unwrap()), "{text}");
+            assert_eq!(format!("{t:>3}|{t:?}"), format!("{text:>3}|{text:?}"));
+        }
+        assert!(serde_json::from_str::<Timestamp>("null").is_err());
+        assert!(Timestamp::default().is_empty());
     }
 
     #[test]

@@ -107,7 +107,7 @@ where
             files: result.files(),
             result_summary: result.summary(),
             phase: Phase::Exploration,
-            timestamp: String::new(),
+            timestamp: Default::default(),
         };
         store.record_tool_call_in_phase(id, record)?;
     }

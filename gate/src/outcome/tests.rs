@@ -58,7 +58,7 @@ fn call(tool: &str, files: &[&str]) -> ToolCallRecord {
         files: files.iter().map(|f| f.to_string()).collect(),
         result_summary: String::new(),
         phase: Phase::Exploration,
-        timestamp: String::new(),
+        timestamp: Default::default(),
     }
 }
 

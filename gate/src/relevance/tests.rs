@@ -106,7 +106,7 @@ fn session() -> SessionState {
             files: vec![],
             result_summary: String::new(),
             phase: Phase::Exploration,
-            timestamp: String::new(),
+            timestamp: Default::default(),
         });
     }
     s

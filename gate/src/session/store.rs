@@ -24,7 +24,7 @@ use crate::repo_path::RepoRoot;
 use crate::router::Plan;
 use crate::session::ScoredUnderstandingResult;
 use crate::session::requirements::SemanticReason;
-use crate::vocab::{ClaudeSessionId, InvalidSessionId, SessionId};
+use crate::vocab::{ClaudeSessionId, InvalidSessionId, SessionId, Timestamp};
 
 /// Errors of the session store. Messages say how to recover.
 #[derive(Debug, thiserror::Error)]
@@ -117,7 +117,7 @@ pub struct Binding {
     /// code-intel session id.
     pub session_id: SessionId,
     /// RFC 3339.
-    pub bound_at: String,
+    pub bound_at: Timestamp,
 }
 
 /// One line of a session listing.
@@ -132,7 +132,7 @@ pub struct SessionSummary {
     /// The request.
     pub query: String,
     /// Last change, RFC 3339.
-    pub updated_at: String,
+    pub updated_at: Timestamp,
 }
 
 /// The sessions of one repository.
@@ -356,7 +356,8 @@ impl SessionStore {
                 })
             })
             .collect();
-        out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        // By the text, as written (this code writes UTC, `Z`).
+        out.sort_by(|a, b| b.updated_at.as_str().cmp(a.updated_at.as_str()));
         Ok(out)
     }
 

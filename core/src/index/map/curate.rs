@@ -208,6 +208,6 @@ pub fn search_map_record(query: &str, n: usize, result: &MapSearchResult) -> Too
             }
         ),
         phase: Phase::Exploration,
-        timestamp: String::new(),
+        timestamp: Default::default(),
     }
 }
