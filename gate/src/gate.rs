@@ -42,6 +42,7 @@ use crate::persist;
 use crate::repo_path::{RepoPath, RepoPathError, RepoRoot, real_location};
 use crate::session::store::{SessionError, SessionStore};
 use crate::session::{NewFiles, SessionState, ToolCallRecord};
+use crate::vocab::{SessionId, Timestamp};
 use bash::BashTarget;
 pub use call::{Action, ToolCall};
 pub use protect::ConfigLocations;
@@ -485,13 +486,13 @@ impl GateEventKind {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GateEvent {
     /// RFC 3339.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// What happened (`pre_tool_use_deny`).
     pub event: GateEventKind,
     /// Claude Code session.
     pub claude_session_id: Option<String>,
     /// code-intel session, when bound.
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// The tool.
     pub tool: String,
     /// Files concerned.
@@ -500,7 +501,12 @@ pub struct GateEvent {
     pub reason: Option<String>,
 }
 
-fn journal_denial(root: &RepoRoot, call: &ToolCall<'_>, session_id: Option<String>, reason: &str) {
+fn journal_denial(
+    root: &RepoRoot,
+    call: &ToolCall<'_>,
+    session_id: Option<SessionId>,
+    reason: &str,
+) {
     let event = GateEvent {
         timestamp: crate::vocab::now(),
         event: GateEventKind::PreToolUseDeny,
@@ -521,7 +527,7 @@ fn journal_denial(root: &RepoRoot, call: &ToolCall<'_>, session_id: Option<Strin
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PostOutcome {
     /// A Claude Code session bound to this code-intel session (after `start_session`).
-    pub bound_session: Option<String>,
+    pub bound_session: Option<SessionId>,
     /// Files recorded on the bound session.
     pub recorded_files: Vec<String>,
 }
@@ -560,6 +566,7 @@ pub fn post_tool_use(project_dir: &Path, call: &ToolCall<'_>) -> Result<PostOutc
         let Some(id) = started.clone() else {
             return Ok(PostOutcome::default());
         };
+        let id = SessionId::try_from(id).map_err(SessionError::from)?;
         store.bind(cs, &id)?;
         return Ok(PostOutcome {
             bound_session: Some(id),
@@ -599,7 +606,7 @@ pub fn post_tool_use(project_dir: &Path, call: &ToolCall<'_>) -> Result<PostOutc
         files: files.clone(),
         result_summary: format!("{} file(s)", files.len()),
         phase: crate::vocab::Phase::Exploration,
-        timestamp: String::new(),
+        timestamp: Timestamp::default(),
     };
     store.record_tool_call(&id, record)?;
     Ok(PostOutcome {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::persist::{self, PersistError};
 use crate::query_frame::QueryFrame;
 use crate::router::Plan;
-use crate::vocab::{RiskLevel, Slot};
+use crate::vocab::{RiskLevel, SessionId, Slot, Timestamp};
 
 /// Version of the decision record format.
 pub const DECISION_VERSION: u32 = 1;
@@ -20,11 +20,11 @@ pub struct DecisionRecord {
     /// Record format version.
     pub version: u32,
     /// The code-intel session.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// The request.
     pub query: String,
     /// RFC 3339 timestamp.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// IMPLEMENT / MODIFY / INVESTIGATE / QUESTION.
     pub intent: String,
     /// What made this decision: `start_session` or `set_query_frame`.
@@ -48,16 +48,16 @@ pub struct DecisionRecord {
 impl DecisionRecord {
     /// A record of `plan` for a session.
     pub fn new(
-        session_id: &str,
+        session_id: &SessionId,
         intent: &str,
         trigger: &str,
         frame: &QueryFrame,
         plan: &Plan,
-        timestamp: String,
+        timestamp: Timestamp,
     ) -> Self {
         Self {
             version: DECISION_VERSION,
-            session_id: session_id.into(),
+            session_id: session_id.clone(),
             query: frame.raw_query.clone(),
             timestamp,
             intent: intent.into(),

@@ -41,7 +41,7 @@ use crate::persist::{self, PersistError};
 use crate::repo_path::RepoPath;
 use crate::session::store::{SessionError, SessionStore};
 use crate::session::{SessionEnd, SessionState};
-use crate::vocab::{Phase, RiskLevel, Slot, SlotSource, Tier};
+use crate::vocab::{Phase, RiskLevel, SessionId, Slot, SlotSource, Tier, Timestamp};
 
 pub use crate::vocab::{Outcome, UnknownOutcome};
 
@@ -58,9 +58,9 @@ pub struct OutcomeRecord {
     /// Record format version ([`OUTCOME_VERSION`]).
     pub version: u32,
     /// The code-intel session.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// RFC 3339.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// success / failure / partial.
     pub outcome: Outcome,
     /// The session's phase when the outcome was recorded.
@@ -168,7 +168,7 @@ pub enum OutcomeError {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Denial {
     /// RFC 3339.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// The tool (`Edit`, `Bash`).
     pub tool: String,
     /// Files concerned.
@@ -198,14 +198,10 @@ pub struct Activity {
     pub last_tool: Option<String>,
 }
 
-fn ts(text: &str) -> Option<jiff::Timestamp> {
-    text.parse().ok()
-}
-
 /// The session's denials in the gate journal: events of the session, or of its Claude Code
 /// session since the session started (a denial before the binding names no session).
 fn denials_of(state: &SessionState, events: &[GateEvent]) -> Vec<Denial> {
-    let started = ts(&state.created_at);
+    let started = state.created_at.instant();
     events
         .iter()
         .filter(|e| e.event == crate::gate::GateEventKind::PreToolUseDeny)
@@ -214,7 +210,7 @@ fn denials_of(state: &SessionState, events: &[GateEvent]) -> Vec<Denial> {
             None => {
                 e.claude_session_id.is_some()
                     && e.claude_session_id == state.claude_session_id
-                    && matches!((ts(&e.timestamp), started), (Some(t), Some(s)) if t >= s)
+                    && matches!((e.timestamp.instant(), started), (Some(t), Some(s)) if t >= s)
             }
         })
         .map(|e| Denial {
@@ -258,7 +254,7 @@ pub fn derive_failure_point(state: &SessionState, activity: &Activity) -> String
     let last_call = state.tool_calls.last();
     let last_denial = activity.denials.last();
     let denial_is_last = match (last_denial, last_call) {
-        (Some(d), Some(c)) => match (ts(&d.timestamp), ts(&c.timestamp)) {
+        (Some(d), Some(c)) => match (d.timestamp.instant(), c.timestamp.instant()) {
             (Some(dt), Some(ct)) => dt >= ct,
             _ => true,
         },
@@ -306,7 +302,7 @@ pub struct LearnSettings<'a> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordOutcomeResult {
     /// The session.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// What was recorded.
     pub outcome: Outcome,
     /// The outcome recorded before this one for the session, if any (this one now wins).
@@ -379,7 +375,7 @@ pub fn confirmed_pairs(is_file: &dyn Fn(&RepoPath) -> bool, state: &SessionState
                 symbol: m.symbol.clone(),
                 similarity: Some((f64::from(c.similarity) * 1e4).round() / 1e4),
                 code_evidence: Some(c.code_evidence.clone()),
-                session_id: Some(state.session_id.clone()),
+                session_id: Some(state.session_id.to_string()),
                 related_files: related.clone(),
                 session: Some(session.clone()),
             })
@@ -398,7 +394,7 @@ pub fn confirmed_pairs(is_file: &dyn Fn(&RepoPath) -> bool, state: &SessionState
 /// [`OutcomeError::Persist`] when the journal cannot be written.
 pub fn record_outcome(
     store: &SessionStore,
-    id: &str,
+    id: &SessionId,
     input: OutcomeInput,
     settings: &LearnSettings<'_>,
 ) -> Result<RecordOutcomeResult, OutcomeError> {
@@ -529,7 +525,7 @@ pub struct AnalysisSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionAnalysis {
     /// The session.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// The latest DecisionLog record.
     pub decision: Option<DecisionRecord>,
     /// Its outcomes, oldest first.
@@ -543,7 +539,10 @@ pub struct SessionAnalysis {
 /// # Errors
 /// [`OutcomeError::Session`] ([`SessionError::Unknown`]) when neither a state file nor a journal
 /// line knows the session; read errors of the journals or a corrupt state file.
-pub fn session_analysis(store: &SessionStore, id: &str) -> Result<SessionAnalysis, OutcomeError> {
+pub fn session_analysis(
+    store: &SessionStore,
+    id: &SessionId,
+) -> Result<SessionAnalysis, OutcomeError> {
     let state_dir = store.root().state_dir();
     let state = match store.load(id) {
         Ok(s) => Some(s),
@@ -555,11 +554,11 @@ pub fn session_analysis(store: &SessionStore, id: &str) -> Result<SessionAnalysi
             path: journal::decisions_path(&state_dir),
             source,
         })?;
-    let decision = decisions.into_iter().rev().find(|d| d.session_id == id);
+    let decision = decisions.into_iter().rev().find(|d| d.session_id == *id);
     let (all, _) = read_outcomes(&state_dir)?;
-    let outcomes: Vec<OutcomeRecord> = all.into_iter().filter(|o| o.session_id == id).collect();
+    let outcomes: Vec<OutcomeRecord> = all.into_iter().filter(|o| o.session_id == *id).collect();
     if state.is_none() && decision.is_none() && outcomes.is_empty() {
-        return Err(SessionError::Unknown { id: id.into() }.into());
+        return Err(SessionError::Unknown { id: id.to_string() }.into());
     }
     let activity = match &state {
         Some(s) => {
@@ -584,7 +583,7 @@ pub fn session_analysis(store: &SessionStore, id: &str) -> Result<SessionAnalysi
         .unwrap_or_default();
     let last = outcomes.last();
     Ok(SessionAnalysis {
-        session_id: id.to_string(),
+        session_id: id.clone(),
         analysis: AnalysisSummary {
             had_decision: decision.is_some(),
             had_outcome: last.is_some(),

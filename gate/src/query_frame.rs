@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::vocab::Tier;
 pub use crate::vocab::{Slot, SlotSource};
+use crate::vocab::{Tier, Timestamp};
 
 /// How a quote was matched against the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,7 +70,7 @@ pub struct SymbolConfirmation {
     /// Calibrated z-score.
     pub calibrated: f32,
     /// RFC 3339.
-    pub confirmed_at: String,
+    pub confirmed_at: Timestamp,
 }
 
 /// A natural-language term mapped to a code symbol.

@@ -30,8 +30,8 @@ use crate::router::{self, Plan, RiskLevel};
 pub use requirements::Requirement;
 use requirements::{SemanticReason, Shortfall};
 
-use crate::vocab::now;
-pub use crate::vocab::{Intent, Phase, Tool, UnknownIntent};
+pub use crate::vocab::{Intent, Phase, SessionId, Tool, UnknownIntent};
+use crate::vocab::{Timestamp, now};
 pub use confirm::{
     ScoredUnderstandingResult, confirm_symbol_relevance, nl_symbol_mapping_requirement,
 };
@@ -126,9 +126,9 @@ pub struct ToolCallRecord {
     /// Phase at the time of the call (filled in when recorded).
     #[serde(default = "default_phase")]
     pub phase: Phase,
-    /// RFC 3339 timestamp (filled in when recorded).
+    /// RFC 3339 timestamp (filled in when recorded: empty until then).
     #[serde(default)]
-    pub timestamp: String,
+    pub timestamp: Timestamp,
 }
 
 fn default_phase() -> Phase {
@@ -430,7 +430,7 @@ pub struct PhaseChange {
     /// What caused it.
     pub by: String,
     /// RFC 3339 timestamp.
-    pub at: String,
+    pub at: Timestamp,
 }
 
 /// The whole persisted state of one session.
@@ -439,7 +439,7 @@ pub struct SessionState {
     /// Format version ([`SESSION_VERSION`]).
     pub version: u32,
     /// Session id.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Intent.
     pub intent: Intent,
     /// The request.
@@ -447,9 +447,9 @@ pub struct SessionState {
     /// Current phase.
     pub phase: Phase,
     /// RFC 3339.
-    pub created_at: String,
+    pub created_at: Timestamp,
     /// RFC 3339, last change.
-    pub updated_at: String,
+    pub updated_at: Timestamp,
     /// The Claude Code session that started it, if known.
     #[serde(default)]
     pub claude_session_id: Option<String>,
@@ -504,7 +504,7 @@ pub struct SessionEnd {
     /// success, failure or partial.
     pub outcome: crate::vocab::Outcome,
     /// RFC 3339.
-    pub at: String,
+    pub at: Timestamp,
 }
 
 /// Why a write is refused, with the recovery the model should take.
@@ -533,7 +533,7 @@ const MAX_PARAMS_BYTES: usize = 2_000;
 impl SessionState {
     /// A new session in EXPLORATION with the plan for an empty frame.
     pub fn new(
-        session_id: String,
+        session_id: SessionId,
         intent: Intent,
         query: String,
         claude_session_id: Option<String>,
@@ -820,7 +820,7 @@ impl SessionState {
         let t = now();
         for (slot, ev) in &input.slot_evidence {
             let mut ev = ev.clone();
-            ev.timestamp = t.clone();
+            ev.timestamp = t.to_string();
             self.query_frame.slot_evidence.insert(*slot, ev);
         }
         let counts = [
@@ -1438,7 +1438,7 @@ pub fn recovery_options(path: &RepoPath) -> BTreeMap<String, RecoveryOption> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionStatus {
     /// Session id.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Intent.
     pub intent: Intent,
     /// Phase.

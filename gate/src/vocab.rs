@@ -1,10 +1,14 @@
 //! The vocabulary every layer above shares: what a request wants ([`Intent`]), where a session is
 //! ([`Phase`]), how risky it is ([`RiskLevel`]), the QueryFrame's slots ([`Slot`], [`SlotSource`]),
 //! relevance verdicts ([`Tier`]), how a session ended ([`Outcome`]), code-intel's MCP tools
-//! ([`Tool`]) and the one clock ([`now`]).
+//! ([`Tool`]), the ids that name session and binding files ([`SessionId`], [`ClaudeSessionId`]),
+//! and time: the one clock ([`now`]) and the [`Timestamp`] records carry (its text as written,
+//! its instant parsed once).
 //!
 //! These are plain values with their wire names; this module depends on nothing else in the crate,
 //! so every module may use it without creating a dependency cycle (ARCHITECTURE.md "Layers").
+//! An id type holds only a valid id (checked when built or deserialised), so no path is ever made
+//! from an unchecked string.
 
 use std::fmt;
 use std::str::FromStr;
@@ -408,7 +412,263 @@ impl FromStr for Outcome {
     }
 }
 
-/// Current time as RFC 3339.
-pub fn now() -> String {
-    jiff::Timestamp::now().to_string()
+/// A moment, kept as the RFC 3339 text it was written or read as (`2026-11-21T06:30:12.345Z`,
+/// jiff's [`jiff::Timestamp`] display form when this code writes it) together with the instant
+/// that text parses to, parsed once.
+///
+/// Reading is lenient, as for the plain strings this type replaces: any JSON string is accepted,
+/// an empty or unparsable one included ([`Timestamp::instant`] is then `None`, so it compares with
+/// nothing), and it is written back byte for byte. Equality is that of the text.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub struct Timestamp {
+    text: String,
+    #[serde(skip)]
+    instant: Option<jiff::Timestamp>,
+}
+
+impl Timestamp {
+    /// The current time (the one clock of the crate).
+    pub fn now() -> Self {
+        let instant = jiff::Timestamp::now();
+        Self {
+            text: instant.to_string(),
+            instant: Some(instant),
+        }
+    }
+
+    /// The text as written or read.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The instant, when the text is an RFC 3339 timestamp (with an offset).
+    pub fn instant(&self) -> Option<jiff::Timestamp> {
+        self.instant
+    }
+
+    /// Whether the text is empty (a record whose time is filled in when it is recorded).
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+impl From<String> for Timestamp {
+    fn from(text: String) -> Self {
+        let instant = text.parse().ok();
+        Self { text, instant }
+    }
+}
+
+impl From<&str> for Timestamp {
+    fn from(text: &str) -> Self {
+        Self::from(text.to_string())
+    }
+}
+
+impl From<Timestamp> for String {
+    fn from(t: Timestamp) -> String {
+        t.text
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.text, f)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&self.text)
+    }
+}
+
+/// The current time ([`Timestamp::now`]).
+pub fn now() -> Timestamp {
+    Timestamp::now()
+}
+
+/// Longest session id, in bytes.
+pub const MAX_SESSION_ID_BYTES: usize = 128;
+
+/// Whether `id` may name a session: 1 to [`MAX_SESSION_ID_BYTES`] bytes of `[A-Za-z0-9_-]`, so
+/// that `<id>.json` is one plain file name under its directory.
+fn valid_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_SESSION_ID_BYTES
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A string that is no valid session id ([`SessionId`], [`ClaudeSessionId`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid session id '{0}': use 1 to 128 characters of A-Z, a-z, 0-9, '_' and '-' (ids look like 20261121-063012-a1b2c3)"
+)]
+pub struct InvalidSessionId(pub String);
+
+macro_rules! session_id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
+
+        impl $name {
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = InvalidSessionId;
+            fn try_from(id: String) -> Result<Self, Self::Error> {
+                if valid_session_id(&id) {
+                    Ok(Self(id))
+                } else {
+                    Err(InvalidSessionId(id))
+                }
+            }
+        }
+
+        impl TryFrom<&str> for $name {
+            type Error = InvalidSessionId;
+            fn try_from(id: &str) -> Result<Self, Self::Error> {
+                Self::try_from(id.to_string())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = InvalidSessionId;
+            fn from_str(id: &str) -> Result<Self, Self::Err> {
+                Self::try_from(id)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                // `pad`, as for a plain string: widths in format strings keep working.
+                f.pad(&self.0)
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+    };
+}
+
+session_id_type!(
+    /// A code-intel session's id (`20261121-063012-a1b2c3`): 1 to [`MAX_SESSION_ID_BYTES`]
+    /// bytes of `[A-Za-z0-9_-]`, checked when built or deserialised, so a path made from it
+    /// (`sessions/<id>.json`) is one plain file name. Serialised as the bare string.
+    SessionId
+);
+
+session_id_type!(
+    /// Claude Code's id of its own session (the hooks' and the MCP server's `session_id`), under
+    /// the same rule as [`SessionId`]: it names the binding file `bindings/<id>.json`. Serialised
+    /// as the bare string.
+    ClaudeSessionId
+);
+
+impl SessionId {
+    /// A fresh id: local time to the second and six random hex digits (`20261121-063012-a1b2c3`).
+    pub fn generate() -> Self {
+        let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
+        let rand = uuid::Uuid::new_v4().simple().to_string();
+        // Digits, '-' and hex digits only: always valid.
+        Self(format!("{stamp}-{}", &rand[..6]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_id_holds_only_plain_file_names() {
+        for ok in ["20261121-063012-a1b2c3", "session_20250112_143000", "A-z_9"] {
+            let id: SessionId = ok.parse().unwrap();
+            assert_eq!(id.as_str(), ok);
+            assert_eq!(serde_json::to_string(&id).unwrap(), format!("\"{ok}\""));
+            assert_eq!(
+                serde_json::from_str::<SessionId>(&format!("\"{ok}\"")).unwrap(),
+                id
+            );
+        }
+        let long = "a".repeat(MAX_SESSION_ID_BYTES + 1);
+        for bad in ["", "../../etc", "a/b", "a.json", "a b", "ä", long.as_str()] {
+            assert_eq!(bad.parse::<SessionId>(), Err(InvalidSessionId(bad.into())));
+            assert!(bad.parse::<ClaudeSessionId>().is_err());
+            let json = serde_json::to_string(bad).unwrap();
+            assert!(serde_json::from_str::<SessionId>(&json).is_err(), "{bad}");
+        }
+        assert!(
+            "a".repeat(MAX_SESSION_ID_BYTES)
+                .parse::<SessionId>()
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn timestamps_keep_their_text_and_parse_it_once() {
+        let now = Timestamp::now();
+        assert_eq!(now.as_str(), now.instant().unwrap().to_string());
+        for (text, instant) in [
+            ("2026-01-01T00:00:00.5Z", Some("2026-01-01T00:00:00.5Z")),
+            // Another offset is kept as written, not rewritten to UTC.
+            ("2026-01-01T09:00:00+09:00", Some("2026-01-01T00:00:00Z")),
+            // Read leniently, as the plain strings were: kept, and compared with nothing.
+            ("", None),
+            ("yesterday", None),
+            ("2026-01-01T00:00:00", None),
+        ] {
+            let json = serde_json::to_string(text).unwrap();
+            let t: Timestamp = serde_json::from_str(&json).unwrap();
+            assert_eq!(t.as_str(), text);
+            assert_eq!(serde_json::to_string(&t).unwrap(), json);
+            assert_eq!(t.instant(), instant.map(|i| i.parse().unwrap()), "{text}");
+            assert_eq!(format!("{t:>3}|{t:?}"), format!("{text:>3}|{text:?}"));
+        }
+        assert!(serde_json::from_str::<Timestamp>("null").is_err());
+        assert!(Timestamp::default().is_empty());
+    }
+
+    #[test]
+    fn generated_session_ids_are_valid() {
+        let id = SessionId::generate();
+        assert_eq!(id.len(), "20261121-063012-a1b2c3".len());
+        assert_eq!(id.as_str().parse::<SessionId>(), Ok(id));
+    }
 }

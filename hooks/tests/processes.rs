@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 
 use code_intel_gate::repo_path::{RepoPath, RepoRoot};
 use code_intel_gate::session::store::SessionStore;
-use code_intel_gate::session::{Intent, Phase};
+use code_intel_gate::session::{Intent, Phase, SessionId};
 use serde_json::{Value, json};
 
 const PRE: &str = env!("CARGO_BIN_EXE_code-intel-pre-tool-use");
@@ -42,7 +42,7 @@ fn repo() -> tempfile::TempDir {
 }
 
 /// Puts session `id` of `store` in READY with `explored` (repository-relative) explored.
-fn make_ready(store: &SessionStore, id: &str, explored: &str) {
+fn make_ready(store: &SessionStore, id: &SessionId, explored: &str) {
     store
         .update(id, |s| {
             s.phase = Phase::Ready;
@@ -54,7 +54,7 @@ fn make_ready(store: &SessionStore, id: &str, explored: &str) {
 
 /// A session of Claude Code conversation `claude_id` in `project`, in READY with `explored`:
 /// the store and the session id.
-fn ready_session(project: &Path, claude_id: &str, explored: &str) -> (SessionStore, String) {
+fn ready_session(project: &Path, claude_id: &str, explored: &str) -> (SessionStore, SessionId) {
     let store = SessionStore::new(RepoRoot::new(project).unwrap());
     let id = store
         .start(Intent::Modify, "q", Some(claude_id))

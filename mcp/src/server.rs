@@ -29,6 +29,7 @@ use code_intel_core::session::{
     AddExploredResult, Intent, PhaseViolation, RevertResult, SemanticResult, SessionStatus,
     SetQueryFrameResult, VerificationResult, WriteCheck,
 };
+use code_intel_core::vocab::SessionId;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ServerCapabilities, ServerConfig};
@@ -83,7 +84,7 @@ pub struct CodeIntel {
     claude_session_id: Option<String>,
     /// The session most recently started by this process: the default `session_id`. Locked only
     /// briefly, never across an `.await`.
-    current_session: Arc<Mutex<Option<String>>>,
+    current_session: Arc<Mutex<Option<SessionId>>>,
     /// The embedding model, loading in the background from the start (see [`embedder`]).
     embedder: Arc<SharedEmbedder>,
     /// Backgrounds of the relevance calibration, built once (see [`relevance`]).
@@ -253,10 +254,15 @@ impl CodeIntel {
 
     /// The session a call applies to: the explicit id, else the one this server started last,
     /// else the one bound to this server's Claude Code session (a restarted server), else none.
-    async fn session_for(&self, explicit: Option<String>) -> Result<Option<String>, Refusal> {
+    ///
+    /// An explicit id that is no [`SessionId`] is refused here with the store's
+    /// `invalid_session_id` error, before any session file is touched.
+    async fn session_for(&self, explicit: Option<String>) -> Result<Option<SessionId>, Refusal> {
         // An empty id never gets here: `limits::check_arguments` refuses it.
         if let Some(id) = explicit {
-            return Ok(Some(id));
+            return SessionId::try_from(id)
+                .map(Some)
+                .map_err(|e| Refusal::Session(e.into()));
         }
         if let Some(id) = self
             .current_session
@@ -286,7 +292,7 @@ impl CodeIntel {
         &self,
         explicit: Option<String>,
         failed: fn(&T) -> bool,
-        f: impl FnOnce(&SessionStore, &str) -> Result<T, SessionError> + Send + 'static,
+        f: impl FnOnce(&SessionStore, &SessionId) -> Result<T, SessionError> + Send + 'static,
     ) -> CallToolResult {
         let id = match self.session_for(explicit).await {
             Ok(Some(id)) => id,
@@ -331,7 +337,7 @@ impl CodeIntel {
                 config: &config,
                 index: index.as_deref(),
             };
-            run_recorded(&cx, &store, id.as_deref(), tool, &params).map_err(|e| match e {
+            run_recorded(&cx, &store, id.as_ref(), tool, &params).map_err(|e| match e {
                 RecordedError::Session(e) => Refusal::from(e),
                 RecordedError::Explore(e) => Refusal::Explore(e),
             })

@@ -282,7 +282,7 @@ fn status_reports_the_index() {
     let out = code_intel(dir.path(), &["status"], None);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains(&started.session_id) && text.contains("fix the cart total"),
+        text.contains(started.session_id.as_str()) && text.contains("fix the cart total"),
         "{text}"
     );
 }

@@ -7,6 +7,7 @@ use code_intel_core::index::source::SourceError;
 use code_intel_core::repo_path::RepoPathError;
 use code_intel_core::session::PhaseViolation;
 use code_intel_core::session::store::SessionError;
+use code_intel_core::vocab::InvalidSessionId;
 use napi::bindgen_prelude::JsObjectValue as _;
 use napi::{Env, JsValue as _};
 
@@ -66,6 +67,14 @@ impl Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "[{}] {}", self.code, self.message)
+    }
+}
+
+/// A session id that is no [`code_intel_core::vocab::SessionId`]: `INVALID_SESSION_ID`, as the
+/// store reports it.
+impl From<InvalidSessionId> for Failure {
+    fn from(e: InvalidSessionId) -> Self {
+        SessionError::from(e).into()
     }
 }
 

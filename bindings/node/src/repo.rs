@@ -22,8 +22,8 @@ use code_intel_core::learned::Expiry;
 use code_intel_core::outcome;
 use code_intel_core::relevance::Background;
 use code_intel_core::repo_path::RepoRoot;
-use code_intel_core::session::Intent;
 use code_intel_core::session::store::SessionStore;
+use code_intel_core::session::{Intent, SessionId};
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -124,7 +124,9 @@ impl RepoInner {
             config: &self.config,
             index: index.as_deref(),
         };
-        run_recorded(&cx, &self.store, session, tool, params).map_err(|e| match e {
+        // Checked here, where the store would refuse it: an index error still comes first.
+        let session = session.map(SessionId::try_from).transpose()?;
+        run_recorded(&cx, &self.store, session.as_ref(), tool, params).map_err(|e| match e {
             RecordedError::Session(e) => Failure::from(e),
             RecordedError::Explore(e) => Failure::from(e),
         })
@@ -700,7 +702,7 @@ impl Repo {
                 inner
                     .store
                     .start(intent, &options.query, inner.claude_session_id.as_deref())?;
-            Ok(Session::new(inner, start.session_id))
+            Ok(Session::new(inner, start.session_id.into()))
         })
     }
 
@@ -750,7 +752,9 @@ impl Repo {
             let result = map::search_map(&m, &query, None, n);
             if let Some(id) = &o.session_id {
                 let record = curate::search_map_record(&query, n, &result);
-                inner.store.record_tool_call(id, record)?;
+                inner
+                    .store
+                    .record_tool_call(&SessionId::try_from(id.as_str())?, record)?;
             }
             Ok(result)
         })
@@ -788,7 +792,7 @@ impl Repo {
         let inner = Arc::clone(&self.inner);
         json_job(move || {
             let state = match input.session_id.as_deref() {
-                Some(id) => Some(inner.store.load(id)?),
+                Some(id) => Some(inner.store.load(&SessionId::try_from(id)?)?),
                 None => None,
             };
             let index = inner.existing_index()?;

@@ -16,7 +16,7 @@ use code_intel_core::outcome::{self, LearnSettings, Outcome, OutcomeError, Outco
 use code_intel_core::query_frame::{LiteralOnly, QueryFrameInput};
 use code_intel_core::relevance::{CalibratedScorer, ConfirmInput, Thresholds};
 use code_intel_core::session::requirements::SemanticReason;
-use code_intel_core::session::{HypothesisInput, Understanding, VerificationInput};
+use code_intel_core::session::{HypothesisInput, SessionId, Understanding, VerificationInput};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use serde::de::DeserializeOwned;
@@ -109,14 +109,14 @@ impl Session {
     /// Phase, query frame, explored files (first 200), missing requirements, next action.
     #[napi(ts_return_type = "Promise<SessionStatus>")]
     pub fn status(&self) -> AsyncTask<Job<Json>> {
-        self.job(|r, id| Ok(r.store.status(id)?))
+        self.job(|r, id| Ok(r.store.status(&SessionId::try_from(id)?)?))
     }
 
     /// Every file the session may write in READY (explored files), repository-relative.
     #[napi(ts_return_type = "Promise<string[]>")]
     pub fn explored_files(&self) -> AsyncTask<Job<Json>> {
         self.job(|r, id| {
-            let state = r.store.load(id)?;
+            let state = r.store.load(&SessionId::try_from(id)?)?;
             Ok(state
                 .explored
                 .iter()
@@ -135,7 +135,8 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let frame: QueryFrameInput = parse("frame", frame)?;
-            Ok(r.store.set_query_frame(id, &frame, &LiteralOnly)?)
+            Ok(r.store
+                .set_query_frame(&SessionId::try_from(id)?, &frame, &LiteralOnly)?)
         })
     }
 
@@ -148,7 +149,7 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let u: Understanding = parse("understanding", understanding)?;
-            Ok(r.store.submit_understanding(id, u)?)
+            Ok(r.store.submit_understanding(&SessionId::try_from(id)?, u)?)
         })
     }
 
@@ -159,7 +160,8 @@ impl Session {
             let hypotheses: Vec<HypothesisInput> = parse("hypotheses", input.hypotheses)?;
             let reason: SemanticReason =
                 parse("semanticReason", Value::String(input.semantic_reason))?;
-            Ok(r.store.submit_semantic(id, hypotheses, reason)?)
+            Ok(r.store
+                .submit_semantic(&SessionId::try_from(id)?, hypotheses, reason)?)
         })
     }
 
@@ -171,7 +173,8 @@ impl Session {
     ) -> AsyncTask<Job<Json>> {
         self.job(move |r, id| {
             let results: Vec<VerificationInput> = parse("results", results)?;
-            Ok(r.store.submit_verification(id, results)?)
+            Ok(r.store
+                .submit_verification(&SessionId::try_from(id)?, results)?)
         })
     }
 
@@ -184,21 +187,30 @@ impl Session {
         options: Option<WriteTargetOptions>,
     ) -> AsyncTask<Job<Json>> {
         let allow = options.unwrap_or_default().allow_new_files.unwrap_or(false);
-        self.job(move |r, id| Ok(r.store.check_write_target(id, &path, allow)?))
+        self.job(move |r, id| {
+            Ok(r.store
+                .check_write_target(&SessionId::try_from(id)?, &path, allow)?)
+        })
     }
 
     /// READY: makes files read in this session (or new files in an explored directory)
     /// writable.
     #[napi(ts_return_type = "Promise<AddExploredResult>")]
     pub fn add_explored_files(&self, files: Vec<String>) -> AsyncTask<Job<Json>> {
-        self.job(move |r, id| Ok(r.store.add_explored_files(id, &files)?))
+        self.job(move |r, id| {
+            Ok(r.store
+                .add_explored_files(&SessionId::try_from(id)?, &files)?)
+        })
     }
 
     /// Back to EXPLORATION from any phase.
     #[napi(ts_return_type = "Promise<RevertResult>")]
     pub fn revert_to_exploration(&self, options: Option<RevertOptions>) -> AsyncTask<Job<Json>> {
         let keep = options.unwrap_or_default().keep_results.unwrap_or(false);
-        self.job(move |r, id| Ok(r.store.revert_to_exploration(id, keep)?))
+        self.job(move |r, id| {
+            Ok(r.store
+                .revert_to_exploration(&SessionId::try_from(id)?, keep)?)
+        })
     }
 
     /// Confirms the symbols that implement the target feature, with code evidence per symbol
@@ -216,8 +228,12 @@ impl Session {
             let input: ConfirmInput = parse("input", input)?;
             let (model, background) = r.relevance()?;
             let scorer = CalibratedScorer::new(&*model, &background);
-            Ok(r.store
-                .confirm_symbol_relevance(id, &input, &scorer, &Thresholds::SYMBOLS)?)
+            Ok(r.store.confirm_symbol_relevance(
+                &SessionId::try_from(id)?,
+                &input,
+                &scorer,
+                &Thresholds::SYMBOLS,
+            )?)
         })
     }
 
@@ -243,14 +259,16 @@ impl Session {
                 trigger_message: input.trigger_message,
                 failure_point: input.failure_point,
             };
-            outcome::record_outcome(&r.store, id, input, &settings).map_err(|e| match e {
-                OutcomeError::Session(e) => Failure::from(e),
-                e => Failure::new(
-                    "OUTCOME_FAILED",
-                    e.to_string(),
-                    "fix the file the message names, then record the outcome again",
-                ),
-            })
+            outcome::record_outcome(&r.store, &SessionId::try_from(id)?, input, &settings).map_err(
+                |e| match e {
+                    OutcomeError::Session(e) => Failure::from(e),
+                    e => Failure::new(
+                        "OUTCOME_FAILED",
+                        e.to_string(),
+                        "fix the file the message names, then record the outcome again",
+                    ),
+                },
+            )
         })
     }
 

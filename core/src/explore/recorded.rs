@@ -13,7 +13,7 @@ use super::{
 };
 use crate::session::ToolCallRecord;
 use crate::session::store::{SessionError, SessionStore};
-use crate::vocab::{Phase, Tool};
+use crate::vocab::{Phase, SessionId, Tool};
 
 /// The one-line `result_summary` a session records for an exploration call.
 pub trait RecordSummary {
@@ -88,7 +88,7 @@ pub enum RecordedError {
 pub fn run_recorded<P, R>(
     cx: &ExploreContext<'_>,
     store: &SessionStore,
-    session: Option<&str>,
+    session: Option<&SessionId>,
     tool: ExploreTool<P, R>,
     params: &P,
 ) -> Result<R, RecordedError>
@@ -107,7 +107,7 @@ where
             files: result.files(),
             result_summary: result.summary(),
             phase: Phase::Exploration,
-            timestamp: String::new(),
+            timestamp: Default::default(),
         };
         store.record_tool_call_in_phase(id, record)?;
     }

@@ -145,7 +145,7 @@ fn the_quote_checker_accepts_values_the_request_supports_and_rejects_others() {
     assert!(!checker.semantically_consistent("avatar upload", "picture fails", query));
 
     // Through set_query_frame: the literal check fails, the semantic one decides.
-    let mut s = SessionState::new("q".into(), Intent::Modify, query.into(), None);
+    let mut s = SessionState::new("q".parse().unwrap(), Intent::Modify, query.into(), None);
     let r = s.set_query_frame(
         &QueryFrameInput {
             target_feature: Some(SlotInput {

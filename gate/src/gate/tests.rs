@@ -45,7 +45,7 @@ impl Repo {
         self.pre(claude, "Write", Action::WriteFile(&self.abs(rel)))
     }
 
-    fn ready_session(&self, claude: &str, explored: &[&str]) -> String {
+    fn ready_session(&self, claude: &str, explored: &[&str]) -> SessionId {
         let id = self
             .store
             .start(Intent::Modify, "fix login", Some(claude))
@@ -186,7 +186,7 @@ fn session_phase_and_exploration_decide() {
 fn internal_errors_fail_closed_with_a_recovery_hint() {
     let r = repo();
     let id = r.ready_session("c1", &["src"]);
-    std::fs::write(r.store.state_path(&id).unwrap(), "{ torn").unwrap();
+    std::fs::write(r.store.state_path(&id), "{ torn").unwrap();
     let reason = denied(&r.write(Some("c1"), "src/app.py")).to_string();
     assert!(
         reason.contains("blocked to be safe") && reason.contains("start_session"),
@@ -250,7 +250,7 @@ fn post_tool_use_binds_and_records_reads() {
     };
     let out = post(
         "mcp__code-intel__start_session",
-        Action::StartSession(Some(id.clone())),
+        Action::StartSession(Some(id.to_string())),
     );
     assert_eq!(out.bound_session.as_deref(), Some(id.as_str()));
     assert_eq!(r.store.bound("c9").unwrap().as_deref(), Some(id.as_str()));

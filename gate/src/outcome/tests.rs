@@ -58,7 +58,7 @@ fn call(tool: &str, files: &[&str]) -> ToolCallRecord {
         files: files.iter().map(|f| f.to_string()).collect(),
         result_summary: String::new(),
         phase: Phase::Exploration,
-        timestamp: String::new(),
+        timestamp: Default::default(),
     }
 }
 
@@ -84,7 +84,7 @@ impl Repo {
 
     /// A MODIFY session in READY with a target feature, two confirmed symbols, one unconfirmed,
     /// reads and an edit.
-    fn ready_session(&self, claude: Option<&str>) -> String {
+    fn ready_session(&self, claude: Option<&str>) -> SessionId {
         let id = self
             .store
             .start(Intent::Modify, "ログイン機能でエラーが出ない", claude)
@@ -337,7 +337,7 @@ fn recording_twice_keeps_both_lines_and_the_latest_wins() {
         assert!(json.get(key).is_some(), "{key} missing: {json}");
     }
 
-    let e = session_analysis(&r.store, "20990101-000000-000000").unwrap_err();
+    let e = session_analysis(&r.store, &"20990101-000000-000000".parse().unwrap()).unwrap_err();
     assert!(
         matches!(e, OutcomeError::Session(SessionError::Unknown { .. })),
         "{e:?}"
@@ -448,7 +448,7 @@ fn insights_correlate_tools_risk_and_failure_points() {
 #[test]
 fn concurrent_outcomes_in_threads_lose_nothing() {
     let r = repo();
-    let ids: Vec<String> = (0..8).map(|_| r.ready_session(None)).collect();
+    let ids: Vec<SessionId> = (0..8).map(|_| r.ready_session(None)).collect();
     std::thread::scope(|s| {
         for id in &ids {
             let store = &r.store;

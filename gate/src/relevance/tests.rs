@@ -81,7 +81,7 @@ const QUERY: &str =
 
 /// A MODIFY session with all four slots set (risk LOW) and the required tools called.
 fn session() -> SessionState {
-    let mut s = SessionState::new("s1".into(), Intent::Modify, QUERY.into(), None);
+    let mut s = SessionState::new("s1".parse().unwrap(), Intent::Modify, QUERY.into(), None);
     let slot = |v: &str, q: &str| {
         Some(SlotInput {
             value: v.into(),
@@ -106,7 +106,7 @@ fn session() -> SessionState {
             files: vec![],
             result_summary: String::new(),
             phase: Phase::Exploration,
-            timestamp: String::new(),
+            timestamp: Default::default(),
         });
     }
     s
@@ -333,7 +333,7 @@ fn code_evidence_is_mandatory_for_every_symbol_and_a_refusal_changes_nothing() {
 
 #[test]
 fn confirm_needs_a_term_and_reports_scoring_failures_without_changes() {
-    let mut s = SessionState::new("s2".into(), Intent::Modify, QUERY.into(), None);
+    let mut s = SessionState::new("s2".parse().unwrap(), Intent::Modify, QUERY.into(), None);
     let before = s.clone();
     let input = ConfirmInput {
         nl_term: None,
@@ -414,7 +414,12 @@ fn submit_understanding_scored_raises_risk_when_the_best_symbol_is_in_the_grey_z
 fn submit_understanding_scored_without_any_matching_symbol_adds_nl_symbol_mapping() {
     let repo = repo();
     // INVESTIGATE: the counts are met with one symbol and one file, so only the mapping is short.
-    let mut s = SessionState::new("s3".into(), Intent::Investigate, QUERY.into(), None);
+    let mut s = SessionState::new(
+        "s3".parse().unwrap(),
+        Intent::Investigate,
+        QUERY.into(),
+        None,
+    );
     s.set_query_frame(
         &QueryFrameInput {
             target_feature: Some(SlotInput {

@@ -24,6 +24,7 @@ use crate::repo_path::RepoRoot;
 use crate::router::Plan;
 use crate::session::ScoredUnderstandingResult;
 use crate::session::requirements::SemanticReason;
+use crate::vocab::{ClaudeSessionId, InvalidSessionId, SessionId, Timestamp};
 
 /// Errors of the session store. Messages say how to recover.
 #[derive(Debug, thiserror::Error)]
@@ -97,7 +98,7 @@ impl SessionError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StartResponse {
     /// The new session's id.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// EXPLORATION.
     pub phase: Phase,
     /// Intent as parsed.
@@ -114,16 +115,16 @@ pub struct Binding {
     /// Format version.
     pub version: u32,
     /// code-intel session id.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// RFC 3339.
-    pub bound_at: String,
+    pub bound_at: Timestamp,
 }
 
 /// One line of a session listing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionSummary {
     /// Id.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Intent.
     pub intent: Intent,
     /// Phase.
@@ -131,7 +132,7 @@ pub struct SessionSummary {
     /// The request.
     pub query: String,
     /// Last change, RFC 3339.
-    pub updated_at: String,
+    pub updated_at: Timestamp,
 }
 
 /// The sessions of one repository.
@@ -140,12 +141,10 @@ pub struct SessionStore {
     root: RepoRoot,
 }
 
-fn valid_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 128
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+impl From<InvalidSessionId> for SessionError {
+    fn from(e: InvalidSessionId) -> Self {
+        SessionError::InvalidId { id: e.0 }
+    }
 }
 
 impl SessionStore {
@@ -163,28 +162,17 @@ impl SessionStore {
         self.root.state().sessions()
     }
 
-    /// Path of a session's state file.
-    ///
-    /// # Errors
-    /// [`SessionError::InvalidId`] for ids with characters outside `[A-Za-z0-9_-]`.
-    pub fn state_path(&self, id: &str) -> Result<PathBuf, SessionError> {
-        if !valid_id(id) {
-            return Err(SessionError::InvalidId { id: id.into() });
-        }
-        Ok(self.sessions_dir().join(format!("{id}.json")))
+    /// Path of a session's state file, `sessions/<id>.json` (a [`SessionId`] is always one plain
+    /// file name).
+    pub fn state_path(&self, id: &SessionId) -> PathBuf {
+        self.sessions_dir().join(format!("{id}.json"))
     }
 
-    fn binding_path(&self, claude_session_id: &str) -> Result<PathBuf, SessionError> {
-        if !valid_id(claude_session_id) {
-            return Err(SessionError::InvalidId {
-                id: claude_session_id.into(),
-            });
-        }
-        Ok(self
-            .root
+    fn binding_path(&self, claude_session_id: &ClaudeSessionId) -> PathBuf {
+        self.root
             .state()
             .bindings()
-            .join(format!("{claude_session_id}.json")))
+            .join(format!("{claude_session_id}.json"))
     }
 
     /// Starts a session: creates its state in EXPLORATION, journals the plan, and binds the
@@ -198,9 +186,7 @@ impl SessionStore {
         query: &str,
         claude_session_id: Option<&str>,
     ) -> Result<StartResponse, SessionError> {
-        let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
-        let rand = uuid::Uuid::new_v4().simple().to_string();
-        let id = format!("{stamp}-{}", &rand[..6]);
+        let id = SessionId::generate();
         let mut state = SessionState::new(
             id.clone(),
             intent,
@@ -220,8 +206,8 @@ impl SessionStore {
         journal::record_decision(&self.root.state_dir(), &record)?;
         if let Some(cs) = claude_session_id {
             // An odd Claude Code id must not prevent the session; the PostToolUse hook binds again.
-            if valid_id(cs) {
-                self.bind(cs, &id)?;
+            if let Ok(cs) = ClaudeSessionId::try_from(cs) {
+                self.bind_checked(&cs, &id)?;
             }
         }
         Ok(StartResponse {
@@ -234,7 +220,7 @@ impl SessionStore {
     }
 
     fn save(&self, state: &SessionState) -> Result<(), SessionError> {
-        let path = self.state_path(&state.session_id)?;
+        let path = self.state_path(&state.session_id);
         let mut bytes =
             serde_json::to_vec_pretty(state).map_err(|source| SessionError::Corrupt {
                 path: path.clone(),
@@ -249,9 +235,9 @@ impl SessionStore {
     ///
     /// # Errors
     /// [`SessionError::Unknown`], [`SessionError::Corrupt`], [`SessionError::Version`],
-    /// [`SessionError::Read`], [`SessionError::InvalidId`].
-    pub fn load(&self, id: &str) -> Result<SessionState, SessionError> {
-        let path = self.state_path(id)?;
+    /// [`SessionError::Read`].
+    pub fn load(&self, id: &SessionId) -> Result<SessionState, SessionError> {
+        let path = self.state_path(id);
         load_state(&path, id)
     }
 
@@ -261,10 +247,10 @@ impl SessionStore {
     /// As [`SessionStore::load`], plus [`SessionError::Persist`].
     pub fn update<T>(
         &self,
-        id: &str,
+        id: &SessionId,
         f: impl FnOnce(&mut SessionState) -> T,
     ) -> Result<T, SessionError> {
-        let path = self.state_path(id)?;
+        let path = self.state_path(id);
         let _lock = FileLock::acquire(&path)?;
         let mut state = load_state(&path, id)?;
         let before = state.clone();
@@ -284,7 +270,7 @@ impl SessionStore {
     /// `tool` (nothing changed).
     pub fn update_in_phase<T>(
         &self,
-        id: &str,
+        id: &SessionId,
         tool: &str,
         collection: Option<&str>,
         f: impl FnOnce(&mut SessionState) -> T,
@@ -298,17 +284,25 @@ impl SessionStore {
     /// Binds a Claude Code session id to a code-intel session (the latest binding wins).
     ///
     /// # Errors
-    /// [`SessionError::InvalidId`] or [`SessionError::Persist`].
-    pub fn bind(&self, claude_session_id: &str, session_id: &str) -> Result<(), SessionError> {
-        if !valid_id(session_id) {
-            return Err(SessionError::InvalidId {
-                id: session_id.into(),
-            });
-        }
-        let path = self.binding_path(claude_session_id)?;
+    /// [`SessionError::InvalidId`] for a Claude Code id that is no [`ClaudeSessionId`], or
+    /// [`SessionError::Persist`].
+    pub fn bind(
+        &self,
+        claude_session_id: &str,
+        session_id: &SessionId,
+    ) -> Result<(), SessionError> {
+        self.bind_checked(&ClaudeSessionId::try_from(claude_session_id)?, session_id)
+    }
+
+    fn bind_checked(
+        &self,
+        claude_session_id: &ClaudeSessionId,
+        session_id: &SessionId,
+    ) -> Result<(), SessionError> {
+        let path = self.binding_path(claude_session_id);
         let b = Binding {
             version: 1,
-            session_id: session_id.into(),
+            session_id: session_id.clone(),
             bound_at: super::now(),
         };
         let bytes = serde_json::to_vec(&b).map_err(|source| SessionError::Corrupt {
@@ -322,9 +316,10 @@ impl SessionStore {
     /// The code-intel session bound to a Claude Code session, if any.
     ///
     /// # Errors
+    /// [`SessionError::InvalidId`] for a Claude Code id that is no [`ClaudeSessionId`];
     /// [`SessionError::Corrupt`] or [`SessionError::Read`] for an unreadable binding file.
-    pub fn bound(&self, claude_session_id: &str) -> Result<Option<String>, SessionError> {
-        let path = self.binding_path(claude_session_id)?;
+    pub fn bound(&self, claude_session_id: &str) -> Result<Option<SessionId>, SessionError> {
+        let path = self.binding_path(&ClaudeSessionId::try_from(claude_session_id)?);
         let bytes = match persist::read_regular(&path, persist::MAX_STATE_FILE_BYTES) {
             Ok(Some(b)) => b,
             Ok(None) => return Ok(None),
@@ -350,8 +345,8 @@ impl SessionStore {
             .filter_map(Result::ok)
             .filter_map(|e| {
                 let name = e.file_name().into_string().ok()?;
-                let id = name.strip_suffix(".json")?;
-                let s = self.load(id).ok()?;
+                let id = SessionId::try_from(name.strip_suffix(".json")?).ok()?;
+                let s = self.load(&id).ok()?;
                 Some(SessionSummary {
                     session_id: s.session_id,
                     intent: s.intent,
@@ -361,7 +356,8 @@ impl SessionStore {
                 })
             })
             .collect();
-        out.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        // By the text, as written (this code writes UTC, `Z`).
+        out.sort_by(|a, b| b.updated_at.as_str().cmp(a.updated_at.as_str()));
         Ok(out)
     }
 
@@ -371,7 +367,7 @@ impl SessionStore {
     /// As [`SessionStore::update_in_phase`].
     pub fn set_query_frame(
         &self,
-        id: &str,
+        id: &SessionId,
         input: &QueryFrameInput,
         checker: &dyn QuoteChecker,
     ) -> Result<SetQueryFrameResult, SessionError> {
@@ -395,7 +391,7 @@ impl SessionStore {
     ///
     /// # Errors
     /// As [`SessionStore::load`].
-    pub fn status(&self, id: &str) -> Result<SessionStatus, SessionError> {
+    pub fn status(&self, id: &SessionId) -> Result<SessionStatus, SessionError> {
         Ok(self.load(id)?.status())
     }
 
@@ -405,7 +401,7 @@ impl SessionStore {
     /// As [`SessionStore::load`], and [`SessionError::Phase`].
     pub fn check_tool_allowed(
         &self,
-        id: &str,
+        id: &SessionId,
         tool: &str,
         collection: Option<&str>,
     ) -> Result<(), SessionError> {
@@ -416,7 +412,11 @@ impl SessionStore {
     ///
     /// # Errors
     /// As [`SessionStore::update`].
-    pub fn record_tool_call(&self, id: &str, call: ToolCallRecord) -> Result<(), SessionError> {
+    pub fn record_tool_call(
+        &self,
+        id: &SessionId,
+        call: ToolCallRecord,
+    ) -> Result<(), SessionError> {
         self.update(id, |s| s.record_tool_call(call))
     }
 
@@ -428,7 +428,7 @@ impl SessionStore {
     /// As [`SessionStore::update`], and [`SessionError::Phase`] outside the allowed phases.
     pub fn record_tool_call_in_phase(
         &self,
-        id: &str,
+        id: &SessionId,
         call: ToolCallRecord,
     ) -> Result<(), SessionError> {
         let tool = call.tool.clone();
@@ -441,7 +441,7 @@ impl SessionStore {
     /// As [`SessionStore::update_in_phase`].
     pub fn submit_understanding(
         &self,
-        id: &str,
+        id: &SessionId,
         input: Understanding,
     ) -> Result<UnderstandingResult, SessionError> {
         let root = self.root.clone();
@@ -457,7 +457,7 @@ impl SessionStore {
     /// As [`SessionStore::update_in_phase`].
     pub fn submit_understanding_scored(
         &self,
-        id: &str,
+        id: &SessionId,
         input: Understanding,
         scorer: &dyn RelevanceScorer,
     ) -> Result<ScoredUnderstandingResult, SessionError> {
@@ -474,7 +474,7 @@ impl SessionStore {
     /// As [`SessionStore::update_in_phase`].
     pub fn confirm_symbol_relevance(
         &self,
-        id: &str,
+        id: &SessionId,
         input: &ConfirmInput,
         scorer: &dyn RelevanceScorer,
         thresholds: &Thresholds,
@@ -490,7 +490,7 @@ impl SessionStore {
     /// As [`SessionStore::update_in_phase`].
     pub fn submit_semantic(
         &self,
-        id: &str,
+        id: &SessionId,
         hypotheses: Vec<HypothesisInput>,
         reason: SemanticReason,
     ) -> Result<SemanticResult, SessionError> {
@@ -505,7 +505,7 @@ impl SessionStore {
     /// As [`SessionStore::update_in_phase`].
     pub fn submit_verification(
         &self,
-        id: &str,
+        id: &SessionId,
         results: Vec<VerificationInput>,
     ) -> Result<VerificationResult, SessionError> {
         self.update_in_phase(id, "submit_verification", None, |s| {
@@ -519,7 +519,7 @@ impl SessionStore {
     /// As [`SessionStore::update`].
     pub fn check_write_target(
         &self,
-        id: &str,
+        id: &SessionId,
         path: &str,
         allow_new_files: bool,
     ) -> Result<WriteCheck, SessionError> {
@@ -533,7 +533,7 @@ impl SessionStore {
     /// As [`SessionStore::update_in_phase`].
     pub fn add_explored_files(
         &self,
-        id: &str,
+        id: &SessionId,
         files: &[String],
     ) -> Result<AddExploredResult, SessionError> {
         let root = self.root.clone();
@@ -548,18 +548,18 @@ impl SessionStore {
     /// As [`SessionStore::update`].
     pub fn revert_to_exploration(
         &self,
-        id: &str,
+        id: &SessionId,
         keep_results: bool,
     ) -> Result<RevertResult, SessionError> {
         self.update(id, |s| s.revert_to_exploration(keep_results))
     }
 }
 
-fn load_state(path: &Path, id: &str) -> Result<SessionState, SessionError> {
+fn load_state(path: &Path, id: &SessionId) -> Result<SessionState, SessionError> {
     let bytes = match persist::read_regular(path, persist::MAX_STATE_FILE_BYTES) {
         Ok(Some(b)) => b,
         Ok(None) => {
-            return Err(SessionError::Unknown { id: id.into() });
+            return Err(SessionError::Unknown { id: id.to_string() });
         }
         Err(source) => {
             return Err(SessionError::Read {

@@ -11,6 +11,10 @@ struct Fixture {
     store: SessionStore,
 }
 
+fn sid(id: &str) -> SessionId {
+    id.parse().unwrap()
+}
+
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     for (p, body) in [
@@ -49,7 +53,7 @@ fn call(tool: &str, files: &[&str]) -> ToolCallRecord {
         files: strings(files),
         result_summary: String::new(),
         phase: Phase::Exploration,
-        timestamp: String::new(),
+        timestamp: Default::default(),
     }
 }
 
@@ -529,7 +533,7 @@ fn high_risk_requires_slot_evidence_from_called_tools() {
         tool: tool.into(),
         params: serde_json::json!({"symbol": "Login"}),
         result_summary: "LoginController".into(),
-        timestamp: String::new(),
+        timestamp: Default::default(),
     };
     u.slot_evidence
         .insert(Slot::TargetFeature, ev("analyze_structure"));
@@ -707,15 +711,15 @@ fn concurrent_updates_lose_nothing() {
 fn unknown_and_corrupt_sessions_are_errors_that_say_how_to_recover() {
     let f = fixture();
     assert!(matches!(
-        f.store.load("20990101-000000-abcdef"),
+        f.store.load(&sid("20990101-000000-abcdef")),
         Err(SessionError::Unknown { .. })
     ));
     assert!(matches!(
-        f.store.load("../../etc"),
+        "../../etc".parse::<SessionId>().map_err(SessionError::from),
         Err(SessionError::InvalidId { .. })
     ));
     let id = f.store.start(Intent::Modify, "x", None).unwrap().session_id;
-    let path = f.store.state_path(&id).unwrap();
+    let path = f.store.state_path(&id);
     std::fs::write(&path, "{\"version\": 1, \"sess").unwrap();
     let err = f
         .store
@@ -803,4 +807,27 @@ fn store_transitions_are_guarded_by_the_phase_matrix_under_the_lock() {
             .is_err_and(|e| e.phase_violation().is_some())
     );
     assert!(f.store.load(&id).unwrap().tool_calls.is_empty());
+}
+
+#[test]
+fn odd_timestamps_in_a_state_file_load_and_are_written_back_as_they_were() {
+    let f = fixture();
+    let id = f.store.start(Intent::Modify, "x", None).unwrap().session_id;
+    let path = f.store.state_path(&id);
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    json["created_at"] = "not a time".into();
+    json["updated_at"] = "".into();
+    std::fs::write(&path, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
+    let s = f.store.load(&id).unwrap();
+    assert_eq!(
+        (s.created_at.as_str(), s.created_at.instant()),
+        ("not a time", None)
+    );
+    f.store
+        .record_tool_call(&id, call("search_text", &[]))
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(json["created_at"], "not a time");
+    assert!(json["updated_at"].as_str().unwrap().ends_with('Z'));
 }

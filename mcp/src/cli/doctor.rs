@@ -25,7 +25,8 @@ use code_intel_core::index::CodeIndex;
 use code_intel_core::index::sync::PendingChanges;
 use code_intel_core::index::vector::VectorIndex;
 use code_intel_core::repo_path::RepoRoot;
-use code_intel_core::session::store::SessionStore;
+use code_intel_core::session::store::{SessionError, SessionStore};
+use code_intel_core::vocab::SessionId;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -990,7 +991,11 @@ fn check_state_files(root: &RepoRoot) -> Check {
                 }
             } else {
                 counts.0 += 1;
-                if let Err(e) = store.load(&id) {
+                // A file name that is no session id fails as the store would refuse it.
+                if let Err(e) = SessionId::try_from(id.as_str())
+                    .map_err(SessionError::from)
+                    .and_then(|sid| store.load(&sid))
+                {
                     problems.push(format!("{shown}: {e}"));
                 }
             }

@@ -7,9 +7,10 @@ use std::io::Write;
 
 use anyhow::Context as _;
 use clap::Args;
-use code_intel_core::outcome::{self, Correlation, Insights, SessionAnalysis};
+use code_intel_core::outcome::{self, Correlation, Insights, OutcomeError, SessionAnalysis};
 use code_intel_core::repo_path::RepoRoot;
-use code_intel_core::session::store::SessionStore;
+use code_intel_core::session::store::{SessionError, SessionStore};
+use code_intel_core::vocab::SessionId;
 
 /// `code-intel insights`.
 #[derive(Debug, Args)]
@@ -34,7 +35,9 @@ pub fn run(
 ) -> anyhow::Result<()> {
     if let Some(id) = &args.session {
         let store = SessionStore::new(root.clone());
-        let analysis = outcome::session_analysis(&store, id)
+        let analysis = SessionId::try_from(id.as_str())
+            .map_err(|e| OutcomeError::from(SessionError::from(e)))
+            .and_then(|sid| outcome::session_analysis(&store, &sid))
             .with_context(|| format!("cannot analyse session {id}"))?;
         if json {
             return super::json_line(out, &analysis);

@@ -11,6 +11,7 @@ use code_intel_core::index::map::curate::{self, AgreementError, AgreementInput, 
 use code_intel_core::index::map::{self, MapSearchHit, MapSearchResult};
 use code_intel_core::learned::{DEFAULT_EMBEDDING_MODEL, Expiry, LearnError};
 use code_intel_core::outcome::{self, LearnSettings, Outcome, OutcomeError, OutcomeInput};
+use code_intel_core::vocab::SessionId;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
@@ -158,7 +159,7 @@ fn outcome_refusal(e: OutcomeError) -> Refusal {
 impl CodeIntel {
     /// The session a learning tool applies to: as [`Self::session_for`], else the most recently
     /// changed session of the repository (the `/outcome` skill may run in a new server).
-    async fn session_or_latest(&self, explicit: Option<String>) -> Result<String, Refusal> {
+    async fn session_or_latest(&self, explicit: Option<String>) -> Result<SessionId, Refusal> {
         if let Some(id) = self.session_for(explicit).await? {
             return Ok(id);
         }
@@ -281,7 +282,7 @@ impl CodeIntel {
             related_files: p.related_files.unwrap_or_default(),
         };
         let done = blocking(move || {
-            let state = match session.as_deref().map(|id| store.load(id)) {
+            let state = match session.as_ref().map(|id| store.load(id)) {
                 Some(Ok(s)) => Some(s),
                 Some(Err(e)) if explicit => return Err(Refusal::Session(e)),
                 _ => None,

@@ -673,7 +673,7 @@ impl CodeIntel {
                     files,
                     result_summary: summary(&result),
                     phase: Phase::Exploration,
-                    timestamp: String::new(),
+                    timestamp: Default::default(),
                 };
                 store.update_in_phase(id, "semantic_search", Some(collection.name()), |s| {
                     s.record_tool_call(record)

@@ -156,7 +156,7 @@ pub fn add_agreement(
         symbol: input.symbol.trim().to_string(),
         similarity: None,
         code_evidence: Some(input.code_evidence.trim().to_string()),
-        session_id: session.map(|s| s.session_id.clone()),
+        session_id: session.map(|s| s.session_id.to_string()),
         related_files: input.related_files.clone(),
         session: info,
     };
@@ -208,6 +208,6 @@ pub fn search_map_record(query: &str, n: usize, result: &MapSearchResult) -> Too
             }
         ),
         phase: Phase::Exploration,
-        timestamp: String::new(),
+        timestamp: Default::default(),
     }
 }
