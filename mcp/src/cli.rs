@@ -356,7 +356,8 @@ fn warn(msg: &str) {
 
 /// Opens the index, creating it when missing; a damaged index is rebuilt empty (said on stderr).
 fn open_index(root: &RepoRoot, config: &Config) -> anyhow::Result<CodeIndex> {
-    let index = CodeIndex::open(root, config).context("cannot open the code index")?;
+    // One command, one process: the index reloads after this process's own sync only.
+    let index = CodeIndex::open_unwatched(root, config).context("cannot open the code index")?;
     if let Some(why) = index.repaired() {
         warn(why);
     }

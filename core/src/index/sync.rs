@@ -25,7 +25,7 @@ mod stamp;
 
 pub use stamp::WalkStamp;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -141,6 +141,21 @@ impl SyncState {
         let bytes = std::fs::read(path).ok()?;
         let state: Self = serde_json::from_slice(&bytes).ok()?;
         (state.version == STATE_VERSION).then_some(state)
+    }
+
+    /// The commit the state at `path` describes, as [`load`](Self::load) would give it, without
+    /// building the state: the other fields are only scanned (Laravel's 1,879 entries: the full
+    /// parse took 1.8 ms of a 12 ms no-change `code-intel index`). `None` as for `load`, except
+    /// that a state whose other fields are valid JSON of the wrong shape still names its commit.
+    pub fn load_commit(path: &Path) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Head {
+            version: u32,
+            commit: String,
+        }
+        let bytes = std::fs::read(path).ok()?;
+        let head: Head = serde_json::from_slice(&bytes).ok()?;
+        (head.version == STATE_VERSION).then_some(head.commit)
     }
 
     /// Why the state file at `path` is damaged: it exists but does not parse, or has a version
@@ -332,14 +347,38 @@ fn cores() -> usize {
 /// thread costs more than it saves), results in the order of `items`. For `stat` calls, which
 /// cost a few microseconds each and overlap well.
 pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    par_map_weighted(items, |_| 1, f)
+}
+
+/// [`par_map`] for items of unequal cost: `weight` is each item's share of the work (files in a
+/// directory), and the threads get runs of items of about equal total weight; one thread below
+/// 512 in total.
+pub(crate) fn par_map_weighted<T: Sync, R: Send>(
+    items: &[T],
+    weight: impl Fn(&T) -> usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let threads = cores().min(WALK_THREADS);
-    if threads <= 1 || items.len() < 512 {
+    let total: usize = items.iter().map(&weight).sum();
+    if threads <= 1 || total < 512 {
         return items.iter().map(f).collect();
     }
+    // Cut where the running weight passes each thread's share.
+    let share = total.div_ceil(threads);
+    let mut cuts = vec![0];
+    let mut running = 0;
+    for (i, item) in items.iter().enumerate() {
+        running += weight(item);
+        if running >= share * cuts.len() && i + 1 < items.len() {
+            cuts.push(i + 1);
+        }
+    }
+    cuts.push(items.len());
     let f = &f;
     std::thread::scope(|scope| {
-        let parts: Vec<_> = items
-            .chunks(items.len().div_ceil(threads))
+        let parts: Vec<_> = cuts
+            .windows(2)
+            .map(|w| &items[w[0]..w[1]])
             .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
             .collect();
         parts
@@ -710,24 +749,65 @@ impl<'c, 'a> SyncPass<'c, 'a> {
     /// caught that; the caller then walks).
     fn changes_by_stat(&mut self) -> Option<Changes> {
         let root = self.ctx.root.path();
-        let entries: Vec<(&String, &FileState)> = self.state.files.iter().collect();
+        // The files by directory (the state's order keeps most of a directory together), so
+        // each directory is looked up once and its files are `stat`ed by name relative to it:
+        // the kernel's path walk per file was most of a no-change sync's CPU time.
+        let mut dirs: Vec<(&str, Vec<(&String, &FileState)>)> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (rel, e) in &self.state.files {
+            let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+            let slot = *index.entry(dir).or_insert_with(|| {
+                dirs.push((dir, Vec::new()));
+                dirs.len() - 1
+            });
+            dirs[slot].1.push((rel, e));
+        }
         // Per file: `None` when it is gone or not a regular file, else `Some(None)` when the
         // state vouches for it, or the file to read.
-        let stats = par_map(&entries, |&(rel, e)| {
-            let abs = root.join(rel);
-            let m = std::fs::symlink_metadata(&abs).ok()?;
-            if !m.is_file() {
-                return None;
-            }
-            let (size, mtime_ns) = (m.len(), m.modified().map(unix_ns).unwrap_or(0));
-            Some((!trusted(e, size, mtime_ns)).then(|| Seen {
-                rel: rel.clone(),
-                abs,
-                size,
-                mtime_ns,
-                prev_sha: e.skipped.is_none().then(|| e.sha256.clone()),
-            }))
-        });
+        let per_dir = par_map_weighted(
+            &dirs,
+            |(_, files)| files.len(),
+            |(dir, files)| {
+                let fd = rustix::fs::open(
+                    root.join(dir),
+                    rustix::fs::OFlags::PATH
+                        | rustix::fs::OFlags::DIRECTORY
+                        | rustix::fs::OFlags::CLOEXEC,
+                    rustix::fs::Mode::empty(),
+                )
+                .ok();
+                files
+                    .iter()
+                    .map(|&(rel, e)| {
+                        let name = rel.rsplit_once('/').map_or(rel.as_str(), |(_, n)| n);
+                        let st = rustix::fs::statat(
+                            fd.as_ref()?,
+                            name,
+                            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                        )
+                        .ok()?;
+                        if rustix::fs::FileType::from_raw_mode(st.st_mode)
+                            != rustix::fs::FileType::RegularFile
+                        {
+                            return None;
+                        }
+                        let size = u64::try_from(st.st_size).unwrap_or(0);
+                        let mtime_ns = i64::try_from(
+                            i128::from(st.st_mtime) * 1_000_000_000 + i128::from(st.st_mtime_nsec),
+                        )
+                        .unwrap_or(0);
+                        Some((!trusted(e, size, mtime_ns)).then(|| Seen {
+                            rel: rel.clone(),
+                            abs: root.join(rel),
+                            size,
+                            mtime_ns,
+                            prev_sha: e.skipped.is_none().then(|| e.sha256.clone()),
+                        }))
+                    })
+                    .collect::<Vec<_>>()
+            },
+        );
+        let stats = per_dir.into_iter().flatten();
         let mut to_read = Vec::new();
         let mut unchanged = 0;
         for stat in stats {
@@ -1231,6 +1311,52 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<Walked, IndexError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_commit_alone_reads_as_the_whole_state_gives_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sync_state.json");
+        let mut state = SyncState {
+            version: STATE_VERSION,
+            commit: "c-42".into(),
+            ..SyncState::default()
+        };
+        state.files.insert(
+            "src/a.py".into(),
+            FileState {
+                size: 3,
+                mtime_ns: 7,
+                sha256: "ab".into(),
+                chunks: 1,
+                indexed_at: jiff::Timestamp::UNIX_EPOCH,
+                skipped: None,
+                fallback: None,
+            },
+        );
+        state.save(&path).unwrap();
+        assert_eq!(SyncState::load_commit(&path), Some("c-42".into()));
+        assert_eq!(
+            SyncState::load(&path).map(|s| s.commit),
+            Some("c-42".into())
+        );
+        std::fs::write(&path, br#"{"version": 999, "commit": "c-42"}"#).unwrap();
+        assert_eq!(SyncState::load_commit(&path), None);
+        std::fs::write(&path, br#"{"version": 1, "commit": "c-4"#).unwrap();
+        assert_eq!(SyncState::load_commit(&path), None);
+    }
+
+    #[test]
+    fn weighted_par_map_keeps_the_order_of_its_items() {
+        // Directories of unequal size, enough files in all for two threads where there are.
+        let dirs: Vec<usize> = (0..300)
+            .map(|i| if i % 50 == 0 { 200 } else { 3 })
+            .collect();
+        let got = par_map_weighted(&dirs, |&n| n, |&n| n * 2);
+        assert_eq!(got, dirs.iter().map(|n| n * 2).collect::<Vec<_>>());
+        let small = [1, 2, 3];
+        assert_eq!(par_map_weighted(&small, |_| 1, |&n| n + 1), [2, 3, 4]);
+        assert!(par_map_weighted(&[] as &[usize], |_| 1, |&n| n).is_empty());
+    }
 
     #[test]
     fn an_unreadable_directory_is_a_reason_not_silence() {

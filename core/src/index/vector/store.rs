@@ -188,7 +188,7 @@ impl VectorIndex {
         let summary = Self::peek_summary(root)?;
         let recipe = super::configured_recipe(config).ok()?;
         let commit =
-            crate::index::sync::SyncState::load(&crate::index::sync::SyncState::path(root))?.commit;
+            crate::index::sync::SyncState::load_commit(&crate::index::sync::SyncState::path(root))?;
         (summary.model_id == model_id
             && summary.dims == dims
             && summary.recipe == recipe.id()
