@@ -1,15 +1,15 @@
 //! EXPLORATION's transitions: `set_query_frame` (the quoted slots) and `submit_understanding`
 //! with its evaluation against the requirement table (docs/DESIGN.md#submit-understanding).
 
-use super::requirements::{self, SemanticReason, Shortfall};
+use super::requirements::{self, Requirements, SemanticReason, Shortfall};
 use super::{
     Confidence, MissingRequirement, Requirement, ScoredUnderstandingResult, SessionState,
     SetQueryFrameResult, Understanding, UnderstandingResult, nl_symbol_mapping_requirement,
 };
 use crate::query_frame::{self, MappedSymbol, QueryFrameInput, QuoteChecker, Slot, SlotSource};
-use crate::repo_path::RepoRoot;
+use crate::repo_path::{RepoPath, RepoRoot};
 use crate::router::{self, RiskLevel};
-use crate::vocab::{Phase, now};
+use crate::vocab::{Intent, Phase, now};
 
 impl SessionState {
     /// Applies `set_query_frame`: validates each submitted slot's quote against the request,
@@ -92,12 +92,54 @@ impl SessionState {
         }
     }
 
+    /// The evaluation behind both `submit_understanding`s, as a sequence: validate the input,
+    /// choose the requirements (relevance may raise the risk first), find the blocking gaps and
+    /// the count shortfalls, record the accepted input, and conclude.
     fn evaluate_understanding(
         &mut self,
         root: &RepoRoot,
         input: Understanding,
         relevance: Option<&crate::relevance::RelevanceCheck>,
     ) -> UnderstandingResult {
+        let (files, validation_errors) = self.validate_understanding(root, &input);
+        let file_names: Vec<String> = files.iter().map(|p| p.as_str().to_string()).collect();
+        let markup = requirements::is_markup_context(&file_names);
+        if !validation_errors.is_empty() {
+            let risk = self.risk_level();
+            return self.conclude(risk, markup, Outcome::Invalid(validation_errors));
+        }
+        // Relevance raises the risk before the requirements are chosen (the grey zone raises the
+        // exploration quota, docs/DESIGN.md#tiers); the floor itself is stored with the accepted
+        // input below.
+        let raise_risk = relevance.is_some_and(|r| r.raises_risk());
+        let risk = if raise_risk {
+            self.risk_level().max(RiskLevel::High)
+        } else {
+            self.risk_level()
+        };
+        let mapping = relevance.and_then(nl_symbol_mapping_requirement);
+        let req = requirements::requirements(self.intent, risk, markup);
+        let blocking = self.blocking_gaps(&req, &input);
+        let shortfalls = count_shortfalls(&req, &input, files.len());
+        self.record_understanding(input, files, raise_risk);
+        let outcome = if !blocking.is_empty() {
+            Outcome::blocked(blocking, mapping)
+        } else if shortfalls.is_empty() && mapping.is_none() {
+            Outcome::Ready
+        } else {
+            Outcome::semantic(&shortfalls, mapping)
+        };
+        self.conclude(risk, markup, outcome)
+    }
+
+    /// The input's validation errors (consistency, `files_analyzed` that do not resolve to an
+    /// existing file, slot evidence naming a tool this session never called), in that order,
+    /// with the `files_analyzed` that do resolve.
+    fn validate_understanding(
+        &self,
+        root: &RepoRoot,
+        input: &Understanding,
+    ) -> (Vec<RepoPath>, Vec<String>) {
         let mut validation_errors = requirements::consistency_errors(
             &input.symbols_identified,
             &input.entry_points,
@@ -122,34 +164,13 @@ impl SessionState {
                 ));
             }
         }
-        let risk = self.risk_level();
-        let file_names: Vec<String> = files.iter().map(|p| p.as_str().to_string()).collect();
-        let markup = requirements::is_markup_context(&file_names);
-        if !validation_errors.is_empty() {
-            return UnderstandingResult {
-                success: false,
-                next_phase: self.phase,
-                evaluated_confidence: Confidence::Low,
-                validation_errors,
-                missing_requirements: Vec::new(),
-                allowed_semantic_reasons: Vec::new(),
-                risk_level: risk,
-                markup_context: markup,
-                next_action: "fix the validation errors and call submit_understanding again".into(),
-            };
-        }
-        // Relevance raises the risk before the requirements are chosen (the grey zone raises the
-        // exploration quota, docs/DESIGN.md#tiers); the floor itself is stored with the accepted
-        // input below.
-        let raise_risk = relevance.is_some_and(|r| r.raises_risk());
-        let risk = if raise_risk {
-            risk.max(RiskLevel::High)
-        } else {
-            risk
-        };
-        let mapping = relevance.and_then(nl_symbol_mapping_requirement);
-        let req = requirements::requirements(self.intent, risk, markup);
-        // Blocking gaps: more exploration fixes them, SEMANTIC does not.
+        (files, validation_errors)
+    }
+
+    /// Blocking gaps: more exploration fixes them, SEMANTIC does not. Required tools this
+    /// session never called, then (at HIGH risk) slot evidence missing for a filled slot.
+    fn blocking_gaps(&self, req: &Requirements, input: &Understanding) -> Vec<MissingRequirement> {
+        let used = self.tools_used();
         let mut blocking = Vec::new();
         for tool in &req.tools {
             if !used.contains(tool.name()) {
@@ -180,11 +201,22 @@ impl SessionState {
                 }
             }
         }
-        // Accepted input: record it.
+        blocking
+    }
+
+    /// Records accepted input: the raised risk floor, the analysed files as explored, the
+    /// identified symbols as FACT mappings of the target feature, the slot evidence (stamped now)
+    /// and the understanding itself.
+    fn record_understanding(
+        &mut self,
+        input: Understanding,
+        files: Vec<RepoPath>,
+        raise_risk: bool,
+    ) {
         if raise_risk {
             self.risk_floor = self.risk_floor.max(RiskLevel::High);
         }
-        self.explored.extend(files.iter().cloned());
+        self.explored.extend(files);
         for s in &input.symbols_identified {
             if !self
                 .query_frame
@@ -211,70 +243,118 @@ impl SessionState {
             ev.timestamp = t.to_string();
             self.query_frame.slot_evidence.insert(*slot, ev);
         }
-        let counts = [
-            (
-                Shortfall::SymbolsIdentified,
-                req.symbols,
-                input.symbols_identified.len(),
-            ),
-            (
-                Shortfall::EntryPoints,
-                req.entry_points,
-                input.entry_points.len(),
-            ),
-            (Shortfall::FilesAnalyzed, req.files, files.len()),
-            (
-                Shortfall::ExistingPatterns,
-                req.patterns,
-                input.existing_patterns.len(),
-            ),
-        ];
-        let shortfalls: Vec<(Shortfall, usize, usize)> =
-            counts.into_iter().filter(|(_, r, p)| p < r).collect();
         self.understanding = Some(input);
-        if !blocking.is_empty() {
-            let next = blocking
-                .iter()
-                .map(|m| m.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ");
-            blocking.extend(mapping);
-            self.missing_requirements = blocking.clone();
-            return UnderstandingResult {
-                success: true,
-                next_phase: self.phase,
-                evaluated_confidence: Confidence::Low,
-                validation_errors: Vec::new(),
-                missing_requirements: blocking,
-                allowed_semantic_reasons: Vec::new(),
-                risk_level: risk,
-                markup_context: markup,
+    }
+
+    /// Applies the outcome (the missing requirements and the phase) and builds its result;
+    /// `risk` is the risk the requirements were chosen at.
+    fn conclude(&mut self, risk: RiskLevel, markup: bool, outcome: Outcome) -> UnderstandingResult {
+        match &outcome {
+            Outcome::Invalid(_) => {}
+            Outcome::Blocked { missing, .. } => self.missing_requirements = missing.clone(),
+            Outcome::Ready => {
+                self.missing_requirements.clear();
+                self.set_phase(Phase::Ready, "submit_understanding");
+            }
+            Outcome::Semantic { missing, .. } => {
+                self.missing_requirements = missing.clone();
+                self.set_phase(Phase::Semantic, "submit_understanding");
+            }
+        }
+        outcome.into_result(self.phase, self.intent, risk, markup)
+    }
+}
+
+/// How `submit_understanding` ends (docs/DESIGN.md#submit-understanding).
+enum Outcome {
+    /// Invalid input: nothing recorded, the phase stays; fix and resubmit.
+    Invalid(Vec<String>),
+    /// Required tools or slot evidence missing: the phase stays. `next` joins the gaps' messages.
+    Blocked {
+        missing: Vec<MissingRequirement>,
+        next: String,
+    },
+    /// Every requirement met: READY.
+    Ready,
+    /// Counts short or the symbol mapping unproven: SEMANTIC, with the reasons it accepts.
+    Semantic {
+        missing: Vec<MissingRequirement>,
+        reasons: Vec<SemanticReason>,
+    },
+}
+
+impl Outcome {
+    /// The one constructor of [`UnderstandingResult`]: an accepted, low-confidence result in
+    /// `phase` (the phase after the call), changed only where the outcome differs.
+    fn into_result(
+        self,
+        phase: Phase,
+        intent: Intent,
+        risk: RiskLevel,
+        markup: bool,
+    ) -> UnderstandingResult {
+        let accepted = UnderstandingResult {
+            success: true,
+            next_phase: phase,
+            evaluated_confidence: Confidence::Low,
+            validation_errors: Vec::new(),
+            missing_requirements: Vec::new(),
+            allowed_semantic_reasons: Vec::new(),
+            risk_level: risk,
+            markup_context: markup,
+            next_action: String::new(),
+        };
+        match self {
+            Outcome::Invalid(errors) => UnderstandingResult {
+                success: false,
+                validation_errors: errors,
+                next_action: "fix the validation errors and call submit_understanding again".into(),
+                ..accepted
+            },
+            Outcome::Blocked { missing, next } => UnderstandingResult {
+                missing_requirements: missing,
                 next_action: format!("{next}; then call submit_understanding again"),
-            };
-        }
-        if shortfalls.is_empty() && mapping.is_none() {
-            self.missing_requirements.clear();
-            self.set_phase(Phase::Ready, "submit_understanding");
-            let next_action = if self.intent.may_write() {
-                Phase::Ready.next_step().to_string()
-            } else {
-                format!(
-                    "{} sessions never write: answer from what you explored",
-                    self.intent
-                )
-            };
-            return UnderstandingResult {
-                success: true,
-                next_phase: Phase::Ready,
+                ..accepted
+            },
+            Outcome::Ready => UnderstandingResult {
                 evaluated_confidence: Confidence::High,
-                validation_errors: Vec::new(),
-                missing_requirements: Vec::new(),
-                allowed_semantic_reasons: Vec::new(),
-                risk_level: risk,
-                markup_context: markup,
-                next_action,
-            };
+                next_action: if intent.may_write() {
+                    Phase::Ready.next_step().to_string()
+                } else {
+                    format!("{intent} sessions never write: answer from what you explored")
+                },
+                ..accepted
+            },
+            Outcome::Semantic { missing, reasons } => UnderstandingResult {
+                missing_requirements: missing,
+                allowed_semantic_reasons: reasons,
+                next_action: Phase::Semantic.next_step().into(),
+                ..accepted
+            },
         }
+    }
+
+    /// The blocking gaps, then the `nl_symbol_mapping` requirement if any (the next step names
+    /// only the gaps: exploring fixes those).
+    fn blocked(mut blocking: Vec<MissingRequirement>, mapping: Option<MissingRequirement>) -> Self {
+        let next = blocking
+            .iter()
+            .map(|m| m.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        blocking.extend(mapping);
+        Outcome::Blocked {
+            missing: blocking,
+            next,
+        }
+    }
+
+    /// The count shortfalls, then the `nl_symbol_mapping` requirement; the allowed reasons are
+    /// the mapping's first, then each shortfall's, without repeats.
+    fn semantic(
+        shortfalls: &[(Shortfall, usize, usize)],
+        mapping: Option<MissingRequirement>,
+    ) -> Self {
         let mut missing: Vec<MissingRequirement> = shortfalls
             .iter()
             .map(|(s, r, p)| MissingRequirement::count(*s, *r, *p))
@@ -286,25 +366,43 @@ impl SessionState {
             // (docs/DESIGN.md#semantic-reasons).
             reasons.extend(SemanticReason::allowed_for(Shortfall::SymbolsIdentified));
         }
-        for (s, _, _) in &shortfalls {
+        for (s, _, _) in shortfalls {
             for r in SemanticReason::allowed_for(*s) {
                 if !reasons.contains(r) {
                     reasons.push(*r);
                 }
             }
         }
-        self.missing_requirements = missing.clone();
-        self.set_phase(Phase::Semantic, "submit_understanding");
-        UnderstandingResult {
-            success: true,
-            next_phase: Phase::Semantic,
-            evaluated_confidence: Confidence::Low,
-            validation_errors: Vec::new(),
-            missing_requirements: missing,
-            allowed_semantic_reasons: reasons,
-            risk_level: risk,
-            markup_context: markup,
-            next_action: Phase::Semantic.next_step().into(),
-        }
+        Outcome::Semantic { missing, reasons }
     }
+}
+
+/// The counts that fall short of the requirements, as (what, required, provided), in the order
+/// symbols, entry points, files, patterns. `files` counts the analysed files that resolved.
+fn count_shortfalls(
+    req: &Requirements,
+    input: &Understanding,
+    files: usize,
+) -> Vec<(Shortfall, usize, usize)> {
+    [
+        (
+            Shortfall::SymbolsIdentified,
+            req.symbols,
+            input.symbols_identified.len(),
+        ),
+        (
+            Shortfall::EntryPoints,
+            req.entry_points,
+            input.entry_points.len(),
+        ),
+        (Shortfall::FilesAnalyzed, req.files, files),
+        (
+            Shortfall::ExistingPatterns,
+            req.patterns,
+            input.existing_patterns.len(),
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, r, p)| p < r)
+    .collect()
 }
