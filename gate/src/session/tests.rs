@@ -3,7 +3,8 @@
 
 use super::store::{SessionError, SessionStore};
 use super::*;
-use crate::query_frame::{LiteralOnly, SlotInput};
+use crate::query_frame::{LiteralOnly, QueryFrameInput, Slot, SlotEvidence, SlotInput, SlotSource};
+use crate::repo_path::RepoRoot;
 
 struct Fixture {
     _dir: tempfile::TempDir,
