@@ -160,6 +160,17 @@ impl Eval {
                 );
             }
         }
+        // An array subscript in a literal (`x='a[$(cmd)]'`) runs `cmd` when bash evaluates it
+        // arithmetically later (`$((x))`, `[[ -v … ]]`, `printf -v`, `read`, `declare`).
+        for w in &cmd.words {
+            let v = &w.value;
+            if v.contains("[$(") || v.contains("[`") || v.contains("[<(") {
+                self.unknown(
+                    w.raw.clone(),
+                    "an array subscript holding a command substitution (it runs when evaluated)",
+                );
+            }
+        }
         let words: Vec<Word> = cmd.words.into_iter().skip_while(is_assignment).collect();
         // (`<` and `>` inside `[[ … ]]` are words of the test, see `parse`.)
         let mut stdin = None;
@@ -249,6 +260,15 @@ impl Eval {
                 }
                 words = rest.get(operands..).unwrap_or_default();
                 continue;
+            }
+            if let Some(opt) = runs_by_option(name, &words[1..]) {
+                self.unknown(
+                    opt.to_string(),
+                    format!("{name} {opt}, an option that runs a program or writes a file"),
+                );
+            }
+            for code in code_by_option(name, &words[1..]) {
+                self.script(&code, &format!("{name} loads code from"));
             }
             if let Some((_, rule)) = RULES.iter().find(|(names, _)| listed(names, name)) {
                 rule(
@@ -471,6 +491,115 @@ impl Eval {
 /// program of the value's choosing (`GIT_EXTERNAL_DIFF`, `GIT_CONFIG_KEY_0=core.fsmonitor`,
 /// `BASH_ENV`, `LD_PRELOAD`, ...). Pagers and editors set to a plain viewer (`GIT_PAGER=cat`,
 /// common in agents' read-only commands) are not.
+/// Options that make a command run a program, load a configuration that can, or write a file
+/// its rule does not model, by command: a word equal to one (or `OPT=…`), or holding one of the
+/// `contains` patterns (case-insensitive: `-o ProxyCommand=…`, sqlite's `.output`).
+const RUNS_BY_OPTION: &[(&str, &[&str], &[&str])] = &[
+    (
+        "ssh scp sftp",
+        &["-F", "-S"],
+        &["proxycommand", "localcommand", "knownhostscommand"],
+    ),
+    (
+        "tar",
+        &[
+            "--checkpoint-action",
+            "-I",
+            "--use-compress-program",
+            "--to-command",
+            "--info-script",
+            "--new-volume-script",
+            "-F",
+        ],
+        &[],
+    ),
+    ("zip", &["-TT", "--unzip-command"], &[]),
+    ("curl", &["-K", "--config", "--libcurl", "--etag-save"], &[]),
+    (
+        "sqlite3",
+        &["-cmd", "-init"],
+        &[
+            ".output",
+            ".once",
+            ".save",
+            ".backup",
+            ".shell",
+            ".system",
+            ".import",
+            "writefile(",
+        ],
+    ),
+    (
+        "git",
+        &["--upload-pack", "--receive-pack", "--exec"],
+        &["--exec-path="],
+    ),
+    ("yq", &["-i", "--in-place", "-yi", "-iy"], &[]),
+    ("ex vim vi nvim", &["-c", "--cmd", "-S"], &[]),
+];
+
+/// Options whose value is a file or directory of code the command loads or runs (`node -r
+/// FILE`, `make -C DIR`): like `bash FILE`, it must be the project's or the system's.
+const CODE_BY_OPTION: &[(&str, &[&str])] = &[
+    ("awk gawk mawk nawk", &["-f", "--file"]),
+    ("node", &["-r", "--require", "--import", "--loader"]),
+    ("perl", &["-I"]),
+    ("bash sh", &["--rcfile", "--init-file"]),
+    ("make gmake", &["-C", "--directory"]),
+    ("npm pnpm yarn", &["--prefix", "--dir"]),
+    ("cargo", &["--manifest-path"]),
+];
+
+fn runs_by_option(name: &str, args: &[Word]) -> Option<&'static str> {
+    let (_, exact, contains) = RUNS_BY_OPTION
+        .iter()
+        .find(|(names, ..)| listed(names, name))?;
+    for w in args {
+        let v = w.value.as_str();
+        if let Some(opt) = exact
+            .iter()
+            .find(|o| v == **o || v.strip_prefix(**o).is_some_and(|r| r.starts_with('=')))
+        {
+            return Some(opt);
+        }
+        let lower = v.to_ascii_lowercase();
+        if let Some(pat) = contains.iter().find(|p| lower.contains(**p)) {
+            return Some(pat);
+        }
+    }
+    None
+}
+
+/// The values of [`CODE_BY_OPTION`]'s options in `args` (`-r FILE`, `--require=FILE`,
+/// `-IDIR`).
+fn code_by_option(name: &str, args: &[Word]) -> Vec<Word> {
+    let Some((_, opts)) = CODE_BY_OPTION.iter().find(|(names, _)| listed(names, name)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(w) = it.next() {
+        let v = w.value.as_str();
+        for o in *opts {
+            if v == *o {
+                if let Some(next) = it.clone().next() {
+                    out.push(next.clone());
+                }
+            } else if let Some(rest) = v.strip_prefix(*o) {
+                let rest = if o.starts_with("--") {
+                    rest.strip_prefix('=')
+                } else {
+                    Some(rest)
+                };
+                if let Some(r) = rest.filter(|r| !r.is_empty()) {
+                    out.push(Word::synthetic(r, w.dynamic));
+                }
+            }
+        }
+    }
+    out
+}
+
 fn runs_program_from_env(w: &Word) -> bool {
     let Some((name, value)) = w.value.split_once('=') else {
         return false;
@@ -495,6 +624,18 @@ fn runs_program_from_env(w: &Word) -> bool {
                 | "PROMPT_COMMAND"
                 | "LD_PRELOAD"
                 | "LD_AUDIT"
+                // Interpreters load code from these before the command line's own code runs.
+                | "PYTHONPATH"
+                | "PYTHONSTARTUP"
+                | "PYTHONHOME"
+                | "NODE_OPTIONS"
+                | "NODE_PATH"
+                | "PERL5OPT"
+                | "PERL5LIB"
+                | "PERLLIB"
+                | "RUBYOPT"
+                | "RUBYLIB"
+                | "GIT_ALLOW_PROTOCOL"
         );
     let viewer = matches!(
         name,

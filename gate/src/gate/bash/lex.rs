@@ -128,7 +128,16 @@ impl<'a> Lexer<'a> {
                         self.pos += 1;
                     }
                 }
-                b'(' if self.at(1) == Some(b'(') && command_start(&toks) => self.skip_parens(),
+                b'(' if self.at(1) == Some(b'(') && command_start(&toks) => {
+                    // `(( … ))`: arithmetic, but a `$( … )` inside it runs. The substitutions
+                    // ride on a `:` command so that they are evaluated like any other.
+                    let mut w = Word::synthetic(":", false);
+                    self.skip_balanced(b'(', b')', &mut w);
+                    w.dynamic = false;
+                    if !w.substs.is_empty() {
+                        toks.push(Tok::Word(w));
+                    }
+                }
                 b'(' => {
                     self.pos += 1;
                     parens += 1;
@@ -154,20 +163,40 @@ impl<'a> Lexer<'a> {
         toks
     }
 
-    /// Skips a balanced `( … )` (arithmetic `(( … ))` or `$(( … ))`) starting at the current `(`.
-    fn skip_parens(&mut self) {
+    /// Skips a balanced `open … close` region starting at the current `open` (arithmetic
+    /// `(( … ))`, `$(( … ))`, a parameter expansion `${ … }`), keeping what runs inside it: each
+    /// `$( … )`, `<( … )`, `>( … )` and `` ` … ` `` becomes a substitution of `w`
+    /// (`${x:-$(cmd)}`, `$(( $(cmd) + 1 ))` run `cmd`).
+    fn skip_balanced(&mut self, open: u8, close: u8, w: &mut Word) {
         let mut depth = 0usize;
         while let Some(c) = self.at(0) {
-            self.pos += 1;
             match c {
-                b'(' => depth += 1,
-                b')' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        return;
-                    }
+                b'$' | b'<' | b'>' if self.at(1) == Some(b'(') && self.at(2) != Some(b'(') => {
+                    self.pos += 2;
+                    let toks = self.nested();
+                    w.substs.push(toks);
+                    w.dynamic = true;
+                    continue;
+                }
+                b'`' => {
+                    let mut scratch = Vec::new();
+                    self.backtick(w, &mut scratch);
+                    continue;
+                }
+                b'\\' => {
+                    self.pos = (self.pos + 2).min(self.s.len());
+                    continue;
                 }
                 _ => {}
+            }
+            self.pos += 1;
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return;
+                }
             }
         }
     }
@@ -366,7 +395,7 @@ impl<'a> Lexer<'a> {
         match self.at(1) {
             Some(b'(') if self.at(2) == Some(b'(') => {
                 self.pos += 1;
-                self.skip_parens();
+                self.skip_balanced(b'(', b')', w);
             }
             Some(b'(') => {
                 self.pos += 2;
@@ -374,20 +403,8 @@ impl<'a> Lexer<'a> {
                 w.substs.push(toks);
             }
             Some(b'{') => {
-                let mut depth = 0usize;
-                while let Some(c) = self.at(0) {
-                    self.pos += 1;
-                    match c {
-                        b'{' => depth += 1,
-                        b'}' => {
-                            depth = depth.saturating_sub(1);
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+                self.pos += 1;
+                self.skip_balanced(b'{', b'}', w);
             }
             Some(b'\'') if !in_dq => {
                 self.pos += 2;

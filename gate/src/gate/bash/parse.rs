@@ -26,26 +26,33 @@ pub(super) enum Event {
 const KEYWORDS: [&str; 12] = [
     "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "!", "esac", "in",
 ];
-/// Reserved words whose header (up to the next operator) is not a command.
-const HEADERS: [&str; 4] = ["for", "select", "case", "function"];
+/// Reserved words whose header (up to the next operator) is not a command; its words are kept
+/// as the arguments of a `:` command, so that a substitution in them (`for i in $(cmd)`) runs.
+const HEADERS: [&str; 3] = ["for", "select", "case"];
 
 pub(super) fn parse(toks: Vec<Tok>) -> Vec<Event> {
     let mut p = Parser::default();
     let mut toks = toks.into_iter().peekable();
     let mut header = false;
+    // `function NAME`: the next word is a name, not a command.
+    let mut name_next = false;
     while let Some(tok) = toks.next() {
         match tok {
+            Tok::Word(_) if name_next => name_next = false,
             Tok::Word(w) if p.cur.words.is_empty() && !w.quoted && !header => {
                 match w.value.as_str() {
                     "{" => p.enter(false),
                     "}" if p.open.last() == Some(&false) => p.exit(&mut toks),
                     v if KEYWORDS.contains(&v) => {}
-                    v if HEADERS.contains(&v) => header = true,
+                    v if HEADERS.contains(&v) => {
+                        header = true;
+                        p.cur.words.push(Word::synthetic(":", false));
+                    }
+                    "function" => name_next = true,
                     _ => p.cur.words.push(w),
                 }
             }
-            Tok::Word(w) if !header => p.cur.words.push(w),
-            Tok::Word(_) => {}
+            Tok::Word(w) => p.cur.words.push(w),
             // Inside `[[ … ]]` (before its closing `]]`) `<` and `>` compare strings: they are
             // words of the test; after it they are redirections of the command.
             Tok::Redir(r)

@@ -20,12 +20,14 @@ use format::rule_formatter;
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
 use output::{
-    rule_ar, rule_fallocate, rule_gdb, rule_mktemp, rule_multiplexer, rule_opaque_interpreter,
-    rule_openssl, rule_output_option, rule_sqlite, rule_ssh_keygen, rule_xxd, rule_zip,
+    rule_ar, rule_compiler_output, rule_fallocate, rule_gdb, rule_mktemp, rule_multiplexer,
+    rule_opaque_interpreter, rule_openssl, rule_output_option, rule_sqlite, rule_ssh_keygen,
+    rule_xxd, rule_zip,
 };
 use read::{rule_grep, rule_ls, rule_read};
 use script::{rule_awk, rule_interpreter, rule_perl_ruby};
-use shell::{rule_cd, rule_command_string, rule_flock, rule_make, rule_shell, rule_source};
+use shell::{rule_builtin_callback, rule_cd, rule_command_string, rule_flock, rule_make};
+use shell::{rule_runs_unseen_command, rule_shell, rule_source};
 
 use super::eval::{Eval, Inv};
 use super::lex::Word;
@@ -48,7 +50,7 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
     ("time", "fo", "--format --output", 0, ""),
     ("command", "", "", 0, "-v -V"),
     (
-        "builtin nohup chronic unbuffer busybox setsid fakeroot catchsegv firejail",
+        "builtin nohup chronic unbuffer busybox setsid fakeroot catchsegv firejail coproc",
         "",
         "",
         0,
@@ -121,6 +123,14 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("make gmake", rule_make),
     ("flock", rule_flock),
     ("trap watch su script", rule_command_string),
+    (
+        "mapfile readarray compgen history alias",
+        rule_builtin_callback,
+    ),
+    (
+        "chroot nsenter sg runuser perf ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
+        rule_runs_unseen_command,
+    ),
     ("sponge", rule_sponge),
     ("uniq", rule_uniq),
     (
@@ -132,6 +142,10 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("vim vi nvim view", rule_editor),
     ("find", rule_find),
     ("shuf iconv pandoc xmllint", rule_output_option),
+    (
+        "gcc cc c++ g++ clang clang++ cpp as ld ld.bfd ld.gold ld.lld rustc objcopy strip gpg gpg2 sdiff ptx logsave",
+        rule_compiler_output,
+    ),
     ("openssl", rule_openssl),
     ("xxd", rule_xxd),
     ("fallocate", rule_fallocate),

@@ -666,6 +666,139 @@ fn interpreter_aliases_and_calls_by_name() {
 }
 
 #[test]
+fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
+    check(
+        &[
+            "for i in $(sed -i s/x/y/ src/a.py); do :; done",
+            "case `touch c1` in *) ;; esac",
+            "select i in \"$(rm s1)\"; do break; done",
+            "echo \"${x:-$(sed -i s/x/y/ src/a.py)}\"",
+            ": ${x:=`touch b1`}",
+            "echo $(( $(touch m1) + 1 ))",
+            "(( $(touch m2) ))",
+            "for ((i=0; i<1; i++)); do echo $i; done",
+            "x='a[$(touch t1)]'; echo $((x))",
+            "function f { touch f1; }; f",
+            "mapfile -C 'touch cb #' -c 1 < README.md",
+            "compgen -C 'touch cg' x",
+            "history -w src/a.py",
+            "shopt -s expand_aliases; alias s='touch al'",
+            "coproc tee src/a.py",
+            "chroot / touch x",
+            "git checkout -f",
+            "git checkout main --",
+            "git checkout -- src/a.py",
+            "git bisect start HEAD HEAD~2",
+            "git bisect log",
+            "git -c core.pager=cat log -1",
+            "git -c core.hooksPath=/dev/null status",
+            "git -c man.zz.cmd='touch z' help -m log",
+            "git -c remote.o.uploadpack='touch u' fetch o",
+            "echo ${#x} ${x%%.py} \"${y:-default}\"",
+            "node -pe \"require('fs').writeFileSync('src/a.py','z')\"",
+            "node -p -e \"require('fs').writeFileSync('src/a.py','z')\"",
+            "sqlite3 -cmd '.output src/a.py' :memory: 'select 1'",
+            "ssh -o ProxyCommand='touch p' host",
+            "tar -cf /dev/null README.md --checkpoint=1 --checkpoint-action=exec='touch k'",
+            "gcc -o src/a.py m.c",
+            "rustc m.rs -osrc/a.py",
+            "objcopy README.md src/a.py",
+            "PYTHONPATH=/tmp/aux python3 -c 'import evil'",
+            "node -r /tmp/aux/evil.js -e 1",
+            "make -C /tmp/aux/mk",
+            "awk -f /tmp/aux/x.awk README.md",
+            "awk -f tools/x.awk README.md",
+            "git --exec-path",
+            "perl -Ilib -e 'print 1'",
+        ],
+        expect![[r#"
+            $ for i in $(sed -i s/x/y/ src/a.py); do :; done
+              write path src/a.py (sed -i)
+            $ case `touch c1` in *) ;; esac
+              write path c1 (touch)
+            $ select i in "$(rm s1)"; do break; done
+              write path s1 (rm)
+            $ echo "${x:-$(sed -i s/x/y/ src/a.py)}"
+              write path src/a.py (sed -i)
+            $ : ${x:=`touch b1`}
+              write path b1 (touch)
+            $ echo $(( $(touch m1) + 1 ))
+              write path m1 (touch)
+            $ (( $(touch m2) ))
+              write path m2 (touch)
+            $ for ((i=0; i<1; i++)); do echo $i; done
+            $ x='a[$(touch t1)]'; echo $((x))
+              write dynamic x='a[$(touch t1)]' (an array subscript holding a command substitution (it runs when evaluated))
+            $ function f { touch f1; }; f
+              write path f1 (touch)
+            $ mapfile -C 'touch cb #' -c 1 < README.md
+              write path cb (touch)
+              read path README.md
+            $ compgen -C 'touch cg' x
+              write path cg (touch)
+            $ history -w src/a.py
+              write path src/a.py (history)
+            $ shopt -s expand_aliases; alias s='touch al'
+              write path al (touch)
+            $ coproc tee src/a.py
+              write path src/a.py (tee)
+            $ chroot / touch x
+              write dynamic <chroot …> (chroot runs a command the gate does not unwrap)
+            $ git checkout -f
+              write tree . (git checkout)
+            $ git checkout main --
+              write tree . (git checkout)
+            $ git checkout -- src/a.py
+              write path src/a.py (git checkout)
+            $ git bisect start HEAD HEAD~2
+              write tree . (git bisect)
+            $ git bisect log
+            $ git -c core.pager=cat log -1
+            $ git -c core.hooksPath=/dev/null status
+            $ git -c man.zz.cmd='touch z' help -m log
+              write dynamic man.zz.cmd=touch z (git -c (configuration that can run commands))
+            $ git -c remote.o.uploadpack='touch u' fetch o
+              write dynamic remote.o.uploadpack=touch u (git -c (configuration that can run commands))
+            $ echo ${#x} ${x%%.py} "${y:-default}"
+            $ node -pe "require('fs').writeFileSync('src/a.py','z')"
+              write path src/a.py (node -e)
+            $ node -p -e "require('fs').writeFileSync('src/a.py','z')"
+              write path src/a.py (node -e)
+            $ sqlite3 -cmd '.output src/a.py' :memory: 'select 1'
+              write dynamic -cmd (sqlite3 -cmd, an option that runs a program or writes a file)
+              read path .output src/a.py
+            $ ssh -o ProxyCommand='touch p' host
+              write dynamic proxycommand (ssh proxycommand, an option that runs a program or writes a file)
+            $ tar -cf /dev/null README.md --checkpoint=1 --checkpoint-action=exec='touch k'
+              write dynamic --checkpoint-action (tar --checkpoint-action, an option that runs a program or writes a file)
+            $ gcc -o src/a.py m.c
+              write path src/a.py (gcc output)
+            $ rustc m.rs -osrc/a.py
+              write path src/a.py (rustc output)
+            $ objcopy README.md src/a.py
+              write path src/a.py (objcopy output)
+            $ PYTHONPATH=/tmp/aux python3 -c 'import evil'
+              write dynamic PYTHONPATH=/tmp/aux (an environment setting that makes git or the shell run a program)
+            $ node -r /tmp/aux/evil.js -e 1
+              write script /tmp/aux/evil.js (node loads code from)
+            $ make -C /tmp/aux/mk
+              write script /tmp/aux/mk (make loads code from)
+            $ awk -f /tmp/aux/x.awk README.md
+              write script /tmp/aux/x.awk (awk loads code from)
+              read path /tmp/aux/x.awk
+              read path README.md
+            $ awk -f tools/x.awk README.md
+              write script tools/x.awk (awk loads code from)
+              read path tools/x.awk
+              read path README.md
+            $ git --exec-path
+            $ perl -Ilib -e 'print 1'
+              write script lib (perl loads code from)
+        "#]],
+    );
+}
+
+#[test]
 fn structure() {
     check(
         &[

@@ -16,8 +16,18 @@ pub(super) fn rule_git(e: &mut Eval, inv: &Inv<'_>) {
     // rule never sees); `core.hooksPath`, `core.fsmonitor`, `core.sshCommand`, pagers, editors,
     // filters, textconv, drivers, helpers run programs too. Such settings (and `--config-env`,
     // whose value is not visible) are run-time unknowns; `-c color.ui=never` is not.
-    let runs_programs = |key: &str| {
+    let runs_programs = |setting: &str| {
+        let (key, value) = setting.split_once('=').unwrap_or((setting, "true"));
         let key = key.to_ascii_lowercase();
+        // A value that runs nothing: `core.pager=cat`, `pager.log=false`, `core.fsmonitor=false`,
+        // `core.hooksPath=/dev/null` (read-only commands written with them are common).
+        if matches!(
+            value.trim(),
+            "" | "cat" | "false" | "0" | "no" | "off" | "/dev/null"
+        ) && !key.starts_with("alias.")
+        {
+            return false;
+        }
         [
             "alias.",
             "hookspath",
@@ -36,6 +46,14 @@ pub(super) fn rule_git(e: &mut Eval, inv: &Inv<'_>) {
             "askpass",
             "worktree",
             "command",
+            "cmd",
+            "uploadpack",
+            "receivepack",
+            "viewer",
+            ".allow",
+            "exec",
+            "vcs",
+            "helper",
         ]
         .iter()
         .any(|k| key.contains(k))
@@ -69,6 +87,18 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
     let tree = |e: &mut Eval| e.write_tree(&here(), &via);
     match sub {
         "am" | "merge" | "pull" | "rebase" | "cherry-pick" | "revert" | "switch" => tree(e),
+        // `start` with commits, `good`, `bad`, `skip`, `reset`, `replay` check commits out;
+        // `run` also runs a command. `log`, `view`, `terms` only read.
+        "bisect"
+            if !rest.first().is_some_and(|w| {
+                matches!(
+                    w.value.as_str(),
+                    "log" | "view" | "visualize" | "terms" | "help"
+                )
+            }) =>
+        {
+            tree(e)
+        }
         "merge-file" => {
             let a = parse_opts(rest, &spec("L", "--marker-size"));
             if a.has(&["-p", "--stdout"]) {
@@ -142,12 +172,21 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         }
         "checkout" => {
             let a = parse_opts(rest, &spec("bB", "--orphan"));
+            // `-f` with nothing else throws away the working tree's changes.
+            let force = a.has(&["-f", "--force"]);
             match (a.dashdash, a.operands.as_slice()) {
-                (Some(dd), ops) => ops
-                    .get(dd..)
-                    .unwrap_or_default()
-                    .iter()
-                    .for_each(|p| e.write(p, &via)),
+                (Some(dd), ops) => {
+                    let paths = ops.get(dd..).unwrap_or_default();
+                    if paths.is_empty() {
+                        // `git checkout branch --` switches branches; `git checkout -f --` resets.
+                        if dd > 0 || force {
+                            tree(e);
+                        }
+                    } else {
+                        paths.iter().for_each(|p| e.write(p, &via));
+                    }
+                }
+                (None, []) if force => tree(e),
                 (None, []) => {}
                 (None, [_]) => tree(e),
                 (None, [_, paths @ ..]) if !a.has(&["-b", "-B", "--orphan"]) => {

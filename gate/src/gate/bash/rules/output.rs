@@ -28,6 +28,53 @@ pub(super) fn rule_output_option(e: &mut Eval, inv: &Inv<'_>) {
     }
 }
 
+/// Compilers, assemblers, linkers and binary tools, which write the file after `-o` (also
+/// `-oFILE`, `--output[=]FILE`, gcc's `-MF FILE` dependency file, rustc's `--out-dir DIR`), and
+/// the tools whose operands are their outputs: `objcopy IN [OUT]` and `strip FILE…` (in place
+/// without `-o`), `cpp IN OUT`, `ptx IN OUT`, `logsave LOG CMD…` (which also runs `CMD`).
+pub(super) fn rule_compiler_output(e: &mut Eval, inv: &Inv<'_>) {
+    let via = format!("{} output", inv.name);
+    let mut args = inv.args.iter().peekable();
+    let mut operands = Vec::new();
+    while let Some(w) = args.next() {
+        let v = w.value.as_str();
+        match v {
+            "-o" | "--output" | "-MF" | "--out-dir" => {
+                if let Some(f) = args.next() {
+                    if v == "--out-dir" {
+                        e.write_tree(f, &via);
+                    } else {
+                        e.write(f, &via);
+                    }
+                }
+            }
+            _ if v.starts_with("--output=") || v.starts_with("--out-dir=") => {
+                let (_, f) = v.split_once('=').unwrap_or_default();
+                e.write(&Word::synthetic(f, w.dynamic), &via);
+            }
+            _ if v.starts_with("-o") && v.len() > 2 && !v.starts_with("--") => {
+                e.write(&Word::synthetic(&v[2..], w.dynamic), &via);
+            }
+            _ if !v.starts_with('-') || v == "-" => operands.push(w),
+            _ => {}
+        }
+    }
+    match inv.name {
+        "objcopy" | "strip" => operands
+            .iter()
+            .skip(usize::from(inv.name == "objcopy" && operands.len() > 1))
+            .for_each(|f| e.write(f, &via)),
+        "cpp" | "ptx" => operands.iter().skip(1).for_each(|f| e.write(f, &via)),
+        "logsave" => {
+            if let Some(log) = operands.first() {
+                e.write(log, &via);
+            }
+            e.unknown("<logsave command>", "logsave runs a command");
+        }
+        _ => {}
+    }
+}
+
 /// `openssl SUBCOMMAND … -out FILE` (also `-keyout`): single-dash long options.
 pub(super) fn rule_openssl(e: &mut Eval, inv: &Inv<'_>) {
     let mut args = inv.args.iter();

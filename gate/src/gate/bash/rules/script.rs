@@ -121,7 +121,33 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         let rest: Vec<&crate::gate::bash::lex::Word> = rest.iter().collect();
         return python_module(e, &module, &rest);
     }
-    let a = parse_opts(inv.args, sp);
+    // node's `-pe CODE` and `-p -e CODE` are `--print --eval CODE`: the code follows the `-e`.
+    let node_args: Vec<crate::gate::bash::lex::Word>;
+    let args = if inv.name == "node" {
+        node_args = inv
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| {
+                !(matches!(w.value.as_str(), "-p" | "--print")
+                    && inv
+                        .args
+                        .get(i + 1)
+                        .is_some_and(|n| n.value.starts_with('-')))
+            })
+            .map(|(_, w)| {
+                if matches!(w.value.as_str(), "-pe" | "-ep") {
+                    crate::gate::bash::lex::Word::synthetic("-e", w.dynamic)
+                } else {
+                    w.clone()
+                }
+            })
+            .collect();
+        &node_args[..]
+    } else {
+        inv.args
+    };
+    let a = parse_opts(args, sp);
     let mut code_given = false;
     for (flag, code) in a
         .flags

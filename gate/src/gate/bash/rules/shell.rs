@@ -100,6 +100,64 @@ pub(super) fn rule_flock(e: &mut Eval, inv: &Inv<'_>) {
 }
 
 /// `trap 'CMD' SIG…`, `watch [opts] CMD…`, `su [user] -c CMD`, `script -c CMD [file]`.
+/// Builtins that run code or write files through an option: `mapfile -C CMD`/`readarray -C`,
+/// `compgen -C CMD` (and `-F FUNC`, a function the gate cannot see), `history -w/-a [FILE]`
+/// (`$HISTFILE` without one), `alias NAME=TEXT` (the text runs wherever the alias is used, with
+/// `shopt -s expand_aliases`).
+pub(super) fn rule_builtin_callback(e: &mut Eval, inv: &Inv<'_>) {
+    match inv.name {
+        "mapfile" | "readarray" => {
+            let a = parse_opts(inv.args, &spec("dnOsuCc", ""));
+            for cmd in a.values(&["-C"]) {
+                e.run_text(&cmd.value);
+            }
+        }
+        "compgen" => {
+            let a = parse_opts(inv.args, &spec("AGWXPSoCF", ""));
+            for cmd in a.values(&["-C"]) {
+                e.run_text(&cmd.value);
+            }
+            for f in a.values(&["-F"]) {
+                e.unknown(f.value.clone(), "compgen -F runs a shell function");
+            }
+        }
+        "history" => {
+            let a = parse_opts(inv.args, &spec("d", ""));
+            if a.has(&["-w", "-a"]) {
+                match a.operands.first() {
+                    Some(f) => e.write(f, "history"),
+                    None => e.unknown("$HISTFILE", "history writes the history file"),
+                }
+            }
+        }
+        _ => {
+            for w in inv.args {
+                if let Some((_, text)) = w.value.split_once('=') {
+                    e.run_text(text);
+                }
+            }
+        }
+    }
+}
+
+/// Commands that run another command in a way the gate does not unwrap (another root, another
+/// namespace or user, the dynamic loader, a profiler): the command is unknown.
+pub(super) fn rule_runs_unseen_command(e: &mut Eval, inv: &Inv<'_>) {
+    if inv.args.is_empty()
+        || (inv.name == "perf"
+            && inv
+                .args
+                .first()
+                .is_some_and(|w| matches!(w.value.as_str(), "list" | "--version" | "--help")))
+    {
+        return;
+    }
+    e.unknown(
+        format!("<{} …>", inv.name),
+        format!("{} runs a command the gate does not unwrap", inv.name),
+    );
+}
+
 pub(super) fn rule_command_string(e: &mut Eval, inv: &Inv<'_>) {
     match inv.name {
         "trap" => {
