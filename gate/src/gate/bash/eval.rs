@@ -159,6 +159,7 @@ impl Eval {
                     "an environment setting that makes git or the shell run a program",
                 );
             }
+            self.interpreter_env(w);
         }
         // An array subscript in a literal (`x='a[$(cmd)]'`) runs `cmd` when bash evaluates it
         // arithmetically later (`$((x))`, `[[ -v … ]]`, `printf -v`, `read`, `declare`).
@@ -333,6 +334,45 @@ impl Eval {
         f(self);
         self.depth -= 1;
         std::mem::replace(&mut self.out, saved)
+    }
+
+    /// Interpreter settings that load code before the command line's own runs: each directory of
+    /// `PYTHONPATH`, `NODE_PATH`, `PERL5LIB`, `RUBYLIB` (and `PYTHONSTARTUP`, `PYTHONHOME`) must be
+    /// the project's or the system's, like `bash FILE` (`PYTHONPATH=src pytest` passes); options
+    /// in `NODE_OPTIONS`, `PERL5OPT`, `RUBYOPT` that load a module are run-time unknowns.
+    fn interpreter_env(&mut self, w: &Word) {
+        let Some((name, value)) = w.value.split_once('=') else {
+            return;
+        };
+        let via = format!("{name} loads code from");
+        match name {
+            "PYTHONPATH" | "NODE_PATH" | "PERL5LIB" | "PERLLIB" | "RUBYLIB" | "PYTHONSTARTUP"
+            | "PYTHONHOME" => {
+                for dir in value.split(':').filter(|d| !d.is_empty()) {
+                    self.script(&Word::synthetic(dir, w.dynamic), &via);
+                }
+            }
+            "NODE_OPTIONS" | "PERL5OPT" | "RUBYOPT" => {
+                let loads = value.split_whitespace().any(|o| {
+                    [
+                        "-r",
+                        "--require",
+                        "--import",
+                        "--loader",
+                        "--experimental-loader",
+                        "-M",
+                        "-m",
+                        "-I",
+                    ]
+                    .iter()
+                    .any(|p| o == *p || (o.starts_with(p) && o.len() > p.len()))
+                });
+                if loads {
+                    self.unknown(w.raw.clone(), format!("{name} loads a module"));
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Runs `f` with the working directory moved to `dir` (`git -C`, `patch -d`, `tar -C`).
@@ -624,17 +664,6 @@ fn runs_program_from_env(w: &Word) -> bool {
                 | "PROMPT_COMMAND"
                 | "LD_PRELOAD"
                 | "LD_AUDIT"
-                // Interpreters load code from these before the command line's own code runs.
-                | "PYTHONPATH"
-                | "PYTHONSTARTUP"
-                | "PYTHONHOME"
-                | "NODE_OPTIONS"
-                | "NODE_PATH"
-                | "PERL5OPT"
-                | "PERL5LIB"
-                | "PERLLIB"
-                | "RUBYOPT"
-                | "RUBYLIB"
                 | "GIT_ALLOW_PROTOCOL"
         );
     let viewer = matches!(

@@ -704,6 +704,9 @@ fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
             "rustc m.rs -osrc/a.py",
             "objcopy README.md src/a.py",
             "PYTHONPATH=/tmp/aux python3 -c 'import evil'",
+            "PYTHONPATH=src:. pytest -q",
+            "NODE_OPTIONS=--max-old-space-size=4096 npm test",
+            "NODE_OPTIONS='--require /tmp/aux/evil.js' node -e 1",
             "node -r /tmp/aux/evil.js -e 1",
             "make -C /tmp/aux/mk",
             "awk -f /tmp/aux/x.awk README.md",
@@ -778,7 +781,13 @@ fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
             $ objcopy README.md src/a.py
               write path src/a.py (objcopy output)
             $ PYTHONPATH=/tmp/aux python3 -c 'import evil'
-              write dynamic PYTHONPATH=/tmp/aux (an environment setting that makes git or the shell run a program)
+              write script /tmp/aux (PYTHONPATH loads code from)
+            $ PYTHONPATH=src:. pytest -q
+              write script src (PYTHONPATH loads code from)
+              write script . (PYTHONPATH loads code from)
+            $ NODE_OPTIONS=--max-old-space-size=4096 npm test
+            $ NODE_OPTIONS='--require /tmp/aux/evil.js' node -e 1
+              write dynamic NODE_OPTIONS='--require /tmp/aux/evil.js' (NODE_OPTIONS loads a module)
             $ node -r /tmp/aux/evil.js -e 1
               write script /tmp/aux/evil.js (node loads code from)
             $ make -C /tmp/aux/mk
