@@ -63,9 +63,14 @@ const CALLS: &[(&str, Call)] = &[
         "os.execv os.execvp os.execve os.execvpe os.execl os.execlp os.execle os.execlpe \
          os.spawnl os.spawnlp os.spawnv os.spawnvp os.posix_spawn os.posix_spawnp pty.spawn \
          *execFileSync *execFile *spawnSync *spawn *fork __import__ importlib.import_module \
-         runpy.run_path runpy.run_module",
+         runpy.run_path runpy.run_module \
+         fileinput.input fileinput.FileInput logging.basicConfig shutil.unpack_archive \
+         .extractall .extract",
         Call::Opaque,
     ),
+    // Python's interactive interpreter runs the source string it is given.
+    (".runsource .runcode", Call::Code),
+    ("*urlretrieve", Call::Write(&[1])),
     ("exec eval", Call::Code),
     (
         "*writeFileSync *writeFile *appendFileSync *appendFile *createWriteStream \
@@ -94,7 +99,7 @@ const CALLS: &[(&str, Call)] = &[
         Call::Write(&[1]),
     ),
     (
-        "open io.open codecs.open File.open File.new io.FileIO *fopen",
+        "open io.open codecs.open builtins.open File.open File.new io.FileIO *fopen",
         Call::Open,
     ),
     (

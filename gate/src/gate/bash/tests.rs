@@ -713,6 +713,12 @@ fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
             "awk -f tools/x.awk README.md",
             "git --exec-path",
             "perl -Ilib -e 'print 1'",
+            "python3 -c \"import fileinput; [print(1) for _ in fileinput.input('src/a.py', inplace=True)]\"",
+            "python3 -c \"import urllib.request as u; u.urlretrieve('file:///etc/hostname','src/a.py')\"",
+            "python3 -c \"import tarfile; tarfile.open('/tmp/t.tar').extractall('.')\"",
+            "python3 -c \"import builtins; builtins.open('src/a.py','w').write('z')\"",
+            "python3 -c \"import code; code.InteractiveInterpreter().runsource('open(\\\"src/b.py\\\",\\\"w\\\")')\"",
+            "python3 -c \"import json,sys; print(json.load(open('src/a.json'))['k'])\"",
         ],
         expect![[r#"
             $ for i in $(sed -i s/x/y/ src/a.py); do :; done
@@ -803,6 +809,20 @@ fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
             $ git --exec-path
             $ perl -Ilib -e 'print 1'
               write script lib (perl loads code from)
+            $ python3 -c "import fileinput; [print(1) for _ in fileinput.input('src/a.py', inplace=True)]"
+              write dynamic fileinput.input('src/a.py', inplace=True) (python -c: fileinput.input (runs code the analysis cannot follow))
+            $ python3 -c "import urllib.request as u; u.urlretrieve('file:///etc/hostname','src/a.py')"
+              write path src/a.py (python -c)
+            $ python3 -c "import tarfile; tarfile.open('/tmp/t.tar').extractall('.')"
+              write dynamic extractall('.') (python -c: extractall (runs code the analysis cannot follow))
+              read path /tmp/t.tar
+            $ python3 -c "import builtins; builtins.open('src/a.py','w').write('z')"
+              write path src/a.py (python -c)
+            $ python3 -c "import code; code.InteractiveInterpreter().runsource('open(\"src/b.py\",\"w\")')"
+              write path src/b.py (python -c)
+              write script src/b.py,w (runs a program by path)
+            $ python3 -c "import json,sys; print(json.load(open('src/a.json'))['k'])"
+              read path src/a.json
         "#]],
     );
 }
