@@ -60,20 +60,7 @@ impl Language {
 
     /// The language whose [`id`](Self::id) is `id`, `None` for an id this version does not write.
     pub fn from_id(id: &str) -> Option<Self> {
-        [
-            Language::Python,
-            Language::Php,
-            Language::JavaScript,
-            Language::TypeScript,
-            Language::Tsx,
-            Language::Blade,
-            Language::Html,
-            Language::Css,
-            Language::Scss,
-            Language::Text,
-        ]
-        .into_iter()
-        .find(|l| l.id() == id)
+        ALL.into_iter().find(|l| l.id() == id)
     }
 }
 
