@@ -48,9 +48,13 @@ pub(super) fn rule_compiler_output(e: &mut Eval, inv: &Inv<'_>) {
                     }
                 }
             }
-            _ if v.starts_with("--output=") || v.starts_with("--out-dir=") => {
+            _ if v.starts_with("--output=") => {
                 let (_, f) = v.split_once('=').unwrap_or_default();
                 e.write(&Word::synthetic(f, w.dynamic), &via);
+            }
+            _ if v.starts_with("--out-dir=") => {
+                let (_, d) = v.split_once('=').unwrap_or_default();
+                e.write_tree(&Word::synthetic(d, w.dynamic), &via);
             }
             _ if v.starts_with("-o") && v.len() > 2 && !v.starts_with("--") => {
                 e.write(&Word::synthetic(&v[2..], w.dynamic), &via);
