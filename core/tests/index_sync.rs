@@ -954,6 +954,62 @@ fn a_sync_skips_the_walk_while_its_stamp_holds_and_walks_when_anything_it_depend
 }
 
 #[test]
+fn a_quiet_sync_reports_what_a_walk_reports_also_for_paths_the_state_must_escape() {
+    // A sync that finds nothing decides from a borrowed view of the state file (sync.rs,
+    // `StateView`); a path JSON escapes (quote, backslash) cannot be borrowed, so that sync takes
+    // the full pass. Either way the report must be the walk's: unchanged files, and the skipped
+    // ones (a lock file by name, a vendored directory) in path order.
+    let (dir, root) = fixture(&[
+        ("src/app.py", APP_PY),
+        ("src/caf\u{e9}.py", "def accented():\n    return 1\n"),
+        ("package-lock.json", "{}\n"),
+        ("vendor/lib/x.php", "<?php\nfunction vendored() {}\n"),
+    ]);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    wait_out_the_racy_window();
+    let walked = sync(&index);
+    assert!(walked.walked);
+    let quiet = sync(&index);
+    assert!(!quiet.walked, "{quiet:?}");
+    assert_eq!(quiet.files_unchanged, walked.files_unchanged);
+    assert_eq!(quiet.files_hashed, 0);
+    let paths = |r: &SyncReport| -> Vec<String> {
+        r.files_skipped.iter().map(|f| f.path.clone()).collect()
+    };
+    assert_eq!(paths(&quiet), paths(&walked));
+    assert!(
+        paths(&quiet).contains(&"package-lock.json".to_string()),
+        "{quiet:?}"
+    );
+
+    // The same with a path that needs escaping in the state file, and an edit after it: found.
+    write_old(
+        dir.path(),
+        "src/quote\"back\\slash.py",
+        "def escaped():\n    return 2\n",
+    );
+    assert_eq!(sync(&index).files_added, 1);
+    wait_out_the_racy_window();
+    assert!(sync(&index).walked);
+    let quiet = sync(&index);
+    assert!(!quiet.walked);
+    assert_eq!(quiet.files_unchanged, walked.files_unchanged + 1);
+    assert_eq!(paths(&quiet), paths(&walked));
+    write_old(
+        dir.path(),
+        "src/caf\u{e9}.py",
+        "def accented():\n    return 1\n\n\ndef accent_added():\n    return 3\n",
+    );
+    let edited = sync(&index);
+    assert_eq!((edited.files_modified, edited.walked), (1, false));
+    assert_eq!(
+        index.search("accent_added", 5).unwrap()[0].file,
+        "src/caf\u{e9}.py"
+    );
+}
+
+#[test]
 fn a_file_covering_more_of_the_request_gains_over_one_repeating_a_word() {
     // `many.py` repeats one query word in three functions; `both.py` has each of the two words
     // once, in different functions. File coverage (RankParams::coverage) raises the file whose
