@@ -11,11 +11,16 @@
 //! write access to everything except the `--protect` trees, plus the `--allow` trees beneath
 //! them, then `exec`s `bash -c COMMAND`. Landlock rules only grant, so "everything except" is
 //! the complement: from `/` down, every entry that neither is nor holds a protected path is
-//! granted; a directory holding one is descended into. Symbolic links are never granted (a write
-//! through one is checked at its target). Consequences: new entries cannot be created directly in
-//! a directory that holds a protected path (e.g. `/tmp` when the repository is `/tmp/x/repo`; the
-//! command then gets `TMPDIR` set to a private directory in it, see [`private_tmp`]), and a write
-//! the ruleset refuses fails with EACCES ("Permission denied").
+//! granted; a directory holding one is descended into (`/` itself protected: nothing granted).
+//! Symbolic links are never granted (a write through one is checked at its target). The walk is
+//! one `getdents64` per directory and, per granted entry, an `O_PATH | O_NOFOLLOW` descriptor
+//! opened beneath its directory's and passed to `landlock_add_rule`; the entry's type comes from
+//! the directory listing, and the descriptors are closed by the `exec` (all close-on-exec), not
+//! one by one (hooks/tests/sandbox.rs checks what stays writable and what does not).
+//! Consequences: new entries cannot be created directly in a directory that holds a protected
+//! path (e.g. `/tmp` when the repository is `/tmp/x/repo`; the command then gets `TMPDIR` set to
+//! a private directory in it, see [`private_tmp`]), and a write the ruleset refuses fails with
+//! EACCES ("Permission denied").
 //!
 //! Fails closed: if the kernel supports Landlock but the ruleset cannot be applied, the command is
 //! not run (exit 126). Without Landlock (other kernels and systems) the command runs unconfined;
@@ -75,14 +80,12 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
 /// private directory inside it instead (`$TMPDIR/code-intel-tmp-<uid>`, created before the
 /// ruleset, so it is an entry of its own and stays writable). `None`: the usual one works, or no
 /// private one could be made (an existing one that is not our own directory is never used).
+/// `protect`: real locations.
 fn private_tmp(protect: &[PathBuf]) -> Option<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     let tmp = std::env::temp_dir();
     let tmp = std::fs::canonicalize(&tmp).unwrap_or(tmp);
-    let holds = protect
-        .iter()
-        .any(|p| std::fs::canonicalize(p).is_ok_and(|real| real.starts_with(&tmp)));
-    if !holds {
+    if !protect.iter().any(|p| p.starts_with(&tmp)) {
         return None;
     }
     let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).ok()?;
@@ -94,69 +97,192 @@ fn private_tmp(protect: &[PathBuf]) -> Option<PathBuf> {
 
 #[cfg(target_os = "linux")]
 mod kernel {
-    use std::path::{Path, PathBuf};
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Component, Path, PathBuf};
 
     use landlock::{
-        ABI, AccessFs, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetError,
-        RulesetStatus, path_beneath_rules,
+        ABI, AccessFs, PathBeneath, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
+        RulesetError, RulesetStatus, path_beneath_rules,
     };
+    use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, RawDir, openat, statat};
 
     /// The newest ABI whose filesystem write rights this launcher asks for; older kernels get
     /// what they support (best effort).
     const ABI_WANTED: ABI = ABI::V5;
 
-    /// Entries to grant (path, whether a directory): the complement of `protect` under `dir`.
-    fn complement(dir: &Path, protect: &[PathBuf], out: &mut Vec<(PathBuf, bool)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_symlink() || protect.contains(&path) {
-                continue;
-            }
-            if protect.iter().any(|p| p.starts_with(&path)) {
-                if kind.is_dir() {
-                    complement(&path, protect, out);
+    /// Buffer one directory's entries are read into (`getdents64`; most directories take one
+    /// call).
+    const DIR_BUF: usize = 32 * 1024;
+
+    /// Descriptors of granted entries kept open at most: they close with the `exec` (all
+    /// `O_CLOEXEC`, no `close` call each); past this many (a huge directory), the kept ones are
+    /// closed, so the walk stays far below the usual limit of 1024 open files.
+    const KEPT_FDS_MAX: usize = 256;
+
+    /// The protected paths as a tree of names from `/`. A protected node is neither granted nor
+    /// walked into; a node that only holds protected paths is walked into; every other entry of
+    /// a walked directory is granted. Protected paths sharing ancestors share the walk.
+    #[derive(Default)]
+    struct Node {
+        protected: bool,
+        children: Vec<(Vec<u8>, Node)>,
+    }
+
+    impl Node {
+        /// The tree of `protect` (real locations, as `canonicalize` returns them). A path with
+        /// any other component than `/` and names cannot be placed: then `/` itself is
+        /// protected (nothing granted, fail closed).
+        fn of(protect: &[PathBuf]) -> Self {
+            let mut root = Self::default();
+            for p in protect {
+                if !p
+                    .components()
+                    .all(|c| matches!(c, Component::RootDir | Component::Normal(_)))
+                    || !p.has_root()
+                {
+                    root.protected = true;
+                    continue;
                 }
-                continue;
+                let mut node = &mut root;
+                for c in p.components() {
+                    if let Component::Normal(name) = c {
+                        let name = name.as_bytes();
+                        let i = match node.children.iter().position(|(n, _)| n == name) {
+                            Some(i) => i,
+                            None => {
+                                node.children.push((name.to_vec(), Self::default()));
+                                node.children.len() - 1
+                            }
+                        };
+                        node = &mut node.children[i].1;
+                    }
+                }
+                node.protected = true;
             }
-            out.push((path, kind.is_dir()));
+            root
+        }
+
+        fn child(&self, name: &[u8]) -> Option<&Self> {
+            self.children
+                .iter()
+                .find_map(|(n, c)| (n.as_slice() == name).then_some(c))
         }
     }
 
-    /// Applies the ruleset to this process (inherited by the command). `Ok(false)`: the kernel
-    /// has no Landlock, nothing is enforced.
-    pub(crate) fn restrict(protect: &[PathBuf], allow: &[PathBuf]) -> Result<bool, String> {
-        // Real locations, so the prefix walk from `/` meets them.
-        let protect: Vec<PathBuf> = protect
-            .iter()
-            .filter_map(|p| std::fs::canonicalize(p).ok())
-            .collect();
-        let mut grant = Vec::new();
-        complement(Path::new("/"), &protect, &mut grant);
+    /// Where granted rules go while the tree is walked.
+    struct Grants<'r> {
+        ruleset: &'r mut RulesetCreated,
+        /// Rights on a directory (its whole tree).
+        dir_rights: landlock::BitFlags<AccessFs>,
+        /// Rights on a file (a file cannot take directory-only rights).
+        file_rights: landlock::BitFlags<AccessFs>,
+        /// Descriptors of granted entries, closed by the `exec` (see [`KEPT_FDS_MAX`]).
+        kept: Vec<OwnedFd>,
+    }
+
+    /// Grants the complement of `node`'s protected paths beneath `dir`: every entry that
+    /// neither is nor holds a protected path, except symbolic links (a write through one is
+    /// checked at its target). Entries are opened beneath `dir` with `O_NOFOLLOW`, so an entry
+    /// swapped for a link after it was listed grants nothing beyond the link itself. An entry
+    /// that cannot be listed or opened is not granted (fails closed).
+    fn walk(dir: &OwnedFd, node: &Node, g: &mut Grants<'_>) -> Result<(), RulesetError> {
+        let mut buf = Vec::with_capacity(DIR_BUF);
+        let mut entries = RawDir::new(dir, buf.spare_capacity_mut());
+        while let Some(entry) = entries.next() {
+            let Ok(entry) = entry else {
+                break;
+            };
+            let name = entry.file_name();
+            let bytes = name.to_bytes();
+            if bytes == b"." || bytes == b".." {
+                continue;
+            }
+            // The entry's type from the directory itself; a stat only where the file system
+            // does not record it.
+            let kind = match entry.file_type() {
+                FileType::Unknown => match statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(st) => FileType::from_raw_mode(st.st_mode),
+                    Err(_) => continue,
+                },
+                kind => kind,
+            };
+            if kind == FileType::Symlink {
+                continue;
+            }
+            if let Some(child) = node.child(bytes) {
+                if !child.protected
+                    && kind == FileType::Directory
+                    && let Ok(sub) = openat(
+                        dir,
+                        name,
+                        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                        Mode::empty(),
+                    )
+                {
+                    walk(&sub, child, g)?;
+                }
+                continue;
+            }
+            let Ok(fd) = openat(
+                dir,
+                name,
+                OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            ) else {
+                continue;
+            };
+            let rights = if kind == FileType::Directory {
+                g.dir_rights
+            } else {
+                g.file_rights
+            };
+            g.ruleset.add_rule(PathBeneath::new(fd.as_fd(), rights))?;
+            if g.kept.len() >= KEPT_FDS_MAX {
+                g.kept.clear();
+            }
+            g.kept.push(fd);
+        }
+        Ok(())
+    }
+
+    /// Applies the ruleset to this process (inherited by the command). `protect`: real
+    /// locations (canonicalized; a path that is not is protected nowhere, so the caller
+    /// resolves them). `Ok((false, _))`: the kernel has no Landlock, nothing is enforced. The
+    /// descriptors of granted entries come back to be closed by the `exec` (keep them until
+    /// then: dropping them costs one `close` each).
+    pub(crate) fn restrict(
+        protect: &[PathBuf],
+        allow: &[PathBuf],
+    ) -> Result<(bool, Vec<OwnedFd>), String> {
         let rights = AccessFs::from_write(ABI_WANTED);
-        // The directory entry's type decides the rights (what `path_beneath_rules` learns with
-        // one `fstat` per path): a file cannot take directory-only rights.
-        let file_rights = rights & AccessFs::from_file(ABI_WANTED);
-        let granted = grant.iter().filter_map(|(path, is_dir)| {
-            let fd = PathFd::new(path).ok()?;
-            Some(Ok::<_, RulesetError>(PathBeneath::new(
-                fd,
-                if *is_dir { rights } else { file_rights },
-            )))
-        });
-        let status = Ruleset::default()
+        let mut ruleset = Ruleset::default()
             .handle_access(rights)
             .and_then(|r| r.create())
-            .and_then(|r| r.add_rules(granted))
-            .and_then(|r| r.add_rules(path_beneath_rules(allow, rights)))
+            .map_err(|e| e.to_string())?;
+        let tree = Node::of(protect);
+        let mut grants = Grants {
+            ruleset: &mut ruleset,
+            dir_rights: rights,
+            file_rights: rights & AccessFs::from_file(ABI_WANTED),
+            kept: Vec::new(),
+        };
+        if !tree.protected
+            && let Ok(root) = openat(
+                CWD,
+                Path::new("/"),
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+        {
+            walk(&root, &tree, &mut grants).map_err(|e| e.to_string())?;
+        }
+        let kept = grants.kept;
+        let status = ruleset
+            .add_rules(path_beneath_rules(allow, rights))
             .and_then(|r| r.restrict_self())
             .map_err(|e| e.to_string())?;
-        Ok(status.ruleset != RulesetStatus::NotEnforced)
+        Ok((status.ruleset != RulesetStatus::NotEnforced, kept))
     }
 
     /// Whether the kernel enforces a Landlock write ruleset (this process restricts itself, so
@@ -179,8 +305,8 @@ mod kernel {
 #[cfg(not(target_os = "linux"))]
 mod kernel {
     use std::path::PathBuf;
-    pub(crate) fn restrict(_: &[PathBuf], _: &[PathBuf]) -> Result<bool, String> {
-        Ok(false)
+    pub(crate) fn restrict(_: &[PathBuf], _: &[PathBuf]) -> Result<(bool, Vec<()>), String> {
+        Ok((false, Vec::new()))
     }
     pub(crate) fn probe() -> (bool, String) {
         (false, "Landlock is Linux-only".into())
@@ -207,13 +333,24 @@ fn main() -> ExitCode {
             return ExitCode::from(CANNOT_RUN);
         }
     };
-    let private_tmp = private_tmp(&args.protect);
-    if let Err(e) = kernel::restrict(&args.protect, &args.allow) {
-        eprintln!(
-            "code-intel-sandbox: could not apply the write sandbox ({e}); the command was not run"
-        );
-        return ExitCode::from(CANNOT_RUN);
-    }
+    // Real locations, once: the walk from `/` must meet them (a path through a symbolic link
+    // would leave its real tree granted); one that does not exist protects nothing.
+    let protect: Vec<PathBuf> = args
+        .protect
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let private_tmp = private_tmp(&protect);
+    // Held until the `exec` closes them (close-on-exec).
+    let _granted = match kernel::restrict(&protect, &args.allow) {
+        Ok((_, granted)) => granted,
+        Err(e) => {
+            eprintln!(
+                "code-intel-sandbox: could not apply the write sandbox ({e}); the command was not run"
+            );
+            return ExitCode::from(CANNOT_RUN);
+        }
+    };
     let mut bash = std::process::Command::new("bash");
     bash.arg("-c").arg(&args.command);
     if let Some(tmp) = private_tmp {
