@@ -71,11 +71,25 @@
 //! own files and system programs. A shell or interpreter reading a pipe (`… | bash`), a command name
 //! known only at run time (`$C …`), sed `w`/`W`/`e` commands and git `-c` settings that run
 //! programs are [`BashTarget::Dynamic`]. `env -S`, `setsid`, `flock`, `trap`, `watch`, `su -c`,
-//! `script -c` are unwrapped; long options match by unambiguous prefix (`--in-pl`).
+//! `script -c` are unwrapped (`env -C DIR`, `sudo -D DIR` move the working directory); long
+//! options match by unambiguous prefix (`--in-pl`).
+//!
+//! Where code is loaded from is checked like a script: each directory of a search path set for a
+//! command (`PATH`, `PYTHONPATH`, `NODE_PATH`, `PERL5LIB`, `LD_LIBRARY_PATH`, …), a configuration
+//! home (`HOME`, `XDG_CONFIG_HOME`, `CARGO_HOME`, …), the working directory of a build tool, test
+//! runner or interpreter that reads it (`cd DIR && make`, `npm test`, `cargo`, `python -m`,
+//! `python -c`, `npx`), the files interpreter code loads (`require`, `import(…)`, Perl's `do`/
+//! `use lib`/`@INC`, `sys.path.insert`, Ruby's `load`, PHP's `include`) and the scripts and test
+//! files of `python -m cProfile/profile/pdb/trace/doctest/unittest` and `pytest`. Commands run by
+//! interpreter code in list form (Perl `system LIST`, `exec {PROG} LIST`, piped `open`) are
+//! analysed as command lines; Perl's `$^I` edits `@ARGV` in place; ex/vim in Ex mode and `ed`
+//! take editor commands from stdin (a literal `ed` script is read for `w FILE` and `!CMD`).
 //!
 //! # Out of reach (never reported)
 //! Anything that depends on state outside the command text: variables and aliases or functions
-//! defined by earlier commands of the session, `eval "$CMD"`; programs that write files as a side
+//! defined by earlier commands of the session, `eval "$CMD"`, configuration files written earlier
+//! where tools read them (`~/.gitconfig`, `~/.npmrc`, another repository's `.git/config` for
+//! `git -C DIR`); programs that write files as a side
 //! effect of their job: `make`, compilers and build tools (`cargo build`), formatters run through
 //! other launchers (`python -m black`, `uv run`, `composer exec`, npm scripts), package managers
 //! writing into their own directories (`npm install`, `pip install`); `tar`'s old-style bundles

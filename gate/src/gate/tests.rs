@@ -319,3 +319,80 @@ fn literal_prefixes_of_dynamic_words() {
     assert_eq!(literal_dir_prefix("$HOME/x"), None);
     assert_eq!(literal_dir_prefix("src/a.py"), None);
 }
+
+/// The forms a red team found getting past the static analysis (docs/GATE.md, "Still through"),
+/// decided by the whole gate with no session, and common read-only and test commands near each
+/// rule that closes them.
+#[test]
+fn static_bypasses_are_denied_and_their_neighbours_pass() {
+    let r = repo();
+    let bash = |cmd: &str| r.pre(Some("c1"), "Bash", Action::Shell(cmd));
+    for cmd in [
+        "python3 -c \"open(*['src/app.py', 'w']).write('x')\"",
+        "python3 -c \"import sys; sys.path.insert(0, '/tmp/evil'); import m\"",
+        "perl -e 'system(\"touch\", \"src/app.py\")'",
+        "perl -e 'exec {\"touch\"} \"x\", \"src/app.py\"'",
+        "perl -e 'open(F, \"|tee src/app.py\")'",
+        "perl -e 'open(F, \"touch src/app.py |\")'",
+        "perl -e '$^I=\"\"; @ARGV=(\"src/app.py\"); while(<>){s/x/y/; print}'",
+        "perl -e 'do \"/tmp/evil.pl\"'",
+        "perl -e 'require \"/tmp/evil.pl\"'",
+        "perl -MExtUtils::Command -e touch src/app.py",
+        "node -e \"require('child_process').exec('touch src/app.py')\"",
+        "node -e \"require('/tmp/evil.js')\"",
+        "git clone -u /tmp/evil.sh /tmp/r /tmp/c",
+        "git clone -u '/tmp/$x' /tmp/r /tmp/c",
+        "PATH=/tmp/evil:$PATH git status",
+        "HOME=/tmp/evil git st",
+        "cd /tmp/evil && make",
+        "cd /tmp/evil && npm test",
+        "cd /tmp/evil && python -m mod",
+        "python -m cProfile -o src/app.py /tmp/x.py",
+        "python -m doctest /tmp/evil.txt",
+        "vim -e -s src/app.py < /tmp/cmds",
+        "vim -e -s /tmp/x < /tmp/cmds",
+        "perl -e 'open(F, \"/tmp/$x|\")'",
+        "node -e \"const m = process.env.M; require(m)\"",
+        "node -e \"require('util').promisify(require('child_process').exec)('touch src/app.py')\"",
+        "env -C /tmp/evil make",
+        "ed -s /tmp/x <<< 'w src/app.py'",
+    ] {
+        assert!(
+            matches!(bash(cmd), Verdict::Deny { .. }),
+            "not denied: {cmd}"
+        );
+    }
+    let in_repo = format!("cd {}/src && make test", r.dir.path().display());
+    for cmd in [
+        "perl -ne 'print if /x/' src/app.py",
+        "perl -e 'system(\"ls\")'",
+        "perl -e 'system(\"git\", \"log\", \"-1\")'",
+        "perl -e 'open(F, \"git log -3 |\"); print <F>'",
+        "perl -e 'use lib \"lib\"; require \"./src/x.pl\"; print 1'",
+        "perl -MExtUtils::Command -e cat src/app.py",
+        "python3 -c \"import sys; sys.path.insert(0, 'src'); import app\"",
+        "python -m doctest -v src/app.py",
+        "python -m cProfile -s cumtime src/app.py",
+        "python -m pytest -x src/app.py::test_b -k 'x and not y'",
+        "pytest -q src --junitxml=/tmp/report.xml",
+        "node -e \"require('./src/x')\"",
+        "node -e \"require('child_process').exec('git log -1', (e, out) => console.log(out))\"",
+        "cd src && make test",
+        "cd src && npm test",
+        in_repo.as_str(),
+        "cd /tmp && ls",
+        "PATH=$PATH:node_modules/.bin jest",
+        "PATH=\"$PWD/node_modules/.bin:$PATH\" jest",
+        "PATH=/usr/local/bin:$PATH make",
+        "PYTHONPATH=src:$PYTHONPATH pytest",
+        "HOME=$HOME git log -1",
+        "git clone https://github.com/a/b.git /tmp/b",
+        "git push -u origin main",
+        "ed -s /tmp/x <<< $'1p\\nq'",
+        "vim -u NONE -es /tmp/x < /dev/null",
+        "cd build && cmake .. && make -j4",
+        "(cd src && python -m pytest -q)",
+    ] {
+        assert_eq!(bash(cmd), Verdict::Allow, "{cmd}");
+    }
+}

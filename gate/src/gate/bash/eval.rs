@@ -153,13 +153,7 @@ impl Eval {
             &cmd.words[..n_assign]
         };
         for w in settings {
-            if runs_program_from_env(w) {
-                self.unknown(
-                    w.raw.clone(),
-                    "an environment setting that makes git or the shell run a program",
-                );
-            }
-            self.interpreter_env(w);
+            self.setting(w);
         }
         // An array subscript in a literal (`x='a[$(cmd)]'`) runs `cmd` when bash evaluates it
         // arithmetically later (`$((x))`, `[[ -v … ]]`, `printf -v`, `read`, `declare`).
@@ -255,11 +249,29 @@ impl Eval {
                     return;
                 }
                 let mut rest = &words[1 + args.end..];
-                if name == "env" {
+                if matches!(name, "env" | "sudo") {
                     let n = rest.iter().take_while(|w| is_assignment(w)).count();
+                    for w in &rest[..n] {
+                        self.setting(w);
+                    }
                     rest = &rest[n..];
                 }
+                if matches!(name, "npx" | "bunx" | "pnpx") {
+                    // The command comes from `node_modules/.bin` of the working directory.
+                    self.working_dir_code(name);
+                }
                 words = rest.get(operands..).unwrap_or_default();
+                // `env -C DIR CMD`, `sudo -D DIR CMD`: CMD runs in DIR.
+                let chdir = match name {
+                    "env" => args.value(&["-C", "--chdir"]),
+                    "sudo" => args.value(&["-D", "--chdir"]),
+                    _ => None,
+                };
+                if let Some(dir) = chdir {
+                    let dir = dir.clone();
+                    self.in_dir(Some(&dir), |e| e.invoke(words, stdin));
+                    return;
+                }
                 continue;
             }
             if let Some(opt) = runs_by_option(name, &words[1..]) {
@@ -268,7 +280,13 @@ impl Eval {
                     format!("{name} {opt}, an option that runs a program or writes a file"),
                 );
             }
-            for code in code_by_option(name, &words[1..]) {
+            let code = code_by_option(name, &words[1..]);
+            // A directory named by an option (`make -C DIR`) is checked below instead; cargo
+            // also reads `.cargo/config.toml` of the working directory.
+            if (code.is_empty() || name == "cargo") && reads_working_dir(name, &words[1..]) {
+                self.working_dir_code(name);
+            }
+            for code in code {
                 self.script(&code, &format!("{name} loads code from"));
             }
             if let Some((_, rule)) = RULES.iter().find(|(names, _)| listed(names, name)) {
@@ -336,42 +354,85 @@ impl Eval {
         std::mem::replace(&mut self.out, saved)
     }
 
-    /// Interpreter settings that load code before the command line's own runs: each directory of
-    /// `PYTHONPATH`, `NODE_PATH`, `PERL5LIB`, `RUBYLIB` (and `PYTHONSTARTUP`, `PYTHONHOME`) must be
-    /// the project's or the system's, like `bash FILE` (`PYTHONPATH=src pytest` passes); options
-    /// in `NODE_OPTIONS`, `PERL5OPT`, `RUBYOPT` that load a module are run-time unknowns.
-    fn interpreter_env(&mut self, w: &Word) {
+    /// Checks one `NAME=value` setting of a command's environment (`VAR=x cmd`, `export VAR=x`,
+    /// `env VAR=x cmd`, `sudo VAR=x cmd`): settings through which git or the shell run a program
+    /// are run-time unknowns, and settings that point a lookup of code or configuration at a
+    /// directory ([`env_locations`]) must point at the project or the system, like `bash FILE`.
+    fn setting(&mut self, w: &Word) {
+        if runs_program_from_env(w) {
+            self.unknown(
+                w.raw.clone(),
+                "an environment setting that makes git or the shell run a program",
+            );
+        }
+        self.env_locations(w);
+    }
+
+    /// Settings that decide where code, commands or configuration are loaded from. Each directory
+    /// of a search path (`PATH`, `PYTHONPATH`, `NODE_PATH`, `PERL5LIB`, `RUBYLIB`,
+    /// `LD_LIBRARY_PATH`, …) and each configuration home (`HOME`, `XDG_CONFIG_HOME`,
+    /// `CARGO_HOME`, …: git aliases and pagers, npm and cargo settings run programs) must be the
+    /// project's or the system's, like `bash FILE` (`PYTHONPATH=src pytest` and
+    /// `PATH=$PATH:node_modules/.bin jest` pass; the variable's own value, `$PATH`, is what it
+    /// was). A program setting (`CC`, `RUSTC_WRAPPER`, …) naming a path is checked the same way;
+    /// options in `NODE_OPTIONS`, `PERL5OPT`, `RUBYOPT` that load a module are run-time unknowns.
+    fn env_locations(&mut self, w: &Word) {
         let Some((name, value)) = w.value.split_once('=') else {
             return;
         };
-        let via = format!("{name} loads code from");
-        match name {
-            "PYTHONPATH" | "NODE_PATH" | "PERL5LIB" | "PERLLIB" | "RUBYLIB" | "PYTHONSTARTUP"
-            | "PYTHONHOME" => {
-                for dir in value.split(':').filter(|d| !d.is_empty()) {
-                    self.script(&Word::synthetic(dir, w.dynamic), &via);
-                }
+        let name = name.strip_suffix('+').unwrap_or(name);
+        let via = if listed(SEARCH_PATHS, name) {
+            format!("{name} loads code from")
+        } else {
+            format!("{name} reads configuration or code from")
+        };
+        let checked = |dir: &str| {
+            let itself = dir == format!("${name}") || dir == format!("${{{name}}}");
+            // `$PWD/node_modules/.bin`, `$(pwd)/…`: the working directory, which the analysis
+            // tracks.
+            let here = ["$PWD", "${PWD}", "$(pwd)", "`pwd`"].iter().find_map(|p| {
+                dir.strip_prefix(p)
+                    .filter(|r| r.is_empty() || r.starts_with('/'))
+                    .map(|r| format!(".{r}"))
+            });
+            let dir = here.as_deref().unwrap_or(dir);
+            // `~` is expanded after `=` and `:` in assignments.
+            let dynamic =
+                dir.starts_with('~') || (w.dynamic && dir.contains(['$', '`', '*', '?', '[']));
+            (!itself && !dir.is_empty()).then(|| Word::synthetic(dir, dynamic))
+        };
+        if listed(SEARCH_PATHS, name) || listed(CONFIG_HOMES, name) {
+            for dir in value.split(':').filter_map(checked) {
+                self.script(&dir, &via);
             }
-            "NODE_OPTIONS" | "PERL5OPT" | "RUBYOPT" => {
-                let loads = value.split_whitespace().any(|o| {
-                    [
-                        "-r",
-                        "--require",
-                        "--import",
-                        "--loader",
-                        "--experimental-loader",
-                        "-M",
-                        "-m",
-                        "-I",
-                    ]
-                    .iter()
-                    .any(|p| o == *p || (o.starts_with(p) && o.len() > p.len()))
-                });
-                if loads {
-                    self.unknown(w.raw.clone(), format!("{name} loads a module"));
-                }
+        } else if listed(PROGRAMS, name) {
+            // A bare name is looked up in PATH; a path is run as it is.
+            if let Some(prog) = value
+                .split_whitespace()
+                .next()
+                .filter(|p| p.contains('/'))
+                .and_then(checked)
+            {
+                self.script(&prog, &format!("{name} names a program"));
             }
-            _ => {}
+        } else if listed("NODE_OPTIONS PERL5OPT RUBYOPT", name) {
+            let loads = value.split_whitespace().any(|o| {
+                [
+                    "-r",
+                    "--require",
+                    "--import",
+                    "--loader",
+                    "--experimental-loader",
+                    "-M",
+                    "-m",
+                    "-I",
+                ]
+                .iter()
+                .any(|p| o == *p || (o.starts_with(p) && o.len() > p.len()))
+            });
+            if loads {
+                self.unknown(w.raw.clone(), format!("{name} loads a module"));
+            }
         }
     }
 
@@ -521,16 +582,39 @@ impl Eval {
         });
     }
 
+    /// `name` reads code or instructions from its working directory (a makefile, `package.json`
+    /// scripts, `Cargo.toml`, modules on `python -m`'s path): when this command line moved the
+    /// working directory (`cd DIR && make`), DIR is checked like `bash FILE` (the project's or
+    /// the system's). Without a `cd` it is where the session runs.
+    pub(super) fn working_dir_code(&mut self, name: &str) {
+        if !self.cwd.path.is_empty() || self.cwd.dynamic {
+            self.script(
+                &Word::synthetic(".", false),
+                &format!("{name} reads code or instructions from the working directory"),
+            );
+        }
+    }
+
     /// Reports code read from a pipe (`… | bash`, `… | python3`): unknowable statically.
     pub(super) fn piped_code(&mut self, name: &str) {
         self.unknown("<stdin>", format!("{name} running code from a pipe"));
     }
 }
 
-/// Whether an assignment (`NAME=value`) sets a variable through which git or a shell runs a
-/// program of the value's choosing (`GIT_EXTERNAL_DIFF`, `GIT_CONFIG_KEY_0=core.fsmonitor`,
-/// `BASH_ENV`, `LD_PRELOAD`, ...). Pagers and editors set to a plain viewer (`GIT_PAGER=cat`,
-/// common in agents' read-only commands) are not.
+/// Search paths for commands, modules and libraries: each directory is checked like `bash FILE`.
+const SEARCH_PATHS: &str =
+    "PATH PYTHONPATH NODE_PATH PERL5LIB PERLLIB RUBYLIB GEM_PATH LD_LIBRARY_PATH";
+
+/// Directories and files of configuration (which can name programs to run: git aliases, pagers
+/// and hooks in `~/.gitconfig`, npm's `script-shell`, cargo's `runner`) or code run at start-up.
+const CONFIG_HOMES: &str = "HOME XDG_CONFIG_HOME ZDOTDIR CARGO_HOME RUSTUP_HOME PYTHONUSERBASE \
+    PYTHONSTARTUP PYTHONHOME GEM_HOME BUNDLE_GEMFILE NPM_CONFIG_USERCONFIG \
+    NPM_CONFIG_GLOBALCONFIG npm_config_userconfig npm_config_globalconfig";
+
+/// Programs build tools run in place of the usual ones.
+const PROGRAMS: &str = "CC CXX CPP LD AR RUSTC RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER RUSTDOC \
+    CARGO_BUILD_RUSTC CARGO_BUILD_RUSTC_WRAPPER";
+
 /// Options that make a command run a program, load a configuration that can, or write a file
 /// its rule does not model, by command: a word equal to one (or `OPT=…`), or holding one of the
 /// `contains` patterns (case-insensitive: `-o ProxyCommand=…`, sqlite's `.output`).
@@ -578,15 +662,38 @@ const RUNS_BY_OPTION: &[(&str, &[&str], &[&str])] = &[
     ("ex vim vi nvim", &["-c", "--cmd", "-S"], &[]),
 ];
 
+/// Build tools, test runners and package managers that read their instructions (and code) from
+/// the working directory: a makefile, `package.json` scripts and `.npmrc`, `Cargo.toml` and
+/// `.cargo/config.toml`, `go.mod` (`go generate` runs commands), `conftest.py`, a Rakefile,
+/// JavaScript configuration files of bundlers, linters and test runners.
+const READS_WORKING_DIR: &str = "make gmake cmake ninja meson cargo go npm pnpm yarn bun deno \
+    pytest py.test tox nox rake bundle gradle mvn ant just composer phpunit rspec jest vitest \
+    mocha eslint prettier webpack vite rollup";
+
+/// Whether `name ARGS` reads instructions or code from its working directory
+/// ([`READS_WORKING_DIR`]); `--version` and `--help` alone do not.
+fn reads_working_dir(name: &str, args: &[Word]) -> bool {
+    listed(READS_WORKING_DIR, name)
+        && (args.is_empty()
+            || !args.iter().all(|w| {
+                matches!(
+                    w.value.as_str(),
+                    "--version" | "-v" | "-V" | "version" | "--help" | "-h" | "help"
+                )
+            }))
+}
+
 /// Options whose value is a file or directory of code the command loads or runs (`node -r
 /// FILE`, `make -C DIR`): like `bash FILE`, it must be the project's or the system's.
 const CODE_BY_OPTION: &[(&str, &[&str])] = &[
     ("awk gawk mawk nawk", &["-f", "--file"]),
     ("node", &["-r", "--require", "--import", "--loader"]),
     ("perl", &["-I"]),
+    ("ruby", &["-I", "-r"]),
     ("bash sh", &["--rcfile", "--init-file"]),
     ("make gmake", &["-C", "--directory"]),
-    ("npm pnpm yarn", &["--prefix", "--dir"]),
+    ("npm pnpm yarn bun", &["--prefix", "--dir", "--cwd", "-C"]),
+    ("go", &["-C"]),
     ("cargo", &["--manifest-path"]),
 ];
 
@@ -640,6 +747,10 @@ fn code_by_option(name: &str, args: &[Word]) -> Vec<Word> {
     out
 }
 
+/// Whether an assignment (`NAME=value`) sets a variable through which git or a shell runs a
+/// program of the value's choosing (`GIT_EXTERNAL_DIFF`, `GIT_CONFIG_KEY_0=core.fsmonitor`,
+/// `BASH_ENV`, `LD_PRELOAD`, ...). Pagers and editors set to a plain viewer (`GIT_PAGER=cat`,
+/// common in agents' read-only commands) are not.
 fn runs_program_from_env(w: &Word) -> bool {
     let Some((name, value)) = w.value.split_once('=') else {
         return false;

@@ -33,7 +33,29 @@ enum Call {
     /// `tempfile.mkstemp(dir=…)` and friends: a new file under `dir` (the system temporary
     /// directory without it).
     TempIn,
+    /// These positional arguments are directories modules are then loaded from
+    /// (`sys.path.insert(0, d)`, Perl's `use lib d`): checked like `bash FILE`.
+    LoadPath(&'static [usize]),
+    /// Perl's `push @INC, d` / `unshift @INC, d`: the directories after `@INC`.
+    PushInc,
+    /// The first argument is a file of code the call runs (Perl's `do FILE`, Ruby's `load`,
+    /// PHP's `include`): checked like `bash FILE`.
+    LoadFile,
+    /// `require`/`import`: a module found on the search path, or a file of code when the name
+    /// is a path (`require('/tmp/x.js')`, `require "./x.pl"`, `import('/tmp/x.mjs')`).
+    Require,
 }
+
+/// The members of node's `child_process` that run a program.
+const CHILD_PROCESS: [&str; 7] = [
+    "exec",
+    "execSync",
+    "execFile",
+    "execFileSync",
+    "spawn",
+    "spawnSync",
+    "fork",
+];
 
 /// Calls recognised in interpreter code; the first matching row wins. Pattern forms: `name` a bare
 /// call, `a.b` a qualified call (also with a longer qualification), `.name` a method on any
@@ -68,8 +90,26 @@ const CALLS: &[(&str, Call)] = &[
          .extractall .extract",
         Call::Opaque,
     ),
-    // Python's interactive interpreter runs the source string it is given.
-    (".runsource .runcode", Call::Code),
+    // Python's interactive interpreter runs the source string it is given; node's `vm` too.
+    (
+        ".runsource .runcode vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script \
+         vm.compileFunction",
+        Call::Code,
+    ),
+    // Where modules are then loaded from (`lib` is Perl's `use lib DIRS`).
+    ("sys.path.insert", Call::LoadPath(&[1])),
+    (
+        "sys.path.append sys.path.extend site.addsitedir module.paths.push \
+         module.paths.unshift $LOAD_PATH.unshift $LOAD_PATH.push $LOAD_PATH.concat",
+        Call::LoadPath(&[0]),
+    ),
+    ("lib", Call::LoadPath(&[0, 1, 2, 3, 4, 5, 6, 7])),
+    ("push unshift", Call::PushInc),
+    (
+        "do load include include_once require_once require_relative",
+        Call::LoadFile,
+    ),
+    ("require import from", Call::Require),
     ("*urlretrieve", Call::Write(&[1])),
     ("exec eval", Call::Code),
     (
@@ -118,7 +158,7 @@ const CALLS: &[(&str, Call)] = &[
         "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
          subprocess.check_output subprocess.Popen subprocess.getoutput \
          subprocess.getstatusoutput *execSync child_process.exec system shell_exec passthru \
-         popen proc_open",
+         popen proc_open IO.popen",
         Call::Shell,
     ),
 ];
@@ -611,6 +651,10 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
     let toks = code_tokens(code);
     let pair = brackets(&toks);
     let aliases = aliases(&toks, &pair);
+    let uses_child_process = toks.iter().any(|t| {
+        matches!(&t.tok, CTok::Str { value, .. }
+            if value.trim_start_matches("node:") == "child_process")
+    });
     for j in 0..toks.len() {
         // A call by a computed name on a value (`fs[m](p)`) in a script that uses a module
         // that writes files or runs programs.
@@ -664,11 +708,100 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             }
             continue;
         }
-        let canonical = resolve(name, &aliases);
+        // `sys.path = [...]`, `sys.path += [...]`, `sys.path[:0] = [...]`: where modules are then
+        // loaded from, set at run time.
+        if name == "sys.path" && !after_dot {
+            let assign_at = match toks.get(j + 1).map(|t| &t.tok) {
+                Some(CTok::Punct(b'[')) => pair.get(j + 1).map(|&c| c.saturating_add(1)),
+                Some(CTok::Punct(b'+')) => Some(j + 2),
+                _ => Some(j + 1),
+            };
+            if let Some(k) = assign_at
+                && matches!(toks.get(k).map(|t| &t.tok), Some(CTok::Punct(b'=')))
+                && !matches!(toks.get(k + 1).map(|t| &t.tok), Some(CTok::Punct(b'=')))
+            {
+                let end = toks
+                    .iter()
+                    .skip(k)
+                    .take_while(|t| !matches!(t.tok, CTok::Punct(b';' | b'\n')))
+                    .last()
+                    .map_or(toks[j].end, |t| t.end);
+                e.unknown(
+                    code.get(toks[j].start..end).unwrap_or(name),
+                    format!("{via}: sys.path set to load code from"),
+                );
+            }
+            continue;
+        }
+        // `require('child_process').exec(…)`: the member of the module required in place; in a
+        // script that loads child_process, `m.exec(…)` on any value is its `exec`
+        // (`import('child_process').then(m => m.exec(…))`).
+        let canonical = match required_module(&toks, &pair, j) {
+            Some(m) => format!("{m}.{name}"),
+            None if (after_dot || name.contains('.'))
+                && uses_child_process
+                && let Some(member) = name.rsplit('.').next()
+                && CHILD_PROCESS.contains(&member) =>
+            {
+                format!("child_process.{member}")
+            }
+            None => resolve(name, &aliases),
+        };
+        // A program-running member of child_process taken as a value, not called here
+        // (`util.promisify(cp.exec)`, `[cp.exec][0](…)`): what it runs is out of sight.
+        if (after_dot || name.contains('.'))
+            && canonical
+                .strip_prefix("child_process.")
+                .is_some_and(|m| CHILD_PROCESS.contains(&m))
+            && !matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[j].end).unwrap_or(name),
+                format!("{via}: {canonical} passed as a value (what it runs is out of sight)"),
+            );
+            continue;
+        }
         let Some(call) = call_of(&canonical, after_dot).or_else(|| call_of(name, after_dot)) else {
             continue;
         };
         let (args, end) = match toks.get(j + 1).map(|t| &t.tok) {
+            // Perl's `exec {PROGRAM} LIST` and `system {PROGRAM} LIST`: PROGRAM runs with LIST as
+            // its argv (LIST's first word is only the name it is shown under).
+            Some(CTok::Punct(b'{'))
+                if matches!(call, Call::Shell | Call::Code)
+                    && !after_dot
+                    && !name.contains('.')
+                    && pair[j + 1] != usize::MAX =>
+            {
+                let close = pair[j + 1];
+                let (list, end) = bare_args(&toks, &pair, close + 1, code);
+                let program = match toks.get(j + 2..close).unwrap_or_default() {
+                    [
+                        Spanned {
+                            tok:
+                                CTok::Str {
+                                    value,
+                                    dynamic: false,
+                                },
+                            ..
+                        },
+                    ] => Some(value.clone()),
+                    _ => None,
+                };
+                let snippet = code.get(toks[j].start..end).unwrap_or(name);
+                match program {
+                    Some(p) => {
+                        let argv = std::iter::once(Some(p))
+                            .chain(list.iter().skip(1).map(|a| a.lit().map(str::to_owned)));
+                        e.run_text(&argv_text(argv));
+                    }
+                    None => e.unknown(
+                        snippet,
+                        format!("{via}: {name} of a program named at run time"),
+                    ),
+                }
+                continue;
+            }
             // An unbalanced call is a syntax error: the interpreter runs nothing.
             Some(CTok::Punct(b'(')) if pair[j + 1] != usize::MAX => {
                 paren_args(&toks, &pair, j + 1, code)
@@ -689,7 +822,72 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
         let positional: Vec<&CArg<'_>> = args.iter().filter(|a| a.kw.is_none()).collect();
         let kw = |k: &str| args.iter().find(|a| a.kw == Some(k));
         let writes_mode = |m: Option<&CArg<'_>>| m.and_then(CArg::lit).is_some_and(is_write_mode);
+        // Arguments unpacked at run time (`open(*['f', 'w'])`, `open(**kw)`, `open(...args)`):
+        // which parameter each fills, the mode among them, is unknown. (Perl's `open(*FH, …)`
+        // names a handle. Other calls already count an argument they cannot read as run time.)
+        let unpacked = args.iter().enumerate().any(|(i, a)| {
+            a.raw.starts_with("...")
+                || a.raw.starts_with("**")
+                || (a.raw.starts_with('*') && (i > 0 || args.len() == 1))
+        });
+        if unpacked && matches!(call, Call::Open | Call::RecvOpen) {
+            e.unknown(
+                snippet.value.clone(),
+                format!("{via}: {name} with arguments unpacked at run time"),
+            );
+            continue;
+        }
+        let loads = format!("{via}: {name} loads code from");
         match call {
+            Call::LoadPath(indexes) => {
+                for &i in indexes {
+                    if let Some(a) = positional.get(i) {
+                        for dir in list_words(a) {
+                            load_from(e, &dir, &loads);
+                        }
+                    }
+                }
+            }
+            Call::PushInc => {
+                if positional
+                    .first()
+                    .is_some_and(|a| matches!(a.raw, "@INC" | "@::INC"))
+                {
+                    for a in &positional[1..] {
+                        for dir in list_words(a) {
+                            load_from(e, &dir, &loads);
+                        }
+                    }
+                }
+            }
+            Call::LoadFile | Call::Require => {
+                let Some(a) = positional.first() else {
+                    continue;
+                };
+                let paren = matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')));
+                match a.lit() {
+                    Some(p) => {
+                        let p = p.strip_prefix("file://").unwrap_or(p);
+                        // `require('fs')`, `require "strict.pm"`, `import('lodash/fp')`: a
+                        // module from the search path (which is checked where it is set).
+                        let file = matches!(call, Call::LoadFile)
+                            || p.starts_with(['/', '~'])
+                            || p.starts_with("./")
+                            || p.starts_with("../")
+                            || p == "."
+                            || p == "..";
+                        if file {
+                            load_from(e, &Word::synthetic(p, false), &loads);
+                        }
+                    }
+                    // `require $file`, `do $f`, `include $x`, `require(name)`: run time. A bare
+                    // word is a module (`require Foo::Bar`) or not a load (Ruby's `loop do puts`).
+                    None if a.raw.starts_with('$') || (paren && matches!(call, Call::Require)) => {
+                        load_from(e, &Word::synthetic(a.raw, true), &loads)
+                    }
+                    None => {}
+                }
+            }
             Call::Write(indexes) => {
                 for &i in indexes {
                     match positional.get(i) {
@@ -732,10 +930,16 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             ),
             Call::Code => match positional.first() {
                 Some(code) if code.lit().is_some() => {
-                    // Python/JS code, or (Perl's `exec "cmd"`) a command line: both readings.
+                    // Python/JS code, or (Perl's `exec "cmd"`) a command line: both readings;
+                    // Perl's `exec "prog", "arg"…` runs an argv.
                     let text = code.lit().unwrap_or_default().to_string();
                     scan_code(e, &text, via);
                     e.run_text(&text);
+                    if positional.len() > 1 {
+                        e.run_text(&argv_text(
+                            positional.iter().map(|a| a.lit().map(str::to_owned)),
+                        ));
+                    }
                 }
                 _ => e.unknown(
                     snippet.value.clone(),
@@ -753,6 +957,14 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                 };
                 if let Some(text) = cmd.lit() {
                     e.run_text(text);
+                    // Perl's `system "prog", "arg"…` (list form) runs an argv; PHP's
+                    // `system($cmd, $rc)` and Python's `os.popen(cmd, 'r')` name no more words,
+                    // and reading them as arguments finds nothing more.
+                    if positional.len() > 1 && !after_dot && !name.contains('.') {
+                        e.run_text(&argv_text(
+                            positional.iter().map(|a| a.lit().map(str::to_owned)),
+                        ));
+                    }
                 } else if !cmd.raw.starts_with('[') {
                     // A command line built at run time (`os.system('echo x > ' + p)`).
                     e.unknown(
@@ -761,21 +973,112 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                     );
                 } else if cmd.raw.starts_with('[') {
                     // argv list: literal strings quoted, anything else as a variable.
-                    let argv: Vec<String> = toks[cmd.toks.0..cmd.toks.1]
+                    let argv = toks[cmd.toks.0..cmd.toks.1]
                         .iter()
                         .filter_map(|t| match &t.tok {
                             CTok::Str {
                                 value,
                                 dynamic: false,
-                            } => Some(format!("'{}'", value.replace('\'', r"'\''"))),
+                            } => Some(Some(value.clone())),
                             CTok::Punct(b'[' | b']' | b',') => None,
-                            _ => Some("\"$arg\"".to_string()),
-                        })
-                        .collect();
-                    e.run_text(&argv.join(" "));
+                            _ => Some(None),
+                        });
+                    e.run_text(&argv_text(argv));
                 }
             }
         }
+    }
+}
+
+/// A file or directory code is loaded from: a literal one is checked like `bash FILE`, one known
+/// only at run time is a run-time unknown.
+fn load_from(e: &mut Eval, w: &Word, via: &str) {
+    if w.dynamic {
+        // As `<…>`: a run-time word starting with a directory outside the project would be
+        // taken for a write there.
+        e.unknown(format!("<{}>", w.raw), via);
+    } else {
+        e.script(w, via);
+    }
+}
+
+/// A command line running `argv` as it is: literal words quoted, words known only at run time
+/// as a variable.
+fn argv_text(argv: impl Iterator<Item = Option<String>>) -> String {
+    argv.map(|w| match w {
+        Some(v) => format!("'{}'", v.replace('\'', r"'\''")),
+        None => "\"$arg\"".to_string(),
+    })
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// The words of an argument that is a string, a list of literal strings (`['a', 'b']`) or Perl's
+/// `qw(a b)`; a word known only at run time when it is anything else.
+fn list_words(a: &CArg<'_>) -> Vec<Word> {
+    if let Some(v) = a.lit() {
+        return vec![Word::synthetic(v, false)];
+    }
+    let raw = a.raw.trim();
+    if let Some(inner) = raw
+        .strip_prefix("qw")
+        .map(str::trim_start)
+        .filter(|r| r.len() >= 2 && r.starts_with(|c: char| c.is_ascii_punctuation()))
+    {
+        return inner[1..inner.len() - 1]
+            .split_whitespace()
+            .map(|w| Word::synthetic(w, false))
+            .collect();
+    }
+    if let Some(inner) = raw
+        .strip_prefix(['[', '('])
+        .and_then(|r| r.strip_suffix([']', ')']))
+    {
+        let items: Vec<&str> = inner
+            .split(',')
+            .map(str::trim)
+            .filter(|i| !i.is_empty())
+            .collect();
+        fn literal(i: &str) -> Option<&str> {
+            let q = i.chars().next()?;
+            (matches!(q, '\'' | '"') && i.len() >= 2 && i.ends_with(q))
+                .then(|| &i[1..i.len() - 1])
+                .filter(|v| !v.contains(['\\', '$', '{', '@', q]))
+        }
+        if items.iter().all(|i| literal(i).is_some()) {
+            return items
+                .iter()
+                .filter_map(|i| literal(i))
+                .map(|v| Word::synthetic(v, false))
+                .collect();
+        }
+    }
+    vec![Word::synthetic(a.raw, true)]
+}
+
+/// The module of a `require('m').name` receiver ending before the name at `j`.
+fn required_module(toks: &[Spanned<'_>], pair: &[usize], j: usize) -> Option<String> {
+    let close = j.checked_sub(2)?;
+    if !matches!(toks[j - 1].tok, CTok::Punct(b'.'))
+        || !matches!(toks[close].tok, CTok::Punct(b')'))
+    {
+        return None;
+    }
+    let open = *pair.get(close).filter(|&&o| o != usize::MAX)?;
+    match (
+        &toks.get(open.checked_sub(1)?)?.tok,
+        &toks.get(open + 1)?.tok,
+        open + 2 == close,
+    ) {
+        (
+            CTok::Ident("require"),
+            CTok::Str {
+                value,
+                dynamic: false,
+            },
+            true,
+        ) => Some(value.trim_start_matches("node:").to_string()),
+        _ => None,
     }
 }
 
@@ -807,10 +1110,27 @@ fn open_call(
         return;
     };
     let second = pos.get(1).copied().or(mode_kw);
+    // Ruby's `open("|cmd")` runs cmd.
+    if let Some(cmd) = first.lit().and_then(|f| f.strip_prefix('|')) {
+        return e.run_text(cmd);
+    }
     if first.string.is_none() {
         // Perl 3-arg: open(FH, '>', $path).
         if let (Some(mode), Some(path)) = (second.and_then(CArg::lit), pos.get(2)) {
             let m = mode.split(':').next().unwrap_or_default().trim();
+            // `open(FH, "-|", "cmd", @args)` / `"|-"`: a command line, or an argv (list form).
+            if matches!(m, "-|" | "|-") {
+                return match &pos[2..] {
+                    [one] => match one.lit() {
+                        Some(cmd) => e.run_text(cmd),
+                        None => e.unknown(
+                            format!("<{}>", one.raw),
+                            format!("{via}: a piped open of a command built at run time"),
+                        ),
+                    },
+                    list => e.run_text(&argv_text(list.iter().map(|a| a.lit().map(str::to_owned)))),
+                };
+            }
             if matches!(m, "<" | ">" | ">>" | "+<" | "+>" | "+>>") {
                 return if m.contains('>') || m.starts_with('+') {
                     e.write(&path.word(), via)
@@ -831,7 +1151,20 @@ fn open_call(
                 .find_map(|m| t.strip_prefix(m))
             {
                 e.write(&word(rest), via);
-            } else if !t.starts_with('|') && !t.ends_with('|') {
+            } else if let Some(cmd) = t.strip_prefix('|').or_else(|| t.strip_suffix('|')) {
+                // `open(FH, "|cmd")`, `open(FH, "cmd|")`: a command line.
+                let cmd = cmd.trim();
+                if cmd == "-" {
+                    // `open(FH, "|-")`: a fork of this script, no command.
+                } else if *dynamic {
+                    e.unknown(
+                        format!("<{spec}>"),
+                        format!("{via}: a piped open of a command built at run time"),
+                    );
+                } else {
+                    e.run_text(cmd);
+                }
+            } else {
                 e.read(&word(t.trim_start_matches('<')));
             }
             return;
@@ -950,4 +1283,98 @@ pub(super) fn scan_awk(e: &mut Eval, program: &str) {
         }
         k += 1;
     }
+}
+
+/// The files Perl or Ruby code puts into `@ARGV`/`ARGV` (`@ARGV = ("a", "b")`, `@ARGV = qw(a b)`,
+/// `push @ARGV, "a"`, `$ARGV[0] = "a"`, `ARGV.replace(["a"])`, `ARGV << "a"`): literal words, or
+/// one run-time word for a list the analysis cannot read. An in-place edit (`$^I`, `-i`) writes
+/// them.
+pub(super) fn argv_files(code: &str) -> Vec<Word> {
+    let toks = code_tokens(code);
+    let punct =
+        |k: usize, c: u8| matches!(toks.get(k).map(|t| &t.tok), Some(CTok::Punct(p)) if *p == c);
+    let is_argv = |n: &str| matches!(n, "@ARGV" | "@::ARGV" | "ARGV");
+    let mut out = Vec::new();
+    for j in 0..toks.len() {
+        let CTok::Ident(name) = toks[j].tok else {
+            continue;
+        };
+        // Where the list put into ARGV starts.
+        let from =
+            if is_argv(name) && punct(j + 1, b'=') && !punct(j + 2, b'=') && !punct(j + 2, b'~') {
+                j + 2
+            } else if is_argv(name) && punct(j + 1, b'<') && punct(j + 2, b'<') {
+                j + 3
+            } else if matches!(name, "$ARGV" | "ARGV") && punct(j + 1, b'[') {
+                match (j + 2..toks.len()).find(|&k| punct(k, b']')) {
+                    Some(k) if punct(k + 1, b'=') && !punct(k + 2, b'=') => k + 2,
+                    _ => continue,
+                }
+            } else if matches!(name, "push" | "unshift") {
+                let k = j + 1 + usize::from(punct(j + 1, b'('));
+                match toks.get(k).map(|t| &t.tok) {
+                    Some(CTok::Ident(n)) if is_argv(n) && punct(k + 1, b',') => k + 2,
+                    _ => continue,
+                }
+            } else if matches!(
+                name,
+                "ARGV.replace" | "ARGV.push" | "ARGV.unshift" | "ARGV.concat"
+            ) {
+                j + 1
+            } else {
+                continue;
+            };
+        let mut depth = 0usize;
+        let mut k = from;
+        while let Some(t) = toks.get(k) {
+            match &t.tok {
+                CTok::Punct(b'(' | b'[' | b'{') => depth += 1,
+                CTok::Punct(b')' | b']' | b'}') if depth == 0 => break,
+                CTok::Punct(b')' | b']' | b'}') => depth -= 1,
+                CTok::Punct(b';' | b'\n') if depth == 0 => break,
+                CTok::Punct(b',') => {}
+                CTok::Str { value, dynamic } => out.push(Word::synthetic(value, *dynamic)),
+                CTok::Ident("qw") => {
+                    // `qw(a b)`: the words up to the closing delimiter.
+                    let rest = code.get(t.end..).unwrap_or_default().trim_start();
+                    let Some(open) = rest.chars().next() else {
+                        break;
+                    };
+                    let close = match open {
+                        '(' => ')',
+                        '[' => ']',
+                        '{' => '}',
+                        '<' => '>',
+                        c => c,
+                    };
+                    let body = &rest[open.len_utf8()..];
+                    let Some(len) = body.find(close) else { break };
+                    out.extend(
+                        body[..len]
+                            .split_whitespace()
+                            .map(|w| Word::synthetic(w, false)),
+                    );
+                    let end = code.len() - body.len() + len + close.len_utf8();
+                    while toks.get(k + 1).is_some_and(|t| t.start < end) {
+                        k += 1;
+                    }
+                }
+                _ => {
+                    let end = toks
+                        .iter()
+                        .skip(k)
+                        .take_while(|t| !matches!(t.tok, CTok::Punct(b';' | b'\n')))
+                        .last()
+                        .map_or(t.end, |t| t.end);
+                    out.push(Word::synthetic(
+                        code.get(t.start..end).unwrap_or_default(),
+                        true,
+                    ));
+                    break;
+                }
+            }
+            k += 1;
+        }
+    }
+    out
 }

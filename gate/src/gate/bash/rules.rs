@@ -25,7 +25,7 @@ use output::{
     rule_xxd, rule_zip,
 };
 use read::{rule_grep, rule_ls, rule_read};
-use script::{rule_awk, rule_interpreter, rule_perl_ruby};
+use script::{rule_awk, rule_interpreter, rule_perl_ruby, rule_pytest};
 use shell::{rule_builtin_callback, rule_cd, rule_command_string, rule_flock, rule_make};
 use shell::{rule_runs_unseen_command, rule_shell, rule_source};
 
@@ -106,7 +106,7 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("awk", rule_awk),
     ("cp mv install ln link", rule_copy),
     (
-        "rm rmdir unlink shred touch mkdir truncate chmod ed ex",
+        "rm rmdir unlink shred touch mkdir truncate chmod",
         rule_operands,
     ),
     ("dd", rule_dd),
@@ -118,6 +118,7 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("unzip", rule_unzip),
     ("rsync scp", rule_rsync),
     ("python node php", rule_interpreter),
+    ("pytest py.test", rule_pytest),
     ("bash sh zsh dash ksh rbash mksh yash eval", rule_shell),
     ("source .", rule_source),
     ("make gmake", rule_make),
@@ -139,7 +140,7 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ),
     ("split csplit", rule_split),
     ("mkfifo mknod", rule_operands),
-    ("vim vi nvim view", rule_editor),
+    ("vim vi nvim view ex ed", rule_editor),
     ("find", rule_find),
     ("shuf iconv pandoc xmllint", rule_output_option),
     (

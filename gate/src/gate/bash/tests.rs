@@ -828,6 +828,596 @@ fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
 }
 
 #[test]
+fn perl_and_ruby_commands_in_place_edits_and_loaded_files() {
+    check(
+        &[
+            // Commands run by list-form `system`/`exec`, piped `open`: analysed as command lines.
+            "perl -e 'system(\"touch\", \"src/a.py\")'",
+            "perl -e 'system \"touch\", \"src/a.py\"'",
+            "perl -e 'exec \"rm\", \"-f\", \"src/a.py\"'",
+            "perl -e 'exec {\"touch\"} \"sh\", \"src/a.py\"'",
+            "perl -e 'system {$prog} \"x\", \"src/a.py\"'",
+            "perl -e 'system(\"touch\", $file)'",
+            "perl -e 'open(F, \"|touch src/a.py\")'",
+            "perl -e 'open(F, \"touch src/a.py |\")'",
+            "perl -e 'open(my $f, \"-|\", \"touch\", \"src/a.py\")'",
+            "perl -e 'open(my $f, \"|-\", \"tee src/a.py\")'",
+            "perl -e 'open(my $f, \"-|\", $cmd)'",
+            "perl -e 'open(F, \"|$cmd\")'",
+            "ruby -e 'open(\"|touch src/a.rb\")'",
+            "ruby -e 'IO.popen([\"touch\", \"src/a.rb\"])'",
+            // In-place editing switched on in the code edits `@ARGV`.
+            "perl -e '$^I=\"\"; @ARGV=(\"src/a.py\"); while(<>){s/x/y/; print}'",
+            "perl -e '$^I = \".bak\"; @ARGV = qw(src/a.py src/b.py); while (<>) { print }'",
+            "perl -ne 'BEGIN{$^I=\"\"} s/x/y/; print' src/a.py",
+            "perl -e '$^I=\"\"; push @ARGV, glob(\"src/*.py\"); while(<>){print}'",
+            "perl -i -e '$ARGV[0] = \"src/c.py\"; while(<>){print}'",
+            "ruby -e '$-i = \"\"; ARGV.replace([\"src/a.rb\"]); print ARGF.read'",
+            // Files of code loaded (`do`, `require`, `load`, `include`) and library paths.
+            "perl -e 'do \"/tmp/x.pl\"'",
+            "perl -e 'require \"/tmp/x.pl\"'",
+            "perl -e 'do $f'",
+            "perl -e 'use lib \"/tmp/lib\"; use Evil'",
+            "perl -e 'use lib qw(/tmp/lib lib)'",
+            "perl -e 'BEGIN { unshift @INC, \"/tmp/lib\" } use Evil'",
+            "ruby -e 'load \"/tmp/x.rb\"'",
+            "ruby -e '$LOAD_PATH.unshift(\"/tmp/lib\"); require \"evil\"'",
+            "php -r 'include \"/tmp/x.php\";'",
+            // ExtUtils::Command's functions act on @ARGV.
+            "perl -MExtUtils::Command -e touch src/a.py",
+            "perl -MExtUtils::Command -e rm_rf build src",
+            "perl -MExtUtils::Command -e cp /tmp/x src/a.py",
+            "perl -MExtUtils::Command::MM -e test_harness 0 t/*.t",
+            // Read-only and common forms: nothing written.
+            "perl -ne 'print if /TODO/' src/a.py",
+            "perl -e 'system(\"ls\")'",
+            "perl -e 'system(\"git\", \"log\", \"-1\")'",
+            "perl -e 'exec \"git\", \"status\"'",
+            "perl -e 'open(F, \"git log -3 |\"); print <F>'",
+            "perl -e 'open(my $f, \"-|\", \"git\", \"status\"); print <$f>'",
+            "perl -e 'use strict; use lib \"lib\"; require Foo::Bar; print 1'",
+            "perl -e 'require \"./lib/x.pl\"; print 1'",
+            "perl -le 'print for @ARGV' a b",
+            "perl -e 'my @a = (1); push @a, 2; print \"@a\"'",
+            "perl -MExtUtils::Command -e cat README.md",
+            "perl -MJSON::PP -e 'print encode_json([1])'",
+            "ruby -e 'require \"json\"; puts JSON.generate([1])'",
+            "ruby -e '3.times do puts 1 end'",
+            "php -r 'require \"vendor/autoload.php\"; echo 1;'",
+            "perl -e 'my $out = qx(git diff --stat); print $out'",
+            "perl -e 'open(my $fh, \"<\", \"README.md\"); print <$fh>'",
+            "perl -e 'open(my $p, \"|-\", \"sort\"); print $p \"b\\na\\n\"'",
+            "perl -ne 'print \"$ARGV: $_\" if /x/' src/a.py",
+            "perl -e 'print scalar(@ARGV)' a b",
+            "perl -e 'my $x = do { local $/; <STDIN> }; print $x'",
+            "perl -MData::Dumper -e 'print Dumper([1])'",
+            "perl -MExtUtils::Command -e test_f Makefile.PL",
+            "ruby -Ilib -rjson -e 'puts 1'",
+            "ruby -I/tmp/lib -e 'require \"m\"'",
+            "perl -Mlib=/tmp/lib,lib -MEvil -e 1",
+        ],
+        expect![[r#"
+            $ perl -e 'system("touch", "src/a.py")'
+              write path src/a.py (touch)
+            $ perl -e 'system "touch", "src/a.py"'
+              write path src/a.py (touch)
+            $ perl -e 'exec "rm", "-f", "src/a.py"'
+              write path src/a.py (rm)
+            $ perl -e 'exec {"touch"} "sh", "src/a.py"'
+              write path src/a.py (touch)
+            $ perl -e 'system {$prog} "x", "src/a.py"'
+              write dynamic system {$prog} "x", "src/a.py" (perl -e: system of a program named at run time)
+            $ perl -e 'system("touch", $file)'
+              write dynamic "$arg" (touch)
+            $ perl -e 'open(F, "|touch src/a.py")'
+              write path src/a.py (touch)
+            $ perl -e 'open(F, "touch src/a.py |")'
+              write path src/a.py (touch)
+            $ perl -e 'open(my $f, "-|", "touch", "src/a.py")'
+              write path src/a.py (touch)
+            $ perl -e 'open(my $f, "|-", "tee src/a.py")'
+              write path src/a.py (tee)
+            $ perl -e 'open(my $f, "-|", $cmd)'
+              write dynamic <$cmd> (perl -e: a piped open of a command built at run time)
+            $ perl -e 'open(F, "|$cmd")'
+              write dynamic <|$cmd> (perl -e: a piped open of a command built at run time)
+            $ ruby -e 'open("|touch src/a.rb")'
+              write path src/a.rb (touch)
+            $ ruby -e 'IO.popen(["touch", "src/a.rb"])'
+              write path src/a.rb (touch)
+            $ perl -e '$^I=""; @ARGV=("src/a.py"); while(<>){s/x/y/; print}'
+              write path src/a.py (perl -i)
+            $ perl -e '$^I = ".bak"; @ARGV = qw(src/a.py src/b.py); while (<>) { print }'
+              write path src/a.py (perl -i)
+              write path src/b.py (perl -i)
+            $ perl -ne 'BEGIN{$^I=""} s/x/y/; print' src/a.py
+              write path src/a.py (perl -i)
+            $ perl -e '$^I=""; push @ARGV, glob("src/*.py"); while(<>){print}'
+              write dynamic glob("src/*.py") (perl -i)
+            $ perl -i -e '$ARGV[0] = "src/c.py"; while(<>){print}'
+              write path src/c.py (perl -i)
+            $ ruby -e '$-i = ""; ARGV.replace(["src/a.rb"]); print ARGF.read'
+              write path src/a.rb (ruby -i)
+            $ perl -e 'do "/tmp/x.pl"'
+              write script /tmp/x.pl (perl -e: do loads code from)
+            $ perl -e 'require "/tmp/x.pl"'
+              write script /tmp/x.pl (perl -e: require loads code from)
+            $ perl -e 'do $f'
+              write dynamic <$f> (perl -e: do loads code from)
+            $ perl -e 'use lib "/tmp/lib"; use Evil'
+              write script /tmp/lib (perl -e: lib loads code from)
+            $ perl -e 'use lib qw(/tmp/lib lib)'
+              write script /tmp/lib (perl -e: lib loads code from)
+              write script lib (perl -e: lib loads code from)
+              write dynamic <lib> (perl -e: lib loads code from)
+            $ perl -e 'BEGIN { unshift @INC, "/tmp/lib" } use Evil'
+              write script /tmp/lib (perl -e: unshift loads code from)
+            $ ruby -e 'load "/tmp/x.rb"'
+              write script /tmp/x.rb (ruby -e: load loads code from)
+            $ ruby -e '$LOAD_PATH.unshift("/tmp/lib"); require "evil"'
+              write script /tmp/lib (ruby -e: $LOAD_PATH.unshift loads code from)
+            $ php -r 'include "/tmp/x.php";'
+              write script /tmp/x.php (php -r: include loads code from)
+            $ perl -MExtUtils::Command -e touch src/a.py
+              write path src/a.py (perl -MExtUtils::Command touch)
+            $ perl -MExtUtils::Command -e rm_rf build src
+              write tree build (perl -MExtUtils::Command rm_rf)
+              write tree src (perl -MExtUtils::Command rm_rf)
+            $ perl -MExtUtils::Command -e cp /tmp/x src/a.py
+              write path src/a.py (perl -MExtUtils::Command cp)
+            $ perl -MExtUtils::Command::MM -e test_harness 0 t/*.t
+              write dynamic test_harness (perl -MExtUtils::Command (a function the gate does not model))
+            $ perl -ne 'print if /TODO/' src/a.py
+              read path src/a.py
+            $ perl -e 'system("ls")'
+              read tree .
+            $ perl -e 'system("git", "log", "-1")'
+            $ perl -e 'exec "git", "status"'
+            $ perl -e 'open(F, "git log -3 |"); print <F>'
+            $ perl -e 'open(my $f, "-|", "git", "status"); print <$f>'
+            $ perl -e 'use strict; use lib "lib"; require Foo::Bar; print 1'
+              write script lib (perl -e: lib loads code from)
+            $ perl -e 'require "./lib/x.pl"; print 1'
+              write script ./lib/x.pl (perl -e: require loads code from)
+            $ perl -le 'print for @ARGV' a b
+            $ perl -e 'my @a = (1); push @a, 2; print "@a"'
+            $ perl -MExtUtils::Command -e cat README.md
+              read path README.md
+            $ perl -MJSON::PP -e 'print encode_json([1])'
+            $ ruby -e 'require "json"; puts JSON.generate([1])'
+            $ ruby -e '3.times do puts 1 end'
+            $ php -r 'require "vendor/autoload.php"; echo 1;'
+            $ perl -e 'my $out = qx(git diff --stat); print $out'
+            $ perl -e 'open(my $fh, "<", "README.md"); print <$fh>'
+              read path README.md
+            $ perl -e 'open(my $p, "|-", "sort"); print $p "b\na\n"'
+            $ perl -ne 'print "$ARGV: $_" if /x/' src/a.py
+              read path src/a.py
+            $ perl -e 'print scalar(@ARGV)' a b
+            $ perl -e 'my $x = do { local $/; <STDIN> }; print $x'
+            $ perl -MData::Dumper -e 'print Dumper([1])'
+            $ perl -MExtUtils::Command -e test_f Makefile.PL
+              read path Makefile.PL
+            $ ruby -Ilib -rjson -e 'puts 1'
+              write script lib (ruby loads code from)
+              write script json (ruby loads code from)
+            $ ruby -I/tmp/lib -e 'require "m"'
+              write script /tmp/lib (ruby loads code from)
+            $ perl -Mlib=/tmp/lib,lib -MEvil -e 1
+              write script /tmp/lib (perl -Mlib loads code from)
+              write script lib (perl -Mlib loads code from)
+        "#]],
+    );
+}
+
+#[test]
+fn python_and_node_loads_and_module_runners() {
+    check(
+        &[
+            // Arguments unpacked at run time.
+            "python3 -c \"open(*['src/a.py', 'w']).write('x')\"",
+            "python3 -c \"open(**{'file': 'src/a.py', 'mode': 'w'})\"",
+            "python3 -c \"from pathlib import Path; Path('src/a.py').open(*['w'])\"",
+            // Where modules are loaded from.
+            "python3 -c \"import sys; sys.path.insert(0, '/tmp/evil'); import m\"",
+            "python3 -c \"import site; site.addsitedir('/tmp/evil')\"",
+            "python3 -c \"import sys; sys.path.extend(['/tmp/a', 'lib'])\"",
+            "python3 -c \"import sys; sys.path[:0] = ['/tmp/evil']; import m\"",
+            "python3 -c \"import sys, os; sys.path.insert(0, os.environ['D'])\"",
+            "node -e \"module.paths.push('/tmp/evil'); require('m')\"",
+            // Files of code loaded.
+            "node -e \"require('/tmp/x.js')\"",
+            "node -e \"require('../other/x')\"",
+            "node -e \"import('/tmp/x.mjs')\"",
+            "node --input-type=module -e \"import '/tmp/x.mjs'\"",
+            "node --input-type=module -e \"import {x} from 'file:///tmp/x.mjs'\"",
+            "node -e \"const m = process.env.M; require(m)\"",
+            // child_process members on any receiver.
+            "node -e \"require('child_process').exec('touch src/a.js')\"",
+            "node -e \"require('child_process').exec(cmd)\"",
+            "node -e \"import('child_process').then(m => m.exec('touch src/a.js'))\"",
+            "node -e \"require('vm').runInThisContext('require(\\\"fs\\\").rmSync(\\\"src\\\")')\"",
+            // Module runners: the script or file they run, the files they write.
+            "python -m cProfile -o src/a.py x.py",
+            "python3 -m profile -o src/prof.out -m mymod",
+            "python3 -m trace --count x.py",
+            "python3 -m trace -c -m /tmp/evil.py",
+            "python3 -m trace --count -C /tmp/cov --file src/counts x.py",
+            "python -m doctest /tmp/x.txt",
+            "python3 -m pdb -c '!import os; os.remove(\"src/a.py\")' x.py",
+            "python3 -m timeit -s 'import os' \"os.remove('src/a.py')\"",
+            "python3 -m unittest /tmp/test_x.py",
+            "pytest /tmp/test_evil.py",
+            "python3 -m pytest -c /tmp/pytest.ini --basetemp src/tmp",
+            // Read-only and common forms.
+            "python3 -c \"import sys; sys.path.insert(0, 'src'); import app\"",
+            "python3 -c \"import sys; print(sys.path)\"",
+            "python3 -c \"from json import load; print(load(open('a.json')))\"",
+            "python -m doctest -v src/a.py",
+            "python -m cProfile -s cumtime src/main.py",
+            "python -m pytest -x tests/test_a.py::test_b -k 'x and not y'",
+            "pytest -q tests --junitxml=/tmp/report.xml",
+            "python -m unittest discover -s tests -p 'test_*.py'",
+            "python3 -m timeit '\"-\".join(map(str, range(100)))'",
+            "node -e \"require('./src/x')\"",
+            "node -e \"console.log(require('lodash/fp').map)\"",
+            "node -e \"const {execSync} = require('child_process'); console.log(execSync('git status').toString())\"",
+            "node -e \"require('child_process').exec('git log -1', (e, out) => console.log(out))\"",
+            "node --input-type=module -e \"import fs from 'fs'; console.log(fs.readdirSync('.'))\"",
+            "node -e \"console.log(/x/.exec('abc'))\"",
+            "python3 -c \"print(*['a', 'b'])\"",
+            "python3 -c \"import sys; sys.path.append('.'); import setup\"",
+            "node -e \"const p = require('./package.json'); console.log(p.version)\"",
+            "node -p \"require('./package.json').version\"",
+            "node -e \"require('util').promisify(require('child_process').exec)('touch src/a.js')\"",
+            "python -m pytest --lf -q",
+            "python -m unittest tests.test_app",
+            "python -m pdb -c continue src/main.py",
+            "python3 -m trace --trace src/main.py",
+        ],
+        expect![[r#"
+            $ python3 -c "open(*['src/a.py', 'w']).write('x')"
+              write dynamic open(*['src/a.py', 'w']) (python -c: open with arguments unpacked at run time)
+            $ python3 -c "open(**{'file': 'src/a.py', 'mode': 'w'})"
+              write dynamic open(**{'file': 'src/a.py', 'mode': 'w'}) (python -c: open with arguments unpacked at run time)
+            $ python3 -c "from pathlib import Path; Path('src/a.py').open(*['w'])"
+              write dynamic open(*['w']) (python -c: open with arguments unpacked at run time)
+            $ python3 -c "import sys; sys.path.insert(0, '/tmp/evil'); import m"
+              write script /tmp/evil (python -c: sys.path.insert loads code from)
+            $ python3 -c "import site; site.addsitedir('/tmp/evil')"
+              write script /tmp/evil (python -c: site.addsitedir loads code from)
+            $ python3 -c "import sys; sys.path.extend(['/tmp/a', 'lib'])"
+              write script /tmp/a (python -c: sys.path.extend loads code from)
+              write script lib (python -c: sys.path.extend loads code from)
+            $ python3 -c "import sys; sys.path[:0] = ['/tmp/evil']; import m"
+              write dynamic sys.path[:0] = ['/tmp/evil'] (python -c: sys.path set to load code from)
+            $ python3 -c "import sys, os; sys.path.insert(0, os.environ['D'])"
+              write dynamic <os.environ['D']> (python -c: sys.path.insert loads code from)
+            $ node -e "module.paths.push('/tmp/evil'); require('m')"
+              write script /tmp/evil (node -e: module.paths.push loads code from)
+            $ node -e "require('/tmp/x.js')"
+              write script /tmp/x.js (node -e: require loads code from)
+            $ node -e "require('../other/x')"
+              write script ../other/x (node -e: require loads code from)
+            $ node -e "import('/tmp/x.mjs')"
+              write script /tmp/x.mjs (node -e: import loads code from)
+            $ node --input-type=module -e "import '/tmp/x.mjs'"
+              write script /tmp/x.mjs (node -e: import loads code from)
+            $ node --input-type=module -e "import {x} from 'file:///tmp/x.mjs'"
+              write script /tmp/x.mjs (node -e: from loads code from)
+            $ node -e "const m = process.env.M; require(m)"
+              write dynamic <m> (node -e: require loads code from)
+            $ node -e "require('child_process').exec('touch src/a.js')"
+              write path src/a.js (touch)
+            $ node -e "require('child_process').exec(cmd)"
+              write dynamic exec(cmd) (node -e: exec of a command built at run time)
+            $ node -e "import('child_process').then(m => m.exec('touch src/a.js'))"
+              write path src/a.js (touch)
+            $ node -e "require('vm').runInThisContext('require(\"fs\").rmSync(\"src\")')"
+              write path src (node -e)
+            $ python -m cProfile -o src/a.py x.py
+              write script x.py (python -m cProfile runs code from)
+              write path src/a.py (python -m cProfile)
+            $ python3 -m profile -o src/prof.out -m mymod
+              write path src/prof.out (python -m profile)
+            $ python3 -m trace --count x.py
+              write script x.py (python -m trace runs code from)
+              write dynamic <*.cover> (python -m trace --count (annotated files next to each module))
+            $ python3 -m trace -c -m /tmp/evil.py
+              write script /tmp/evil.py (python -m trace runs code from)
+              write dynamic <*.cover> (python -m trace --count (annotated files next to each module))
+            $ python3 -m trace --count -C /tmp/cov --file src/counts x.py
+              write script x.py (python -m trace runs code from)
+              write path src/counts (python -m trace)
+              write tree /tmp/cov (python -m trace)
+            $ python -m doctest /tmp/x.txt
+              write script /tmp/x.txt (python -m doctest runs code from)
+            $ python3 -m pdb -c '!import os; os.remove("src/a.py")' x.py
+              write script x.py (python -m pdb runs code from)
+              write path src/a.py (python -m pdb)
+            $ python3 -m timeit -s 'import os' "os.remove('src/a.py')"
+              write path src/a.py (python -m timeit)
+            $ python3 -m unittest /tmp/test_x.py
+              write script /tmp/test_x.py (python -m unittest runs code from)
+            $ pytest /tmp/test_evil.py
+              write script /tmp/test_evil.py (pytest runs tests from)
+            $ python3 -m pytest -c /tmp/pytest.ini --basetemp src/tmp
+              write script /tmp/pytest.ini (python -m pytest runs tests from)
+              write tree src/tmp (python -m pytest)
+            $ python3 -c "import sys; sys.path.insert(0, 'src'); import app"
+              write script src (python -c: sys.path.insert loads code from)
+            $ python3 -c "import sys; print(sys.path)"
+            $ python3 -c "from json import load; print(load(open('a.json')))"
+              read path a.json
+            $ python -m doctest -v src/a.py
+              write script src/a.py (python -m doctest runs code from)
+            $ python -m cProfile -s cumtime src/main.py
+              write script src/main.py (python -m cProfile runs code from)
+            $ python -m pytest -x tests/test_a.py::test_b -k 'x and not y'
+              write script tests/test_a.py (python -m pytest runs tests from)
+            $ pytest -q tests --junitxml=/tmp/report.xml
+              write script tests (pytest runs tests from)
+              write path /tmp/report.xml (pytest)
+            $ python -m unittest discover -s tests -p 'test_*.py'
+              write script tests (python -m unittest runs code from)
+            $ python3 -m timeit '"-".join(map(str, range(100)))'
+            $ node -e "require('./src/x')"
+              write script ./src/x (node -e: require loads code from)
+            $ node -e "console.log(require('lodash/fp').map)"
+            $ node -e "const {execSync} = require('child_process'); console.log(execSync('git status').toString())"
+            $ node -e "require('child_process').exec('git log -1', (e, out) => console.log(out))"
+            $ node --input-type=module -e "import fs from 'fs'; console.log(fs.readdirSync('.'))"
+            $ node -e "console.log(/x/.exec('abc'))"
+            $ python3 -c "print(*['a', 'b'])"
+            $ python3 -c "import sys; sys.path.append('.'); import setup"
+              write script . (python -c: sys.path.append loads code from)
+            $ node -e "const p = require('./package.json'); console.log(p.version)"
+              write script ./package.json (node -e: require loads code from)
+            $ node -p "require('./package.json').version"
+              write script ./package.json (node -p: require loads code from)
+            $ node -e "require('util').promisify(require('child_process').exec)('touch src/a.js')"
+              write dynamic exec (node -e: child_process.exec passed as a value (what it runs is out of sight))
+            $ python -m pytest --lf -q
+            $ python -m unittest tests.test_app
+            $ python -m pdb -c continue src/main.py
+              write script src/main.py (python -m pdb runs code from)
+            $ python3 -m trace --trace src/main.py
+              write script src/main.py (python -m trace runs code from)
+        "#]],
+    );
+}
+
+#[test]
+fn working_directories_search_paths_and_configuration_homes() {
+    check(
+        &[
+            // Build and test tools run where a `cd` moved them read that directory's code.
+            "cd /tmp/evil && make",
+            "cd /tmp/evil && npm test",
+            "cd /tmp/evil && python -m pytest",
+            "cd /tmp/evil && python3 -c 'import m'",
+            "cd /tmp/evil; cargo build",
+            "pushd /tmp/evil && npx jest",
+            "(cd \"$D\" && make)",
+            "cd .. && make",
+            "env -C /tmp/evil make",
+            "env --chdir=/tmp/evil touch a",
+            // Search paths and configuration homes set to a directory not checked.
+            "PATH=/tmp/evil:$PATH git status",
+            "export PATH=/tmp/evil:$PATH; make",
+            "env PATH=/tmp/evil:$PATH ls",
+            "PATH=~/bin:$PATH ls",
+            "HOME=/tmp/evil git st",
+            "XDG_CONFIG_HOME=/tmp/cfg git log",
+            "CC=/tmp/evil/cc make",
+            "env BASH_ENV=/tmp/x bash -c true",
+            "sudo PYTHONPATH=/tmp/x python3 -c 'import m'",
+            // Common forms: the project's or the system's directories.
+            "cd src && make test",
+            "cd web && npm run build",
+            "cd /tmp && ls",
+            "cd web && npm --version",
+            "PATH=$PATH:node_modules/.bin jest",
+            "PATH=\"$PWD/node_modules/.bin:$PATH\" jest",
+            "PATH=\"$(pwd)/node_modules/.bin:$PATH\" eslint src",
+            "PATH=/usr/local/bin:$PATH make",
+            "PYTHONPATH=src:$PYTHONPATH pytest",
+            "HOME=$HOME git log -1",
+            "CC=clang make; CC=\"ccache gcc\" make",
+            "env -C src ls",
+            "npx prettier --check web",
+            "python3 -c 'print(1)'",
+            "cd build && cmake .. && make -j4",
+            "cd web && yarn install",
+            "cd crates/core && cargo test",
+            "(cd docs && make html)",
+            "cd tests && python -m pytest -q",
+            "cd frontend && npx eslint .",
+            "export PATH=\"$HOME/.cargo/bin:$PATH\" && cargo test",
+        ],
+        expect![[r#"
+            $ cd /tmp/evil && make
+              write script /tmp/evil (make reads code or instructions from the working directory)
+            $ cd /tmp/evil && npm test
+              write script /tmp/evil (npm reads code or instructions from the working directory)
+            $ cd /tmp/evil && python -m pytest
+              write script /tmp/evil (python -m reads code or instructions from the working directory)
+            $ cd /tmp/evil && python3 -c 'import m'
+              write script /tmp/evil (python reads code or instructions from the working directory)
+            $ cd /tmp/evil; cargo build
+              write script /tmp/evil (cargo reads code or instructions from the working directory)
+            $ pushd /tmp/evil && npx jest
+              write script /tmp/evil (npx reads code or instructions from the working directory)
+              write script /tmp/evil (jest reads code or instructions from the working directory)
+            $ (cd "$D" && make)
+              write script "$D" (make reads code or instructions from the working directory)
+            $ cd .. && make
+              write script .. (make reads code or instructions from the working directory)
+            $ env -C /tmp/evil make
+              write script /tmp/evil (make reads code or instructions from the working directory)
+            $ env --chdir=/tmp/evil touch a
+              write path /tmp/evil/a (touch)
+              write path a (touch (if the cd before it did not run))
+            $ PATH=/tmp/evil:$PATH git status
+              write script /tmp/evil (PATH loads code from)
+            $ export PATH=/tmp/evil:$PATH; make
+              write script /tmp/evil (PATH loads code from)
+            $ env PATH=/tmp/evil:$PATH ls
+              write script /tmp/evil (PATH loads code from)
+              read tree .
+            $ PATH=~/bin:$PATH ls
+              write script ~/bin (PATH loads code from)
+              read tree .
+            $ HOME=/tmp/evil git st
+              write script /tmp/evil (HOME reads configuration or code from)
+            $ XDG_CONFIG_HOME=/tmp/cfg git log
+              write script /tmp/cfg (XDG_CONFIG_HOME reads configuration or code from)
+            $ CC=/tmp/evil/cc make
+              write script /tmp/evil/cc (CC names a program)
+            $ env BASH_ENV=/tmp/x bash -c true
+              write dynamic BASH_ENV=/tmp/x (an environment setting that makes git or the shell run a program)
+            $ sudo PYTHONPATH=/tmp/x python3 -c 'import m'
+              write script /tmp/x (PYTHONPATH loads code from)
+            $ cd src && make test
+              write script src (make reads code or instructions from the working directory)
+            $ cd web && npm run build
+              write script web (npm reads code or instructions from the working directory)
+            $ cd /tmp && ls
+              read tree /tmp
+            $ cd web && npm --version
+            $ PATH=$PATH:node_modules/.bin jest
+              write script node_modules/.bin (PATH loads code from)
+            $ PATH="$PWD/node_modules/.bin:$PATH" jest
+              write script ./node_modules/.bin (PATH loads code from)
+            $ PATH="$(pwd)/node_modules/.bin:$PATH" eslint src
+              write script ./node_modules/.bin (PATH loads code from)
+            $ PATH=/usr/local/bin:$PATH make
+              write script /usr/local/bin (PATH loads code from)
+            $ PYTHONPATH=src:$PYTHONPATH pytest
+              write script src (PYTHONPATH loads code from)
+            $ HOME=$HOME git log -1
+            $ CC=clang make; CC="ccache gcc" make
+            $ env -C src ls
+              read tree src
+            $ npx prettier --check web
+            $ python3 -c 'print(1)'
+            $ cd build && cmake .. && make -j4
+              write script build (cmake reads code or instructions from the working directory)
+              write script build (make reads code or instructions from the working directory)
+            $ cd web && yarn install
+              write script web (yarn reads code or instructions from the working directory)
+            $ cd crates/core && cargo test
+              write script crates/core (cargo reads code or instructions from the working directory)
+            $ (cd docs && make html)
+              write script docs (make reads code or instructions from the working directory)
+            $ cd tests && python -m pytest -q
+              write script tests (python -m reads code or instructions from the working directory)
+            $ cd frontend && npx eslint .
+              write script frontend (npx reads code or instructions from the working directory)
+              write script frontend (eslint reads code or instructions from the working directory)
+            $ export PATH="$HOME/.cargo/bin:$PATH" && cargo test
+              write script $HOME/.cargo/bin (PATH loads code from)
+        "#]],
+    );
+}
+
+#[test]
+fn git_programs_and_editor_commands() {
+    check(
+        &[
+            "git clone -u 'touch src/a.py' /tmp/r /tmp/c",
+            "git clone --upload-pack='touch x' /tmp/r /tmp/c",
+            "git ls-remote -u 'touch x' /tmp/r",
+            "git clone -c core.hooksPath=/tmp/h /tmp/r /tmp/c",
+            "git clone --template=/tmp/t /tmp/r /tmp/c",
+            "vim -e -s src/a.py < /tmp/cmds",
+            "vim -es /tmp/notes.txt <<'EOF'\n:w src/a.py\nEOF",
+            "ex /tmp/x < /tmp/cmds",
+            "vim -s /tmp/keys src/b.py",
+            "vim -u /tmp/evil.vim /tmp/x",
+            "printf 'w src/a.py\\n' | ed /tmp/x",
+            "ed -s /tmp/x <<'EOF'\n,s/a/b/\nw src/a.py\nq\nEOF",
+            "ed -s /tmp/x <<< '!touch src/a.py'",
+            "ed -s /tmp/x <<'EOF'\ng/x/w src/g.py\ne src/e.py\na\nw src/text.py\n.\nr !touch src/r.py\nEOF",
+            // Common forms.
+            "git clone https://github.com/a/b.git /tmp/b",
+            "git clone --depth 1 -b main -c core.autocrlf=false https://example.com/y.git /tmp/y",
+            "git ls-remote origin",
+            "git push -u origin main",
+            "git add -u && git status -uno",
+            "ed -s /tmp/x <<< $'1p\\nq'",
+            "vim --version",
+            "vim -u NONE -es /tmp/x < /dev/null",
+            "git clone --recurse-submodules https://example.com/y.git /tmp/y",
+            "git ls-remote --tags origin",
+        ],
+        expect![[r#"
+            $ git clone -u 'touch src/a.py' /tmp/r /tmp/c
+              write dynamic <touch src/a.py> (git clone -u (runs a program named on its command line))
+              write tree /tmp/c (git clone)
+            $ git clone --upload-pack='touch x' /tmp/r /tmp/c
+              write dynamic --upload-pack (git --upload-pack, an option that runs a program or writes a file)
+              write dynamic <touch x> (git clone -u (runs a program named on its command line))
+              write tree /tmp/c (git clone)
+            $ git ls-remote -u 'touch x' /tmp/r
+              write dynamic <touch x> (git ls-remote -u (runs a program named on its command line))
+            $ git clone -c core.hooksPath=/tmp/h /tmp/r /tmp/c
+              write dynamic core.hooksPath=/tmp/h (git clone -c (configuration that can run commands))
+              write tree /tmp/c (git clone)
+            $ git clone --template=/tmp/t /tmp/r /tmp/c
+              write script /tmp/t (git clone --template (its hooks run))
+              write tree /tmp/c (git clone)
+            $ vim -e -s src/a.py < /tmp/cmds
+              write path src/a.py (vim)
+              write dynamic <stdin> (vim in Ex mode reads editor commands from stdin (they can write any file or run a program))
+              read path /tmp/cmds
+            $ vim -es /tmp/notes.txt <<'EOF'\n:w src/a.py\nEOF
+              write path /tmp/notes.txt (vim)
+              write dynamic <stdin> (vim in Ex mode reads editor commands from stdin (they can write any file or run a program))
+            $ ex /tmp/x < /tmp/cmds
+              write path /tmp/x (ex)
+              write dynamic <stdin> (ex in Ex mode reads editor commands from stdin (they can write any file or run a program))
+              read path /tmp/cmds
+            $ vim -s /tmp/keys src/b.py
+              write path src/b.py (vim)
+              write dynamic <keys from /tmp/keys> (vim -s (keys typed from a file can write any file))
+            $ vim -u /tmp/evil.vim /tmp/x
+              write path /tmp/x (vim)
+              write script /tmp/evil.vim (vim -u runs a vimrc)
+            $ printf 'w src/a.py\n' | ed /tmp/x
+              write path /tmp/x (ed)
+              write dynamic <stdin> (ed reads commands from stdin (they can write any file or run a program))
+            $ ed -s /tmp/x <<'EOF'\n,s/a/b/\nw src/a.py\nq\nEOF
+              write path /tmp/x (ed)
+              write path src/a.py (ed)
+            $ ed -s /tmp/x <<< '!touch src/a.py'
+              write path /tmp/x (ed)
+              write path src/a.py (touch)
+            $ ed -s /tmp/x <<'EOF'\ng/x/w src/g.py\ne src/e.py\na\nw src/text.py\n.\nr !touch src/r.py\nEOF
+              write path /tmp/x (ed)
+              write path src/g.py (ed)
+              write path src/e.py (ed)
+              write path src/r.py (touch)
+            $ git clone https://github.com/a/b.git /tmp/b
+              write tree /tmp/b (git clone)
+            $ git clone --depth 1 -b main -c core.autocrlf=false https://example.com/y.git /tmp/y
+              write tree /tmp/y (git clone)
+            $ git ls-remote origin
+            $ git push -u origin main
+            $ git add -u && git status -uno
+            $ ed -s /tmp/x <<< $'1p\nq'
+              write path /tmp/x (ed)
+            $ vim --version
+            $ vim -u NONE -es /tmp/x < /dev/null
+              write path /tmp/x (vim)
+            $ git clone --recurse-submodules https://example.com/y.git /tmp/y
+              write tree /tmp/y (git clone)
+            $ git ls-remote --tags origin
+        "#]],
+    );
+}
+
+#[test]
 fn structure() {
     check(
         &[

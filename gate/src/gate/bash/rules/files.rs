@@ -307,8 +307,6 @@ pub(super) fn rule_operands(e: &mut Eval, inv: &Inv<'_>) {
         "mkdir" => spec("m", "--mode --context"),
         "truncate" => spec("sr", "--size --reference"),
         "shred" => spec("ns", "--iterations --size"),
-        "ed" => spec("p", "--prompt"),
-        "ex" => spec("cSuiTwW", ""),
         _ => spec("", ""),
     };
     let a = parse_opts(inv.args, &sp);
@@ -446,10 +444,143 @@ pub(super) fn rule_split(e: &mut Eval, inv: &Inv<'_>) {
 }
 
 /// `vim -Es -c 'wq' f`, `vi f`: an editor run from a command may write every file it names.
+/// `vim`/`vi`/`nvim`/`view`/`ex FILE…` write their operands and `-w`/`-W` script-out files. In
+/// Ex mode (`ex`, `-e`, `-E`, `-es`) editor commands come from stdin (a heredoc, `< FILE`, a
+/// pipe) and can write any file or run a program: a run-time unknown; there `-s` is the silent
+/// flag, elsewhere `-s FILE` feeds FILE as typed keys (unknown too, like `-S`). `-u VIMRC` is code
+/// the editor runs, checked like `bash FILE` (`NONE`, `NORC`, `DEFAULTS` name none).
 pub(super) fn rule_editor(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(inv.args, &spec("cSuiTwWsrt", "--cmd"));
+    if inv.name == "ed" {
+        return rule_ed(e, inv);
+    }
+    const EX_SPEC: OptSpec = spec("cSuiTwWt", "--cmd");
+    const VI_SPEC: OptSpec = spec("cSuiTwWst", "--cmd");
+    let ex_mode = inv.name == "ex" || parse_opts(inv.args, &EX_SPEC).has(&["-e", "-E"]);
+    let a = parse_opts(inv.args, if ex_mode { &EX_SPEC } else { &VI_SPEC });
     a.operands.iter().for_each(|w| e.write(w, inv.name));
     for f in a.values(&["-w", "-W"]) {
         e.write(f, inv.name);
     }
+    for rc in a
+        .values(&["-u"])
+        .filter(|w| !matches!(w.value.as_str(), "NONE" | "NORC" | "DEFAULTS"))
+    {
+        e.script(rc, &format!("{} -u runs a vimrc", inv.name));
+    }
+    if let Some(keys) = a.values(&["-s"]).next() {
+        e.unknown(
+            format!("<keys from {}>", keys.value),
+            format!(
+                "{} -s (keys typed from a file can write any file)",
+                inv.name
+            ),
+        );
+    }
+    let stdin_file = e
+        .stdin_file
+        .as_ref()
+        .is_some_and(|f| f.dynamic || f.value != "/dev/null");
+    if ex_mode && (inv.stdin.is_some() || stdin_file || e.piped) {
+        e.unknown(
+            "<stdin>",
+            format!(
+                "{} in Ex mode reads editor commands from stdin (they can write any file or run a program)",
+                inv.name
+            ),
+        );
+    }
+}
+
+/// `ed FILE`: writes FILE. Its commands come from stdin: a literal heredoc or here-string is read
+/// for `w FILE`, `W FILE`, `e FILE`/`f FILE` (a later `w` writes that file), `r FILE`, and `!CMD`
+/// (also `w !CMD`, `r !CMD`, `e !CMD`; analysed as a command line); commands from a file or a pipe
+/// are a run-time unknown.
+fn rule_ed(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("p", "--prompt"));
+    a.operands.iter().for_each(|w| e.write(w, "ed"));
+    let stdin_file = e
+        .stdin_file
+        .as_ref()
+        .is_some_and(|f| f.dynamic || f.value != "/dev/null");
+    match inv.stdin {
+        Some(script) => {
+            let mut input = false;
+            for line in script.lines() {
+                if input {
+                    input = line != ".";
+                    continue;
+                }
+                input = ed_command(e, line, 0);
+            }
+        }
+        None if stdin_file || e.piped => e.unknown(
+            "<stdin>",
+            "ed reads commands from stdin (they can write any file or run a program)",
+        ),
+        None => {}
+    }
+}
+
+/// One ed command line (after its address); returns whether text input (`a`, `i`, `c`) follows.
+fn ed_command(e: &mut Eval, line: &str, depth: usize) -> bool {
+    let b = line.as_bytes();
+    let mut i = 0;
+    // The address: numbers, `.`, `$`, `,`, `;`, `+`, `-`, marks `'x`, `/re/`, `?re?`.
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'0'..=b'9' | b'.' | b'$' | b',' | b';' | b'+' | b'-' | b'^' | b' ' | b'\t' => i += 1,
+            b'\'' => i += 2,
+            b'/' | b'?' => i = skip_delimited(b, i),
+            _ => break,
+        }
+    }
+    let Some(&cmd) = b.get(i) else { return false };
+    let rest = line.get(i + 1..).unwrap_or_default();
+    let file = |r: &str| {
+        let r = r.trim();
+        Word::synthetic(r, r.contains(['$', '`', '*', '?', '[', '~']))
+    };
+    match cmd {
+        b'a' | b'i' | b'c' => return rest.trim().is_empty(),
+        b'!' => e.run_text(rest),
+        b'w' | b'W' | b'e' | b'E' | b'f' | b'r' => {
+            let rest = if cmd == b'w' {
+                rest.strip_prefix('q').unwrap_or(rest)
+            } else {
+                rest
+            };
+            let arg = rest.trim();
+            if let Some(shell) = arg.strip_prefix('!') {
+                e.run_text(shell);
+            } else if !arg.is_empty() {
+                if cmd == b'r' {
+                    e.read(&file(arg));
+                } else {
+                    e.write(&file(arg), "ed");
+                }
+            }
+        }
+        // `g/re/COMMANDS`: the commands run on each matching line.
+        b'g' | b'G' | b'v' | b'V' if depth == 0 => {
+            let after = skip_delimited(b, i + 1);
+            ed_command(e, line.get(after..).unwrap_or_default(), depth + 1);
+        }
+        _ => {}
+    }
+    false
+}
+
+/// The offset after the delimited text starting at `b[i]` (`/re/`), backslash escapes skipped.
+fn skip_delimited(b: &[u8], i: usize) -> usize {
+    let Some(&d) = b.get(i) else { return i };
+    let mut k = i + 1;
+    while let Some(&c) = b.get(k) {
+        k += 1;
+        if c == b'\\' {
+            k += 1;
+        } else if c == d {
+            break;
+        }
+    }
+    k.min(b.len())
 }

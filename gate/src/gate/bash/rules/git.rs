@@ -16,48 +16,6 @@ pub(super) fn rule_git(e: &mut Eval, inv: &Inv<'_>) {
     // rule never sees); `core.hooksPath`, `core.fsmonitor`, `core.sshCommand`, pagers, editors,
     // filters, textconv, drivers, helpers run programs too. Such settings (and `--config-env`,
     // whose value is not visible) are run-time unknowns; `-c color.ui=never` is not.
-    let runs_programs = |setting: &str| {
-        let (key, value) = setting.split_once('=').unwrap_or((setting, "true"));
-        let key = key.to_ascii_lowercase();
-        // A value that runs nothing: `core.pager=cat`, `pager.log=false`, `core.fsmonitor=false`,
-        // `core.hooksPath=/dev/null` (read-only commands written with them are common).
-        if matches!(
-            value.trim(),
-            "" | "cat" | "false" | "0" | "no" | "off" | "/dev/null"
-        ) && !key.starts_with("alias.")
-        {
-            return false;
-        }
-        [
-            "alias.",
-            "hookspath",
-            "fsmonitor",
-            "sshcommand",
-            "pager",
-            "editor",
-            "textconv",
-            "external",
-            "filter.",
-            "credential",
-            "program",
-            "driver",
-            "gitproxy",
-            "include",
-            "askpass",
-            "worktree",
-            "command",
-            "cmd",
-            "uploadpack",
-            "receivepack",
-            "viewer",
-            ".allow",
-            "exec",
-            "vcs",
-            "helper",
-        ]
-        .iter()
-        .any(|k| key.contains(k))
-    };
     for cfg in g
         .values(&["-c"])
         .filter(|w| w.dynamic || runs_programs(&w.value))
@@ -80,6 +38,51 @@ pub(super) fn rule_git(e: &mut Eval, inv: &Inv<'_>) {
     }
     git_subcommand(e, &sub.value, rest);
     e.cwd = saved;
+}
+
+/// Whether a configuration setting (`KEY=VALUE` of `git -c`, `git clone -c`) makes git run a
+/// program.
+fn runs_programs(setting: &str) -> bool {
+    let (key, value) = setting.split_once('=').unwrap_or((setting, "true"));
+    let key = key.to_ascii_lowercase();
+    // A value that runs nothing: `core.pager=cat`, `pager.log=false`, `core.fsmonitor=false`,
+    // `core.hooksPath=/dev/null` (read-only commands written with them are common).
+    if matches!(
+        value.trim(),
+        "" | "cat" | "false" | "0" | "no" | "off" | "/dev/null"
+    ) && !key.starts_with("alias.")
+    {
+        return false;
+    }
+    [
+        "alias.",
+        "hookspath",
+        "fsmonitor",
+        "sshcommand",
+        "pager",
+        "editor",
+        "textconv",
+        "external",
+        "filter.",
+        "credential",
+        "program",
+        "driver",
+        "gitproxy",
+        "include",
+        "askpass",
+        "worktree",
+        "command",
+        "cmd",
+        "uploadpack",
+        "receivepack",
+        "viewer",
+        ".allow",
+        "exec",
+        "vcs",
+        "helper",
+    ]
+    .iter()
+    .any(|k| key.contains(k))
 }
 
 fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
@@ -240,6 +243,27 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         --separate-git-dir --template --filter",
                 ),
             );
+            // `-u CMD` runs CMD as the upload-pack; `-c`/`--config` settings of the new
+            // repository run programs as `git -c` ones do (a `core.hooksPath` or
+            // `core.fsmonitor` at checkout); `--template DIR` copies DIR's hooks, which run.
+            for w in a.values(&["-u", "--upload-pack"]) {
+                e.unknown(
+                    format!("<{}>", w.value),
+                    format!("{via} -u (runs a program named on its command line)"),
+                );
+            }
+            for w in a
+                .values(&["-c", "--config"])
+                .filter(|w| w.dynamic || runs_programs(&w.value))
+            {
+                e.unknown(
+                    w.value.clone(),
+                    format!("{via} -c (configuration that can run commands)"),
+                );
+            }
+            for w in a.values(&["--template"]) {
+                e.script(w, &format!("{via} --template (its hooks run)"));
+            }
             match a.operands.as_slice() {
                 [url] => {
                     let trimmed = Word {
@@ -336,6 +360,15 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                     }
                     None => e.write(&Word::synthetic(".git/config", false), &via),
                 }
+            }
+        }
+        "ls-remote" => {
+            let a = parse_opts(rest, &spec("u", "--upload-pack --sort --server-option"));
+            for w in a.values(&["-u", "--upload-pack"]) {
+                e.unknown(
+                    format!("<{}>", w.value),
+                    format!("{via} -u (runs a program named on its command line)"),
+                );
             }
         }
         // Commands that run a program given on the command line.

@@ -2,7 +2,8 @@
 //! `python`/`node`/`php` code given inline or on stdin, scanned by [`scan_code`].
 
 use crate::gate::bash::eval::{Eval, Inv, is_assignment};
-use crate::gate::bash::interp::{scan_awk, scan_code};
+use crate::gate::bash::interp::{argv_files, scan_awk, scan_code};
+use crate::gate::bash::lex::Word;
 use crate::gate::bash::opts::{OptSpec, parse_opts, spec, stop_spec};
 
 const PERL_SPEC: OptSpec = OptSpec {
@@ -35,14 +36,35 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
     } else {
         &a.operands[..]
     };
-    if a.has(&["-i"]) {
+    let text = code.join("\n");
+    // In-place editing switched on in the code (Perl's `$^I = ""`, Ruby's `$-i = ""`) is `-i`;
+    // it edits the operands and whatever the code puts into `@ARGV`.
+    let in_place_var = if inv.name == "perl" { "$^I" } else { "$-i" };
+    if a.has(&["-i"]) || text.contains(in_place_var) {
         let via = format!("{} -i", inv.name);
         files.iter().for_each(|f| e.write(f, &via));
+        for f in argv_files(&text) {
+            e.write(&f, &via);
+        }
     } else if a.has(&["-n", "-p"]) {
         files.iter().for_each(|f| e.read(f));
     }
+    // `perl -Mlib=DIR,DIR` is `use lib DIR, DIR` (like `-I`).
+    for m in a.values(&["-M"]) {
+        if let Some(dirs) = m.value.strip_prefix("lib=") {
+            for d in dirs.split(',').filter(|d| !d.is_empty()) {
+                e.script(&Word::synthetic(d, m.dynamic), "perl -Mlib loads code from");
+            }
+        }
+    }
+    // `perl -MExtUtils::Command -e touch FILE…`: the module's functions act on `@ARGV`.
+    if inv.name == "perl"
+        && a.values(&["-M"])
+            .any(|m| m.value.starts_with("ExtUtils::Command"))
+    {
+        extutils_command(e, text.trim(), files);
+    }
     if !code.is_empty() {
-        let text = code.join("\n");
         // Backticks and `qx(…)` run a command line (Perl and Ruby).
         for cmd in backtick_commands(&text) {
             e.run_text(&cmd);
@@ -54,6 +76,26 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
         scan_code(e, stdin, &format!("{} stdin", inv.name));
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
+    }
+}
+
+/// `perl -MExtUtils::Command -e FUNC ARGS` (what MakeMaker's makefiles run): the functions that
+/// only read (`cat`, `test_f`, `test_d`, `test_e`) write nothing; `rm_rf`, `rm_f`, `touch`, `mv`,
+/// `chmod`, `mkpath`, `dos2unix` write their operands (`chmod`'s mode is none), `cp` and
+/// `eqtime` the last; anything else (`ExtUtils::Command::MM`'s `test_harness`, `pod2man`, …) is a
+/// run-time unknown.
+fn extutils_command(e: &mut Eval, func: &str, args: &[&Word]) {
+    let via = format!("perl -MExtUtils::Command {func}");
+    match func {
+        "cat" | "test_f" | "test_d" | "test_e" => args.iter().for_each(|f| e.read(f)),
+        "rm_rf" | "mkpath" => args.iter().for_each(|f| e.write_tree(f, &via)),
+        "chmod" => args.iter().skip(1).for_each(|f| e.write(f, &via)),
+        "cp" | "eqtime" => args.last().iter().for_each(|f| e.write(f, &via)),
+        "rm_f" | "touch" | "mv" | "dos2unix" => args.iter().for_each(|f| e.write(f, &via)),
+        _ => e.unknown(
+            func,
+            "perl -MExtUtils::Command (a function the gate does not model)",
+        ),
     }
 }
 
@@ -88,6 +130,45 @@ pub(super) fn rule_awk(e: &mut Eval, inv: &Inv<'_>) {
     }
 }
 
+const PYTEST_SPEC: OptSpec = spec(
+    "kmpcoWrn",
+    "--rootdir --confcutdir --basetemp --junitxml --junit-xml --ignore --ignore-glob --deselect \
+     --cov --cov-report --cov-config --log-file --report-log --tb --maxfail --durations \
+     --import-mode --capture --color --override-ini --config-file --log-level --html --junit-prefix",
+);
+
+/// `pytest` (also `python -m pytest`): the test files and directories it is given hold code it
+/// runs, like `bash FILE` (`tests/test_a.py::test_x` is the file); its configuration file and
+/// root too. `--basetemp`, `--junitxml`, `--log-file`, `--report-log`, `--html` are written.
+fn pytest(e: &mut Eval, args: &[Word], via: &str) {
+    let a = parse_opts(args, &PYTEST_SPEC);
+    let runs = format!("{via} runs tests from");
+    for w in &a.operands {
+        let file = w.value.split("::").next().unwrap_or_default();
+        let dynamic = w.dynamic && file.contains(['$', '`', '*', '?', '[', '~']);
+        e.script(&Word::synthetic(file, dynamic), &runs);
+    }
+    for w in a.values(&["-c", "--config-file", "--rootdir", "--confcutdir"]) {
+        e.script(w, &runs);
+    }
+    for w in a.values(&["--basetemp"]) {
+        e.write_tree(w, via);
+    }
+    for w in a.values(&[
+        "--junitxml",
+        "--junit-xml",
+        "--log-file",
+        "--report-log",
+        "--html",
+    ]) {
+        e.write(w, via);
+    }
+}
+
+pub(super) fn rule_pytest(e: &mut Eval, inv: &Inv<'_>) {
+    pytest(e, inv.args, inv.name);
+}
+
 const PYTHON_SPEC: OptSpec = stop_spec("cmWXQ", "--check-hash-based-pycs");
 const NODE_SPEC: OptSpec = stop_spec("epr", "--eval --print --require --import");
 const PHP_SPEC: OptSpec = stop_spec("rfdcBREFtz", "");
@@ -118,8 +199,14 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
                 inv.args.get(i + 1..).unwrap_or_default(),
             )
         };
-        let rest: Vec<&crate::gate::bash::lex::Word> = rest.iter().collect();
-        return python_module(e, &module, &rest);
+        // The working directory is the first entry of `sys.path` (but with `-I`, `-P`).
+        if !inv.args[..i]
+            .iter()
+            .any(|w| matches!(w.value.as_str(), "-I" | "-P"))
+        {
+            e.working_dir_code("python -m");
+        }
+        return python_module(e, &module, rest);
     }
     // node's `-pe CODE` and `-p -e CODE` are `--print --eval CODE`: the code follows the `-e`.
     let node_args: Vec<crate::gate::bash::lex::Word>;
@@ -158,6 +245,13 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         if let Some(code) = code {
             scan_code(e, &code.value, &format!("{} {flag}", inv.name));
         }
+    }
+    // Code given inline or on stdin imports modules (and node `require`s packages) from the
+    // working directory; a script file, from its own directory.
+    let isolated = a.has(&["-I", "-P"]);
+    let script_given = a.has(script_flags) || a.operands.first().is_some_and(|w| w.value != "-");
+    if inv.name != "php" && !isolated && (code_given || !script_given) {
+        e.working_dir_code(inv.name);
     }
     if code_given {
         return;
@@ -237,16 +331,92 @@ fn backtick_commands(code: &str) -> Vec<String> {
 }
 
 /// The files a standard-library module run with `python -m` writes: `json.tool IN OUT`,
-/// `zipfile`/`tarfile -c ARCHIVE …` and `-e ARCHIVE DIR`, `gzip FILE` (in place), `venv DIR`.
-/// Other modules (test runners, `http.server`, installed tools) are not analysed.
-fn python_module(e: &mut Eval, module: &str, args: &[&crate::gate::bash::lex::Word]) {
+/// `zipfile`/`tarfile -c ARCHIVE …` and `-e ARCHIVE DIR`, `gzip FILE` (in place), `venv DIR`,
+/// the output files of `cProfile`/`profile -o` and `trace`; and the code the runners run:
+/// the script of `cProfile`, `profile`, `pdb`, `trace`, the files of `doctest`, the test files
+/// and directories of `pytest` and `unittest` (checked like `bash FILE`), the statements of
+/// `timeit` and the commands of `pdb -c` (scanned as code). Other modules (`http.server`,
+/// installed tools) are not analysed.
+fn python_module(e: &mut Eval, module: &str, args: &[Word]) {
     let via = format!("python -m {module}");
-    let operands: Vec<&crate::gate::bash::lex::Word> = args
-        .iter()
-        .copied()
-        .filter(|w| !w.value.starts_with('-'))
-        .collect();
+    let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+    let runs = format!("{via} runs code from");
     match module {
+        // Profilers and debuggers run a script (or `-m MOD`, found like `python -m`'s); their
+        // output files are written.
+        "cProfile" | "profile" | "pdb" | "trace" => {
+            let a = parse_opts(
+                args,
+                &match module {
+                    "pdb" => stop_spec("cm", "--command"),
+                    // trace's `-m` is `--missing`, `-c` `--count`.
+                    "trace" => stop_spec("fC", "--file --coverdir --ignore-module --ignore-dir"),
+                    _ => stop_spec("osm", "--outfile --sort"),
+                },
+            );
+            let module_run = a.has(&["--module"]) || (module != "trace" && a.has(&["-m"]));
+            if !module_run && let Some(script) = a.operands.first() {
+                e.script(script, &runs);
+            }
+            match module {
+                "pdb" => {
+                    // Debugger commands (`-c '!os.remove(p)'`) are Python statements.
+                    for cmd in a.values(&["-c", "--command"]) {
+                        scan_code(e, &cmd.value, &via);
+                    }
+                }
+                "trace" => {
+                    // `--count`/`--report` write `.cover` files into `--coverdir`, else next to
+                    // each module run; `--file` keeps the counts.
+                    a.values(&["-f", "--file"]).for_each(|f| e.write(f, &via));
+                    if a.has(&["-c", "--count", "-r", "--report"]) {
+                        match a.value(&["-C", "--coverdir"]) {
+                            Some(dir) => e.write_tree(dir, &via),
+                            None => e.unknown(
+                                "<*.cover>",
+                                format!("{via} --count (annotated files next to each module)"),
+                            ),
+                        }
+                    }
+                }
+                _ => a
+                    .values(&["-o", "--outfile"])
+                    .for_each(|f| e.write(f, &via)),
+            }
+        }
+        // doctest runs the examples of each file; timeit runs its statements.
+        "doctest" => parse_opts(args, &spec("o", "--option"))
+            .operands
+            .iter()
+            .for_each(|f| e.script(f, &runs)),
+        "timeit" => {
+            let a = parse_opts(args, &spec("nrsu", "--number --repeat --setup --unit"));
+            let code: Vec<&str> = a
+                .values(&["-s", "--setup"])
+                .chain(a.operands.iter().copied())
+                .map(|w| w.value.as_str())
+                .collect();
+            scan_code(e, &code.join("\n"), &via);
+        }
+        "pytest" | "py.test" => pytest(e, args, &via),
+        "unittest" => {
+            // Test files named by path, and `discover -s DIR -t DIR`.
+            let a = parse_opts(
+                args,
+                &spec("kspt", "--start-directory --top-level-directory --pattern"),
+            );
+            for w in a
+                .values(&["-s", "--start-directory", "-t", "--top-level-directory"])
+                .chain(
+                    a.operands
+                        .iter()
+                        .copied()
+                        .filter(|w| w.value.contains('/') || w.value.ends_with(".py")),
+                )
+            {
+                e.script(w, &runs);
+            }
+        }
         "json.tool" => {
             if let Some(out) = operands.get(1) {
                 e.write(out, &via);
