@@ -1020,12 +1020,16 @@ fn list_words(a: &CArg<'_>) -> Vec<Word> {
         return vec![Word::synthetic(v, false)];
     }
     let raw = a.raw.trim();
-    if let Some(inner) = raw
+    // `qw` and its ASCII delimiters around the words; anything else (an unclosed or non-ASCII
+    // end) is left to the run-time word below, never sliced inside a character.
+    if let Some(words) = raw
         .strip_prefix("qw")
         .map(str::trim_start)
         .filter(|r| r.len() >= 2 && r.starts_with(|c: char| c.is_ascii_punctuation()))
+        .filter(|r| r.ends_with(|c: char| c.is_ascii_punctuation()))
+        .and_then(|r| r.get(1..r.len() - 1))
     {
-        return inner[1..inner.len() - 1]
+        return words
             .split_whitespace()
             .map(|w| Word::synthetic(w, false))
             .collect();

@@ -849,6 +849,8 @@ fn perl_and_ruby_commands_in_place_edits_and_loaded_files() {
             // In-place editing switched on in the code edits `@ARGV`.
             "perl -e '$^I=\"\"; @ARGV=(\"src/a.py\"); while(<>){s/x/y/; print}'",
             "perl -e '$^I = \".bak\"; @ARGV = qw(src/a.py src/b.py); while (<>) { print }'",
+            // An unclosed `qw` list ending in a non-ASCII character (Perl would not run it).
+            "perl -e '$^I = \"\"; @ARGV = qw(src/a.py \u{e9}'",
             "perl -ne 'BEGIN{$^I=\"\"} s/x/y/; print' src/a.py",
             "perl -e '$^I=\"\"; push @ARGV, glob(\"src/*.py\"); while(<>){print}'",
             "perl -i -e '$ARGV[0] = \"src/c.py\"; while(<>){print}'",
@@ -930,6 +932,7 @@ fn perl_and_ruby_commands_in_place_edits_and_loaded_files() {
             $ perl -e '$^I = ".bak"; @ARGV = qw(src/a.py src/b.py); while (<>) { print }'
               write path src/a.py (perl -i)
               write path src/b.py (perl -i)
+            $ perl -e '$^I = ""; @ARGV = qw(src/a.py é'
             $ perl -ne 'BEGIN{$^I=""} s/x/y/; print' src/a.py
               write path src/a.py (perl -i)
             $ perl -e '$^I=""; push @ARGV, glob("src/*.py"); while(<>){print}'
