@@ -849,8 +849,9 @@ fn perl_and_ruby_commands_in_place_edits_and_loaded_files() {
             // In-place editing switched on in the code edits `@ARGV`.
             "perl -e '$^I=\"\"; @ARGV=(\"src/a.py\"); while(<>){s/x/y/; print}'",
             "perl -e '$^I = \".bak\"; @ARGV = qw(src/a.py src/b.py); while (<>) { print }'",
-            // An unclosed `qw` list ending in a non-ASCII character (Perl would not run it).
-            "perl -e '$^I = \"\"; @ARGV = qw(src/a.py \u{e9}'",
+            // A `qw` list whose last character is not ASCII (found by the interpreter proptest:
+            // it was sliced inside the character): a run-time word.
+            "perl -e 'use lib qw( \u{e9} |'",
             "perl -ne 'BEGIN{$^I=\"\"} s/x/y/; print' src/a.py",
             "perl -e '$^I=\"\"; push @ARGV, glob(\"src/*.py\"); while(<>){print}'",
             "perl -i -e '$ARGV[0] = \"src/c.py\"; while(<>){print}'",
@@ -932,7 +933,8 @@ fn perl_and_ruby_commands_in_place_edits_and_loaded_files() {
             $ perl -e '$^I = ".bak"; @ARGV = qw(src/a.py src/b.py); while (<>) { print }'
               write path src/a.py (perl -i)
               write path src/b.py (perl -i)
-            $ perl -e '$^I = ""; @ARGV = qw(src/a.py é'
+            $ perl -e 'use lib qw( é |'
+              write dynamic <qw( é> (perl -e: lib loads code from)
             $ perl -ne 'BEGIN{$^I=""} s/x/y/; print' src/a.py
               write path src/a.py (perl -i)
             $ perl -e '$^I=""; push @ARGV, glob("src/*.py"); while(<>){print}'
@@ -1770,6 +1772,29 @@ proptest! {
         0..24,
     )) {
         let _ = analyze(&words.join(" "));
+    }
+
+    #[test]
+    fn never_panics_on_interpreter_soup(
+        interp in prop_oneof![
+            Just("perl -e"), Just("python3 -c"), Just("node -e"), Just("ruby -e"), Just("php -r"),
+            Just("perl -MExtUtils::Command -e"), Just("python3 -m"),
+        ],
+        code in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "qw(", "qw[", ")", "]", "(", "[", "{", "}", "\"", ",", ";", "=", "*", "**", "|",
+                "-|", "|-", "\u{e9}", "\u{1F600}", "$^I", "@ARGV", "$-i", "system", "exec", "open",
+                "require", "do", "use lib", "push @INC,", "sys.path.insert(0,", "sys.path",
+                "site.addsitedir", "require('child_process')", ".exec(", "execSync", "IO.popen",
+                "import os", "os.system", "'x'", "src/a.py", "/tmp/x", "$f", "\\", "<>", "print",
+                "cProfile", "-o", "doctest", "touch", "cat",
+            ]),
+            0..20,
+        ),
+    ) {
+        // Inside single quotes, as an agent would write the one-liner.
+        let code = code.join(" ").replace('\'', "");
+        let _ = analyze(&format!("{interp} '{code}'"));
     }
 
     #[test]
