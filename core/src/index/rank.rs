@@ -15,6 +15,11 @@
 //! 3. Files ranked by their best chunk plus [`RankParams::file_extra`] times the next chunks of
 //!    the same file (file coherence: a file where several chunks match is more likely the place),
 //!    times a small prior for larger files ([`RankParams::size_prior`]).
+//! 4. Each file's representative: its best chunk, except that a whole-file chunk gives way to
+//!    any other, a container (class, interface, trait, enum) to a member scoring at least
+//!    [`RankParams::member_ratio`] of it, and among chunks of one class a longer one of nearly the
+//!    score wins ([`RankParams::length_pick`]). This changes which chunk is shown, never the
+//!    file's score or rank.
 //!
 //! The parameters are chosen on the development kit by two-fold selection (docs/EVALUATION.md,
 //! "Ranking for change requests"): values chosen on two corpora, reported on the other two.
@@ -216,6 +221,13 @@ pub struct RankParams {
     /// at least this fraction of the container (0 = off). Only the representative changes, never
     /// the file's score or rank.
     pub member_ratio: f32,
+    /// Length in the choice of a file's representative (0 = off): among the representative and
+    /// the next [`MAX_FOLDED`] chunks of the same class (neither whole-file nor container, or
+    /// the same of those), the one with the largest `score × (1 + length_pick × ln(1 + lines))`
+    /// stands for the file. BM25 normalises by length, so a short helper that repeats a request
+    /// word outscores the longer function that does the work; the file's score and rank do not
+    /// change.
+    pub length_pick: f32,
 }
 
 impl Default for RankParams {
@@ -256,6 +268,9 @@ impl Default for RankParams {
             // largest value at each fold's best (2026-11-26, docs/EVALUATION.md, "A member
             // for a container").
             member_ratio: 0.3,
+            // Fold A's choice (vite, akaunting: 0.1 best of {0.1 … 1}), 2026-11-26,
+            // docs/EVALUATION.md, "A member for a container".
+            length_pick: 0.1,
         }
     }
 }
@@ -351,6 +366,8 @@ pub struct ItemView<'a> {
     /// properties and its members' signatures, its line range the whole type. See
     /// [`RankParams::member_ratio`].
     pub container: bool,
+    /// Lines the item spans (for [`RankParams::length_pick`]).
+    pub lines: u32,
 }
 
 /// Groups scored items (chunks, any order) into files ranked as the module docs say, best first,
@@ -409,6 +426,27 @@ pub fn group_files<T>(
                 std::mem::swap(&mut best, &mut rest[i]);
                 let moved = rest.remove(i);
                 rest.insert(0, moved);
+            }
+            // Length in the choice among chunks of the representative's class (see
+            // `RankParams::length_pick`); again only the representative changes.
+            if params.length_pick > 0.0 {
+                let key =
+                    |t: &T, s: f32| s * (1.0 + params.length_pick * (view(t).lines as f32).ln_1p());
+                let kind = |t: &T| (view(t).whole_file, view(t).container);
+                let best_kind = kind(&best.0);
+                let mut pick = None;
+                let mut top = key(&best.0, best.1);
+                for (i, (t, s)) in rest.iter().take(MAX_FOLDED).enumerate() {
+                    if kind(t) == best_kind && key(t, *s) > top {
+                        top = key(t, *s);
+                        pick = Some(i);
+                    }
+                }
+                if let Some(i) = pick {
+                    std::mem::swap(&mut best, &mut rest[i]);
+                    let moved = rest.remove(i);
+                    rest.insert(0, moved);
+                }
             }
             rest.truncate(MAX_FOLDED);
             Some((
@@ -487,6 +525,7 @@ impl SearchHit {
                 self.kind,
                 ChunkKind::Class | ChunkKind::Interface | ChunkKind::Trait | ChunkKind::Enum
             ),
+            lines: self.end_line.saturating_sub(self.start_line) + 1,
         }
     }
 }
@@ -602,6 +641,36 @@ mod tests {
                 ("b.py".to_string(), 1, 10.0, 50)
             ]
         );
+    }
+
+    #[test]
+    fn a_longer_chunk_of_nearly_the_score_stands_for_its_file() {
+        let spanning = |line: u32, lines: u32, score: f32| SearchHit {
+            end_line: line + lines - 1,
+            ..hit("a.py", line, score)
+        };
+        let ranked = |length_pick: f32| {
+            let p = RankParams {
+                length_pick,
+                ..RankParams::default()
+            };
+            let got = rank_files(
+                vec![
+                    spanning(1, 5, 10.0),
+                    spanning(10, 60, 9.0),
+                    spanning(80, 100, 3.0),
+                ],
+                |_| 0,
+                &p,
+                10,
+            );
+            (got[0].best.start_line, got[0].best.score)
+        };
+        // 10 × (1 + 0.1 ln 6) = 11.8 < 9 × (1 + 0.1 ln 61) = 12.7: the 60-line function;
+        // 3 × (1 + 0.1 ln 101) = 4.4 is far behind. The file's score stays 10 + 0.5 × (9 + 3).
+        let (line, score) = ranked(0.1);
+        assert_eq!(line, 10);
+        assert_eq!(ranked(0.0), (1, score));
     }
 
     #[test]
