@@ -409,9 +409,7 @@ pub fn group_files<T>(
             if view(&best.0).whole_file
                 && let Some(i) = rest.iter().position(|(t, _)| !view(t).whole_file)
             {
-                std::mem::swap(&mut best, &mut rest[i]);
-                let moved = rest.remove(i);
-                rest.insert(0, moved);
+                promote(&mut best, &mut rest, i);
             }
             // A member scoring at least `member_ratio` of a container representative stands for
             // the file instead: it names the code to change, the container only its type. The
@@ -423,9 +421,7 @@ pub fn group_files<T>(
                     !v.container && !v.whole_file && *s >= params.member_ratio * best.1
                 })
             {
-                std::mem::swap(&mut best, &mut rest[i]);
-                let moved = rest.remove(i);
-                rest.insert(0, moved);
+                promote(&mut best, &mut rest, i);
             }
             // Length in the choice among chunks of the representative's class (see
             // `RankParams::length_pick`); again only the representative changes.
@@ -443,9 +439,7 @@ pub fn group_files<T>(
                     }
                 }
                 if let Some(i) = pick {
-                    std::mem::swap(&mut best, &mut rest[i]);
-                    let moved = rest.remove(i);
-                    rest.insert(0, moved);
+                    promote(&mut best, &mut rest, i);
                 }
             }
             rest.truncate(MAX_FOLDED);
@@ -462,6 +456,14 @@ pub fn group_files<T>(
     files.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then_with(|| a.0.cmp(&b.0)));
     files.truncate(top);
     files.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Makes `rest[i]` the file's representative: the former representative takes its place at the
+/// head of `rest` (folded first), the others keep their order.
+fn promote<T>(best: &mut (T, f32), rest: &mut Vec<(T, f32)>, i: usize) {
+    std::mem::swap(best, &mut rest[i]);
+    let moved = rest.remove(i);
+    rest.insert(0, moved);
 }
 
 /// Grouped chunk hits as [`FileHit`]s, each best hit's `score` set to its file's.

@@ -421,11 +421,6 @@ impl From<&FileState> for Vouch {
     }
 }
 
-/// Whether a state entry vouches for a file of this size and mtime ([`Vouch::holds`]).
-fn trusted(e: &FileState, size: u64, mtime_ns: i64) -> bool {
-    Vouch::from(e).holds(size, mtime_ns)
-}
-
 /// Stats `files` (repository-relative `/`-separated paths, each with what its state entry says)
 /// under `root`, one directory descriptor per directory and one `statat` per file by name, on
 /// [`par_map_weighted`]'s threads. Per file, in the order of `files`: `None` when the entry
@@ -921,7 +916,7 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         let files_seen = seen.len();
         for mut s in seen {
             let entry = state.files.get(&s.rel);
-            let trusted = entry.is_some_and(|e| trusted(e, s.size, s.mtime_ns));
+            let trusted = entry.is_some_and(|e| Vouch::from(e).holds(s.size, s.mtime_ns));
             seen_paths.insert(s.rel.clone());
             s.prev_sha = entry
                 .filter(|e| e.skipped.is_none())
