@@ -1006,7 +1006,7 @@ fn load_from(e: &mut Eval, w: &Word, via: &str) {
 /// as a variable.
 fn argv_text(argv: impl Iterator<Item = Option<String>>) -> String {
     argv.map(|w| match w {
-        Some(v) => format!("'{}'", v.replace('\'', r"'\''")),
+        Some(v) => crate::gate::sandbox::shell_quote(&v),
         None => "\"$arg\"".to_string(),
     })
     .collect::<Vec<_>>()
