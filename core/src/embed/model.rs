@@ -52,7 +52,7 @@ pub struct ModelManifest {
     pub name: String,
     /// Upstream id (`intfloat/multilingual-e5-small`).
     pub upstream_id: String,
-    /// Weight format (`q4` or `fp32`).
+    /// Weight format (`int8`, `q4` or `fp32`; `scripts/model/fetch.sh`).
     pub format: String,
     /// Vector dimensions (384).
     pub dims: usize,
@@ -83,6 +83,15 @@ impl ModelManifest {
     /// The [`super::Embedder::model_id`] of this model: `<name>@<content_id>`.
     pub fn model_id(&self) -> String {
         format!("{}@{}", self.name, self.content_id)
+    }
+
+    /// Whether the graph quantises its activations once per inference call over the whole input
+    /// (format `int8`: ONNX Runtime's `DynamicQuantizeLinear`, one scale per tensor), so that a
+    /// text's vector would depend on the other texts of its batch (cosine 0.995 between a text alone
+    /// and batched, docs/MODEL.md "int8"). Such a model embeds one text per call, which keeps every
+    /// vector independent of batching and order and costs no speed (no padding either).
+    pub fn quantises_per_call(&self) -> bool {
+        self.format == "int8"
     }
 
     /// The recorded file `name`, or [`EmbedError::BadManifest`] naming it.

@@ -28,7 +28,9 @@ pub struct FastEmbedOptions {
     /// The MCP server embeds in the background with fewer threads so queries stay responsive.
     pub intra_threads: Option<usize>,
     /// Texts per inference call. 8 by default: shared/docs/EMBEDDINGS.md measured batch 8 leaner
-    /// and faster than 32 for ~200-token code chunks (less padding, less memory held).
+    /// and faster than 32 for ~200-token code chunks (less padding, less memory held). A model
+    /// that quantises activations per call ([`ModelManifest::quantises_per_call`], format `int8`)
+    /// always embeds one text per call.
     pub batch_size: usize,
     /// Whether ONNX Runtime's intra-op worker threads spin while waiting for work
     /// (`session.intra_op.allow_spinning`, ONNX Runtime's default: on). Spinning trades CPU for
@@ -483,7 +485,11 @@ impl FastEmbedder {
             dims: manifest.dims,
             query_prefix: manifest.query_prefix.clone(),
             passage_prefix: manifest.passage_prefix.clone(),
-            batch_size: options.batch_size.max(1),
+            batch_size: if manifest.quantises_per_call() {
+                1
+            } else {
+                options.batch_size.max(1)
+            },
             batch_tokens: options.batch_tokens.max(1),
             manifest: Some(manifest),
             timings: LoadTimings {
