@@ -1,0 +1,160 @@
+//! The kernel sandbox through Claude Code's shell prefix, in `default` permission mode: real
+//! Claude Code (pinned 2.1.328, offline, scripted by the fake Messages API), real hooks, MCP
+//! server and `code-intel-sandbox`, installed by the real `code-intel init`. Ground truth = the
+//! files on disk.
+//!
+//! A script of the repository (which the static analysis trusts) appends to a source file: in
+//! the control run (the same install without `CLAUDE_CODE_SHELL_PREFIX`) it writes; with the
+//! prefix the kernel refuses it. `ls` runs without an allow rule (Claude Code's auto-approval of
+//! read-only commands survives the prefix), and the hooks and the MCP server, which Claude Code
+//! also starts through the prefix, still write the session state (`start_session` works, the
+//! PostToolUse hook records the read).
+//!
+//! Needs `scripts/install-claude-code.sh` and `cargo build --workspace --bins` first.
+
+use anyhow::{Context, Result, ensure};
+use code_intel_e2e::claude_config::{POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN};
+use code_intel_e2e::learning::init_project;
+use code_intel_e2e::locate::workspace_binary;
+use code_intel_e2e::{ClaudeCase, ClaudeRun, Step, locate_claude, mcp_tool, require_binaries};
+use serde_json::{Value, json};
+
+/// The script the parser trusts (a file of the repository) and the file it appends to.
+const SCRIPT: &str = "scripts/build.sh";
+const TARGET: &str = "src/billing/report.py";
+
+fn bash(command: &str) -> Step {
+    Step::tool(
+        "Bash",
+        json!({ "command": command, "description": "shell prefix e2e" }),
+    )
+}
+
+/// A project installed by `code-intel init`, the script in place, `default` permission mode,
+/// and one allow rule: the script (so Claude Code's own check lets it run; `ls` gets none).
+/// Without `prefix`, `CLAUDE_CODE_SHELL_PREFIX` is removed from what init wrote.
+fn installed_case(prefix: bool) -> Result<ClaudeCase> {
+    require_binaries(&[
+        PRE_TOOL_USE_BIN,
+        POST_TOOL_USE_BIN,
+        SERVER_BIN,
+        "code-intel-sandbox",
+    ])?;
+    let mut case = ClaudeCase::new()?;
+    case.write(SCRIPT, &format!("echo '# pwned' >> {TARGET}\n"))?;
+    init_project(&workspace_binary(SERVER_BIN)?, case.project_dir()).map_err(anyhow::Error::msg)?;
+    let settings_path = case.path(".claude/settings.json");
+    let mut settings: Value = serde_json::from_str(&std::fs::read_to_string(&settings_path)?)?;
+    let allow = settings
+        .pointer_mut("/permissions/allow")
+        .and_then(Value::as_array_mut)
+        .context("init wrote no permissions.allow")?;
+    allow.push(json!(format!("Bash(bash {SCRIPT})")));
+    std::fs::write(&settings_path, serde_json::to_string_pretty(&settings)?)?;
+    let local_path = case.path(".claude/settings.local.json");
+    let mut local: Value = serde_json::from_str(
+        &std::fs::read_to_string(&local_path).context("init wrote no settings.local.json")?,
+    )?;
+    let written = local
+        .pointer("/env/CLAUDE_CODE_SHELL_PREFIX")
+        .and_then(Value::as_str)
+        .context("init set no CLAUDE_CODE_SHELL_PREFIX")?;
+    ensure!(
+        written == workspace_binary("code-intel-sandbox")?.to_string_lossy(),
+        "init set CLAUDE_CODE_SHELL_PREFIX to {written}"
+    );
+    if !prefix {
+        if let Some(env) = local.get_mut("env").and_then(Value::as_object_mut) {
+            env.remove("CLAUDE_CODE_SHELL_PREFIX");
+        }
+        std::fs::write(&local_path, serde_json::to_string_pretty(&local)?)?;
+    }
+    case.permission_mode("default");
+    case.script(vec![
+        bash("ls src"),
+        bash(&format!("bash {SCRIPT}")),
+        Step::tool(
+            mcp_tool("start_session"),
+            json!({ "intent": "MODIFY", "query": "Fix the rounding of the report totals" }),
+        ),
+        Step::tool("Read", json!({ "file_path": case.path_str(TARGET) })),
+        bash("ls src/billing"),
+        bash(&format!("bash {SCRIPT}")),
+        Step::text("Done."),
+    ]);
+    Ok(case)
+}
+
+fn result_text(run: &ClaudeRun, step: usize) -> Result<String> {
+    run.tool_result(step, 0)
+        .map(|r| r.content)
+        .with_context(|| format!("no result for step {step}\n{}", run.describe()))
+}
+
+#[test]
+fn bash_runs_under_the_kernel_sandbox_in_default_mode() -> Result<()> {
+    let Some(claude) = locate_claude()? else {
+        return Ok(());
+    };
+
+    // Control: the same install without the prefix. The script's write lands (the static
+    // analysis does not see it), so the refusal below is the kernel's.
+    let control = installed_case(false)?;
+    let run = control.run(&claude)?;
+    ensure!(
+        control
+            .read(TARGET)?
+            .is_some_and(|t| t.matches("pwned").count() == 2),
+        "control: the script did not write {TARGET} twice\n{}",
+        run.describe()
+    );
+
+    let case = installed_case(true)?;
+    let run = case.run(&claude)?;
+    let original = ClaudeCase::new()?.read(TARGET)?;
+    ensure!(
+        case.read(TARGET)? == original,
+        "{TARGET} changed under the sandbox\n{}",
+        run.describe()
+    );
+    ensure!(run.permission_denials().is_empty(), "{}", run.describe());
+    // `ls` ran, without an allow rule and without a prompt, before and after the session, and
+    // succeeded (Claude Code's working-directory file in /tmp, which holds this repository,
+    // was written).
+    for (step, listed) in [(0, "billing"), (4, "report.py")] {
+        let ls = run
+            .tool_result(step, 0)
+            .with_context(|| format!("no result for step {step}\n{}", run.describe()))?;
+        ensure!(
+            !ls.is_error && ls.content.contains(listed),
+            "step {step}: {ls:?}\n{}",
+            run.describe()
+        );
+    }
+    for step in [1, 5] {
+        let text = result_text(&run, step)?;
+        ensure!(
+            text.contains("Permission denied"),
+            "step {step}: {text}\n{}",
+            run.describe()
+        );
+    }
+    // The server wrote its session and the PostToolUse hook its record of the Read: both run
+    // through the prefix too, unconfined.
+    let started = result_text(&run, 2)?;
+    ensure!(
+        started.contains("session_id"),
+        "{started}\n{}",
+        run.describe()
+    );
+    let sessions: Vec<_> = std::fs::read_dir(case.path(".code-intel/sessions"))?
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()))
+        .collect::<Result<_, _>>()?;
+    ensure!(
+        sessions.iter().any(|s| s.contains(TARGET)),
+        "no session recorded the Read of {TARGET}: {sessions:?}\n{}",
+        run.describe()
+    );
+    Ok(())
+}
