@@ -112,6 +112,21 @@ pub fn cwd_file(command: &str) -> Option<PathBuf> {
     .then(|| path.to_path_buf())
 }
 
+/// The shell that runs a command line handed to the prefix: Claude Code's (`SHELL`, which it
+/// sets for the commands it starts) when it is bash or zsh given by absolute path, the shells
+/// Claude Code writes its lines for (with a prefix set it writes them to work in both), else
+/// `bash` from PATH.
+pub fn shell(env_shell: Option<&OsStr>) -> PathBuf {
+    env_shell
+        .map(Path::new)
+        .filter(|p| {
+            p.is_absolute()
+                && p.file_name()
+                    .is_some_and(|n| n == OsStr::new("bash") || n == OsStr::new("zsh"))
+        })
+        .map_or_else(|| PathBuf::from("bash"), Path::to_path_buf)
+}
+
 /// A word no shell would change: letters, digits and `_ . / : = @ + , -`.
 fn plain(w: &str) -> bool {
     !w.is_empty()
@@ -257,6 +272,23 @@ mod tests {
             "ls",
         ] {
             assert_eq!(cwd_file(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn the_line_runs_in_claude_codes_shell_if_it_is_bash_or_zsh() {
+        for (env, expected) in [
+            (Some("/bin/zsh"), "/bin/zsh"),
+            (Some("/usr/local/bin/bash"), "/usr/local/bin/bash"),
+            (Some("/usr/bin/fish"), "bash"),
+            (Some("zsh"), "bash"),
+            (None, "bash"),
+        ] {
+            assert_eq!(
+                shell(env.map(OsStr::new)),
+                PathBuf::from(expected),
+                "{env:?}"
+            );
         }
     }
 

@@ -3,9 +3,9 @@
 //! server and `code-intel-sandbox`, installed by the real `code-intel init`. Ground truth = the
 //! files on disk.
 //!
-//! A script of the repository (which the static analysis trusts) appends to a source file: in
-//! the control run (the same install without `CLAUDE_CODE_SHELL_PREFIX`) it writes; with the
-//! prefix the kernel refuses it. `ls` runs without an allow rule (Claude Code's auto-approval of
+//! A script of the repository (which the static analysis trusts) appends to a source file, before
+//! and after `start_session` and once in the background: in the control run (the same install
+//! without `CLAUDE_CODE_SHELL_PREFIX`) it writes each time; with the prefix the kernel refuses it. `ls` runs without an allow rule (Claude Code's auto-approval of
 //! read-only commands survives the prefix), and the hooks and the MCP server, which Claude Code
 //! also starts through the prefix, still write the session state (`start_session` works, the
 //! PostToolUse hook records the read).
@@ -31,7 +31,8 @@ fn bash(command: &str) -> Step {
 }
 
 /// A project installed by `code-intel init`, the script in place, `default` permission mode,
-/// and one allow rule: the script (so Claude Code's own check lets it run; `ls` gets none).
+/// and allow rules for the script and `sleep` (so Claude Code's own check lets them run; `ls`
+/// gets none).
 /// Without `prefix`, `CLAUDE_CODE_SHELL_PREFIX` is removed from what init wrote.
 fn installed_case(prefix: bool) -> Result<ClaudeCase> {
     require_binaries(&[
@@ -50,6 +51,7 @@ fn installed_case(prefix: bool) -> Result<ClaudeCase> {
         .and_then(Value::as_array_mut)
         .context("init wrote no permissions.allow")?;
     allow.push(json!(format!("Bash(bash {SCRIPT})")));
+    allow.push(json!("Bash(sleep 1)"));
     std::fs::write(&settings_path, serde_json::to_string_pretty(&settings)?)?;
     let local_path = case.path(".claude/settings.local.json");
     let mut local: Value = serde_json::from_str(
@@ -80,6 +82,12 @@ fn installed_case(prefix: bool) -> Result<ClaudeCase> {
         Step::tool("Read", json!({ "file_path": case.path_str(TARGET) })),
         bash("ls src/billing"),
         bash(&format!("bash {SCRIPT}")),
+        // A background command goes through the prefix as well.
+        Step::tool(
+            "Bash",
+            json!({ "command": format!("bash {SCRIPT}"), "description": "background", "run_in_background": true }),
+        ),
+        bash("sleep 1"),
         Step::text("Done."),
     ]);
     Ok(case)
@@ -104,8 +112,8 @@ fn bash_runs_under_the_kernel_sandbox_in_default_mode() -> Result<()> {
     ensure!(
         control
             .read(TARGET)?
-            .is_some_and(|t| t.matches("pwned").count() == 2),
-        "control: the script did not write {TARGET} twice\n{}",
+            .is_some_and(|t| t.matches("pwned").count() == 3),
+        "control: the script did not write {TARGET} three times\n{}",
         run.describe()
     );
 

@@ -17,8 +17,8 @@
 //! stderr). On Linux the launcher applies a Landlock
 //! ruleset (best effort from ABI 1 up; write rights only, reads are never restricted) that grants
 //! write access to everything except the `--protect` trees, plus the `--allow` trees beneath
-//! them, then `exec`s `bash -c COMMAND`. Landlock rules only grant, so "everything except" is
-//! the complement: from `/` down, every entry that neither is nor holds a protected path is
+//! them, then `exec`s `bash -c COMMAND` (in the prefix form Claude Code's `SHELL` when it is
+//! bash or zsh). Landlock rules only grant, so "everything except" is the complement: from `/` down, every entry that neither is nor holds a protected path is
 //! granted; a directory holding one is descended into (`/` itself protected: nothing granted).
 //! Symbolic links are never granted (a write through one is checked at its target). The walk is
 //! one `getdents64` per directory and, per granted entry, an `O_PATH | O_NOFOLLOW` descriptor
@@ -39,7 +39,7 @@
     reason = "stderr is the command's diagnostics channel, stdout --probe's report"
 )]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Exit code when the command could not be started (as a shell's "cannot execute").
@@ -348,6 +348,7 @@ fn prefix_mode(command: String) -> ExitCode {
         )
         .map_err(|e| format!("{e} (project {})", project.display()))
     });
+    let shell = shell_prefix::shell(var("SHELL").as_deref());
     match plan {
         Ok(Some(plan)) => {
             if let Some(file) = shell_prefix::cwd_file(&command) {
@@ -360,10 +361,10 @@ fn prefix_mode(command: String) -> ExitCode {
                 .open(file)
                 .ok();
             }
-            confined(&plan.protect, &plan.allow, &command)
+            confined(&plan.protect, &plan.allow, &shell, &command)
         }
         // The gate is not active (`gate_mode: off`, or `session` mode without a live session).
-        Ok(None) => exec_bash(&command, None),
+        Ok(None) => exec_shell(&shell, &command, None),
         Err(e) => {
             eprintln!(
                 "code-intel-sandbox: this command was not run: the write sandbox for it could not be prepared ({e}). \
@@ -404,8 +405,8 @@ fn run_own(own: code_intel_hooks::shell_prefix::OwnProcess) -> ExitCode {
 }
 
 /// Applies the ruleset for `protect` (as given: resolved here) and `allow`, then runs `command`
-/// in `bash -c`; never returns on success.
-fn confined(protect: &[PathBuf], allow: &[PathBuf], command: &str) -> ExitCode {
+/// in `shell -c`; never returns on success.
+fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str) -> ExitCode {
     // Real locations, once: the walk from `/` must meet them (a path through a symbolic link
     // would leave its real tree granted); one that does not exist protects nothing.
     let protect: Vec<PathBuf> = protect
@@ -423,18 +424,18 @@ fn confined(protect: &[PathBuf], allow: &[PathBuf], command: &str) -> ExitCode {
             return ExitCode::from(CANNOT_RUN);
         }
     };
-    exec_bash(command, private_tmp)
+    exec_shell(shell, command, private_tmp)
 }
 
-/// `exec`s `bash -c command` (with `TMPDIR` when given); returns only when that fails.
-fn exec_bash(command: &str, tmpdir: Option<PathBuf>) -> ExitCode {
-    let mut bash = std::process::Command::new("bash");
-    bash.arg("-c").arg(command);
+/// `exec`s `shell -c command` (with `TMPDIR` when given); returns only when that fails.
+fn exec_shell(shell: &Path, command: &str, tmpdir: Option<PathBuf>) -> ExitCode {
+    let mut sh = std::process::Command::new(shell);
+    sh.arg("-c").arg(command);
     if let Some(tmp) = tmpdir {
-        bash.env("TMPDIR", tmp);
+        sh.env("TMPDIR", tmp);
     }
-    let err = std::os::unix::process::CommandExt::exec(&mut bash);
-    eprintln!("code-intel-sandbox: cannot run bash: {err}");
+    let err = std::os::unix::process::CommandExt::exec(&mut sh);
+    eprintln!("code-intel-sandbox: cannot run {}: {err}", shell.display());
     ExitCode::from(CANNOT_RUN)
 }
 
@@ -466,5 +467,5 @@ fn main() -> ExitCode {
             return ExitCode::from(CANNOT_RUN);
         }
     };
-    confined(&args.protect, &args.allow, &args.command)
+    confined(&args.protect, &args.allow, Path::new("bash"), &args.command)
 }
