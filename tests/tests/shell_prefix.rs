@@ -10,6 +10,10 @@
 //! also starts through the prefix, still write the session state (`start_session` works, the
 //! PostToolUse hook records the read).
 //!
+//! [`claude_code_hands_the_prefix_what_the_launcher_expects`] pins, with a logging prefix, what
+//! the launcher relies on in the pinned Claude Code (one argument; the Bash line's shape and
+//! environment; hook and server lines as configured; exec-form hooks not prefixed).
+//!
 //! Needs `scripts/install-claude-code.sh` and `cargo build --workspace --bins` first.
 
 use anyhow::{Context, Result, ensure};
@@ -164,5 +168,183 @@ fn bash_runs_under_the_kernel_sandbox_in_default_mode() -> Result<()> {
         "no session recorded the Read of {TARGET}: {sessions:?}\n{}",
         run.describe()
     );
+    Ok(())
+}
+
+/// A prefix that records each invocation in `$LOG/<pid>.{args,env,parent}` (the arguments
+/// NUL-separated, the environment, the parent's pid and name), then runs its one argument as
+/// Claude Code would have (`bash -c`).
+const LOGGING_PREFIX: &str = r#"#!/bin/bash
+printf '%s\0' "$@" > "$LOG/$$.args"
+env > "$LOG/$$.env"
+printf '%s %s' "$PPID" "$(cat /proc/$PPID/comm)" > "$LOG/$$.parent"
+exec bash -c "$1"
+"#;
+
+/// One recorded invocation of [`LOGGING_PREFIX`].
+#[derive(Debug)]
+struct Invocation {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    parent_pid: String,
+    parent_name: String,
+}
+
+impl Invocation {
+    fn var(&self, key: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn invocations(log: &std::path::Path) -> Result<Vec<Invocation>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(log)? {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != "args") {
+            continue;
+        }
+        let args = std::fs::read_to_string(&path)?;
+        let env = std::fs::read_to_string(path.with_extension("env"))?;
+        let parent = std::fs::read_to_string(path.with_extension("parent"))?;
+        let (parent_pid, parent_name) = parent.split_once(' ').unwrap_or((&parent, ""));
+        out.push(Invocation {
+            args: args
+                .strip_suffix('\0')
+                .unwrap_or(&args)
+                .split('\0')
+                .map(str::to_owned)
+                .collect(),
+            env: env
+                .lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            parent_pid: parent_pid.to_owned(),
+            parent_name: parent_name.to_owned(),
+        });
+    }
+    Ok(out)
+}
+
+/// What the launcher relies on, observed with the pinned Claude Code (docs/GATE.md, "The shell
+/// prefix"), so that an update that changes it fails here rather than in the field: one argument
+/// each time; a Bash command as Claude Code's wrapped line ending in `pwd -P >|
+/// /tmp/claude-<hex>-cwd`, with the session id and Claude Code's pid (its parent) but no
+/// `CLAUDE_PROJECT_DIR`; a shell-form hook and the MCP server as their configured lines, with
+/// `CLAUDE_PROJECT_DIR`; exec-form hooks not prefixed; all this in `default` mode, from the
+/// `env` of `.claude/settings.json`, with `ls` needing no rule.
+#[test]
+fn claude_code_hands_the_prefix_what_the_launcher_expects() -> Result<()> {
+    let Some(claude) = locate_claude()? else {
+        return Ok(());
+    };
+    require_binaries(&[SERVER_BIN])?;
+    let mut case = ClaudeCase::new()?;
+    let log = case.case_dir().join("prefix-log");
+    std::fs::create_dir_all(&log)?;
+    let prefix = case.write_script("logging-prefix", LOGGING_PREFIX)?;
+    let hook = case.write_script(
+        "logging-hook",
+        "#!/bin/sh\ncat > /dev/null\necho \"$1 $CLAUDE_CODE_SESSION_ID\" >> \"$LOG/hooks.txt\"\n",
+    )?;
+    let hook = hook.to_string_lossy().into_owned();
+    let pre_line = format!("{hook} pre");
+    let settings = json!({
+        "env": { "CLAUDE_CODE_SHELL_PREFIX": prefix, "LOG": log },
+        "permissions": { "allow": [code_intel_e2e::claude_config::CODE_INTEL_ALLOW] },
+        "hooks": {
+            "PreToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": pre_line }] }],
+            "PostToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": hook, "args": ["post"] }] }],
+        },
+    });
+    case.write_settings(&settings)?;
+    case.write_mcp_json(&code_intel_e2e::code_intel_mcp_json())?;
+    case.permission_mode("default");
+    case.script(vec![bash("ls src"), Step::text("Done.")]);
+    let run = case.run(&claude)?;
+
+    let ls = run
+        .tool_result(0, 0)
+        .with_context(|| format!("no result for ls\n{}", run.describe()))?;
+    ensure!(
+        !ls.is_error && ls.content.contains("billing"),
+        "{ls:?}\n{}",
+        run.describe()
+    );
+    let hooks = std::fs::read_to_string(log.join("hooks.txt"))?;
+    let session = hooks
+        .lines()
+        .find_map(|l| l.strip_prefix("pre "))
+        .context("the PreToolUse hook did not run")?;
+    ensure!(
+        hooks.lines().any(|l| l.starts_with("post ")),
+        "the exec-form PostToolUse hook did not run: {hooks}"
+    );
+    let calls = invocations(&log)?;
+    ensure!(
+        calls.iter().all(|c| c.args.len() == 1),
+        "not one argument each: {calls:#?}"
+    );
+    let line = |c: &Invocation| c.args[0].clone();
+
+    let bash_call = calls
+        .iter()
+        .find(|c| line(c).contains("eval 'ls src'"))
+        .with_context(|| format!("no prefixed Bash command: {calls:#?}"))?;
+    let bash_line = line(bash_call);
+    let tail = bash_line
+        .rsplit_once(" && pwd -P >| ")
+        .map(|(_, t)| t)
+        .with_context(|| format!("Bash line without the cwd tail: {bash_line}"))?;
+    let name = std::path::Path::new(tail)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    ensure!(
+        tail.starts_with('/')
+            && name.starts_with("claude-")
+            && name.ends_with("-cwd")
+            && name[7..name.len() - 4]
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit()),
+        "cwd file {tail}"
+    );
+    ensure!(
+        bash_call.var("CLAUDE_PROJECT_DIR").is_none(),
+        "a Bash command got CLAUDE_PROJECT_DIR: {bash_call:#?}"
+    );
+    ensure!(
+        bash_call.var("CLAUDE_CODE_SESSION_ID") == Some(session),
+        "session id {:?} vs the hook's {session}",
+        bash_call.var("CLAUDE_CODE_SESSION_ID")
+    );
+    ensure!(
+        bash_call.var("CLAUDE_PID") == Some(bash_call.parent_pid.as_str())
+            && bash_call.parent_name == "claude",
+        "CLAUDE_PID {:?}, parent {} {}",
+        bash_call.var("CLAUDE_PID"),
+        bash_call.parent_pid,
+        bash_call.parent_name
+    );
+
+    let hook_call = calls
+        .iter()
+        .find(|c| line(c) == pre_line)
+        .with_context(|| {
+            format!("the shell-form hook was not prefixed as configured: {calls:#?}")
+        })?;
+    ensure!(hook_call.var("CLAUDE_PROJECT_DIR").is_some());
+    ensure!(
+        !calls.iter().any(|c| line(c).contains(" post")),
+        "an exec-form hook was prefixed: {calls:#?}"
+    );
+    let server = calls
+        .iter()
+        .find(|c| line(c) == "code-intel serve")
+        .with_context(|| format!("the MCP server was not prefixed as one line: {calls:#?}"))?;
+    ensure!(server.var("CLAUDE_PROJECT_DIR").is_some());
     Ok(())
 }
