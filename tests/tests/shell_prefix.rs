@@ -171,13 +171,14 @@ fn bash_runs_under_the_kernel_sandbox_in_default_mode() -> Result<()> {
     Ok(())
 }
 
-/// A prefix that records each invocation in `$LOG/<pid>.{args,env,parent}` (the arguments
-/// NUL-separated, the environment, the parent's pid and name), then runs its one argument as
-/// Claude Code would have (`bash -c`).
+/// A prefix that records each invocation in `$LOG/<pid>.{args,env,parent,cwd}` (the arguments
+/// NUL-separated, the environment, the parent's pid and name, its own and the parent's working
+/// directory), then runs its one argument as Claude Code would have (`bash -c`).
 const LOGGING_PREFIX: &str = r#"#!/bin/bash
 printf '%s\0' "$@" > "$LOG/$$.args"
 env > "$LOG/$$.env"
 printf '%s %s' "$PPID" "$(cat /proc/$PPID/comm)" > "$LOG/$$.parent"
+printf '%s\0%s' "$(pwd -P)" "$(readlink /proc/$PPID/cwd)" > "$LOG/$$.cwd"
 exec bash -c "$1"
 "#;
 
@@ -188,6 +189,8 @@ struct Invocation {
     env: Vec<(String, String)>,
     parent_pid: String,
     parent_name: String,
+    cwd: String,
+    parent_cwd: String,
 }
 
 impl Invocation {
@@ -210,6 +213,8 @@ fn invocations(log: &std::path::Path) -> Result<Vec<Invocation>> {
         let env = std::fs::read_to_string(path.with_extension("env"))?;
         let parent = std::fs::read_to_string(path.with_extension("parent"))?;
         let (parent_pid, parent_name) = parent.split_once(' ').unwrap_or((&parent, ""));
+        let cwds = std::fs::read_to_string(path.with_extension("cwd"))?;
+        let (cwd, parent_cwd) = cwds.split_once('\0').unwrap_or((&cwds, ""));
         out.push(Invocation {
             args: args
                 .strip_suffix('\0')
@@ -224,6 +229,8 @@ fn invocations(log: &std::path::Path) -> Result<Vec<Invocation>> {
                 .collect(),
             parent_pid: parent_pid.to_owned(),
             parent_name: parent_name.to_owned(),
+            cwd: cwd.to_owned(),
+            parent_cwd: parent_cwd.to_owned(),
         });
     }
     Ok(out)
@@ -233,9 +240,10 @@ fn invocations(log: &std::path::Path) -> Result<Vec<Invocation>> {
 /// prefix"), so that an update that changes it fails here rather than in the field: one argument
 /// each time; a Bash command as Claude Code's wrapped line ending in `pwd -P >|
 /// /tmp/claude-<hex>-cwd`, with the session id and Claude Code's pid (its parent) but no
-/// `CLAUDE_PROJECT_DIR`; a shell-form hook and the MCP server as their configured lines, with
-/// `CLAUDE_PROJECT_DIR`; exec-form hooks not prefixed; all this in `default` mode, from the
-/// `env` of `.claude/settings.json`, with `ls` needing no rule.
+/// `CLAUDE_PROJECT_DIR`, and after a `cd` the command's directory moves while Claude Code's stays
+/// the project (the launcher's project); a shell-form hook and the MCP server as their configured
+/// lines, with `CLAUDE_PROJECT_DIR`; exec-form hooks not prefixed; all this in `default` mode,
+/// from the `env` of `.claude/settings.json`, with `ls` needing no rule.
 #[test]
 fn claude_code_hands_the_prefix_what_the_launcher_expects() -> Result<()> {
     let Some(claude) = locate_claude()? else {
@@ -263,7 +271,12 @@ fn claude_code_hands_the_prefix_what_the_launcher_expects() -> Result<()> {
     case.write_settings(&settings)?;
     case.write_mcp_json(&code_intel_e2e::code_intel_mcp_json())?;
     case.permission_mode("default");
-    case.script(vec![bash("ls src"), Step::text("Done.")]);
+    case.script(vec![
+        bash("ls src"),
+        bash("cd src"),
+        bash("ls"),
+        Step::text("Done."),
+    ]);
     let run = case.run(&claude)?;
 
     let ls = run
@@ -340,6 +353,24 @@ fn claude_code_hands_the_prefix_what_the_launcher_expects() -> Result<()> {
     ensure!(
         !calls.iter().any(|c| line(c).contains(" post")),
         "an exec-form hook was prefixed: {calls:#?}"
+    );
+    let project = std::fs::canonicalize(case.project_dir())?;
+    let project = project.to_string_lossy();
+    ensure!(
+        bash_call.cwd == project && bash_call.parent_cwd == project,
+        "{bash_call:#?}"
+    );
+    let after_cd = calls
+        .iter()
+        // Quoted only when needed: `eval ls < /dev/null && …` (observed).
+        .find(|c| line(c).contains("eval ls <"))
+        .with_context(|| {
+            let lines: Vec<String> = calls.iter().map(line).collect();
+            format!("no prefixed `ls` after `cd src`: {lines:#?}")
+        })?;
+    ensure!(
+        after_cd.cwd == format!("{project}/src") && after_cd.parent_cwd == project,
+        "after `cd src` the command should run in src and Claude Code stay in the project: {after_cd:#?}"
     );
     let server = calls
         .iter()
