@@ -5,7 +5,10 @@
 //! and reports p50/p95/max wall time in milliseconds. The hello-world is compiled with `rustc -O`
 //! into a temp dir, so the floor of process creation on this machine is measured the same way.
 //! The sandbox rows: the hook answering a Bash call with the `code-intel-sandbox` rewrite
-//! (`bypassPermissions`), and the command `ls src` run by `bash -c` as it is and as rewritten.
+//! (`bypassPermissions`), and the command `ls src` run by `bash -c` as it is, as rewritten, and
+//! through the launcher as Claude Code's shell prefix (`bash -c "'code-intel-sandbox' 'ls
+//! src'"`: the bench process stands in for Claude Code, `CLAUDE_PID` and working directory the
+//! repository's, the READY session's plan computed by the launcher).
 #![allow(clippy::print_stdout, reason = "a bench reports on stdout")]
 
 use std::io::Write;
@@ -14,6 +17,17 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 fn time_runs(bin: &Path, args: &[&str], stdin: &str, cwd: &Path, runs: usize) -> Vec<f64> {
+    time_runs_env(bin, args, stdin, cwd, &[], runs)
+}
+
+fn time_runs_env(
+    bin: &Path,
+    args: &[&str],
+    stdin: &str,
+    cwd: &Path,
+    env: &[(&str, &str)],
+    runs: usize,
+) -> Vec<f64> {
     let mut out = Vec::with_capacity(runs);
     for _ in 0..runs {
         let t = Instant::now();
@@ -21,6 +35,7 @@ fn time_runs(bin: &Path, args: &[&str], stdin: &str, cwd: &Path, runs: usize) ->
             .args(args)
             .current_dir(cwd)
             .env("CLAUDE_PROJECT_DIR", cwd)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -199,6 +214,39 @@ fn main() {
             &time_runs(bash, &["-c", &wrapped], "", &repo, runs),
         ),
         None => println!("(no sandbox rewrite: code-intel-sandbox not built next to the hook?)"),
+    }
+    let sandbox = hook.with_file_name("code-intel-sandbox");
+    if sandbox.is_file() && std::env::set_current_dir(&repo).is_ok() {
+        let pid = std::process::id().to_string();
+        let line = format!("'{}' 'ls src'", sandbox.display());
+        // Timed only if it really lists (a refused command would be faster).
+        let once = Command::new(bash)
+            .args(["-c", &line])
+            .current_dir(&repo)
+            .env("CLAUDE_PID", &pid)
+            .env("CLAUDE_CODE_SESSION_ID", "bench")
+            .output()
+            .expect("spawn");
+        assert_eq!(
+            String::from_utf8_lossy(&once.stdout),
+            "app.py\n",
+            "{}",
+            String::from_utf8_lossy(&once.stderr)
+        );
+        report(
+            "command `ls src` through the shell prefix",
+            &time_runs_env(
+                bash,
+                &["-c", &line],
+                "",
+                &repo,
+                &[
+                    ("CLAUDE_PID", pid.as_str()),
+                    ("CLAUDE_CODE_SESSION_ID", "bench"),
+                ],
+                runs,
+            ),
+        );
     }
     report(
         "Bash read-only `grep -rn foo src` (allow)",

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+pub mod shell_prefix;
 pub mod tools;
 
 use code_intel_gate::gate::{self, ConfigLocations, ToolCall, Verdict};
@@ -208,15 +209,17 @@ pub const SANDBOX_CONTEXT: &str = "code-intel runs this Bash command under a ker
 /// where Claude Code's own permission check is off. In the others Claude Code checks the
 /// rewritten command, which then loses the auto-approval read-only commands (and, in
 /// `acceptEdits`, edit commands) get: every command would need approval (observed with 2.1.328:
-/// "This command requires approval"), so there the static analysis and Claude Code's permission
-/// prompts stay the checks.
+/// "This command requires approval"). There the launcher as Claude Code's shell prefix
+/// ([`shell_prefix`], installed by `code-intel init`) confines the commands instead; without it
+/// the static analysis and Claude Code's permission prompts stay the checks.
 pub const SANDBOXED_MODES: &[&str] = &["bypassPermissions"];
 
 /// For a shell call the gate allowed (Bash, Monitor: `ToolClass::Shell`): the hook output that
 /// reruns it under [`SANDBOX_BIN`] (`updatedInput` with the wrapped command,
 /// `additionalContext`), or `None` when the gate is not active, the tool runs no shell command,
-/// the permission mode is not one of [`SANDBOXED_MODES`], or the
-/// launcher is not installed next to `hook_exe`.
+/// the permission mode is not one of [`SANDBOXED_MODES`], the launcher is not installed next to
+/// `hook_exe`, or Claude Code's shell prefix (`shell_prefix`, the hook's
+/// `CLAUDE_CODE_SHELL_PREFIX`) is the launcher, which confines the command already.
 ///
 /// # Errors
 /// The plan could not be computed (unreadable state): the caller denies.
@@ -225,7 +228,11 @@ pub fn sandbox_rewrite(
     project: &std::path::Path,
     locations: &ConfigLocations,
     hook_exe: &std::path::Path,
+    shell_prefix: Option<&std::ffi::OsStr>,
 ) -> Result<Option<String>, String> {
+    if shell_prefix.is_some_and(shell_prefix::is_launcher) {
+        return Ok(None);
+    }
     // Every tool that runs a shell command (Bash, Monitor): a command the static analysis
     // missed must meet the kernel through either.
     let tools::ToolClass::Shell(field) = tools::classify(&input.tool_name) else {
@@ -248,9 +255,9 @@ pub fn sandbox_rewrite(
     else {
         return Ok(None);
     };
-    let cwd = input.cwd_or(project);
-    let call = input.call(&cwd, locations);
-    let Some(plan) = gate::sandbox::sandbox_plan(project, &call).map_err(|e| e.to_string())? else {
+    let Some(plan) = gate::sandbox::sandbox_plan(project, input.session_id.as_deref(), locations)
+        .map_err(|e| e.to_string())?
+    else {
         return Ok(None);
     };
     let mut updated = input.tool_input.clone();

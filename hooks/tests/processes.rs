@@ -750,6 +750,29 @@ fn allowed_bash_runs_under_the_kernel_sandbox() {
     }
     input["permission_mode"] = json!("bypassPermissions");
     let input = input.to_string();
+    // With the launcher as Claude Code's shell prefix the command already runs under it: no
+    // rewrite (a second sandbox inside the first would only cost time). Another prefix does not
+    // confine anything, so the rewrite stays.
+    let out = run(
+        PRE,
+        dir.path(),
+        &input,
+        &[("CLAUDE_CODE_SHELL_PREFIX", sandbox)],
+    );
+    assert!(
+        out.status.success() && out.stdout.is_empty(),
+        "prefix: {out:?}"
+    );
+    let out = run(
+        PRE,
+        dir.path(),
+        &input,
+        &[("CLAUDE_CODE_SHELL_PREFIX", "/usr/bin/nice")],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("updatedInput"),
+        "other prefix: {out:?}"
+    );
     let out = run(PRE, dir.path(), &input, &[]);
     assert_eq!(
         out.status.code(),

@@ -10,7 +10,12 @@
 //! - `.claude/settings.json`: the PreToolUse hook on the write tools and Bash, the PostToolUse hook
 //!   on every tool, and the permission rule `mcp__code-intel`;
 //! - `.claude/skills/{code,outcome}/SKILL.md`: the plugin's skills with the tool names of a project
-//!   server ([`project_skill_text`]).
+//!   server ([`project_skill_text`]);
+//! - `.claude/settings.local.json`: `env.CLAUDE_CODE_SHELL_PREFIX`, the absolute path of
+//!   `code-intel-sandbox` ([`find_launcher`]), so that Claude Code runs every Bash command under
+//!   the kernel sandbox in every permission mode (docs/GATE.md, "The shell prefix"). Local, not
+//!   the shared settings: the path is this machine's; absolute, so that no file put earlier on
+//!   PATH can stand in for the launcher.
 //!
 //! [`plan`] only reads; [`apply`] writes the files that change, each atomically; [`install`] does
 //! both under the lock `.code-intel/install.lock`. Merging never drops what it does not own: other
@@ -78,6 +83,12 @@ pub const MCP_JSON: &str = ".mcp.json";
 pub const SETTINGS_JSON: &str = ".claude/settings.json";
 /// Where project skills live, relative to the root.
 pub const SKILLS_DIR: &str = ".claude/skills";
+/// The machine's own project settings (not committed), relative to the root.
+pub const SETTINGS_LOCAL_JSON: &str = ".claude/settings.local.json";
+/// The variable Claude Code reads its shell prefix from.
+pub const SHELL_PREFIX_ENV: &str = "CLAUDE_CODE_SHELL_PREFIX";
+/// The kernel sandbox launcher, installed next to the hooks.
+pub const SANDBOX_BIN: &str = "code-intel-sandbox";
 /// `.code-intel/.gitignore`, relative to the root.
 pub const STATE_GITIGNORE_PATH: &str = ".code-intel/.gitignore";
 /// The content of `.code-intel/.gitignore`.
@@ -239,13 +250,37 @@ fn is_plain_pre_tool_use(h: &IndexMap<String, Json>) -> bool {
             .is_none_or(|a| a.as_array().is_some_and(|a| a.is_empty()))
 }
 
-/// Computes the install of code-intel into `root` with `skills`, reading only.
+/// The launcher to install as Claude Code's shell prefix: `code-intel-sandbox` next to the
+/// PreToolUse hook Claude Code finds on `path` (the PATH it runs hooks with), else next to
+/// `own_exe`; its real location (absolute, no symbolic link), when it is a file.
+pub fn find_launcher(path: Option<&std::ffi::OsStr>, own_exe: Option<&Path>) -> Option<PathBuf> {
+    let beside_hook = path
+        .into_iter()
+        .flat_map(std::env::split_paths)
+        .find_map(|dir| {
+            dir.join(PRE_TOOL_USE_BIN)
+                .is_file()
+                .then(|| dir.join(SANDBOX_BIN))
+        });
+    beside_hook
+        .into_iter()
+        .chain(own_exe.and_then(Path::parent).map(|d| d.join(SANDBOX_BIN)))
+        .find(|p| p.is_file())
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// Computes the install of code-intel into `root` with `skills` and, when given, `launcher` as
+/// Claude Code's shell prefix ([`find_launcher`]), reading only.
 ///
 /// # Errors
 /// [`InstallError::Read`] for an unreadable file, [`InstallError::Malformed`] for a file that is
 /// not valid JSON, [`InstallError::Shape`] for JSON Claude Code would not read the same way (or a
 /// symbolic link leading out of the root), [`InstallError::Encode`] (not expected).
-pub fn plan(root: &RepoRoot, skills: &[Skill<'_>]) -> Result<InstallPlan, InstallError> {
+pub fn plan(
+    root: &RepoRoot,
+    skills: &[Skill<'_>],
+    launcher: Option<&Path>,
+) -> Result<InstallPlan, InstallError> {
     let mut files = vec![
         plan_config(root)?,
         plan_text(
@@ -254,9 +289,31 @@ pub fn plan(root: &RepoRoot, skills: &[Skill<'_>]) -> Result<InstallPlan, Instal
             STATE_GITIGNORE,
             KeepExisting::Yes,
         )?,
-        plan_json(root, MCP_JSON, merge_mcp_json)?,
-        plan_json(root, SETTINGS_JSON, merge_settings)?,
+        plan_json(root, MCP_JSON, &merge_mcp_json)?,
+        plan_json(root, SETTINGS_JSON, &merge_settings)?,
     ];
+    let mut warnings = Vec::new();
+    match launcher {
+        Some(launcher) => {
+            let local = plan_json(root, SETTINGS_LOCAL_JSON, &|doc: &mut Json| {
+                merge_shell_prefix(doc, launcher)
+            })?;
+            let set = serde_json::from_str::<serde_json::Value>(&local.after)
+                .ok()
+                .and_then(|v| v.pointer(&format!("/env/{SHELL_PREFIX_ENV}"))?.as_str().map(str::to_owned));
+            if set.as_deref() != launcher.to_str() {
+                warnings.push(format!(
+                    "{SETTINGS_LOCAL_JSON} sets {SHELL_PREFIX_ENV} to {}, which init leaves alone: Bash commands run under the kernel sandbox only in bypassPermissions; make it {} to confine them in every mode",
+                    set.unwrap_or_default(),
+                    launcher.display()
+                ));
+            }
+            files.push(local);
+        }
+        None => warnings.push(format!(
+            "{SANDBOX_BIN} not found next to {PRE_TOOL_USE_BIN} on PATH: Bash commands are not kernel-confined outside bypassPermissions (static analysis only); install it with the hooks (`cargo install --path hooks`) and run init again"
+        )),
+    }
     for skill in skills {
         let rel = format!("{SKILLS_DIR}/{}/SKILL.md", skill.name);
         files.push(plan_text(
@@ -266,7 +323,6 @@ pub fn plan(root: &RepoRoot, skills: &[Skill<'_>]) -> Result<InstallPlan, Instal
             KeepExisting::No,
         )?);
     }
-    let mut warnings = Vec::new();
     if let Some(settings) = files.iter().find(|f| f.path == SETTINGS_JSON)
         && serde_json::from_str::<serde_json::Value>(&settings.after)
             .is_ok_and(|v| v.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)))
@@ -308,12 +364,16 @@ pub fn apply(plan: &InstallPlan) -> Result<(), InstallError> {
 ///
 /// # Errors
 /// As [`plan`] (nothing written) and [`apply`].
-pub fn install(root: &RepoRoot, skills: &[Skill<'_>]) -> Result<InstallPlan, InstallError> {
+pub fn install(
+    root: &RepoRoot,
+    skills: &[Skill<'_>],
+    launcher: Option<&Path>,
+) -> Result<InstallPlan, InstallError> {
     // Plan once before taking the lock, so that a refused install creates nothing, not even
     // the lock file; then again under the lock, against what is there now.
-    plan(root, skills)?;
+    plan(root, skills, launcher)?;
     let _lock = FileLock::acquire(&root.state().install_lock())?;
-    let plan = plan(root, skills)?;
+    let plan = plan(root, skills, launcher)?;
     apply(&plan)?;
     Ok(plan)
 }
@@ -563,7 +623,7 @@ fn plan_text(
 fn plan_json(
     root: &RepoRoot,
     rel: &str,
-    merge: fn(&mut Json) -> Result<(), String>,
+    merge: &dyn Fn(&mut Json) -> Result<(), String>,
 ) -> Result<PlannedFile, InstallError> {
     let target = write_target(root, rel)?;
     let before = read_optional(&target)?;
@@ -664,6 +724,31 @@ fn merge_settings(doc: &mut Json) -> Result<(), String> {
         .ok_or("`permissions.allow` is not an array")?;
     if !allow.iter().any(|r| r.as_str() == Some(ALLOW_RULE)) {
         allow.push(Json::String(ALLOW_RULE.into()));
+    }
+    Ok(())
+}
+
+/// Sets `env.CLAUDE_CODE_SHELL_PREFIX` to `launcher`, unless it names another program (a prefix
+/// the user chose; [`plan`] warns).
+fn merge_shell_prefix(doc: &mut Json, launcher: &Path) -> Result<(), String> {
+    let top = doc
+        .as_object_mut()
+        .ok_or("the top level is not a JSON object")?;
+    let env = top
+        .entry("env".to_owned())
+        .or_insert_with(Json::object)
+        .as_object_mut()
+        .ok_or("`env` is not an object")?;
+    let ours = |v: &Json| {
+        v.as_str().is_some_and(|s| {
+            s.trim().is_empty() || Path::new(s).file_name() == Some(SANDBOX_BIN.as_ref())
+        })
+    };
+    if env.get(SHELL_PREFIX_ENV).is_none_or(ours) {
+        env.insert(
+            SHELL_PREFIX_ENV.to_owned(),
+            Json::String(launcher.to_string_lossy().into_owned()),
+        );
     }
     Ok(())
 }
@@ -1051,7 +1136,7 @@ mod tests {
             "{\"mcpServers\": {\"z\": {\"command\": \"z\"}}}",
         )
         .unwrap();
-        let first = install(&root, &skills).unwrap();
+        let first = install(&root, &skills, None).unwrap();
         let changes: Vec<_> = first
             .files
             .iter()
@@ -1081,12 +1166,12 @@ mod tests {
                 .unwrap();
         assert_eq!(config, Config::default());
 
-        let second = install(&root, &skills).unwrap();
+        let second = install(&root, &skills, None).unwrap();
         assert!(!second.changes_anything(), "{second:#?}");
 
         std::fs::write(dir.path().join(".claude/settings.json"), "{\"hooks\": ").unwrap();
         std::fs::remove_file(dir.path().join(".mcp.json")).unwrap();
-        let err = install(&root, &skills).unwrap_err();
+        let err = install(&root, &skills, None).unwrap_err();
         assert!(matches!(err, InstallError::Malformed { .. }), "{err}");
         assert!(err.to_string().contains("nothing was changed"), "{err}");
         assert!(
@@ -1096,10 +1181,79 @@ mod tests {
     }
 
     #[test]
+    fn the_launcher_becomes_the_local_shell_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = RepoRoot::new(dir.path()).unwrap();
+        let launcher = Path::new("/opt/ci/bin/code-intel-sandbox");
+        let local = dir.path().join(SETTINGS_LOCAL_JSON);
+        let prefix = |local: &Path| -> serde_json::Value {
+            serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(local).unwrap())
+                .unwrap()["env"][SHELL_PREFIX_ENV]
+                .clone()
+        };
+
+        // Created, next to the user's own local settings, which stay.
+        std::fs::create_dir_all(local.parent().unwrap()).unwrap();
+        std::fs::write(
+            &local,
+            r#"{"permissions": {"allow": ["Bash(make:*)"]}, "env": {"FOO": "1"}}"#,
+        )
+        .unwrap();
+        let first = install(&root, &[], Some(launcher)).unwrap();
+        assert!(first.warnings.is_empty(), "{:?}", first.warnings);
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+        assert_eq!(
+            doc,
+            json!({ "permissions": { "allow": ["Bash(make:*)"] },
+                    "env": { "FOO": "1", SHELL_PREFIX_ENV: "/opt/ci/bin/code-intel-sandbox" } })
+        );
+        assert!(
+            !install(&root, &[], Some(launcher))
+                .unwrap()
+                .changes_anything()
+        );
+
+        // A launcher that moved is followed.
+        let moved = Path::new("/usr/local/bin/code-intel-sandbox");
+        install(&root, &[], Some(moved)).unwrap();
+        assert_eq!(prefix(&local), json!("/usr/local/bin/code-intel-sandbox"));
+
+        // A prefix of the user's own is kept, with a warning saying what it costs.
+        std::fs::write(
+            &local,
+            r#"{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/usr/bin/nice"}}"#,
+        )
+        .unwrap();
+        let kept = install(&root, &[], Some(launcher)).unwrap();
+        assert_eq!(prefix(&local), json!("/usr/bin/nice"));
+        assert!(
+            kept.warnings
+                .iter()
+                .any(|w| w.contains("/usr/bin/nice") && w.contains("bypassPermissions")),
+            "{:?}",
+            kept.warnings
+        );
+
+        // No launcher found: nothing written there, and a warning.
+        std::fs::remove_file(&local).unwrap();
+        let none = install(&root, &[], None).unwrap();
+        assert!(!local.exists());
+        assert!(
+            none.warnings
+                .iter()
+                .any(|w| w.contains("code-intel-sandbox not found")),
+            "{:?}",
+            none.warnings
+        );
+    }
+
+    #[test]
     fn warns_when_the_repository_ignores_the_state_dir() {
         let dir = tempfile::tempdir().unwrap();
         let root = RepoRoot::new(dir.path()).unwrap();
-        assert!(plan(&root, &[]).unwrap().warnings.is_empty());
+        let launcher = Some(Path::new("/bin/code-intel-sandbox"));
+        assert!(plan(&root, &[], launcher).unwrap().warnings.is_empty());
         std::fs::write(dir.path().join(".gitignore"), ".code-intel/\n").unwrap();
         std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
         std::fs::write(
@@ -1107,7 +1261,7 @@ mod tests {
             "{\"disableAllHooks\": true}",
         )
         .unwrap();
-        let warnings = plan(&root, &[]).unwrap().warnings;
+        let warnings = plan(&root, &[], launcher).unwrap().warnings;
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("disableAllHooks"));
         assert!(warnings[1].contains(".gitignore ignores .code-intel/"));

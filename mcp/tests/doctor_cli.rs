@@ -402,12 +402,59 @@ fn the_sandbox_check_reports_kernel_enforcement() {
     let (_, report) = repo.doctor(&bins);
     let sandbox = check(&report, "sandbox");
     assert_eq!(sandbox["status"], "pass", "{report:#}");
+    let detail = sandbox["detail"].as_str().unwrap();
+    assert!(detail.contains("Landlock"), "{sandbox}");
     assert!(
-        sandbox["detail"].as_str().unwrap().contains("Landlock"),
+        detail.contains("every permission mode")
+            && detail.contains("CLAUDE_CODE_SHELL_PREFIX in .claude/settings.local.json"),
         "{sandbox}"
     );
 
-    // The hooks without the launcher beside them: a warning that says what that means.
+    // The prefix init wrote, pointing at a launcher that is gone: Claude Code could run no Bash
+    // command and the PreToolUse hook started through it would not block.
+    let local = repo.path().join(".claude/settings.local.json");
+    let written = std::fs::read_to_string(&local).unwrap();
+    let launcher = bins.join("code-intel-sandbox").canonicalize().unwrap();
+    assert!(
+        written.contains(launcher.to_str().unwrap()),
+        "init wrote {written}"
+    );
+    std::fs::write(
+        &local,
+        written.replace(
+            launcher.to_str().unwrap(),
+            "/nonexistent/code-intel-sandbox",
+        ),
+    )
+    .unwrap();
+    let (code, report) = repo.doctor(&bins);
+    let sandbox = check(&report, "sandbox");
+    assert_eq!(sandbox["status"], "fail", "{report:#}");
+    assert!(
+        sandbox["detail"]
+            .as_str()
+            .unwrap()
+            .contains("does not block"),
+        "{sandbox}"
+    );
+    assert_eq!(code, Some(1), "{report:#}");
+
+    // No prefix: the launcher serves bypassPermissions only, which the warning says.
+    std::fs::remove_file(&local).unwrap();
+    let (code, report) = repo.doctor(&bins);
+    let sandbox = check(&report, "sandbox");
+    assert_eq!(sandbox["status"], "warn", "{report:#}");
+    assert!(
+        sandbox["detail"]
+            .as_str()
+            .unwrap()
+            .contains("only in bypassPermissions"),
+        "{sandbox}"
+    );
+    assert_eq!(code, Some(0), "a warning, not a failure: {report:#}");
+
+    // The hooks without the launcher beside them (and no prefix): a warning that says what
+    // that means.
     let no_launcher = tempfile::tempdir().unwrap();
     for bin in [
         "code-intel",

@@ -720,21 +720,56 @@ fn missing_hook_binary_fails_closed_in_the_installed_form() -> Result<()> {
     Ok(())
 }
 
-#[test]
-fn ready_session_bash_writes_explored_file_under_the_kernel_sandbox() -> Result<()> {
-    // In READY (bypassPermissions) a Bash write of an explored file still lands although the
-    // command runs under code-intel-sandbox (the hook's updatedInput), while a write the parser cannot see (a script
-    // of the repository, which it trusts) to an unexplored file is refused by the kernel. Control
-    // for the script: gate_attacks' control group runs the same kind of script unhooked.
+/// How a Bash command reaches the kernel sandbox.
+#[derive(Clone, Copy, Debug)]
+enum SandboxedBy {
+    /// `bypassPermissions`: the PreToolUse hook rewrites the command (`updatedInput`).
+    HookRewrite,
+    /// `default` mode: the launcher is Claude Code's shell prefix (`CLAUDE_CODE_SHELL_PREFIX`,
+    /// as `code-intel init` sets it), with allow rules for the two commands.
+    ShellPrefix,
+}
+
+fn ready_session_bash_under_the_kernel_sandbox(by: SandboxedBy) -> Result<()> {
+    // In READY a Bash write of an explored file still lands although the command runs under
+    // code-intel-sandbox, while a write the parser cannot see (a script of the repository,
+    // which it trusts) to an unexplored file is refused by the kernel. Control for the script:
+    // gate_attacks' control group runs the same kind of script unhooked.
     let Some(claude) = locate_claude()? else {
         return Ok(());
     };
     let mut case = gated_case()?;
-    case.write("scripts/touch_cart.sh", "echo '// pwned' >> web/cart.js\n")?;
+    case.write(
+        "scripts/touch_cart.sh",
+        "echo '// pwned' >> web/cart.js
+",
+    )?;
     case.prompt(MODIFY_PROMPT);
-    // The sandbox applies where Claude Code's own permission check is off (root needs IS_SANDBOX).
-    case.permission_mode("bypassPermissions");
-    case.env("IS_SANDBOX", "1");
+    match by {
+        SandboxedBy::HookRewrite => {
+            // The rewrite applies where Claude Code's own permission check is off (root needs
+            // IS_SANDBOX).
+            case.permission_mode("bypassPermissions");
+            case.env("IS_SANDBOX", "1");
+        }
+        SandboxedBy::ShellPrefix => {
+            require_binaries(&["code-intel-sandbox"])?;
+            let mut settings = settings_json(
+                &code_intel_hooks(),
+                &[
+                    CODE_INTEL_ALLOW,
+                    "Bash(sed -i:*)",
+                    "Bash(bash scripts/touch_cart.sh)",
+                ],
+            );
+            settings["env"] = json!({
+                "CLAUDE_CODE_SHELL_PREFIX":
+                    code_intel_e2e::locate::workspace_binary("code-intel-sandbox")?,
+            });
+            case.write_settings(&settings)?;
+            case.permission_mode("default");
+        }
+    }
     let mut script = ready_session_steps();
     script.extend([
         Step::tool("Bash", sed_us_rate()),
@@ -753,7 +788,7 @@ fn ready_session_bash_writes_explored_file_under_the_kernel_sandbox() -> Result<
     assert_eq!(
         case.read("src/billing/tax.py")?.as_deref(),
         Some(TAX_PY_EDITED.as_str()),
-        "{}",
+        "{by:?}\n{}",
         run.describe()
     );
     let hidden = run
@@ -761,16 +796,26 @@ fn ready_session_bash_writes_explored_file_under_the_kernel_sandbox() -> Result<
         .with_context(|| format!("no result for the script\n{}", run.describe()))?;
     assert!(
         hidden.content.contains("Permission denied"),
-        "{hidden:?}\n{}",
+        "{by:?}: {hidden:?}\n{}",
         run.describe()
     );
     assert!(
         case.read("web/cart.js")?
             .is_some_and(|js| !js.contains("pwned")),
-        "{}",
+        "{by:?}\n{}",
         run.describe()
     );
     Ok(())
+}
+
+#[test]
+fn ready_session_bash_writes_explored_file_under_the_kernel_sandbox() -> Result<()> {
+    ready_session_bash_under_the_kernel_sandbox(SandboxedBy::HookRewrite)
+}
+
+#[test]
+fn ready_session_bash_under_the_shell_prefix_in_default_mode() -> Result<()> {
+    ready_session_bash_under_the_kernel_sandbox(SandboxedBy::ShellPrefix)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,13 +19,17 @@ use std::process::Command;
 
 use anyhow::{Context, Result, ensure};
 use code_intel_e2e::claude_config::{
-    CODE_INTEL_ALLOW, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN,
+    CODE_INTEL_ALLOW, POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, PRE_TOOL_USE_COMMAND, SERVER_BIN,
 };
+use code_intel_e2e::locate::workspace_binary;
 use code_intel_e2e::{
     ClaudeCase, ClaudeRun, Hook, Step, code_intel_hooks, code_intel_mcp_json, locate_claude,
     mcp_tool, require_binaries, settings_json,
 };
 use serde_json::{Value, json};
+
+/// The kernel sandbox launcher, Claude Code's shell prefix in [`Group::ShellPrefix`].
+const SANDBOX_BIN: &str = "code-intel-sandbox";
 
 /// Permission rules allowing every tool the attacks use, so Claude Code's own permission check
 /// never stops one (under `-p` an `ask` is a denial).
@@ -311,6 +315,10 @@ enum Group {
     Control,
     NoSession,
     Exploration,
+    /// No session, `default` permission mode, the hooks in the form `code-intel init` installs
+    /// them and the launcher as Claude Code's shell prefix (which `init` sets): Bash commands
+    /// meet the kernel sandbox through the prefix, not through the hook's rewrite.
+    ShellPrefix,
 }
 
 /// The project as a git repository (EnterWorktree needs one), with one commit.
@@ -369,6 +377,19 @@ fn play(claude: &Path, group: Group) -> Result<Played> {
     let mut allow: Vec<&str> = ALLOW_ALL.to_vec();
     if group == Group::Control {
         case.write_settings(&settings_json(&[], &allow))?;
+    } else if group == Group::ShellPrefix {
+        require_binaries(&[PRE_TOOL_USE_BIN, POST_TOOL_USE_BIN, SERVER_BIN, SANDBOX_BIN])?;
+        allow.push(CODE_INTEL_ALLOW);
+        let hooks = [
+            Hook::shell("PreToolUse", "*", PRE_TOOL_USE_COMMAND),
+            Hook::exec("PostToolUse", "*", POST_TOOL_USE_BIN, &[]),
+        ];
+        let mut settings = settings_json(&hooks, &allow);
+        settings["env"] = json!({
+            "CLAUDE_CODE_SHELL_PREFIX": workspace_binary(SANDBOX_BIN)?.to_string_lossy(),
+        });
+        case.write_settings(&settings)?;
+        case.write_mcp_json(&code_intel_mcp_json())?;
     } else {
         require_binaries(&[PRE_TOOL_USE_BIN, POST_TOOL_USE_BIN, SERVER_BIN])?;
         allow.push(CODE_INTEL_ALLOW);
@@ -407,8 +428,14 @@ fn play(claude: &Path, group: Group) -> Result<Played> {
     // As in the runs: Claude Code's own permission layer out of the way (it refuses
     // bypassPermissions as root unless IS_SANDBOX is set), so only the hook stands between the
     // model and the files.
-    case.permission_mode("bypassPermissions");
-    case.env("IS_SANDBOX", "1");
+    if group == Group::ShellPrefix {
+        // Claude Code's own check is on, with an allow rule for every tool the attacks use;
+        // the read-only commands have none of their own.
+        case.permission_mode("default");
+    } else {
+        case.permission_mode("bypassPermissions");
+        case.env("IS_SANDBOX", "1");
+    }
     let run = case.run(claude)?;
     Ok(Played {
         case,
@@ -544,6 +571,11 @@ fn no_attack_writes_without_a_session() -> Result<()> {
 #[test]
 fn no_attack_writes_in_exploration() -> Result<()> {
     gated(Group::Exploration)
+}
+
+#[test]
+fn no_attack_writes_in_default_mode_under_the_shell_prefix() -> Result<()> {
+    gated(Group::ShellPrefix)
 }
 
 /// A PreToolUse hook (on Read) that puts FIFOs where the gate reads ignore rules, standing in for

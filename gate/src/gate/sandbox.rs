@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{GateError, Ignores, ToolCall, is_protected, protect};
+use super::{ConfigLocations, GateError, Ignores, is_protected, protect};
 use crate::config::{Config, GateMode};
 use crate::repo_path::{RepoPath, RepoRoot, real_location};
 use crate::session::NewFiles;
@@ -29,14 +29,19 @@ pub struct SandboxPlan {
     pub allow: Vec<PathBuf>,
 }
 
-/// The plan for a shell call the gate allowed, or `None` when the gate is not active for it
-/// (`gate_mode: off`, or `session` mode without a live session): then the command runs as it is.
+/// The plan for a shell command of Claude Code session `claude_session_id` in `project_dir`, or
+/// `None` when the gate is not active for it (`gate_mode: off`, or `session` mode without a live
+/// session): then the command runs as it is. One plan for both ways a command meets the kernel:
+/// the PreToolUse hook's rewrite (a call it allowed, `ToolCall::claude_session_id` and
+/// `ToolCall::locations`) and the launcher run as Claude Code's shell prefix (the session id and
+/// locations from the environment Claude Code gives the command).
 ///
 /// # Errors
 /// The project, config or session state is unreadable (the caller denies).
 pub fn sandbox_plan(
     project_dir: &Path,
-    call: &ToolCall<'_>,
+    claude_session_id: Option<&str>,
+    locations: &ConfigLocations,
 ) -> Result<Option<SandboxPlan>, GateError> {
     let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
     let config = Config::load(root.path())?;
@@ -44,7 +49,7 @@ pub fn sandbox_plan(
         return Ok(None);
     }
     let store = SessionStore::new(root.clone());
-    let bound = match call.claude_session_id {
+    let bound = match claude_session_id {
         Some(cs) => store.bound(cs)?,
         None => None,
     };
@@ -61,7 +66,7 @@ pub fn sandbox_plan(
         protect: vec![root.path().to_path_buf()],
         allow: Vec::new(),
     };
-    let prot = protect::Protected::new(call.locations);
+    let prot = protect::Protected::new(locations);
     plan.protect.extend(prot.sandbox_paths());
     plan.allow.extend(prot.sandbox_data_dirs());
 

@@ -76,7 +76,8 @@ fn decide() -> (Verdict, Option<String>) {
         return (verdict, None);
     }
     let exe = std::env::current_exe().unwrap_or_default();
-    match sandbox_rewrite(&input, &project, &locations, &exe) {
+    let prefix = std::env::var_os(code_intel_hooks::shell_prefix::PREFIX_ENV);
+    match sandbox_rewrite(&input, &project, &locations, &exe, prefix.as_deref()) {
         Ok(rewrite) => (Verdict::Allow, rewrite),
         Err(e) => (
             Verdict::Deny {

@@ -2,15 +2,23 @@
 //!
 //! ```text
 //! code-intel-sandbox [--protect PATH]... [--allow PATH]... -- COMMAND
+//! code-intel-sandbox COMMAND
 //! code-intel-sandbox --probe
 //! ```
 //!
-//! The PreToolUse hook rewrites every Bash command to this form while the gate is active
-//! (`updatedInput`, plan from `code_intel_gate::gate::sandbox`). On Linux it applies a Landlock
+//! The PreToolUse hook rewrites every Bash command to the first form under `bypassPermissions`
+//! while the gate is active (`updatedInput`, plan from `code_intel_gate::gate::sandbox`). The
+//! second form is the launcher as Claude Code's shell prefix (`CLAUDE_CODE_SHELL_PREFIX`, every
+//! permission mode; `code_intel_hooks::shell_prefix`): one argument, the command line Claude Code
+//! would run. code-intel's own hook and server lines run unconfined
+//! (`shell_prefix::own_process`); everything else gets the plan the hook would compute, for the
+//! project and Claude Code session the environment names, and runs as in the first form; when
+//! the plan cannot be computed the command is not run (exit 126, the reason and the way out on
+//! stderr). On Linux the launcher applies a Landlock
 //! ruleset (best effort from ABI 1 up; write rights only, reads are never restricted) that grants
 //! write access to everything except the `--protect` trees, plus the `--allow` trees beneath
-//! them, then `exec`s `bash -c COMMAND`. Landlock rules only grant, so "everything except" is
-//! the complement: from `/` down, every entry that neither is nor holds a protected path is
+//! them, then `exec`s `bash -c COMMAND` (in the prefix form Claude Code's `SHELL` when it is
+//! bash or zsh). Landlock rules only grant, so "everything except" is the complement: from `/` down, every entry that neither is nor holds a protected path is
 //! granted; a directory holding one is descended into (`/` itself protected: nothing granted).
 //! Symbolic links are never granted (a write through one is checked at its target). The walk is
 //! one `getdents64` per directory and, per granted entry, an `O_PATH | O_NOFOLLOW` descriptor
@@ -31,7 +39,7 @@
     reason = "stderr is the command's diagnostics channel, stdout --probe's report"
 )]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Exit code when the command could not be started (as a shell's "cannot execute").
@@ -313,6 +321,124 @@ mod kernel {
     }
 }
 
+/// The prefix form: `command` is what Claude Code would have run (a Bash or Monitor command line,
+/// a shell-form hook, an MCP server's command line).
+fn prefix_mode(command: String) -> ExitCode {
+    use code_intel_hooks::shell_prefix;
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    // code-intel's own hooks and server write `.code-intel/`: unconfined, and only as Claude Code
+    // starts them (with CLAUDE_PROJECT_DIR, which it does not give Bash commands).
+    if var("CLAUDE_PROJECT_DIR").is_some()
+        && let Some(own) = shell_prefix::own_process(&command)
+    {
+        return run_own(own);
+    }
+    let plan = shell_prefix::project_dir(
+        var(shell_prefix::CLAUDE_PID_ENV).as_deref(),
+        var("CLAUDE_PROJECT_DIR").as_deref(),
+    )
+    .map_err(|e| e.to_string())
+    .and_then(|project| {
+        let session = var(shell_prefix::SESSION_ENV);
+        let session = session.as_deref().and_then(std::ffi::OsStr::to_str);
+        code_intel_gate::gate::sandbox::sandbox_plan(
+            &project,
+            session,
+            &code_intel_hooks::config_locations(),
+        )
+        .map_err(|e| format!("{e} (project {})", project.display()))
+    });
+    let shell = shell_prefix::shell(var("SHELL").as_deref());
+    match plan {
+        Ok(Some(plan)) => {
+            if let Some(file) = shell_prefix::cwd_file(&command) {
+                // Created only if absent (`O_EXCL`: never through a symbolic link); a failure
+                // shows as the shell's own error about the file.
+                std::os::unix::fs::OpenOptionsExt::mode(
+                    std::fs::OpenOptions::new().write(true).create_new(true),
+                    0o600,
+                )
+                .open(file)
+                .ok();
+            }
+            confined(&plan.protect, &plan.allow, &shell, &command)
+        }
+        // The gate is not active (`gate_mode: off`, or `session` mode without a live session).
+        Ok(None) => exec_shell(&shell, &command, None),
+        Err(e) => {
+            eprintln!(
+                "code-intel-sandbox: this command was not run: the write sandbox for it could not be prepared ({e}). \
+                 Run `code-intel doctor` in the project. To run commands without kernel enforcement \
+                 (Bash writes then checked by static analysis only), remove CLAUDE_CODE_SHELL_PREFIX \
+                 from the \"env\" of .claude/settings.local.json and restart Claude Code."
+            );
+            ExitCode::from(CANNOT_RUN)
+        }
+    }
+}
+
+/// Runs one of code-intel's own processes without a sandbox, in place of the shell Claude Code
+/// would have used: the PreToolUse hook with the shell form's `|| exit 2` (any outcome but exit
+/// 0, including a missing binary or a signal, blocks), anything else by `exec`.
+fn run_own(own: code_intel_hooks::shell_prefix::OwnProcess) -> ExitCode {
+    use code_intel_hooks::shell_prefix::OwnProcess;
+    match own {
+        OwnProcess::PreToolUse(program) => match std::process::Command::new(&program).status() {
+            Ok(s) if s.success() => ExitCode::SUCCESS,
+            Ok(_) => ExitCode::from(2),
+            Err(e) => {
+                eprintln!("code-intel-sandbox: {program}: {e}");
+                ExitCode::from(2)
+            }
+        },
+        OwnProcess::Exec(words) => {
+            let Some((program, args)) = words.split_first() else {
+                return ExitCode::from(CANNOT_RUN);
+            };
+            let err = std::os::unix::process::CommandExt::exec(
+                std::process::Command::new(program).args(args),
+            );
+            eprintln!("code-intel-sandbox: cannot run {program}: {err}");
+            ExitCode::from(CANNOT_RUN)
+        }
+    }
+}
+
+/// Applies the ruleset for `protect` (as given: resolved here) and `allow`, then runs `command`
+/// in `shell -c`; never returns on success.
+fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str) -> ExitCode {
+    // Real locations, once: the walk from `/` must meet them (a path through a symbolic link
+    // would leave its real tree granted); one that does not exist protects nothing.
+    let protect: Vec<PathBuf> = protect
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let private_tmp = private_tmp(&protect);
+    // Held until the `exec` closes them (close-on-exec).
+    let _granted = match kernel::restrict(&protect, allow) {
+        Ok((_, granted)) => granted,
+        Err(e) => {
+            eprintln!(
+                "code-intel-sandbox: could not apply the write sandbox ({e}); the command was not run"
+            );
+            return ExitCode::from(CANNOT_RUN);
+        }
+    };
+    exec_shell(shell, command, private_tmp)
+}
+
+/// `exec`s `shell -c command` (with `TMPDIR` when given); returns only when that fails.
+fn exec_shell(shell: &Path, command: &str, tmpdir: Option<PathBuf>) -> ExitCode {
+    let mut sh = std::process::Command::new(shell);
+    sh.arg("-c").arg(command);
+    if let Some(tmp) = tmpdir {
+        sh.env("TMPDIR", tmp);
+    }
+    let err = std::os::unix::process::CommandExt::exec(&mut sh);
+    eprintln!("code-intel-sandbox: cannot run {}: {err}", shell.display());
+    ExitCode::from(CANNOT_RUN)
+}
+
 fn main() -> ExitCode {
     let mut argv = std::env::args().skip(1).peekable();
     if argv.peek().map(String::as_str) == Some("--probe") {
@@ -326,37 +452,20 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let args = match parse(argv) {
+    // The prefix form: exactly one argument, which is not an option (Claude Code's command
+    // lines never start with `--`).
+    let rest: Vec<String> = argv.collect();
+    if let [command] = rest.as_slice()
+        && !command.starts_with("--")
+    {
+        return prefix_mode(command.clone());
+    }
+    let args = match parse(rest.into_iter()) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("code-intel-sandbox: {e}");
             return ExitCode::from(CANNOT_RUN);
         }
     };
-    // Real locations, once: the walk from `/` must meet them (a path through a symbolic link
-    // would leave its real tree granted); one that does not exist protects nothing.
-    let protect: Vec<PathBuf> = args
-        .protect
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    let private_tmp = private_tmp(&protect);
-    // Held until the `exec` closes them (close-on-exec).
-    let _granted = match kernel::restrict(&protect, &args.allow) {
-        Ok((_, granted)) => granted,
-        Err(e) => {
-            eprintln!(
-                "code-intel-sandbox: could not apply the write sandbox ({e}); the command was not run"
-            );
-            return ExitCode::from(CANNOT_RUN);
-        }
-    };
-    let mut bash = std::process::Command::new("bash");
-    bash.arg("-c").arg(&args.command);
-    if let Some(tmp) = private_tmp {
-        bash.env("TMPDIR", tmp);
-    }
-    let err = std::os::unix::process::CommandExt::exec(&mut bash);
-    eprintln!("code-intel-sandbox: cannot run bash: {err}");
-    ExitCode::from(CANNOT_RUN)
+    confined(&args.protect, &args.allow, Path::new("bash"), &args.command)
 }

@@ -168,7 +168,7 @@ pub fn run(
     let (hooks_check, pre_hook) = check_hooks(&claude, &env, root);
     checks.push(hooks_check);
     checks.push(check_gate(root, config.as_ref(), pre_hook.as_ref(), &env));
-    checks.push(check_sandbox(&env));
+    checks.push(check_sandbox(&env, &claude));
     checks.push(check_model(!args.no_model_load, &env));
     checks.push(check_state_files(root));
     checks.push(match &config {
@@ -296,34 +296,111 @@ fn check_binaries(env: &Env) -> Check {
     )
 }
 
-/// The kernel sandbox for Bash (`code-intel-sandbox` next to the PreToolUse hook, `--probe`):
-/// a warning, not a failure, when it is missing or the kernel has no Landlock, since the static
-/// analysis of Bash still gates (docs/GATE.md, "Kernel enforcement").
-fn check_sandbox(env: &Env) -> Check {
-    const SANDBOX_BIN: &str = "code-intel-sandbox";
-    let launcher = env
-        .which(PRE_TOOL_USE_BIN)
-        .and_then(|hook| hook.parent().map(|d| d.join(SANDBOX_BIN)))
-        .filter(|p| is_executable(p));
-    let Some(launcher) = launcher else {
-        return Check::warn(
-            "sandbox",
-            format!(
-                "{SANDBOX_BIN} is not next to {PRE_TOOL_USE_BIN}: kernel enforcement unavailable, Bash writes are checked by static analysis only"
-            ),
-            "install it with the hooks (`cargo install --path hooks`)",
-        );
+/// Where Claude Code's shell prefix comes from: the `env` of the local, project or user settings
+/// (in Claude Code's order of precedence), else doctor's own environment.
+fn shell_prefix(claude: &ClaudeConfig) -> Option<(String, String)> {
+    let precedence = |label: &str| match label {
+        install::SETTINGS_LOCAL_JSON => 0,
+        install::SETTINGS_JSON => 1,
+        _ => 2,
+    };
+    claude
+        .settings
+        .iter()
+        .filter_map(|s| {
+            let value = s
+                .doc
+                .pointer(&format!("/env/{}", install::SHELL_PREFIX_ENV))?
+                .as_str()
+                .filter(|v| !v.trim().is_empty())?;
+            Some((precedence(&s.label), value.to_owned(), s.label.clone()))
+        })
+        .min_by_key(|(rank, _, _)| *rank)
+        .map(|(_, value, label)| (value, label))
+        .or_else(|| {
+            std::env::var(install::SHELL_PREFIX_ENV)
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (v, "the environment".to_owned()))
+        })
+}
+
+/// The kernel sandbox for Bash (`code-intel-sandbox`, `--probe`), and how Bash commands reach
+/// it: as Claude Code's shell prefix (`CLAUDE_CODE_SHELL_PREFIX`, every permission mode), or
+/// through the PreToolUse hook's rewrite (the launcher next to the hook, `bypassPermissions`
+/// only). A prefix that does not exist FAILs: Claude Code then runs no Bash command, and the
+/// PreToolUse hook, started through the prefix, fails open. A missing launcher or a kernel
+/// without Landlock only warns, since the static analysis of Bash still gates (docs/GATE.md,
+/// "Kernel enforcement").
+fn check_sandbox(env: &Env, claude: &ClaudeConfig) -> Check {
+    let prefix = shell_prefix(claude);
+    let launcher = match &prefix {
+        Some((value, from)) => {
+            if Path::new(value).file_name() != Some(install::SANDBOX_BIN.as_ref()) {
+                return Check::warn(
+                    "sandbox",
+                    format!(
+                        "{} is {value} (in {from}), not {}: code-intel's hooks and server run through it too, and Bash commands reach the kernel sandbox only in bypassPermissions",
+                        install::SHELL_PREFIX_ENV,
+                        install::SANDBOX_BIN
+                    ),
+                    "remove that setting or run `code-intel init` after removing it",
+                );
+            }
+            match env.which(value) {
+                Some(p) => p,
+                None => {
+                    return Check::fail(
+                        "sandbox",
+                        format!(
+                            "{} is {value} (in {from}), which is not an executable file: Claude Code cannot run any Bash command, and the PreToolUse hook, started through it, does not block",
+                            install::SHELL_PREFIX_ENV
+                        ),
+                        "run `code-intel init` again (it writes the launcher's current path), or remove the setting",
+                    );
+                }
+            }
+        }
+        None => match env
+            .which(PRE_TOOL_USE_BIN)
+            .and_then(|hook| hook.parent().map(|d| d.join(install::SANDBOX_BIN)))
+            .filter(|p| is_executable(p))
+        {
+            Some(p) => p,
+            None => {
+                return Check::warn(
+                    "sandbox",
+                    format!(
+                        "{} is not next to {PRE_TOOL_USE_BIN}: kernel enforcement unavailable, Bash writes are checked by static analysis only",
+                        install::SANDBOX_BIN
+                    ),
+                    "install it with the hooks (`cargo install --path hooks`), then run `code-intel init`",
+                );
+            }
+        },
     };
     let mut cmd = Command::new(&launcher);
     cmd.arg("--probe");
     match run_with_input(cmd, b"", Duration::from_secs(5)) {
-        Ok(ran) if ran.code == Some(0) => Check::pass(
-            "sandbox",
-            format!(
-                "{} (used for Bash under bypassPermissions)",
-                ran.stdout.trim()
+        Ok(ran) if ran.code == Some(0) => match &prefix {
+            Some((_, from)) => Check::pass(
+                "sandbox",
+                format!(
+                    "{}; Bash commands run under it in every permission mode ({} in {from})",
+                    ran.stdout.trim(),
+                    install::SHELL_PREFIX_ENV
+                ),
             ),
-        ),
+            None => Check::warn(
+                "sandbox",
+                format!(
+                    "{}, but Bash commands run under it only in bypassPermissions: {} is not set",
+                    ran.stdout.trim(),
+                    install::SHELL_PREFIX_ENV
+                ),
+                "run `code-intel init` (it sets the launcher as Claude Code's shell prefix in .claude/settings.local.json)",
+            ),
+        },
         Ok(ran) => Check::warn(
             "sandbox",
             if ran.stdout.trim().is_empty() {

@@ -1,6 +1,7 @@
 //! `code-intel init [--dry-run]`: installs code-intel into the project through core's
 //! [`install`] (config, `.gitignore`, `.mcp.json` server, hooks and permission rule in
-//! `.claude/settings.json`, the `/code` and `/outcome` skills), or shows what it would change.
+//! `.claude/settings.json`, the `/code` and `/outcome` skills, the sandbox launcher as Claude
+//! Code's shell prefix in `.claude/settings.local.json`), or shows what it would change.
 
 use std::io::Write;
 
@@ -66,10 +67,12 @@ pub fn run(
     json: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    let own_exe = std::env::current_exe().ok();
+    let launcher = install::find_launcher(std::env::var_os("PATH").as_deref(), own_exe.as_deref());
     let plan = if args.dry_run {
-        install::plan(root, &SKILLS)
+        install::plan(root, &SKILLS, launcher.as_deref())
     } else {
-        install::install(root, &SKILLS)
+        install::install(root, &SKILLS, launcher.as_deref())
     }
     .context("code-intel init failed")?;
     if json {

@@ -1,0 +1,233 @@
+//! `code-intel-sandbox COMMAND` as a process, the way Claude Code runs it as its shell prefix
+//! (`CLAUDE_CODE_SHELL_PREFIX`): a parent shell standing in for Claude Code (`CLAUDE_PID`, its
+//! working directory the project), the launcher with one argument. What it confines, what it
+//! runs unconfined (code-intel's own hook and server lines, only with `CLAUDE_PROJECT_DIR`), and
+//! that it refuses to run a command it cannot compute the plan for. Ground truth: the files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SANDBOX: &str = env!("CARGO_BIN_EXE_code-intel-sandbox");
+
+/// `t/proj` (a project: `.git/`, `.code-intel/config.json`, `src/a.py`), `t/bin` (fake
+/// code-intel programs, first on PATH), `t/out` (outside the project).
+struct Setup {
+    _dir: tempfile::TempDir,
+    t: PathBuf,
+}
+
+impl Setup {
+    fn new(gate_mode: &str) -> Self {
+        let probe = Command::new(SANDBOX).arg("--probe").output().unwrap();
+        assert!(
+            probe.status.success(),
+            "Landlock unavailable on this kernel: {}",
+            String::from_utf8_lossy(&probe.stdout)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let t = std::fs::canonicalize(dir.path()).unwrap();
+        for d in ["proj/.git", "proj/.code-intel", "proj/src", "bin", "out"] {
+            std::fs::create_dir_all(t.join(d)).unwrap();
+        }
+        std::fs::write(t.join("proj/src/a.py"), "orig\n").unwrap();
+        std::fs::write(
+            t.join("proj/.code-intel/config.json"),
+            format!("{{\"gate_mode\": \"{gate_mode}\"}}"),
+        )
+        .unwrap();
+        // Stand-ins for the hooks and the server: each writes where only an unconfined process
+        // may (code-intel's state), then exits with $CODE.
+        for bin in [
+            "code-intel-pre-tool-use",
+            "code-intel-post-tool-use",
+            "code-intel",
+        ] {
+            let path = t.join("bin").join(bin);
+            std::fs::write(
+                &path,
+                format!(
+                    "#!/bin/sh\necho ran >> '{}/proj/.code-intel/{bin}.log' || exit 9\nexit ${{CODE:-0}}\n",
+                    t.display()
+                ),
+            )
+            .unwrap();
+            let mut perms = std::fs::metadata(&path).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+            std::fs::set_permissions(&path, perms).unwrap();
+        }
+        Self { _dir: dir, t }
+    }
+
+    fn p(&self, rel: &str) -> PathBuf {
+        self.t.join(rel)
+    }
+
+    /// Runs `code-intel-sandbox <line>` from a `bash` whose working directory is the project and
+    /// whose pid is `CLAUDE_PID` (as Claude Code spawns a Bash command), with `env` added.
+    fn run(&self, line: &str, env: &[(&str, &str)]) -> Output {
+        Command::new("bash")
+            .arg("-c")
+            .arg(r#"cd "$PROJ" && CLAUDE_PID=$$ "$SANDBOX" "$LINE"; rc=$?; exit $rc"#)
+            .env_clear()
+            .env(
+                "PATH",
+                format!("{}:/usr/local/bin:/usr/bin:/bin", self.p("bin").display()),
+            )
+            .env("HOME", self.p("out"))
+            .env("PROJ", self.p("proj"))
+            .env("SANDBOX", SANDBOX)
+            .env("LINE", line)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    }
+
+    fn read(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.p(rel)).ok()
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_command_runs_under_the_plan_of_the_claude_code_project() {
+    let s = Setup::new("strict");
+    let out_file = s.p("out/o.txt");
+    let line = format!(
+        "echo pwned >> src/a.py; echo x > src/new.py; echo ok > '{}'; mkdir .code-intel/x; cat src/a.py",
+        out_file.display()
+    );
+    let o = s.run(&line, &[("CLAUDE_CODE_SESSION_ID", "s-1")]);
+    let err = stderr(&o);
+    assert!(err.contains("src/a.py: Permission denied"), "{err}");
+    assert!(err.contains("src/new.py: Permission denied"), "{err}");
+    assert!(err.contains("Permission denied"), "{err}");
+    assert_eq!(s.read("proj/src/a.py").as_deref(), Some("orig\n"));
+    assert!(!s.p("proj/src/new.py").exists());
+    assert!(!s.p("proj/.code-intel/x").exists());
+    // Reads and writes outside the project are not touched.
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "orig\n");
+    assert_eq!(s.read("out/o.txt").as_deref(), Some("ok\n"));
+}
+
+#[test]
+fn the_gate_switched_off_confines_nothing() {
+    let s = Setup::new("off");
+    let o = s.run("echo more >> src/a.py", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(s.read("proj/src/a.py").as_deref(), Some("orig\nmore\n"));
+}
+
+#[test]
+fn a_command_whose_project_is_unknown_is_not_run() {
+    let s = Setup::new("off");
+    // CLAUDE_PID names no ancestor and CLAUDE_PROJECT_DIR is unset: even with the gate off in
+    // the project, the launcher cannot know that, so it refuses.
+    let o = Command::new(SANDBOX)
+        .arg("echo x > src/a.py")
+        .current_dir(s.p("proj"))
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("CLAUDE_PID", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(126));
+    let err = stderr(&o);
+    assert!(
+        err.contains("this command was not run")
+            && err.contains("code-intel doctor")
+            && err.contains("settings.local.json"),
+        "{err}"
+    );
+    assert_eq!(s.read("proj/src/a.py").as_deref(), Some("orig\n"));
+}
+
+#[test]
+fn unreadable_state_refuses_the_command() {
+    let s = Setup::new("strict");
+    std::fs::write(s.p("proj/.code-intel/config.json"), "{\"gate_mode\": ").unwrap();
+    let o = s.run("echo x > ../out/o.txt", &[]);
+    assert_eq!(o.status.code(), Some(126), "{}", stderr(&o));
+    assert!(stderr(&o).contains("was not run"), "{}", stderr(&o));
+    assert!(!s.p("out/o.txt").exists());
+}
+
+#[test]
+fn code_intels_own_lines_run_unconfined_only_as_claude_code_starts_them() {
+    let s = Setup::new("strict");
+    let proj = s.p("proj").display().to_string();
+    let hook_env = [("CLAUDE_PROJECT_DIR", proj.as_str())];
+    let log = |bin: &str| {
+        s.read(&format!("proj/.code-intel/{bin}.log"))
+            .unwrap_or_default()
+    };
+
+    // As Claude Code starts the hooks and the server: unconfined, they write the state.
+    for (line, bin) in [
+        ("code-intel-post-tool-use", "code-intel-post-tool-use"),
+        ("code-intel serve", "code-intel"),
+        (
+            "code-intel-pre-tool-use || exit 2",
+            "code-intel-pre-tool-use",
+        ),
+    ] {
+        let o = s.run(line, &hook_env);
+        assert!(o.status.success(), "{line}: {}", stderr(&o));
+        assert_eq!(log(bin), "ran\n", "{line}");
+        std::fs::remove_file(s.p(&format!("proj/.code-intel/{bin}.log"))).unwrap();
+    }
+    // The PreToolUse line keeps its `|| exit 2`: any failure blocks.
+    let o = s.run(
+        "code-intel-pre-tool-use || exit 2",
+        &[("CLAUDE_PROJECT_DIR", proj.as_str()), ("CODE", "1")],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_file(s.p("bin/code-intel-pre-tool-use")).unwrap();
+    let o = s.run("code-intel-pre-tool-use || exit 2", &hook_env);
+    assert_eq!(o.status.code(), Some(2), "a missing hook blocks");
+
+    // Anything else, or the same without CLAUDE_PROJECT_DIR (a Bash command never has it):
+    // confined, so the state cannot be written.
+    for (line, env) in [
+        ("code-intel-post-tool-use", &[][..]),
+        ("code-intel-post-tool-use; true", &hook_env[..]),
+        ("code-intel serve && true", &hook_env[..]),
+        (
+            "eval 'code-intel serve' && pwd -P >| /dev/null",
+            &hook_env[..],
+        ),
+    ] {
+        let o = s.run(line, env);
+        assert_eq!(log("code-intel-post-tool-use"), "", "{line}");
+        assert_eq!(log("code-intel"), "", "{line}");
+        assert!(
+            stderr(&o).contains("Permission denied"),
+            "{line}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn claude_codes_working_directory_file_is_writable_beside_the_project() {
+    // The temporary directory holds the project, so a sandboxed command cannot create entries
+    // in it; the file Claude Code's command line ends by writing is made beforehand.
+    let s = Setup::new("strict");
+    let cwd_file = s.p("claude-5e1f-cwd");
+    let line = format!(
+        "eval 'ls src' < /dev/null && pwd -P >| {}",
+        cwd_file.display()
+    );
+    let o = s.run(&line, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&cwd_file).unwrap(),
+        format!("{}\n", s.p("proj").display())
+    );
+    // Another file there still cannot be created.
+    let o = s.run(&format!("echo x > {}", s.p("other").display()), &[]);
+    assert!(!o.status.success());
+    assert!(!Path::new(&s.p("other")).exists());
+}
