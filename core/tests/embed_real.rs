@@ -286,3 +286,42 @@ fn compact_unigram_tokenizes_like_the_library() {
     }
     eprintln!("{} texts, {tokens} tokens: the same ids", texts.len());
 }
+
+#[test]
+fn parallel_sessions_give_the_vectors_of_one_session() {
+    // `index --embed`'s configuration: for a model that embeds one text per call (int8), two
+    // one-thread sessions side by side; for others the option changes nothing. Either way every
+    // text keeps the vector one session gives it, in the caller's order.
+    let Some(one) = model() else { return };
+    let paths = code_intel_core::embed::ModelPaths::in_cache(
+        &support::model_cache(),
+        code_intel_core::embed::ModelPaths::DEFAULT_MODEL,
+    );
+    let parallel = FastEmbedder::load(
+        &paths,
+        &FastEmbedOptions {
+            intra_threads: Some(2),
+            query_session: false,
+            parallel_sessions: true,
+            ..FastEmbedOptions::default()
+        },
+    )
+    .unwrap();
+    let long = "fn handle(req: Request) -> Response { render(auth(req)?) } ".repeat(9);
+    let texts: Vec<String> = (0..23)
+        .map(|i| match i % 4 {
+            0 => format!("function number {i} loads the configuration"),
+            1 => format!("ユーザー {i} のログイン"),
+            2 => long.clone(),
+            _ => format!("class Repo{i} {{ find(id) {{ return this.db.get(id) }} }}"),
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let a = one.embed_passages(&refs).unwrap();
+    let b = parallel.embed_passages(&refs).unwrap();
+    assert_eq!(a.len(), b.len());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        let c = dot(x, y);
+        assert!(c > 0.9999, "text {i}: cosine one vs parallel sessions {c}");
+    }
+}

@@ -136,7 +136,9 @@ fn install() -> Result<Install, String> {
 }
 
 /// Loads the model with `threads` ONNX threads; `queries`: with the query-only session (searches),
-/// or without it (bulk indexing, which embeds no queries and keeps its peak memory lower).
+/// or without it (bulk indexing, which embeds no queries and keeps its peak memory lower, and for a
+/// model that embeds one text per call runs `threads` one-thread sessions side by side,
+/// [`FastEmbedOptions::parallel_sessions`]).
 fn load_model(
     install: &Install,
     threads: usize,
@@ -146,6 +148,7 @@ fn load_model(
     let options = FastEmbedOptions {
         intra_threads: Some(threads.max(1)),
         query_session: queries,
+        parallel_sessions: !queries,
         batch_size: batch_size.max(1),
         batch_tokens: batch_tokens.max(1),
         ..FastEmbedOptions::default()
