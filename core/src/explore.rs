@@ -82,7 +82,7 @@ pub enum ExploreError {
     EmptySymbol,
     /// `file_type` names no known type.
     #[error(
-        "unknown file type {name:?}; use a language id (python, php, javascript, typescript, blade, html, css, scss) or a ripgrep type name (py, js, ts, ...)"
+        "unknown file type {name:?}; use a language id (python, php, javascript, typescript, blade, html, css, scss, go, rust, java, ruby, csharp, c, cpp) or a ripgrep type name (py, js, ts, ...)"
     )]
     UnknownFileType {
         /// The type as given.
@@ -201,6 +201,11 @@ fn language_id(name: &str) -> String {
         "py" => "python".into(),
         "js" | "jsx" | "node" => "javascript".into(),
         "ts" => "typescript".into(),
+        "golang" => "go".into(),
+        "rs" => "rust".into(),
+        "rb" => "ruby".into(),
+        "cs" | "c#" => "csharp".into(),
+        "c++" | "cxx" | "cc" => "cpp".into(),
         other => other.into(),
     }
 }

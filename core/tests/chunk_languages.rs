@@ -716,3 +716,503 @@ fn nested_elements_with_the_same_name_are_kept() {
     "#]],
     );
 }
+
+/// A fixture of `tests/fixtures/languages/`.
+fn fixture(name: &str) -> String {
+    let path = format!(
+        "{}/tests/fixtures/languages/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn go_types_methods_by_receiver() {
+    let src = fixture("server.go");
+    check(
+        "httpx/server.go",
+        &src,
+        expect![[r#"
+        module 1-69 server.go [httpx/server.go]
+        class 18-23 Engine [httpx.Engine]
+        window 25-28 server.go [httpx/server.go#L25-L28] {"gap":true}
+        interface 29-33 Router [httpx.Router]
+        class 34-37 Stack [httpx.Stack]
+        function 40-43 New [httpx.New]
+        method 45-53 Handle [httpx.Engine.Handle]
+        method 55-57 ServeHTTP [httpx.Engine.ServeHTTP]
+        method 59-60 Push [httpx.Stack.Push]
+        function 62-69 Map [httpx.Map]
+    "#]],
+    );
+    check_details(
+        "httpx/server.go",
+        &src,
+        expect![[r#"
+        == httpx/server.go "module"
+        content:
+        httpx/server.go
+        Package httpx provides a small HTTP router with middleware.
+
+        It is modelled on gin's engine.
+        import ( "fmt" "net/http" )
+        import "strings"
+        class httpx.Engine
+        interface httpx.Router
+        class httpx.Stack
+        function httpx.New
+        method httpx.Engine.Handle
+        method httpx.Engine.ServeHTTP
+        method httpx.Stack.Push
+        function httpx.Map
+        doc: "Package httpx provides a small HTTP router with middleware.\n\nIt is modelled on gin's engine."
+        imports: ["import ( \"fmt\" \"net/http\" )", "import \"strings\""]
+        == httpx.Engine "class"
+        signature: type Engine struct
+        doc: "Engine is the router: it owns the route tree and the middleware chain."
+        == httpx/server.go#L25-L28 "window"
+        signature: 
+        == httpx.Router "interface"
+        signature: Router
+        doc: "Router registers routes."
+        == httpx.Stack "class"
+        signature: Stack[T any] struct
+        doc: "Stack is a generic LIFO."
+        == httpx.New "function"
+        signature: func New() *Engine
+        doc: "New returns an empty engine."
+        == httpx.Engine.Handle "method"
+        signature: func (e *Engine) Handle(method, path string, h HandlerFunc)
+        doc: "Handle registers h for method and path.\nIt panics on a duplicate route."
+        == httpx.Engine.ServeHTTP "method"
+        signature: func (e Engine) ServeHTTP(w http.ResponseWriter, r *http.Request)
+        == httpx.Stack.Push "method"
+        signature: func (s *Stack[T]) Push(v T)
+        doc: "Push adds v on top."
+        == httpx.Map "function"
+        signature: func Map[T, U any](xs []T, f func(T) U) []U
+        doc: "Map applies f to every element."
+    "#]],
+    );
+}
+
+#[test]
+fn rust_impl_methods_traits_modules() {
+    let src = fixture("lib.rs");
+    check(
+        "src/lib.rs",
+        &src,
+        expect![[r#"
+        module 1-86 lib.rs [src/lib.rs]
+        class 11-17 Store
+        enum 19-25 StoreError
+        trait 28-36 Backend {"elided":2}
+          method 29-30 get [Backend::get]
+          method 32-35 put [Backend::put]
+        method 39-42 new [Store::new]
+        method 44-51 insert [Store::insert]
+        method 55-60 fmt [StoreError::fmt]
+        method 64-66 fmt [Wrapper::fmt]
+        function 69-72 parse_pair
+        function 74-76 store
+        function 82-85 inserts [tests::inserts]
+    "#]],
+    );
+    check_details(
+        "src/lib.rs",
+        &src,
+        expect![[r#"
+        == src/lib.rs "module"
+        content:
+        src/lib.rs
+        A tiny key-value store.
+
+        Used by the examples.
+        use std::collections::HashMap;
+        use std::fmt::{self, Display};
+        use super::*;
+        class Store
+        enum StoreError
+        trait Backend: get, put
+        method Store::new
+        method Store::insert
+        method StoreError::fmt
+        method Wrapper::fmt
+        function parse_pair
+        function store
+        function tests::inserts
+        doc: "A tiny key-value store.\n\nUsed by the examples."
+        imports: ["use std::collections::HashMap;", "use std::fmt::{self, Display};", "use super::*;"]
+        == Store "class"
+        signature: pub struct Store<V>
+        doc: "A store of values keyed by name.\n\nCloning is cheap."
+        == StoreError "enum"
+        signature: pub enum StoreError
+        doc: "Errors of [`Store`]."
+        == Backend "trait"
+        signature: pub trait Backend
+        == Backend::get "method"
+        signature: fn get(&self, key: &str) -> Option<String>;
+        doc: "Reads a value."
+        == Backend::put "method"
+        signature: fn put(&mut self, _key: &str, _value: String) -> bool
+        doc: "Writes a value; the default refuses."
+        == Store::new "method"
+        signature: pub fn new() -> Self
+        doc: "Creates an empty store."
+        == Store::insert "method"
+        signature: pub fn insert(&mut self, key: &str, value: V) -> Result<(), StoreError>
+        doc: "Inserts `value` under `key`."
+        == StoreError::fmt "method"
+        signature: fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result
+        == Wrapper::fmt "method"
+        signature: fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result
+        == parse_pair "function"
+        signature: pub fn parse_pair(s: &str) -> Option<(&str, &str)>
+        doc: "Parses `key=value`."
+        == store "function"
+        signature: macro_rules! store
+        == tests::inserts "function"
+        signature: fn inserts()
+    "#]],
+    );
+}
+
+#[test]
+fn java_package_classes_nested_types() {
+    let src = fixture("Repository.java");
+    check(
+        "src/main/java/com/example/store/Repository.java",
+        &src,
+        expect![[r#"
+        module 1-63 Repository.java [src/main/java/com/example/store/Repository.java]
+        window 1-3 Repository.java [src/main/java/com/example/store/Repository.java#L1-L3] {"gap":true}
+        class 10-52 Repository [com.example.store.Repository] {"elided":6}
+          method 19-22 Repository [com.example.store.Repository.Repository]
+          method 24-35 save [com.example.store.Repository.save]
+          method 37-39 findAll [com.example.store.Repository.findAll]
+          interface 41-45 Listener [com.example.store.Repository.Listener] {"elided":1}
+            method 43-44 saved [com.example.store.Repository.Listener.saved]
+          enum 47-47 State [com.example.store.Repository.State]
+          class 49-51 Page [com.example.store.Repository.Page] {"elided":1}
+            method 50-50 size [com.example.store.Repository.Page.size]
+        class 54-59 Point [com.example.store.Point] {"elided":2}
+          method 55-57 Point [com.example.store.Point.Point]
+          method 58-58 sum [com.example.store.Point.sum]
+        interface 61-63 Audited [com.example.store.Audited]
+    "#]],
+    );
+    check_details(
+        "src/main/java/com/example/store/Repository.java",
+        &src,
+        expect![[r#"
+        == src/main/java/com/example/store/Repository.java "module"
+        content:
+        src/main/java/com/example/store/Repository.java
+        import java.util.List;
+        import java.util.Map;
+        import static java.util.Objects.requireNonNull;
+        class com.example.store.Repository: Repository, save, findAll, Listener, State, Page
+        class com.example.store.Point: Point, sum
+        interface com.example.store.Audited
+        imports: ["import java.util.List;", "import java.util.Map;", "import static java.util.Objects.requireNonNull;"]
+        == src/main/java/com/example/store/Repository.java#L1-L3 "window"
+        signature: 
+        == com.example.store.Repository "class"
+        signature: @SuppressWarnings("unchecked") public class Repository<T extends Entity> implements Iterable<T>
+        doc: "A repository of entities kept in memory.\n\n@param <T> the entity type"
+        == com.example.store.Repository.Repository "method"
+        signature: public Repository()
+        doc: "Creates an empty repository."
+        == com.example.store.Repository.save "method"
+        signature: @Override public <S extends T> S save(S entity)
+        doc: "Saves an entity.\n\n@param entity the entity\n@return the saved entity"
+        == com.example.store.Repository.findAll "method"
+        signature: public List<T> findAll()
+        == com.example.store.Repository.Listener "interface"
+        signature: public interface Listener
+        doc: "Listens to changes."
+        == com.example.store.Repository.Listener.saved "method"
+        signature: void saved(Entity e);
+        doc: "Called after a save."
+        == com.example.store.Repository.State "enum"
+        signature: enum State
+        == com.example.store.Repository.Page "class"
+        signature: static class Page<E>
+        == com.example.store.Repository.Page.size "method"
+        signature: int size()
+        == com.example.store.Point "class"
+        signature: record Point(int x, int y)
+        == com.example.store.Point.Point "method"
+        signature: Point
+        == com.example.store.Point.sum "method"
+        signature: int sum()
+        == com.example.store.Audited "interface"
+        signature: @interface Audited
+    "#]],
+    );
+}
+
+#[test]
+fn ruby_modules_classes_methods() {
+    let src = fixture("store.rb");
+    check(
+        "lib/store.rb",
+        &src,
+        expect![[r#"
+        module 1-43 store.rb [lib/store.rb]
+        class 6-41 Store {"elided":3}
+          class 8-9 MissingKey [Store::MissingKey]
+          class 11-36 Memory [Store::Memory] {"elided":4}
+            method 17-19 initialize [Store::Memory#initialize]
+            method 21-24 fetch [Store::Memory#fetch]
+            method 26-29 from_json [Store::Memory#from_json]
+            method 32-34 empty [Store::Memory#empty]
+          class 38-40 Admin::Tools [Store::Admin::Tools] {"elided":1}
+            method 39-39 purge! [Store::Admin::Tools#purge!]
+        function 43-43 helper
+    "#]],
+    );
+    check_details(
+        "lib/store.rb",
+        &src,
+        expect![[r#"
+        == lib/store.rb "module"
+        content:
+        lib/store.rb
+        require "json"
+        require_relative "store/version"
+        class Store: MissingKey, Memory, Admin::Tools
+        function helper
+        imports: ["require \"json\"", "require_relative \"store/version\""]
+        == Store "class"
+        signature: module Store
+        doc: "Storage backends."
+        == Store::MissingKey "class"
+        signature: class MissingKey < StandardError; end
+        doc: "Raised when a key is missing."
+        == Store::Memory "class"
+        signature: class Memory < Base
+        doc: "An in-memory store.\n\nKeys are strings."
+        == Store::Memory#initialize "method"
+        signature: def initialize(items = {})
+        == Store::Memory#fetch "method"
+        signature: def fetch(key)
+        doc: "Fetches a value or raises."
+        == Store::Memory#from_json "method"
+        signature: def self.from_json(text)
+        doc: "Builds a store from JSON."
+        == Store::Memory#empty "method"
+        signature: def empty
+        == Store::Admin::Tools "class"
+        signature: module Admin::Tools
+        == Store::Admin::Tools#purge! "method"
+        signature: def purge!; end
+        == helper "function"
+        signature: def helper(x) =
+    "#]],
+    );
+}
+
+#[test]
+fn csharp_block_and_file_scoped_namespaces() {
+    let src = fixture("Widget.cs");
+    check(
+        "src/Widget.cs",
+        &src,
+        expect![[r#"
+        module 1-37 Widget.cs [src/Widget.cs]
+        interface 6-13 IWidget [Acme.Widgets.IWidget] {"elided":1}
+          method 11-12 Render [Acme.Widgets.IWidget.Render]
+        class 15-34 Button [Acme.Widgets.Button] {"elided":4}
+          method 21-21 Button [Acme.Widgets.Button.Button]
+          method 25-29 Render [Acme.Widgets.Button.Render]
+          enum 31-31 Size [Acme.Widgets.Button.Size]
+          class 33-33 Bounds [Acme.Widgets.Button.Bounds]
+        class 36-36 Point [Acme.Widgets.Point]
+    "#]],
+    );
+    check_details(
+        "src/Widget.cs",
+        &src,
+        expect![[r#"
+        == src/Widget.cs "module"
+        content:
+        src/Widget.cs
+        using System;
+        using System.Collections.Generic;
+        interface Acme.Widgets.IWidget: Render
+        class Acme.Widgets.Button: Button, Render, Size, Bounds
+        class Acme.Widgets.Point
+        imports: ["using System;", "using System.Collections.Generic;"]
+        == Acme.Widgets.IWidget "interface"
+        signature: public interface IWidget
+        doc: "<summary>\nA widget that can be rendered.\n</summary>"
+        == Acme.Widgets.IWidget.Render "method"
+        signature: string Render();
+        doc: "<summary>Renders the widget.</summary>"
+        == Acme.Widgets.Button "class"
+        signature: [Serializable] public sealed class Button<T> : IWidget where T : class
+        doc: "<summary>A button.</summary>"
+        == Acme.Widgets.Button.Button "method"
+        signature: public Button(string label)
+        == Acme.Widgets.Button.Render "method"
+        signature: public string Render()
+        doc: "<inheritdoc />"
+        == Acme.Widgets.Button.Size "enum"
+        signature: public enum Size
+        == Acme.Widgets.Button.Bounds "class"
+        signature: private struct Bounds
+        == Acme.Widgets.Point "class"
+        signature: public record Point(int X, int Y);
+    "#]],
+    );
+    check(
+        "src/Scoped.cs",
+        &fixture("Scoped.cs"),
+        expect![[r#"
+        module 1-7 Scoped.cs [src/Scoped.cs]
+        class 3-7 Extensions [Acme.Scoped.Extensions] {"elided":1}
+          method 5-6 Twice [Acme.Scoped.Extensions.Twice]
+    "#]],
+    );
+}
+
+#[test]
+fn c_functions_structs_typedefs() {
+    let src = fixture("list.c");
+    check(
+        "src/adlist.c",
+        &src,
+        expect![[r#"
+        module 1-50 adlist.c [src/adlist.c]
+        window 1-4 adlist.c [src/adlist.c#L1-L4] {"gap":true}
+        class 9-14 listNode
+        class 16-19 list
+        enum 21-21 listDirection
+        enum 23-23 color
+        function 25-34 listCreate
+        function 36-37 listLength
+        function 41-43 listEmpty
+        function 45-45 dup
+        class 47-50 sdshdr
+    "#]],
+    );
+    check_details(
+        "src/adlist.c",
+        &src,
+        expect![[r##"
+        == src/adlist.c "module"
+        content:
+        src/adlist.c
+        #include <stdlib.h>
+        #include "adlist.h"
+        class listNode
+        class list
+        enum listDirection
+        enum color
+        function listCreate
+        function listLength
+        function listEmpty
+        function dup
+        class sdshdr
+        imports: ["#include <stdlib.h>", "#include \"adlist.h\""]
+        == src/adlist.c#L1-L4 "window"
+        signature: 
+        == listNode "class"
+        signature: struct listNode
+        doc: "A node of the list."
+        == list "class"
+        signature: struct list
+        == listDirection "enum"
+        signature: typedef enum
+        == color "enum"
+        signature: enum color
+        == listCreate "function"
+        signature: list *listCreate(void)
+        doc: "Create a new list. The created list can be freed with\nlistRelease(), but private value of every node need to be freed\nby the user before to call listRelease()."
+        == listLength "function"
+        signature: static unsigned long listLength(const list *l)
+        doc: "Returns the length."
+        == listEmpty "function"
+        signature: void listEmpty(list *list)
+        == dup "function"
+        signature: static char **dup(char **v)
+        == sdshdr "class"
+        signature: typedef struct
+    "##]],
+    );
+}
+
+#[test]
+fn cpp_namespaces_classes_out_of_class_methods() {
+    let src = fixture("db.cc");
+    check(
+        "db/db_impl.cc",
+        &src,
+        expect![[r#"
+        module 1-60 db_impl.cc [db/db_impl.cc]
+        class 8-11 Options [leveldb::Options]
+        class 13-28 DB [leveldb::DB] {"elided":3}
+          method 16-16 DB [leveldb::DB::DB]
+          method 22-22 Size [leveldb::DB::Size]
+          method 24-24 operator== [leveldb::DB::operator==]
+        class 32-35 Arena [leveldb::internal::Arena]
+        method 37-41 Allocate [leveldb::internal::Arena::Allocate]
+        enum 44-44 Compression [leveldb::Compression]
+        method 46-46 ~DB [leveldb::DB::~DB]
+        method 48-52 Open [leveldb::DB::Open]
+        method 55-55 run [leveldb::a::b::Nested::Thing::run]
+        function 60-60 main
+    "#]],
+    );
+    check_details(
+        "db/db_impl.cc",
+        &src,
+        expect![[r##"
+        == db/db_impl.cc "module"
+        content:
+        db/db_impl.cc
+        #include "db/db_impl.h"
+        #include <vector>
+        class leveldb::Options
+        class leveldb::DB: DB, Size, operator==
+        class leveldb::internal::Arena
+        method leveldb::internal::Arena::Allocate
+        enum leveldb::Compression
+        method leveldb::DB::~DB
+        method leveldb::DB::Open
+        method leveldb::a::b::Nested::Thing::run
+        function main
+        imports: ["#include \"db/db_impl.h\"", "#include <vector>"]
+        == leveldb::Options "class"
+        signature: struct Options
+        doc: "Options for opening a database."
+        == leveldb::DB "class"
+        signature: class DB
+        doc: "A database handle."
+        == leveldb::DB::DB "method"
+        signature: DB() = default;
+        == leveldb::DB::Size "method"
+        signature: int Size() const
+        == leveldb::DB::operator== "method"
+        signature: bool operator==(const DB& other) const
+        == leveldb::internal::Arena "class"
+        signature: class Arena
+        == leveldb::internal::Arena::Allocate "method"
+        signature: T* Arena<T>::Allocate(size_t n)
+        doc: "Rounds up."
+        == leveldb::Compression "enum"
+        signature: enum class Compression
+        == leveldb::DB::~DB "method"
+        signature: DB::~DB()
+        == leveldb::DB::Open "method"
+        signature: Status DB::Open(const Options& options, DB** dbptr)
+        doc: "Opens the database."
+        == leveldb::a::b::Nested::Thing::run "method"
+        signature: void Nested::Thing::run()
+        == main "function"
+        signature: int main(int argc, char** argv)
+    "##]],
+    );
+}

@@ -121,6 +121,13 @@ fn empty_and_blank_files_have_no_chunks() {
         "a.html",
         "a.css",
         "a.scss",
+        "a.go",
+        "a.rs",
+        "a.java",
+        "a.rb",
+        "a.cs",
+        "a.c",
+        "a.cpp",
         "a.txt",
     ] {
         for bytes in [&b""[..], b"\n\n  \t\r\n"] {
@@ -269,6 +276,50 @@ fn code_over_the_parser_budget_falls_back_to_line_windows() {
             "deep.scss",
             format!("{}{}", ".a {\n".repeat(n), "}\n".repeat(n)),
         ),
+        (
+            "deep.go",
+            format!(
+                "package a\nfunc f() {}{}\n",
+                "{\n".repeat(n),
+                "}\n".repeat(n + 1)
+            ),
+        ),
+        (
+            "deep.rs",
+            format!("fn f() {}{}\n", "{\n".repeat(n), "}\n".repeat(n + 1)),
+        ),
+        (
+            "Deep.java",
+            format!(
+                "class A {{ void f() {}{} }}\n",
+                "{\n".repeat(n),
+                "}\n".repeat(n + 1)
+            ),
+        ),
+        (
+            "deep.rb",
+            format!("x = {}1{}\n", "[".repeat(n), "]".repeat(n)),
+        ),
+        (
+            "Deep.cs",
+            format!(
+                "class A {{ void F() {}{} }}\n",
+                "{\n".repeat(n),
+                "}\n".repeat(n + 1)
+            ),
+        ),
+        (
+            "deep.c",
+            format!("void f() {}{}\n", "{\n".repeat(n), "}\n".repeat(n + 1)),
+        ),
+        (
+            "deep.cpp",
+            format!(
+                "namespace a {{ void f() {}{} }}\n",
+                "{\n".repeat(n),
+                "}\n".repeat(n + 1)
+            ),
+        ),
     ];
     for (path, src) in cases {
         let chunks = chunk_source(path, src.as_bytes(), &opts()).unwrap();
@@ -327,7 +378,7 @@ fn laravel_route_file_becomes_gap_windows() {
     "#]].assert_debug_eq(&rendered);
 }
 
-const LANG_PATHS: [&str; 10] = [
+const LANG_PATHS: [&str; 17] = [
     "a.py",
     "a.php",
     "a.js",
@@ -337,6 +388,13 @@ const LANG_PATHS: [&str; 10] = [
     "a.html",
     "a.css",
     "a.scss",
+    "a.go",
+    "a.rs",
+    "A.java",
+    "a.rb",
+    "A.cs",
+    "a.c",
+    "a.cc",
     "a.txt",
 ];
 
@@ -354,6 +412,13 @@ fn source_like() -> impl Strategy<Value = Vec<u8>> {
         Just(".a { .b { color: red } }\n@media (x) {\n".to_string()),
         Just("/** doc */\n".to_string()),
         Just("{{-- c --}}\n".to_string()),
+        Just("// Doc.\nfunc (s *S) M() {}\ntype T struct {\n".to_string()),
+        Just("/// Doc.\nimpl<T> A for B<T> { fn m(&self) {} }\nmod m {\n".to_string()),
+        Just("package a.b;\n/** d */ public class C { void m() {} }\n".to_string()),
+        Just("# doc\nmodule M\n  class C < B\n    def self.m; end\n".to_string()),
+        Just("namespace N { /// d\n class C { void M() {} }\n".to_string()),
+        Just("/* d */\nstatic int *f(void) {\ntypedef struct { int a; } T;\n".to_string()),
+        Just("namespace a::b { void C::D::m() {} template <typename T> class E {\n".to_string()),
         "[ -~\n\t{}()<>@\\\\]{0,40}",
         "\\PC{0,10}",
     ];

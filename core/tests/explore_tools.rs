@@ -907,3 +907,77 @@ fn params_deserialise_with_defaults() {
         assert!(err.contains(&format!("missing field `{field}`")), "{err}");
     }
 }
+
+#[test]
+fn find_definitions_finds_go_methods_and_rust_impl_methods_through_the_index() {
+    let fixture_file = |name: &str| {
+        let path = format!(
+            "{}/tests/fixtures/languages/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let (go, rust) = (fixture_file("server.go"), fixture_file("lib.rs"));
+    let f = fixture_with(
+        &[
+            ("httpx/server.go", go.as_str()),
+            ("src/lib.rs", rust.as_str()),
+        ],
+        Config {
+            source_dirs: Vec::new(),
+            ..Config::default()
+        },
+    );
+    let defs = |symbol: &str| {
+        let p = FindDefinitionsParams {
+            symbol: symbol.into(),
+            exact_match: true,
+            ..Default::default()
+        };
+        let found = find_definitions(&f.cx(), &p).unwrap();
+        found
+            .definitions
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {} {} {}:{}-{} scope={}",
+                    d.language.id(),
+                    d.kind.name(),
+                    d.qualified_name,
+                    d.file,
+                    d.line,
+                    d.end_line,
+                    d.scope.as_deref().unwrap_or("-")
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // A Go method by its name and by receiver-qualified name (any separator).
+    assert_eq!(
+        defs("Handle"),
+        ["go method httpx.Engine.Handle httpx/server.go:45-53 scope=httpx.Engine"]
+    );
+    assert_eq!(defs("Engine.Handle"), defs("Handle"));
+    // A Rust method of an inherent impl, and the two trait-impl methods `fmt` of two types.
+    assert_eq!(
+        defs("insert"),
+        ["rust method Store::insert src/lib.rs:44-51 scope=Store"]
+    );
+    assert_eq!(defs("Store::insert"), defs("insert"));
+    assert_eq!(
+        defs("fmt"),
+        [
+            "rust method StoreError::fmt src/lib.rs:55-60 scope=StoreError",
+            "rust method Wrapper::fmt src/lib.rs:64-66 scope=Wrapper"
+        ]
+    );
+    assert_eq!(
+        defs("Wrapper::fmt"),
+        ["rust method Wrapper::fmt src/lib.rs:64-66 scope=Wrapper"]
+    );
+    // The type itself is a definition too, distinct from its methods.
+    assert_eq!(
+        defs("Engine"),
+        ["go class httpx.Engine httpx/server.go:18-23 scope=httpx"]
+    );
+}

@@ -23,7 +23,7 @@ const MAX_SYMBOL_CHARS: usize = 256;
 
 /// Parameters of [`find_definitions`]. `symbol` is required: a name (`route`), or a qualified
 /// name or suffix of one (`Scaffold.route`, `App\Http\Controllers\UserController`); separators
-/// `::`, `.`, `\`, `->` and `#` are interchangeable. `language` also accepts `py`/`js`/`ts`.
+/// `::`, `.`, `\`, `->` and `#` are interchangeable. `language` also accepts `py`/`js`/`ts`/`rs`/`rb`/`cs`/`c++`/`golang`.
 /// `exact_match`: the symbol or qualified name equals `symbol`, or the qualified name ends with it
 /// (case-insensitive); without it, additionally any case-insensitive substring. `max_results`
 /// defaults to the configuration's `max_results` and is capped by `max_results_ceiling`.
@@ -37,7 +37,7 @@ pub struct FindDefinitionsParams {
     /// File or directory to search in (repository-relative); default everywhere.
     #[serde(default)]
     pub path: Option<String>,
-    /// Language id (python, php, javascript, typescript, ...).
+    /// Language id (python, php, javascript, typescript, go, rust, java, ruby, csharp, c, cpp, ...).
     #[serde(default)]
     pub language: Option<String>,
     /// Only exact (case-insensitive) name or qualified-name-suffix matches; default also substrings.

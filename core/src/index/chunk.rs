@@ -16,15 +16,23 @@
 //! | `@body` | the body; the signature is the text before it (default: the node's `body` field, or that of a direct child, e.g. under a decorator or `export`) |
 //! | `@import` | an import statement of the file |
 //! | `@namespace` | a namespace name that qualifies the top-level chunks after it |
+//! | `@scope` | with `@namespace` in the same match: the node the namespace is limited to (a block namespace such as `namespace a { ... }` or Rust's `mod a { ... }`); nested ones join with the namespace separator |
+//! | `@receiver` | the type a chunk belongs to although declared outside it (a Go method's receiver, the type of a Rust `impl`, the scope of a C++ `A::f`); several in one match join with the member separator |
 //! | `@_x` | only used by predicates (`#eq?`, `#match?`, `#any-of?`) |
 //!
 //! When several patterns capture the same node, the earliest pattern in the file wins for the kind,
 //! the name, the doc and the body. Generic rules, the same for every language:
 //! - a chunk that is a direct syntax child of a chunk with the same kind and name and ends where
 //!   it ends (a decorated definition around its definition) is absorbed into it;
-//! - a `function` whose nearest enclosing chunk is a class, interface, trait or enum is a `method`;
+//! - a `function` whose nearest enclosing chunk is a class, interface, trait or enum, or that has
+//!   a `@receiver`, is a `method`;
 //! - qualified names join the enclosing chunk's qualified name and the symbol with the member
-//!   separator, or prefix top-level symbols with the namespace;
+//!   separator (the method separator before a method, where the language has one), or prefix
+//!   top-level symbols with the namespaces around them; a receiver goes between the two;
+//! - in languages whose doc comments are line comments (`LangSpec::line_docs`), a `@doc`
+//!   comment grows over the comments with the same marker on the lines directly above and below
+//!   it, and is dropped unless it starts its line and the node after it starts on the next line
+//!   (a comment separated by a blank line, or trailing code, documents nothing);
 //! - chunks nest at most [`MAX_NESTING`] deep; deeper ones stay inside their ancestor's content;
 //! - a chunk's content elides the bodies of its nested chunks (`def save(self): …`), so no source
 //!   text is indexed twice; `meta.elided` counts them;
@@ -51,6 +59,10 @@ pub const MAX_NESTING: usize = 16;
 /// Fewest non-blank lines of uncovered top-level code that make a gap window (so `<?php` +
 /// `declare(strict_types=1);` or a `if __name__ == "__main__":` tail do not become chunks).
 pub const MIN_GAP_LINES: usize = 3;
+
+/// Version of the chunker's output for unchanged input and options; part of the index's options
+/// fingerprint, so a change (a language added, a query changed) re-chunks every file once.
+pub const CHUNKER_VERSION: u32 = 2;
 
 /// Longest signature kept, in bytes.
 const SIGNATURE_MAX_BYTES: usize = 256;
@@ -372,6 +384,8 @@ pub(crate) struct Candidate {
     pub doc: String,
     /// Where the body starts; the signature is `node_start..body_start`.
     pub body_start: Option<usize>,
+    /// The type the chunk belongs to though declared outside it (`@receiver`); empty when none.
+    pub receiver: String,
 }
 
 /// What the query (and the directive table) found in a file.
@@ -379,8 +393,17 @@ pub(crate) struct Candidate {
 struct Outline {
     candidates: Vec<Candidate>,
     imports: Vec<(usize, usize)>,
-    namespaces: Vec<(usize, String)>,
+    namespaces: Vec<Namespace>,
     module_doc: Option<((usize, usize), String)>,
+}
+
+/// A `@namespace`: where its name starts, the name, and the end of its `@scope` (`None`: it
+/// qualifies everything after it until the next namespace without a scope).
+#[derive(Debug)]
+struct Namespace {
+    start: usize,
+    name: String,
+    scope_end: Option<usize>,
 }
 
 /// The file being chunked.
@@ -458,6 +481,9 @@ struct Hit<'tree> {
     names: Vec<ts::Node<'tree>>,
     doc: Option<ts::Node<'tree>>,
     body: Option<ts::Node<'tree>>,
+    receivers: Vec<ts::Node<'tree>>,
+    namespace: Option<ts::Node<'tree>>,
+    scope: Option<ts::Node<'tree>>,
 }
 
 /// A chunk node with the best (earliest-pattern) annotations seen so far.
@@ -465,8 +491,10 @@ struct Entry<'tree> {
     node: ts::Node<'tree>,
     kind: (usize, ChunkKind),
     name: Option<(usize, String)>,
-    doc: Option<(usize, ts::Node<'tree>)>,
+    /// The doc's byte range (grown over a run of line comments).
+    doc: Option<(usize, (usize, usize))>,
     body: Option<(usize, usize)>,
+    receiver: Option<(usize, String)>,
     absorbed: bool,
 }
 
@@ -582,6 +610,9 @@ fn outline(
             names: Vec::new(),
             doc: None,
             body: None,
+            receivers: Vec::new(),
+            namespace: None,
+            scope: None,
         };
         for capture in m.captures {
             let node = capture.node;
@@ -597,11 +628,18 @@ fn outline(
                 Role::Doc => hit.doc = Some(node),
                 Role::Body => hit.body = Some(node),
                 Role::Import => out.imports.push((node.start_byte(), node.end_byte())),
-                Role::Namespace => out
-                    .namespaces
-                    .push((node.start_byte(), collapse(node_text(node)))),
+                Role::Namespace => hit.namespace = Some(node),
+                Role::Scope => hit.scope = Some(node),
+                Role::Receiver => hit.receivers.push(node),
                 Role::Ignored => {}
             }
+        }
+        if let Some(node) = hit.namespace {
+            out.namespaces.push(Namespace {
+                start: node.start_byte(),
+                name: collapse(node_text(node)),
+                scope_end: hit.scope.map(|s| s.end_byte()),
+            });
         }
         hits.push(hit);
     }
@@ -625,6 +663,7 @@ fn outline(
                 name: None,
                 doc: None,
                 body: None,
+                receiver: None,
                 absorbed: false,
             });
             if hit.pattern < entry.kind.0 {
@@ -638,15 +677,27 @@ fn outline(
                 let Some(entry) = entries.get_mut(&node.id()) else {
                     continue;
                 };
-                let name = (!hit.names.is_empty()).then(|| {
-                    let mut names = hit.names.clone();
-                    names.sort_by_key(|n| n.start_byte());
-                    let parts: Vec<String> =
-                        names.iter().map(|n| collapse(node_text(*n))).collect();
-                    parts.join(spec.name_joiner)
-                });
-                keep_earliest(&mut entry.name, hit.pattern, name);
-                keep_earliest(&mut entry.doc, hit.pattern, hit.doc);
+                let joined = |nodes: &[ts::Node<'_>], joiner: &str| {
+                    (!nodes.is_empty()).then(|| {
+                        let mut nodes = nodes.to_vec();
+                        nodes.sort_by_key(|n| n.start_byte());
+                        let parts: Vec<String> =
+                            nodes.iter().map(|n| collapse(node_text(*n))).collect();
+                        parts.join(joiner)
+                    })
+                };
+                keep_earliest(
+                    &mut entry.name,
+                    hit.pattern,
+                    joined(&hit.names, spec.name_joiner),
+                );
+                keep_earliest(
+                    &mut entry.receiver,
+                    hit.pattern,
+                    joined(&hit.receivers, spec.member_sep),
+                );
+                let doc = hit.doc.and_then(|d| doc_range(spec, d, text, true));
+                keep_earliest(&mut entry.doc, hit.pattern, doc);
                 keep_earliest(
                     &mut entry.body,
                     hit.pattern,
@@ -654,14 +705,14 @@ fn outline(
                 );
             }
             None => {
-                if let Some(doc) = hit.doc
+                if let Some(range) = hit.doc.and_then(|d| doc_range(spec, d, text, false))
                     && out
                         .module_doc
                         .as_ref()
-                        .is_none_or(|((start, _), _)| doc.start_byte() < *start)
+                        .is_none_or(|((start, _), _)| range.0 < *start)
                 {
-                    let range = (doc.start_byte(), doc.end_byte());
-                    out.module_doc = Some((range, clean_doc(node_text(doc))));
+                    let doc = clean_doc(text.get(range.0..range.1).unwrap_or(""));
+                    out.module_doc = Some((range, doc));
                 }
             }
         }
@@ -704,18 +755,23 @@ fn outline(
             .body
             .map(|b| b.1)
             .or_else(|| body_field_start(grammar, node, &mut walk));
-        let doc_node = entry.doc.map(|d| d.1);
-        let start = doc_node.map_or(node.start_byte(), |d| d.start_byte().min(node.start_byte()));
+        let doc = entry.doc.map(|d| d.1);
+        let start = doc.map_or(node.start_byte(), |d| d.0.min(node.start_byte()));
         out.candidates.push(Candidate {
             start,
             node_start: node.start_byte(),
             end: node.end_byte(),
             kind: entry.kind.1,
             name: entry.name.as_ref().map(|n| n.1.clone()).unwrap_or_default(),
-            doc: doc_node
-                .map(|d| clean_doc(node_text(d)))
+            doc: doc
+                .map(|(s, e)| clean_doc(text.get(s..e).unwrap_or("")))
                 .unwrap_or_default(),
             body_start,
+            receiver: entry
+                .receiver
+                .as_ref()
+                .map(|r| r.1.clone())
+                .unwrap_or_default(),
         });
     }
 
@@ -725,6 +781,57 @@ fn outline(
         out.imports.extend(imports);
     }
     Ok(out)
+}
+
+/// The byte range of a `@doc` capture. Without [`LangSpec::line_docs`](lang::LangSpec) it is the
+/// node's. With it, the node grows over the sibling comments of the same kind and marker on
+/// adjacent lines; the run counts only when it starts its line and, for a chunk's doc
+/// (`for_chunk`), when the next node starts on the line after it.
+fn doc_range(
+    spec: &lang::LangSpec,
+    doc: ts::Node<'_>,
+    text: &str,
+    for_chunk: bool,
+) -> Option<(usize, usize)> {
+    if !spec.line_docs {
+        return Some((doc.start_byte(), doc.end_byte()));
+    }
+    let node_text = |n: ts::Node<'_>| text.get(n.byte_range()).unwrap_or("");
+    let marker = |n: ts::Node<'_>| {
+        let t = node_text(n);
+        let len = t
+            .find(|c: char| !matches!(c, '/' | '*' | '!' | '#'))
+            .unwrap_or(t.len());
+        t[..len].to_owned()
+    };
+    // The last line a node is on (a line comment may include its newline).
+    let last_row = |n: ts::Node<'_>| {
+        let end = n.end_position();
+        if end.column == 0 && n.end_byte() > n.start_byte() {
+            end.row.saturating_sub(1)
+        } else {
+            end.row
+        }
+    };
+    let same_run = |upper: ts::Node<'_>, lower: ts::Node<'_>| {
+        upper.kind_id() == lower.kind_id()
+            && marker(upper) == marker(lower)
+            && last_row(upper) + 1 == lower.start_position().row
+    };
+    let (mut first, mut last) = (doc, doc);
+    while let Some(prev) = first.prev_named_sibling().filter(|p| same_run(*p, first)) {
+        first = prev;
+    }
+    while let Some(next) = last.next_named_sibling().filter(|n| same_run(last, *n)) {
+        last = next;
+    }
+    let own_line = first
+        .prev_sibling()
+        .is_none_or(|p| last_row(p) < first.start_position().row);
+    let touches = last
+        .next_named_sibling()
+        .is_some_and(|n| n.start_position().row <= last_row(last) + 1);
+    (own_line && (touches || !for_chunk)).then(|| (first.start_byte(), last.end_byte()))
 }
 
 /// Start of the node's `body` field, or of a direct named child's (decorators, `export`).
@@ -779,7 +886,7 @@ fn assemble(file: &File<'_>, outline: Outline, opts: &ChunkOptions) -> Vec<Chunk
     cands.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     cands.dedup_by(|b, a| a.start == b.start && a.end == b.end);
     let mut namespaces = outline.namespaces;
-    namespaces.sort_unstable_by_key(|n| n.0);
+    namespaces.sort_unstable_by_key(|n| n.start);
     let mut placed: Vec<Placed> = Vec::with_capacity(cands.len());
     let mut stack: Vec<usize> = Vec::new();
     for mut cand in cands {
@@ -800,7 +907,7 @@ fn assemble(file: &File<'_>, outline: Outline, opts: &ChunkOptions) -> Vec<Chunk
                 ChunkKind::Class | ChunkKind::Interface | ChunkKind::Trait | ChunkKind::Enum
             )
         });
-        if cand.kind == ChunkKind::Function && in_type {
+        if cand.kind == ChunkKind::Function && (in_type || !cand.receiver.is_empty()) {
             cand.kind = ChunkKind::Method;
         }
         let signature = signature(text, &cand);
@@ -812,13 +919,28 @@ fn assemble(file: &File<'_>, outline: Outline, opts: &ChunkOptions) -> Vec<Chunk
             let line = collapse(first_line(&text[cand.node_start..cand.end]));
             cap(&line, NAME_MAX_BYTES).to_owned()
         };
+        let member_sep = match cand.kind {
+            ChunkKind::Method => spec.method_sep.unwrap_or(spec.member_sep),
+            _ => spec.member_sep,
+        };
+        let owner = if cand.receiver.is_empty() {
+            None
+        } else {
+            Some(cap(&cand.receiver, NAME_MAX_BYTES))
+        };
+        // `sep` joins the container (parent or namespaces) and `own`.
+        let (own, sep) = match owner {
+            Some(owner) => (format!("{owner}{member_sep}{symbol}"), spec.member_sep),
+            None => (symbol.clone(), member_sep),
+        };
         let qualified = match parent {
-            Some(p) => format!("{}{}{}", placed[p].qualified, spec.member_sep, symbol),
+            Some(p) => format!("{}{sep}{own}", placed[p].qualified),
             None => {
-                let before = namespaces.partition_point(|n| n.0 < cand.start);
-                match before.checked_sub(1).map(|i| &namespaces[i].1) {
-                    Some(ns) if !ns.is_empty() => format!("{ns}{}{symbol}", spec.namespace_sep),
-                    _ => symbol.clone(),
+                let ns = namespace_of(&namespaces, cand.start, spec.namespace_sep);
+                if ns.is_empty() {
+                    own
+                } else {
+                    format!("{ns}{}{own}", spec.namespace_sep)
                 }
             }
         };
@@ -856,8 +978,8 @@ fn assemble(file: &File<'_>, outline: Outline, opts: &ChunkOptions) -> Vec<Chunk
         for &(start, end) in &import_ranges {
             cover(start, end);
         }
-        for (start, ns) in &namespaces {
-            cover(*start, start + ns.len());
+        for ns in &namespaces {
+            cover(ns.start, ns.start + ns.name.len());
         }
         if let Some(((start, end), _)) = &outline.module_doc {
             cover(*start, *end);
@@ -935,6 +1057,26 @@ fn assemble(file: &File<'_>, outline: Outline, opts: &ChunkOptions) -> Vec<Chunk
     body.sort_by_key(|b| b.0);
     chunks.extend(body.into_iter().flat_map(|b| b.1));
     chunks
+}
+
+/// The namespaces around byte `at`, outermost first, joined with `sep`: every scoped namespace
+/// whose scope holds `at`, and the last unscoped one before it (PHP's `namespace App;`).
+fn namespace_of(namespaces: &[Namespace], at: usize, sep: &str) -> String {
+    let before = namespaces.partition_point(|n| n.start < at);
+    let unscoped = namespaces[..before]
+        .iter()
+        .rposition(|n| n.scope_end.is_none());
+    let names: Vec<&str> = namespaces[..before]
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| match n.scope_end {
+            Some(end) => at < end,
+            None => Some(*i) == unscoped,
+        })
+        .map(|(_, n)| n.name.as_str())
+        .filter(|n| !n.is_empty())
+        .collect();
+    names.join(sep)
 }
 
 /// Line windows over runs of lines not marked `covered` (index = 1-based line), each run holding
@@ -1263,6 +1405,8 @@ fn clean_doc(raw: &str) -> String {
                     .trim_start()
                     .trim_start_matches('/')
                     .trim_start_matches('#');
+                // Rust's inner doc comments (`//!`).
+                let t = t.strip_prefix('!').unwrap_or(t);
                 t.strip_prefix(' ').unwrap_or(t)
             })
             .collect();

@@ -36,13 +36,30 @@ pub enum Language {
     Css,
     /// SCSS (`.scss`).
     Scss,
+    /// Go (`.go`).
+    Go,
+    /// Rust (`.rs`).
+    Rust,
+    /// Java (`.java`).
+    Java,
+    /// Ruby (`.rb`, `.rake`, `.gemspec`, `.ru`, `Rakefile`, `Gemfile`).
+    Ruby,
+    /// C# (`.cs`).
+    CSharp,
+    /// C (`.c`). Headers (`.h`) are [`Language::Cpp`]: the C++ grammar parses C declarations too,
+    /// while the C grammar cannot parse the classes and namespaces of a C++ header (universal-ctags
+    /// maps `.h` to C++ for the same reason).
+    C,
+    /// C++ (`.cc`, `.cpp`, `.cxx`, `.c++`, `.hpp`, `.hh`, `.hxx`, `.h++`, `.inl`, and `.h`).
+    Cpp,
     /// Any other text: line-window chunks.
     Text,
 }
 
 impl Language {
     /// The stable id used in [`Chunk::language`](super::chunk::Chunk::language):
-    /// `python`, `php`, `javascript`, `typescript`, `tsx`, `blade`, `html`, `css`, `scss`, `text`.
+    /// `python`, `php`, `javascript`, `typescript`, `tsx`, `blade`, `html`, `css`, `scss`, `go`,
+    /// `rust`, `java`, `ruby`, `csharp`, `c`, `cpp`, `text`.
     pub fn id(self) -> &'static str {
         match self {
             Language::Python => "python",
@@ -54,6 +71,13 @@ impl Language {
             Language::Html => "html",
             Language::Css => "css",
             Language::Scss => "scss",
+            Language::Go => "go",
+            Language::Rust => "rust",
+            Language::Java => "java",
+            Language::Ruby => "ruby",
+            Language::CSharp => "csharp",
+            Language::C => "c",
+            Language::Cpp => "cpp",
             Language::Text => "text",
         }
     }
@@ -74,11 +98,15 @@ impl std::fmt::Display for Language {
 /// Detects the language of a file from its name (case-insensitive extension).
 ///
 /// `path` is any `/`-separated path; only the file name counts. `*.blade.php` is checked before
-/// `*.php`. Unknown or missing extensions give [`Language::Text`].
+/// `*.php`; `Rakefile` and `Gemfile` are Ruby; `.h` is C++ (see [`Language::C`]). Unknown or
+/// missing extensions give [`Language::Text`].
 pub fn detect(path: &str) -> Language {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     if name.ends_with(".blade.php") {
         return Language::Blade;
+    }
+    if matches!(name.as_str(), "rakefile" | "gemfile") {
+        return Language::Ruby;
     }
     let ext = match name.rsplit_once('.') {
         Some((stem, ext)) if !stem.is_empty() => ext,
@@ -93,6 +121,13 @@ pub fn detect(path: &str) -> Language {
         "html" | "htm" | "xhtml" => Language::Html,
         "css" => Language::Css,
         "scss" => Language::Scss,
+        "go" => Language::Go,
+        "rs" => Language::Rust,
+        "java" => Language::Java,
+        "rb" | "rake" | "gemspec" | "ru" => Language::Ruby,
+        "cs" => Language::CSharp,
+        "c" => Language::C,
+        "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "inl" | "h" => Language::Cpp,
         _ => Language::Text,
     }
 }
@@ -114,6 +149,10 @@ pub(crate) enum Role {
     Import,
     /// `@namespace`: a namespace name qualifying the declarations after it.
     Namespace,
+    /// `@scope`: the node a `@namespace` of the same match is limited to (a block namespace).
+    Scope,
+    /// `@receiver`: the type a chunk declared outside it belongs to (a Go receiver, a Rust `impl`).
+    Receiver,
     /// `@_anything`: used by predicates only.
     Ignored,
 }
@@ -127,6 +166,8 @@ impl Role {
             "body" => return Some(Role::Body),
             "import" => return Some(Role::Import),
             "namespace" => return Some(Role::Namespace),
+            "scope" => return Some(Role::Scope),
+            "receiver" => return Some(Role::Receiver),
             c if c.starts_with('_') => return Some(Role::Ignored),
             "chunk.function" => ChunkKind::Function,
             "chunk.class" => ChunkKind::Class,
@@ -152,21 +193,32 @@ pub(crate) struct LangSpec {
     query: &'static str,
     /// Joins a parent's qualified name and a member's name (`.` in `Class.method`).
     pub member_sep: &'static str,
-    /// Joins a namespace and a top-level name (`\` in `App\Models\User`).
+    /// Joins a type and its method when they differ from `member_sep` (`#` in Ruby's
+    /// `Store::Memory#fetch`).
+    pub method_sep: Option<&'static str>,
+    /// Joins a namespace and a top-level name (`\` in `App\Models\User`), and nested namespaces.
     pub namespace_sep: &'static str,
     /// Joins several `@name` captures of one match (`#` in `nav#main-nav`).
     pub name_joiner: &'static str,
     /// A directive table (`queries/blade.directives`), empty when the language has none.
     pub directives: &'static str,
+    /// Whether doc comments are runs of comments touching the declaration (Go, Rust, Ruby, C,
+    /// ...): a `@doc` comment then takes the comments of the same kind and marker (`//`, `///`,
+    /// `#`) on the lines directly above and below it, and counts only when it starts on a line of
+    /// its own and the node after it starts on the next line. Otherwise the captured node is the
+    /// doc as it stands (a `/** ... */` docblock).
+    pub line_docs: bool,
 }
 
 const NO_GRAMMAR: LangSpec = LangSpec {
     grammar: None,
     query: "",
     member_sep: ".",
+    method_sep: None,
     namespace_sep: ".",
     name_joiner: "",
     directives: "",
+    line_docs: false,
 };
 
 static PYTHON: LangSpec = LangSpec {
@@ -228,10 +280,64 @@ static SCSS: LangSpec = LangSpec {
     member_sep: " ",
     ..NO_GRAMMAR
 };
+// Go: `httpx.Engine.Handle` (package, receiver type, method).
+static GO: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_go::LANGUAGE)),
+    query: include_str!("queries/go.scm"),
+    line_docs: true,
+    ..NO_GRAMMAR
+};
+// Rust: `tests::Store::insert` (inline module, `impl` type, method).
+static RUST: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_rust::LANGUAGE)),
+    query: include_str!("queries/rust.scm"),
+    member_sep: "::",
+    namespace_sep: "::",
+    line_docs: true,
+    ..NO_GRAMMAR
+};
+// Java: `com.example.Repository.save` (the package is the namespace).
+static JAVA: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_java::LANGUAGE)),
+    query: include_str!("queries/java.scm"),
+    ..NO_GRAMMAR
+};
+// Ruby: `Store::Memory#fetch` (modules and classes are chunks).
+static RUBY: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_ruby::LANGUAGE)),
+    query: include_str!("queries/ruby.scm"),
+    member_sep: "::",
+    method_sep: Some("#"),
+    namespace_sep: "::",
+    line_docs: true,
+    ..NO_GRAMMAR
+};
+// C#: `Acme.Widgets.Button.Render`.
+static CSHARP: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_c_sharp::LANGUAGE)),
+    query: include_str!("queries/csharp.scm"),
+    line_docs: true,
+    ..NO_GRAMMAR
+};
+static C: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_c::LANGUAGE)),
+    query: include_str!("queries/c.scm"),
+    line_docs: true,
+    ..NO_GRAMMAR
+};
+// C++: `leveldb::DB::Open` (namespaces, class or the scope of an out-of-class definition).
+static CPP: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_cpp::LANGUAGE)),
+    query: include_str!("queries/cpp.scm"),
+    member_sep: "::",
+    namespace_sep: "::",
+    line_docs: true,
+    ..NO_GRAMMAR
+};
 static TEXT: LangSpec = NO_GRAMMAR;
 
 /// Every language, in declaration order (indexes the per-language caches).
-const ALL: [Language; 10] = [
+const ALL: [Language; LANGUAGES] = [
     Language::Python,
     Language::Php,
     Language::JavaScript,
@@ -241,8 +347,18 @@ const ALL: [Language; 10] = [
     Language::Html,
     Language::Css,
     Language::Scss,
+    Language::Go,
+    Language::Rust,
+    Language::Java,
+    Language::Ruby,
+    Language::CSharp,
+    Language::C,
+    Language::Cpp,
     Language::Text,
 ];
+
+/// How many languages there are (sizes the per-language caches).
+const LANGUAGES: usize = 17;
 
 impl LangSpec {
     /// Whether the language is parsed (otherwise it is chunked by line windows).
@@ -269,6 +385,13 @@ impl Language {
             Language::Html => &HTML,
             Language::Css => &CSS,
             Language::Scss => &SCSS,
+            Language::Go => &GO,
+            Language::Rust => &RUST,
+            Language::Java => &JAVA,
+            Language::Ruby => &RUBY,
+            Language::CSharp => &CSHARP,
+            Language::C => &C,
+            Language::Cpp => &CPP,
             Language::Text => &TEXT,
         }
     }
@@ -285,8 +408,8 @@ impl Language {
     /// [`GrammarError`] when the bundled grammar or query does not load (a build defect, covered by
     /// the tests); callers fall back to line windows.
     pub(crate) fn grammar(self) -> Result<Option<&'static Grammar>, &'static GrammarError> {
-        static CACHE: [OnceLock<Result<Option<Grammar>, GrammarError>>; 10] =
-            [const { OnceLock::new() }; 10];
+        static CACHE: [OnceLock<Result<Option<Grammar>, GrammarError>>; LANGUAGES] =
+            [const { OnceLock::new() }; LANGUAGES];
         CACHE[self.index()]
             .get_or_init(|| Grammar::compile(self))
             .as_ref()
@@ -300,7 +423,8 @@ impl Language {
         f: impl FnOnce(&mut ts::Parser) -> R,
     ) -> Result<R, GrammarError> {
         thread_local! {
-            static PARSERS: RefCell<[Option<ts::Parser>; 10]> = RefCell::new(Default::default());
+            static PARSERS: RefCell<[Option<ts::Parser>; LANGUAGES]> =
+                const { RefCell::new([const { None }; LANGUAGES]) };
         }
         PARSERS.with(|cell| {
             let mut parsers = cell.borrow_mut();
@@ -446,6 +570,23 @@ mod tests {
             ("index.htm", Language::Html),
             ("site.css", Language::Css),
             ("site.scss", Language::Scss),
+            ("cmd/gin.go", Language::Go),
+            ("src/main.rs", Language::Rust),
+            ("src/main/java/com/x/App.java", Language::Java),
+            ("lib/store.rb", Language::Ruby),
+            ("lib/tasks/db.rake", Language::Ruby),
+            ("Rakefile", Language::Ruby),
+            ("Gemfile", Language::Ruby),
+            ("app.gemspec", Language::Ruby),
+            ("src/Widget.cs", Language::CSharp),
+            ("src/adlist.c", Language::C),
+            ("src/adlist.h", Language::Cpp),
+            ("db/db_impl.cc", Language::Cpp),
+            ("a.cpp", Language::Cpp),
+            ("a.cxx", Language::Cpp),
+            ("a.hpp", Language::Cpp),
+            ("a.hh", Language::Cpp),
+            ("a.hxx", Language::Cpp),
             ("a.py", Language::Python),
             ("stubs/a.pyi", Language::Python),
             ("README.md", Language::Text),
@@ -473,6 +614,13 @@ mod tests {
                 "html",
                 "css",
                 "scss",
+                "go",
+                "rust",
+                "java",
+                "ruby",
+                "csharp",
+                "c",
+                "cpp",
                 "text"
             ]
         );

@@ -204,13 +204,14 @@ pub fn chunk_options(config: &Config) -> ChunkOptions {
 }
 
 /// Everything besides file content that shapes the index: the crate version (stands for the
-/// chunker and schema code) and the chunker options.
+/// schema code), the scope rules' and the chunker's versions, and the chunker options.
 pub fn options_fingerprint(config: &Config) -> String {
     let o = chunk_options(config);
     format!(
-        "code-intel-core {}; scope rules {}; chunk_max_tokens={}; window_lines={}; max_file_bytes={}",
+        "code-intel-core {}; scope rules {}; chunker {}; chunk_max_tokens={}; window_lines={}; max_file_bytes={}",
         env!("CARGO_PKG_VERSION"),
         scope::RULES_VERSION,
+        super::chunk::CHUNKER_VERSION,
         o.chunk_max_tokens,
         o.window_lines,
         o.max_file_bytes

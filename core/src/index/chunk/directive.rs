@@ -184,6 +184,7 @@ fn candidate(name: &str, first: &str, start: usize, head_end: usize, end: usize)
         name: symbol,
         doc: String::new(),
         body_start: Some(head_end),
+        receiver: String::new(),
     }
 }
 
