@@ -104,7 +104,7 @@ pub const MEDIA_EXTENSIONS: &[&str] = &[
 
 /// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
 /// rebuilds the index once.
-pub const RULES_VERSION: u32 = 4;
+pub const RULES_VERSION: u32 = 5;
 
 /// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
 /// directory for a pruned tree) and shown by `status` and `index --json`.
@@ -247,7 +247,8 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 pub enum FileRole {
     /// Code a change is implemented in.
     Source,
-    /// A test, fixture or test helper (`tests/`, `test_*.py`, `*.test.ts`, `*Test.php`, ...).
+    /// A test, fixture or test helper (`tests/`, `test_*.py`, `*.test.ts`, `*Test.php`,
+    /// `*_test.go`, `*_spec.rb`, `*Test.java`, a .NET `*.Tests/` project, ...).
     Test,
     /// Documentation or an example (`docs/`, `*.md`, `*.rst`, `examples/`, ...).
     Doc,
@@ -287,8 +288,21 @@ impl FileRole {
             || name.contains("-test.")
             || name.contains("-spec.")
             || (name.ends_with("test.php") && original_stem(rel).ends_with("Test"))
+            || name.ends_with("_spec.rb")
+            || (is_jvm_or_dotnet(name)
+                && ["Test", "Tests"].iter().any(|s| {
+                    let stem = original_stem(rel);
+                    stem.len() > s.len() && stem.ends_with(s)
+                }))
             || name == "conftest.py";
-        if is_test_name || dirs.iter().any(|d| TEST_DIRS.contains(d)) {
+        // .NET test projects: `Newtonsoft.Json.Tests/`, `App.UnitTests/`, `App.Specs/`.
+        const TEST_PROJECT_SUFFIXES: &[&str] = &[".tests", ".test", ".unittests", ".specs"];
+        let test_project = |d: &&str| TEST_PROJECT_SUFFIXES.iter().any(|s| d.ends_with(s));
+        if is_test_name
+            || dirs
+                .iter()
+                .any(|d| TEST_DIRS.contains(d) || test_project(d))
+        {
             return FileRole::Test;
         }
         const LOCALE_DIRS: &[&str] = &[
@@ -331,6 +345,14 @@ impl FileRole {
         }
         FileRole::Source
     }
+}
+
+/// Whether lower-case file `name` is Java, Kotlin, Scala, Groovy or C# (where `FooTest` and
+/// `FooTests` are the test class names the runners look for).
+fn is_jvm_or_dotnet(name: &str) -> bool {
+    [".java", ".kt", ".scala", ".groovy", ".cs"]
+        .iter()
+        .any(|e| name.ends_with(e))
 }
 
 /// The file name of `rel` up to its first `.`, case kept (`UserTest.php` → `UserTest`).
@@ -455,6 +477,16 @@ mod tests {
             "packages/vite/src/node/__tests__/build.ts",
             "playground/css/main.js",
             "tests/fixtures/a.json",
+            "gin/context_test.go",
+            "crates/core/tests/regression.rs",
+            "src/test/java/org/junit/AssertionTest.java",
+            "core/src/main/java/x/ParserTests.java",
+            "spec/store/memory_spec.rb",
+            "lib/store/memory_spec.rb",
+            "test/store_test.rb",
+            "Src/Newtonsoft.Json.Tests/Issues/Issue1234.cs",
+            "src/App.UnitTests/Fixtures.cs",
+            "src/App/ButtonTests.cs",
         ] {
             assert_eq!(FileRole::of(p), FileRole::Test, "{p}");
         }
@@ -480,6 +512,13 @@ mod tests {
             "packages/vite/src/node/build.ts",
             "src/license.py",
             "app/Models/History.php",
+            "gin/context.go",
+            "crates/core/main.rs",
+            "src/main/java/org/junit/Test.java",
+            "src/main/java/org/junit/runner/Testable.java",
+            "lib/store/spec_helper_ext.rb",
+            "Src/Newtonsoft.Json/JsonConvert.cs",
+            "src/latest/Contest.cs",
         ] {
             assert_eq!(FileRole::of(p), FileRole::Source, "{p}");
         }
