@@ -1216,3 +1216,84 @@ fn cpp_namespaces_classes_out_of_class_methods() {
     "##]],
     );
 }
+
+#[test]
+fn kotlin_package_classes_objects_companions() {
+    let src = fixture("Repository.kt");
+    check(
+        "src/main/kotlin/com/example/store/Repository.kt",
+        &src,
+        expect![[r#"
+            module 1-54 Repository.kt [src/main/kotlin/com/example/store/Repository.kt]
+            window 1-3 Repository.kt [src/main/kotlin/com/example/store/Repository.kt#L1-L3] {"gap":true}
+            class 9-34 Repository [com.example.store.Repository] {"elided":4}
+              method 17-21 save [com.example.store.Repository.save]
+              method 23-23 iterator [com.example.store.Repository.iterator]
+              method 26-27 empty [com.example.store.Repository.empty]
+              class 31-33 Page [com.example.store.Repository.Page] {"elided":1}
+                method 32-32 isEmpty [com.example.store.Repository.Page.isEmpty]
+            interface 36-39 Listener [com.example.store.Listener] {"elided":1}
+              method 38-38 saved [com.example.store.Listener.saved]
+            class 41-43 Registry [com.example.store.Registry] {"elided":1}
+              method 42-42 register [com.example.store.Registry.register]
+            enum 45-45 State [com.example.store.State]
+            class 47-47 Point [com.example.store.Point]
+            function 49-50 twice [com.example.store.twice]
+            function 52-54 main [com.example.store.main]
+        "#]],
+    );
+    check_details(
+        "src/main/kotlin/com/example/store/Repository.kt",
+        &src,
+        expect![[r#"
+            == src/main/kotlin/com/example/store/Repository.kt "module"
+            content:
+            src/main/kotlin/com/example/store/Repository.kt
+            import kotlin.collections.HashMap
+            import com.example.model.*
+            class com.example.store.Repository: save, iterator, empty, Page
+            interface com.example.store.Listener: saved
+            class com.example.store.Registry: register
+            enum com.example.store.State
+            class com.example.store.Point
+            function com.example.store.twice
+            function com.example.store.main
+            imports: ["import kotlin.collections.HashMap", "import com.example.model.*"]
+            == src/main/kotlin/com/example/store/Repository.kt#L1-L3 "window"
+            signature: 
+            == com.example.store.Repository "class"
+            signature: class Repository<T : Entity>(private val items: MutableMap<Long, T> = HashMap()) : Iterable<T>
+            doc: "An in-memory repository.\n\n@param T the entity type"
+            == com.example.store.Repository.save "method"
+            signature: fun save(entity: T): T
+            doc: "Saves [entity]."
+            == com.example.store.Repository.iterator "method"
+            signature: override fun iterator(): Iterator<T>
+            == com.example.store.Repository.empty "method"
+            signature: fun <T : Entity> empty(): Repository<T>
+            doc: "An empty repository."
+            == com.example.store.Repository.Page "class"
+            signature: inner class Page(val size: Int)
+            == com.example.store.Repository.Page.isEmpty "method"
+            signature: fun isEmpty()
+            == com.example.store.Listener "interface"
+            signature: interface Listener
+            doc: "Listens to saves."
+            == com.example.store.Listener.saved "method"
+            signature: fun saved(e: Entity)
+            == com.example.store.Registry "class"
+            signature: object Registry
+            == com.example.store.Registry.register "method"
+            signature: fun register(l: Listener)
+            == com.example.store.State "enum"
+            signature: enum class State
+            == com.example.store.Point "class"
+            signature: data class Point(val x: Int, val y: Int)
+            == com.example.store.twice "function"
+            signature: fun Int.twice(): Int
+            doc: "Extension: doubles."
+            == com.example.store.main "function"
+            signature: fun main()
+        "#]],
+    );
+}

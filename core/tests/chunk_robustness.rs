@@ -128,6 +128,7 @@ fn empty_and_blank_files_have_no_chunks() {
         "a.cs",
         "a.c",
         "a.cpp",
+        "a.kt",
         "a.txt",
     ] {
         for bytes in [&b""[..], b"\n\n  \t\r\n"] {
@@ -313,6 +314,10 @@ fn code_over_the_parser_budget_falls_back_to_line_windows() {
             format!("void f() {}{}\n", "{\n".repeat(n), "}\n".repeat(n + 1)),
         ),
         (
+            "Deep.kt",
+            format!("fun f() {}{}\n", "{ run ".repeat(n), "}".repeat(n + 1)),
+        ),
+        (
             "deep.cpp",
             format!(
                 "namespace a {{ void f() {}{} }}\n",
@@ -378,7 +383,7 @@ fn laravel_route_file_becomes_gap_windows() {
     "#]].assert_debug_eq(&rendered);
 }
 
-const LANG_PATHS: [&str; 17] = [
+const LANG_PATHS: [&str; 18] = [
     "a.py",
     "a.php",
     "a.js",
@@ -395,6 +400,7 @@ const LANG_PATHS: [&str; 17] = [
     "A.cs",
     "a.c",
     "a.cc",
+    "A.kt",
     "a.txt",
 ];
 
@@ -419,6 +425,7 @@ fn source_like() -> impl Strategy<Value = Vec<u8>> {
         Just("namespace N { /// d\n class C { void M() {} }\n".to_string()),
         Just("/* d */\nstatic int *f(void) {\ntypedef struct { int a; } T;\n".to_string()),
         Just("namespace a::b { void C::D::m() {} template <typename T> class E {\n".to_string()),
+        Just("package a.b\n/** d */ class C { companion object { fun m() = 1 }\n".to_string()),
         "[ -~\n\t{}()<>@\\\\]{0,40}",
         "\\PC{0,10}",
     ];

@@ -52,6 +52,8 @@ pub enum Language {
     C,
     /// C++ (`.cc`, `.cpp`, `.cxx`, `.c++`, `.hpp`, `.hh`, `.hxx`, `.h++`, `.inl`, and `.h`).
     Cpp,
+    /// Kotlin (`.kt`, `.kts`).
+    Kotlin,
     /// Any other text: line-window chunks.
     Text,
 }
@@ -59,7 +61,7 @@ pub enum Language {
 impl Language {
     /// The stable id used in [`Chunk::language`](super::chunk::Chunk::language):
     /// `python`, `php`, `javascript`, `typescript`, `tsx`, `blade`, `html`, `css`, `scss`, `go`,
-    /// `rust`, `java`, `ruby`, `csharp`, `c`, `cpp`, `text`.
+    /// `rust`, `java`, `ruby`, `csharp`, `c`, `cpp`, `kotlin`, `text`.
     pub fn id(self) -> &'static str {
         match self {
             Language::Python => "python",
@@ -78,6 +80,7 @@ impl Language {
             Language::CSharp => "csharp",
             Language::C => "c",
             Language::Cpp => "cpp",
+            Language::Kotlin => "kotlin",
             Language::Text => "text",
         }
     }
@@ -128,6 +131,7 @@ pub fn detect(path: &str) -> Language {
         "cs" => Language::CSharp,
         "c" => Language::C,
         "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "inl" | "h" => Language::Cpp,
+        "kt" | "kts" => Language::Kotlin,
         _ => Language::Text,
     }
 }
@@ -334,6 +338,12 @@ static CPP: LangSpec = LangSpec {
     line_docs: true,
     ..NO_GRAMMAR
 };
+// Kotlin: `com.example.store.Repository.save` (the package is the namespace).
+static KOTLIN: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_kotlin_ng::LANGUAGE)),
+    query: include_str!("queries/kotlin.scm"),
+    ..NO_GRAMMAR
+};
 static TEXT: LangSpec = NO_GRAMMAR;
 
 /// Every language, in declaration order (indexes the per-language caches).
@@ -354,11 +364,12 @@ const ALL: [Language; LANGUAGES] = [
     Language::CSharp,
     Language::C,
     Language::Cpp,
+    Language::Kotlin,
     Language::Text,
 ];
 
 /// How many languages there are (sizes the per-language caches).
-const LANGUAGES: usize = 17;
+const LANGUAGES: usize = 18;
 
 impl LangSpec {
     /// Whether the language is parsed (otherwise it is chunked by line windows).
@@ -392,6 +403,7 @@ impl Language {
             Language::CSharp => &CSHARP,
             Language::C => &C,
             Language::Cpp => &CPP,
+            Language::Kotlin => &KOTLIN,
             Language::Text => &TEXT,
         }
     }
@@ -587,6 +599,8 @@ mod tests {
             ("a.hpp", Language::Cpp),
             ("a.hh", Language::Cpp),
             ("a.hxx", Language::Cpp),
+            ("src/main/kotlin/App.kt", Language::Kotlin),
+            ("build.gradle.kts", Language::Kotlin),
             ("a.py", Language::Python),
             ("stubs/a.pyi", Language::Python),
             ("README.md", Language::Text),
@@ -621,6 +635,7 @@ mod tests {
                 "csharp",
                 "c",
                 "cpp",
+                "kotlin",
                 "text"
             ]
         );
