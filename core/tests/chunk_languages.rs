@@ -1297,3 +1297,72 @@ fn kotlin_package_classes_objects_companions() {
         "#]],
     );
 }
+
+#[test]
+fn swift_types_protocols_extensions() {
+    let src = fixture("Store.swift");
+    check(
+        "Sources/App/Store.swift",
+        &src,
+        expect![[r#"
+        module 1-46 Store.swift [Sources/App/Store.swift]
+        class 6-21 Store {"elided":3}
+          method 12-13 init [Store.init]
+          method 15-18 value [Store.value]
+          method 20-20 deinit [Store.deinit]
+        enum 23-27 StoreError
+        interface 29-32 Backend {"elided":1}
+          method 30-31 read [Backend.read]
+        class 34-37 Point {"elided":1}
+          method 36-36 length [Point.length]
+        method 40-43 contains [Store.contains]
+        function 46-46 helper
+    "#]],
+    );
+    check_details(
+        "Sources/App/Store.swift",
+        &src,
+        expect![[r#"
+        == Sources/App/Store.swift "module"
+        content:
+        Sources/App/Store.swift
+        import Foundation
+        import Combine
+        class Store: init, value, deinit
+        enum StoreError
+        interface Backend: read
+        class Point: length
+        method Store.contains
+        function helper
+        imports: ["import Foundation", "import Combine"]
+        == Store "class"
+        signature: public final class Store<Value>: ObservableObject
+        doc: "A key-value store.\n\nThread-safe."
+        == Store.init "method"
+        signature: public init()
+        doc: "Creates an empty store."
+        == Store.value "method"
+        signature: public func value(for key: String) -> Value?
+        doc: "Returns the value for `key`."
+        == Store.deinit "method"
+        signature: deinit
+        == StoreError "enum"
+        signature: enum StoreError: Error
+        doc: "Errors of the store."
+        == Backend "interface"
+        signature: protocol Backend
+        == Backend.read "method"
+        signature: func read(_ key: String) -> Data?
+        doc: "Reads a value."
+        == Point "class"
+        signature: struct Point
+        == Point.length "method"
+        signature: func length() -> Double
+        == Store.contains "method"
+        signature: func contains(_ key: String, _ value: Value) -> Bool
+        doc: "Whether `key` holds `value`."
+        == helper "function"
+        signature: func helper() -> Int
+    "#]],
+    );
+}

@@ -129,6 +129,7 @@ fn empty_and_blank_files_have_no_chunks() {
         "a.c",
         "a.cpp",
         "a.kt",
+        "a.swift",
         "a.txt",
     ] {
         for bytes in [&b""[..], b"\n\n  \t\r\n"] {
@@ -318,6 +319,10 @@ fn code_over_the_parser_budget_falls_back_to_line_windows() {
             format!("fun f() {}{}\n", "{ run ".repeat(n), "}".repeat(n + 1)),
         ),
         (
+            "deep.swift",
+            format!("func f() {}{}\n", "{ g { ".repeat(n), "} }".repeat(n)),
+        ),
+        (
             "deep.cpp",
             format!(
                 "namespace a {{ void f() {}{} }}\n",
@@ -383,7 +388,7 @@ fn laravel_route_file_becomes_gap_windows() {
     "#]].assert_debug_eq(&rendered);
 }
 
-const LANG_PATHS: [&str; 18] = [
+const LANG_PATHS: [&str; 19] = [
     "a.py",
     "a.php",
     "a.js",
@@ -401,6 +406,7 @@ const LANG_PATHS: [&str; 18] = [
     "a.c",
     "a.cc",
     "A.kt",
+    "a.swift",
     "a.txt",
 ];
 
@@ -426,6 +432,7 @@ fn source_like() -> impl Strategy<Value = Vec<u8>> {
         Just("/* d */\nstatic int *f(void) {\ntypedef struct { int a; } T;\n".to_string()),
         Just("namespace a::b { void C::D::m() {} template <typename T> class E {\n".to_string()),
         Just("package a.b\n/** d */ class C { companion object { fun m() = 1 }\n".to_string()),
+        Just("/// d\nextension S where T: E { func m() -> Int { 1 } init() {}\n".to_string()),
         "[ -~\n\t{}()<>@\\\\]{0,40}",
         "\\PC{0,10}",
     ];

@@ -37,7 +37,7 @@ pub struct FindDefinitionsParams {
     /// File or directory to search in (repository-relative); default everywhere.
     #[serde(default)]
     pub path: Option<String>,
-    /// Language id (python, php, javascript, typescript, go, rust, java, ruby, csharp, c, cpp, kotlin, ...).
+    /// Language id (python, php, javascript, typescript, go, rust, java, ruby, csharp, c, cpp, kotlin, swift, ...).
     #[serde(default)]
     pub language: Option<String>,
     /// Only exact (case-insensitive) name or qualified-name-suffix matches; default also substrings.

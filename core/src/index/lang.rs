@@ -54,6 +54,8 @@ pub enum Language {
     Cpp,
     /// Kotlin (`.kt`, `.kts`).
     Kotlin,
+    /// Swift (`.swift`).
+    Swift,
     /// Any other text: line-window chunks.
     Text,
 }
@@ -61,7 +63,8 @@ pub enum Language {
 impl Language {
     /// The stable id used in [`Chunk::language`](super::chunk::Chunk::language):
     /// `python`, `php`, `javascript`, `typescript`, `tsx`, `blade`, `html`, `css`, `scss`, `go`,
-    /// `rust`, `java`, `ruby`, `csharp`, `c`, `cpp`, `kotlin`, `text`.
+    /// `rust`, `java`, `ruby`, `csharp`, `c`, `cpp`, `kotlin`, `swift`,
+    /// `text`.
     pub fn id(self) -> &'static str {
         match self {
             Language::Python => "python",
@@ -81,6 +84,7 @@ impl Language {
             Language::C => "c",
             Language::Cpp => "cpp",
             Language::Kotlin => "kotlin",
+            Language::Swift => "swift",
             Language::Text => "text",
         }
     }
@@ -132,6 +136,7 @@ pub fn detect(path: &str) -> Language {
         "c" => Language::C,
         "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "inl" | "h" => Language::Cpp,
         "kt" | "kts" => Language::Kotlin,
+        "swift" => Language::Swift,
         _ => Language::Text,
     }
 }
@@ -344,6 +349,13 @@ static KOTLIN: LangSpec = LangSpec {
     query: include_str!("queries/kotlin.scm"),
     ..NO_GRAMMAR
 };
+// Swift: `Store.value` (types, extensions' functions as methods of the extended type).
+static SWIFT: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_swift::LANGUAGE)),
+    query: include_str!("queries/swift.scm"),
+    line_docs: true,
+    ..NO_GRAMMAR
+};
 static TEXT: LangSpec = NO_GRAMMAR;
 
 /// Every language, in declaration order (indexes the per-language caches).
@@ -365,11 +377,12 @@ const ALL: [Language; LANGUAGES] = [
     Language::C,
     Language::Cpp,
     Language::Kotlin,
+    Language::Swift,
     Language::Text,
 ];
 
 /// How many languages there are (sizes the per-language caches).
-const LANGUAGES: usize = 18;
+const LANGUAGES: usize = 19;
 
 impl LangSpec {
     /// Whether the language is parsed (otherwise it is chunked by line windows).
@@ -404,6 +417,7 @@ impl Language {
             Language::C => &C,
             Language::Cpp => &CPP,
             Language::Kotlin => &KOTLIN,
+            Language::Swift => &SWIFT,
             Language::Text => &TEXT,
         }
     }
@@ -601,6 +615,7 @@ mod tests {
             ("a.hxx", Language::Cpp),
             ("src/main/kotlin/App.kt", Language::Kotlin),
             ("build.gradle.kts", Language::Kotlin),
+            ("Sources/App/Store.swift", Language::Swift),
             ("a.py", Language::Python),
             ("stubs/a.pyi", Language::Python),
             ("README.md", Language::Text),
@@ -636,6 +651,7 @@ mod tests {
                 "c",
                 "cpp",
                 "kotlin",
+                "swift",
                 "text"
             ]
         );
