@@ -93,6 +93,24 @@ pub fn own_process(command: &str) -> Option<OwnProcess> {
     }
 }
 
+/// The program to start for one of code-intel's own command lines ([`own_process`]): a bare
+/// name (`code-intel-pre-tool-use`) is taken from `launcher_dir`, the launcher's own directory,
+/// when a file of that name is there, and looked up on PATH only otherwise. The launcher's
+/// siblings named `code-intel*` are protected from every sandboxed write, while a directory
+/// earlier on PATH (`~/.local/bin`) may not be: a program of the hook's name planted there by a
+/// command the sandbox allowed (a script of the repository run in READY) must not stand in for
+/// the hook. A path with a `/` is used as it is.
+pub fn own_program(program: &str, launcher_dir: Option<&Path>) -> PathBuf {
+    if !program.contains('/')
+        && let Some(sibling) = launcher_dir
+            .map(|d| d.join(program))
+            .filter(|p| p.is_file())
+    {
+        return sibling;
+    }
+    PathBuf::from(program)
+}
+
 /// The file a Bash command line of Claude Code ends by writing its working directory to
 /// (`… && pwd -P >| /tmp/claude-<hex>-cwd`, observed with 2.1.328), when `command` ends so.
 /// Claude Code does not create it beforehand; when its directory holds a protected path (a
@@ -201,6 +219,29 @@ fn parent_of(pid: u32) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn own_programs_come_from_the_launchers_directory_before_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("code-intel-pre-tool-use"), "").unwrap();
+        assert_eq!(
+            own_program("code-intel-pre-tool-use", Some(dir.path())),
+            dir.path().join("code-intel-pre-tool-use")
+        );
+        // Not beside the launcher: PATH, as configured; a path: as it is.
+        assert_eq!(
+            own_program("code-intel-post-tool-use", Some(dir.path())),
+            PathBuf::from("code-intel-post-tool-use")
+        );
+        assert_eq!(
+            own_program("/opt/ci/code-intel-pre-tool-use", Some(dir.path())),
+            PathBuf::from("/opt/ci/code-intel-pre-tool-use")
+        );
+        assert_eq!(
+            own_program("code-intel-pre-tool-use", None),
+            PathBuf::from("code-intel-pre-tool-use")
+        );
+    }
 
     #[test]
     fn only_the_exact_hook_and_server_lines_are_own_processes() {

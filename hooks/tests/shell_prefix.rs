@@ -55,6 +55,9 @@ impl Setup {
             std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
             std::fs::set_permissions(&path, perms).unwrap();
         }
+        // The launcher runs from beside them, as it is installed next to the hooks (it prefers
+        // its own directory over PATH for code-intel's programs).
+        std::fs::copy(SANDBOX, t.join("bin/code-intel-sandbox")).unwrap();
         Self { _dir: dir, t }
     }
 
@@ -75,7 +78,7 @@ impl Setup {
             )
             .env("HOME", self.p("out"))
             .env("PROJ", self.p("proj"))
-            .env("SANDBOX", SANDBOX)
+            .env("SANDBOX", self.p("bin/code-intel-sandbox"))
             .env("LINE", line)
             .envs(env.iter().copied())
             .output()
@@ -178,6 +181,36 @@ fn code_intels_own_lines_run_unconfined_only_as_claude_code_starts_them() {
         assert_eq!(log(bin), "ran\n", "{line}");
         std::fs::remove_file(s.p(&format!("proj/.code-intel/{bin}.log"))).unwrap();
     }
+    // A program of the hook's name earlier on PATH (planted by a command the sandbox allowed)
+    // does not stand in for the hook beside the launcher.
+    std::fs::create_dir_all(s.p("shadow")).unwrap();
+    std::fs::write(s.p("shadow/code-intel-pre-tool-use"), "#!/bin/sh\nexit 0\n").unwrap();
+    let mut perms = std::fs::metadata(s.p("shadow/code-intel-pre-tool-use"))
+        .unwrap()
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(s.p("shadow/code-intel-pre-tool-use"), perms).unwrap();
+    let shadowed_path = format!(
+        "{}:{}:/usr/bin:/bin",
+        s.p("shadow").display(),
+        s.p("bin").display()
+    );
+    let o = s.run(
+        "code-intel-pre-tool-use || exit 2",
+        &[
+            ("CLAUDE_PROJECT_DIR", proj.as_str()),
+            ("PATH", shadowed_path.as_str()),
+            ("CODE", "1"),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "the real hook's answer, not the shadow's"
+    );
+    assert_eq!(log("code-intel-pre-tool-use"), "ran\n");
+    std::fs::remove_file(s.p("proj/.code-intel/code-intel-pre-tool-use.log")).unwrap();
+
     // The PreToolUse line keeps its `|| exit 2`: any failure blocks.
     let o = s.run(
         "code-intel-pre-tool-use || exit 2",

@@ -381,22 +381,26 @@ fn prefix_mode(command: String) -> ExitCode {
 /// would have used: the PreToolUse hook with the shell form's `|| exit 2` (any outcome but exit
 /// 0, including a missing binary or a signal, blocks), anything else by `exec`.
 fn run_own(own: code_intel_hooks::shell_prefix::OwnProcess) -> ExitCode {
-    use code_intel_hooks::shell_prefix::OwnProcess;
+    use code_intel_hooks::shell_prefix::{OwnProcess, own_program};
+    let exe = std::env::current_exe().ok();
+    let here = exe.as_deref().and_then(std::path::Path::parent);
     match own {
-        OwnProcess::PreToolUse(program) => match std::process::Command::new(&program).status() {
-            Ok(s) if s.success() => ExitCode::SUCCESS,
-            Ok(_) => ExitCode::from(2),
-            Err(e) => {
-                eprintln!("code-intel-sandbox: {program}: {e}");
-                ExitCode::from(2)
+        OwnProcess::PreToolUse(program) => {
+            match std::process::Command::new(own_program(&program, here)).status() {
+                Ok(s) if s.success() => ExitCode::SUCCESS,
+                Ok(_) => ExitCode::from(2),
+                Err(e) => {
+                    eprintln!("code-intel-sandbox: {program}: {e}");
+                    ExitCode::from(2)
+                }
             }
-        },
+        }
         OwnProcess::Exec(words) => {
             let Some((program, args)) = words.split_first() else {
                 return ExitCode::from(CANNOT_RUN);
             };
             let err = std::os::unix::process::CommandExt::exec(
-                std::process::Command::new(program).args(args),
+                std::process::Command::new(own_program(program, here)).args(args),
             );
             eprintln!("code-intel-sandbox: cannot run {program}: {err}");
             ExitCode::from(CANNOT_RUN)
