@@ -649,15 +649,26 @@ fn plan_json(
     Ok(planned(rel, target, before, after, None))
 }
 
-fn merge_mcp_json(doc: &mut Json) -> Result<(), String> {
-    let top = doc
-        .as_object_mut()
-        .ok_or("the top level is not a JSON object")?;
-    let servers = top
-        .entry("mcpServers".to_owned())
+/// The top level of a JSON configuration file as an object, or why it is not one.
+fn top_object(doc: &mut Json) -> Result<&mut IndexMap<String, Json>, String> {
+    doc.as_object_mut()
+        .ok_or_else(|| "the top level is not a JSON object".to_owned())
+}
+
+/// The object under `key` of `map`, created empty when missing, or why it is not an object.
+fn object_under<'a>(
+    map: &'a mut IndexMap<String, Json>,
+    key: &str,
+) -> Result<&'a mut IndexMap<String, Json>, String> {
+    map.entry(key.to_owned())
         .or_insert_with(Json::object)
         .as_object_mut()
-        .ok_or("`mcpServers` is not an object")?;
+        .ok_or_else(|| format!("`{key}` is not an object"))
+}
+
+fn merge_mcp_json(doc: &mut Json) -> Result<(), String> {
+    let top = top_object(doc)?;
+    let servers = object_under(top, "mcpServers")?;
     let Some(entry) = servers.get_mut(SERVER_NAME) else {
         servers.insert(SERVER_NAME.to_owned(), server_entry());
         return Ok(());
@@ -696,14 +707,8 @@ fn merge_mcp_json(doc: &mut Json) -> Result<(), String> {
 }
 
 fn merge_settings(doc: &mut Json) -> Result<(), String> {
-    let top = doc
-        .as_object_mut()
-        .ok_or("the top level is not a JSON object")?;
-    let hooks = top
-        .entry("hooks".to_owned())
-        .or_insert_with(Json::object)
-        .as_object_mut()
-        .ok_or("`hooks` is not an object")?;
+    let top = top_object(doc)?;
+    let hooks = object_under(top, "hooks")?;
     ensure_hook(
         hooks,
         "PreToolUse",
@@ -712,11 +717,7 @@ fn merge_settings(doc: &mut Json) -> Result<(), String> {
         PRE_TOOL_USE_BIN,
     )?;
     ensure_hook(hooks, "PostToolUse", "*", None, POST_TOOL_USE_BIN)?;
-    let permissions = top
-        .entry("permissions".to_owned())
-        .or_insert_with(Json::object)
-        .as_object_mut()
-        .ok_or("`permissions` is not an object")?;
+    let permissions = object_under(top, "permissions")?;
     let allow = permissions
         .entry("allow".to_owned())
         .or_insert_with(|| Json::Array(Vec::new()))
@@ -731,14 +732,8 @@ fn merge_settings(doc: &mut Json) -> Result<(), String> {
 /// Sets `env.CLAUDE_CODE_SHELL_PREFIX` to `launcher`, unless it names another program (a prefix
 /// the user chose; [`plan`] warns).
 fn merge_shell_prefix(doc: &mut Json, launcher: &Path) -> Result<(), String> {
-    let top = doc
-        .as_object_mut()
-        .ok_or("the top level is not a JSON object")?;
-    let env = top
-        .entry("env".to_owned())
-        .or_insert_with(Json::object)
-        .as_object_mut()
-        .ok_or("`env` is not an object")?;
+    let top = top_object(doc)?;
+    let env = object_under(top, "env")?;
     let ours = |v: &Json| {
         v.as_str().is_some_and(|s| {
             s.trim().is_empty() || Path::new(s).file_name() == Some(SANDBOX_BIN.as_ref())
