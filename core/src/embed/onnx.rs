@@ -69,6 +69,17 @@ pub struct FastEmbedOptions {
 /// to 96 MiB) at no loss of speed (docs/BENCHMARKS.md, "Semantic layer on 2 cores").
 pub const DEFAULT_BATCH_TOKENS: usize = 2048;
 
+impl FastEmbedOptions {
+    /// The intra-op threads a session gets: [`Self::intra_threads`], else every available core;
+    /// at least 1.
+    fn threads(&self) -> usize {
+        self.intra_threads
+            .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+            .unwrap_or(1)
+            .max(1)
+    }
+}
+
 impl Default for FastEmbedOptions {
     fn default() -> Self {
         Self {
@@ -387,11 +398,7 @@ fn ort_session(
         .with_execution_providers([cpu_without_arena()])?
         .with_optimization_level(GraphOptimizationLevel::Level3)?
         .with_config_entry("session.intra_op.allow_spinning", spin(options))?;
-    let threads = options
-        .intra_threads
-        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-        .unwrap_or(1);
-    builder = builder.with_intra_threads(threads.max(1))?;
+    builder = builder.with_intra_threads(options.threads())?;
     let session = builder.commit_from_memory(graph)?;
     let token_type_ids = session
         .inputs()
@@ -480,11 +487,7 @@ impl FastEmbedder {
                 .flatten();
             (onnx, query_graph)
         };
-        let threads = options
-            .intra_threads
-            .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-            .unwrap_or(1)
-            .max(1);
+        let threads = options.threads();
         let parallel = options.parallel_sessions && manifest.quantises_per_call() && threads > 1;
         let passage_options = FastEmbedOptions {
             intra_threads: Some(if parallel { 1 } else { threads }),
@@ -760,6 +763,12 @@ impl FastEmbedder {
         order.sort_by_key(|&i| (tokens[i], texts[i].len()));
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         let batches = token_batches(&order, &tokens, self.batch_size, self.batch_tokens);
+        let inputs_of = |batch: &[usize]| -> Vec<String> {
+            batch
+                .iter()
+                .map(|&i| format!("{prefix}{}", texts[i]))
+                .collect()
+        };
         if let (None, Passages::Session(first), false) =
             (query_session, &self.passages, self.more_passages.is_empty())
         {
@@ -771,7 +780,7 @@ impl FastEmbedder {
                 let workers: Vec<_> = sessions
                     .iter()
                     .map(|&session| {
-                        let (batches, next) = (&batches, &next);
+                        let (batches, next, inputs_of) = (&batches, &next, &inputs_of);
                         scope.spawn(move || {
                             let mut done = Vec::new();
                             loop {
@@ -779,12 +788,8 @@ impl FastEmbedder {
                                 let Some(batch) = batches.get(k) else {
                                     return Ok(done);
                                 };
-                                let inputs = batch
-                                    .iter()
-                                    .map(|&i| format!("{prefix}{}", texts[i]))
-                                    .collect();
                                 let vectors = self
-                                    .run_batch(session, inputs)
+                                    .run_batch(session, inputs_of(batch))
                                     .and_then(|v| self.checked(batch, v));
                                 match vectors {
                                     Ok(v) => done.extend(v),
@@ -820,10 +825,7 @@ impl FastEmbedder {
             return Ok(out);
         }
         for batch in batches {
-            let inputs: Vec<String> = batch
-                .iter()
-                .map(|&i| format!("{prefix}{}", texts[i]))
-                .collect();
+            let inputs = inputs_of(batch);
             // Locked per batch, so a query waits for at most one batch of a long passage run.
             let vectors = match (query_session, &self.passages) {
                 (Some(session), _) | (None, Passages::Session(session)) => {
