@@ -14,6 +14,10 @@
 //!   than [`MINIFIED_MEAN_LINE`] bytes, or one line holds most of the file and is longer than
 //!   [`MINIFIED_LONG_LINE`] bytes (what bundlers and minifiers emit; hand-written code keeps lines
 //!   under ~120 characters, the limit of every common formatter);
+//! - bundled JavaScript or CSS by its banner: the file opens with a `/*!` comment that names a
+//!   version (`/*! Quill Editor v1.3.6`, `/*\n! tailwindcss v3.0.24 | MIT License`), the
+//!   license banner bundlers, minifiers and CSS frameworks put on their output and keep through
+//!   minification ([`bundle_banner`]);
 //! - generated files: an `@generated` marker or `DO NOT EDIT` in the first
 //!   [`GENERATED_PROBE_BYTES`] (the conventions of Facebook's tooling, Go's
 //!   `Code generated ... DO NOT EDIT.`, protoc and most code generators).
@@ -43,6 +47,11 @@ pub const VENDORED_DIRS: &[&str] = &[
     ".parcel-cache",
     "coverage",
     "htmlcov",
+    // Other people's code copied in, by the names projects give that folder (Chromium's and
+    // Google's convention, and its spellings).
+    "third_party",
+    "third-party",
+    "thirdparty",
 ];
 
 /// Repository-relative directory suffixes (two components) that hold copied third-party assets.
@@ -104,7 +113,7 @@ pub const MEDIA_EXTENSIONS: &[&str] = &[
 
 /// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
 /// rebuilds the index once.
-pub const RULES_VERSION: u32 = 5;
+pub const RULES_VERSION: u32 = 6;
 
 /// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
 /// directory for a pruned tree) and shown by `status` and `index --json`.
@@ -218,7 +227,13 @@ pub fn skip_by_content(rel: &str, bytes: &[u8]) -> Option<ScopeSkip> {
     let bundled_kind = MINIFIED_EXTENSIONS
         .iter()
         .any(|e| name.ends_with(&format!(".{e}")));
-    if !bundled_kind || bytes.len() < MINIFIED_MIN_BYTES {
+    if !bundled_kind {
+        return None;
+    }
+    if bundle_banner(probe) {
+        return Some(ScopeSkip::Minified);
+    }
+    if bytes.len() < MINIFIED_MIN_BYTES {
         return None;
     }
     let mut lines = 0usize;
@@ -233,6 +248,38 @@ pub fn skip_by_content(rel: &str, bytes: &[u8]) -> Option<ScopeSkip> {
         return Some(ScopeSkip::Minified);
     }
     None
+}
+
+/// Whether `head` (a file's first bytes) opens, after white space and an `@charset` rule, with
+/// a `/*!` comment (also written `/*` + newline + `!`) whose text holds a version number
+/// (`v1.3.6`, `3.0.24`): the preserved license banner of a bundled library or a framework's
+/// build output. A project's own sources open with `/**` doc comments or plain `/*` license
+/// headers, which this does not match.
+pub fn bundle_banner(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let mut rest = text.trim_start_matches('\u{feff}').trim_start();
+    if rest.starts_with("@charset")
+        && let Some(end) = rest.find(';')
+    {
+        rest = rest[end + 1..].trim_start();
+    }
+    let Some(body) = rest.strip_prefix("/*") else {
+        return false;
+    };
+    let Some(body) = body.trim_start().strip_prefix('!') else {
+        return false;
+    };
+    let comment = body.split("*/").next().unwrap_or(body);
+    comment
+        .split(|c: char| c.is_whitespace() || matches!(c, '|' | ',' | '(' | ')' | '@'))
+        .any(|word| {
+            let version = word.strip_prefix(['v', 'V']).unwrap_or(word);
+            let mut parts = version.split('.');
+            let numeric = |p: Option<&str>| {
+                p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            };
+            numeric(parts.next()) && numeric(parts.next())
+        })
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -461,6 +508,36 @@ mod tests {
             Some(ScopeSkip::Generated)
         );
         assert_eq!(skip_by_content("x.js", b""), None);
+        // License banners of bundled libraries and framework output, short or long.
+        let quill =
+            "/*!\n * Quill Editor v1.3.6\n * https://quilljs.com/\n */\n.ql-container {\n}\n";
+        assert_eq!(
+            skip_by_content("public/css/editor.css", quill.as_bytes()),
+            Some(ScopeSkip::Minified)
+        );
+        let tailwind = "/*\n! tailwindcss v3.0.24 | MIT License | https://tailwindcss.com\n*/\n*,\n::before {\n  box-sizing: border-box;\n}\n";
+        assert_eq!(
+            skip_by_content("templates/output.css", tailwind.as_bytes()),
+            Some(ScopeSkip::Minified)
+        );
+        let charset = "@charset \"UTF-8\";\n/*! lib 2.4.1 */\n.a { color: red }\n";
+        assert_eq!(
+            skip_by_content("a.css", charset.as_bytes()),
+            Some(ScopeSkip::Minified)
+        );
+        // A project's own headers: a doc comment, a `/*!` note without a version, a plain
+        // license comment with a year; and a banner in a template, which a person edits.
+        for own in [
+            "/**\n * Routes v2 of the API.\n */\nexport {}\n",
+            "/*! keep this comment */\n.a { color: red }\n",
+            "/* Copyright 2024 Acme. MIT License. */\nexport const a = 1\n",
+        ] {
+            assert_eq!(skip_by_content("src/a.js", own.as_bytes()), None, "{own}");
+        }
+        assert_eq!(
+            skip_by_content("views/mail.blade.php", quill.as_bytes()),
+            None
+        );
     }
 
     #[test]
