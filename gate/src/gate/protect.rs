@@ -39,6 +39,11 @@ pub struct ConfigLocations {
     pub plugin_root: Option<PathBuf>,
     /// code-intel's executables (the hook's own path); their `code-intel*` siblings count too.
     pub binaries: Vec<PathBuf>,
+    /// The directories of Claude Code's `PATH`, in order. Claude Code runs programs by name
+    /// unconfined (`git`, exec-form hooks such as `code-intel-post-tool-use`); a program of such a
+    /// name written into one of them would later run outside the sandbox, so a sandboxed command
+    /// may not write them ([`super::sandbox`]; the static analysis does not use them).
+    pub path_dirs: Vec<PathBuf>,
 }
 
 /// Names of the executables Claude Code runs as code-intel's hooks (looked up in PATH) and the
@@ -293,6 +298,7 @@ mod tests {
             claude_config_dir: Some(cfg.clone()),
             plugin_root: None,
             binaries: vec![bin.clone()],
+            path_dirs: Vec::new(),
         });
         let check = |path: PathBuf| p.what(&real_location(&path)).is_some();
         assert!(check(home.join(".claude/settings.json")));

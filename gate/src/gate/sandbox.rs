@@ -69,6 +69,7 @@ pub fn sandbox_plan(
     let prot = protect::Protected::new(locations);
     plan.protect.extend(prot.sandbox_paths());
     plan.allow.extend(prot.sandbox_data_dirs());
+    plan.protect.extend(path_dirs(&root, locations));
 
     // Ignored top-level entries of the repository (build output, dependencies); by pattern only
     // while the session's ignore rules are the ones it started with.
@@ -146,6 +147,27 @@ pub fn sandbox_plan(
     Ok(Some(plan))
 }
 
+/// The directories of Claude Code's `PATH` a sandboxed command may not write, at their real
+/// location ([`ConfigLocations::path_dirs`]). Claude Code runs programs by name outside the
+/// sandbox (its own `git`, exec-form hooks such as `code-intel-post-tool-use`, whatever the user's
+/// hooks name): a program of such a name written into a PATH directory (`~/.local/bin/git`) would
+/// run unconfined later. A directory that does not exist yet is protected too: the launcher then
+/// lets no new entry into its nearest existing ancestor (`mkdir -p ~/.local/bin` fails when
+/// `~/.local` exists, existing entries of `~/.local` stay writable). Left out: relative entries,
+/// `/`, and a directory inside the repository or holding it (the repository has its own rules,
+/// and protecting an ancestor would leave its ignored directories unwritable).
+fn path_dirs(root: &RepoRoot, locations: &ConfigLocations) -> Vec<PathBuf> {
+    locations
+        .path_dirs
+        .iter()
+        .filter(|d| d.is_absolute())
+        .map(|d| real_location(d))
+        .filter(|d| {
+            d.parent().is_some() && !d.starts_with(root.path()) && !root.path().starts_with(d)
+        })
+        .collect()
+}
+
 /// `s` as one single-quoted shell word.
 pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -171,6 +193,42 @@ pub fn wrap_command(launcher: &Path, plan: &SandboxPlan, command: &str) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_directories_outside_the_repository_are_protected_existing_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = real_location(dir.path());
+        let repo = base.join("work/repo");
+        for d in ["work/repo/node_modules/.bin", "bin", "home/.local"] {
+            std::fs::create_dir_all(base.join(d)).unwrap();
+        }
+        std::os::unix::fs::symlink(base.join("bin"), base.join("link")).unwrap();
+        let locations = ConfigLocations {
+            path_dirs: [
+                "home/.local/bin",             // missing: protected as it will be
+                "link",                        // a symbolic link: at its target
+                "work/repo/node_modules/.bin", // inside the repository: its own rules
+                "work",                        // holds the repository
+            ]
+            .iter()
+            .map(|d| base.join(d))
+            .chain([PathBuf::from("/"), PathBuf::from("relative/bin")])
+            .collect(),
+            ..ConfigLocations::default()
+        };
+        let plan = sandbox_plan(&repo, None, &locations).unwrap().unwrap();
+        let outside: Vec<&PathBuf> = plan
+            .protect
+            .iter()
+            .filter(|p| !p.starts_with(&repo))
+            .collect();
+        assert_eq!(
+            outside,
+            [&base.join("bin"), &base.join("home/.local/bin")],
+            "{plan:?}"
+        );
+        assert!(plan.allow.contains(&repo.join("node_modules")), "{plan:?}");
+    }
 
     #[test]
     fn quoting_survives_quotes() {

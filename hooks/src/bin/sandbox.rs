@@ -116,8 +116,8 @@ mod kernel {
     use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, RawDir, openat, statat};
 
     /// The newest ABI whose filesystem write rights this launcher asks for; older kernels get
-    /// what they support (best effort).
-    const ABI_WANTED: ABI = ABI::V5;
+    /// what they support (best effort). The hook's `landlock_fully_enforced` checks the same.
+    const ABI_WANTED: ABI = code_intel_hooks::LANDLOCK_ABI;
 
     /// Buffer one directory's entries are read into (`getdents64`; most directories take one
     /// call).
@@ -412,10 +412,17 @@ fn run_own(own: code_intel_hooks::shell_prefix::OwnProcess) -> ExitCode {
 /// in `shell -c`; never returns on success.
 fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str) -> ExitCode {
     // Real locations, once: the walk from `/` must meet them (a path through a symbolic link
-    // would leave its real tree granted); one that does not exist protects nothing.
+    // would leave its real tree granted). A path that does not exist (a PATH directory not created yet) is protected at the real
+    // location of its existing part with the rest appended: the walk then lets no new entry
+    // into its nearest existing ancestor.
     let protect: Vec<PathBuf> = protect
         .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter_map(|p| {
+            std::fs::canonicalize(p).ok().or_else(|| {
+                p.is_absolute()
+                    .then(|| code_intel_gate::repo_path::real_location(p))
+            })
+        })
         .collect();
     let private_tmp = private_tmp(&protect);
     // Held until the `exec` closes them (close-on-exec).
