@@ -264,3 +264,34 @@ fn claude_codes_working_directory_file_is_writable_beside_the_project() {
     assert!(!o.status.success());
     assert!(!Path::new(&s.p("other")).exists());
 }
+
+/// The directories of the PATH Claude Code gives the command are protected: a program planted
+/// there (`git`, a hook's name) would later run unconfined when Claude Code or an exec-form hook
+/// starts it by name. A PATH directory that does not exist yet cannot be created either; the
+/// home directory's existing entries stay writable.
+#[test]
+fn path_directories_cannot_receive_programs() {
+    let s = Setup::new("strict");
+    std::fs::create_dir_all(s.p("out/.local")).unwrap();
+    std::fs::create_dir_all(s.p("out/tools")).unwrap();
+    std::fs::create_dir_all(s.p("out/free")).unwrap();
+    let path = format!(
+        "{}:{}:{}:/usr/local/bin:/usr/bin:/bin",
+        s.p("out/.local/bin").display(),
+        s.p("out/tools").display(),
+        s.p("bin").display(),
+    );
+    let line = format!(
+        "mkdir -p '{local}/bin' && cp /bin/true '{local}/bin/git'; cp /bin/true '{tools}/git'; \
+         cp /bin/true '{bin}/code-intel-post-tool-use-2'; echo ok > '{out}/free/f.txt'",
+        local = s.p("out/.local").display(),
+        tools = s.p("out/tools").display(),
+        bin = s.p("bin").display(),
+        out = s.p("out").display(),
+    );
+    let o = s.run(&line, &[("PATH", &path)]);
+    assert!(!s.p("out/.local/bin").exists(), "{}", stderr(&o));
+    assert!(!s.p("out/tools/git").exists(), "{}", stderr(&o));
+    assert!(!s.p("bin/code-intel-post-tool-use-2").exists(), "{}", stderr(&o));
+    assert_eq!(s.read("out/free/f.txt").as_deref(), Some("ok\n"), "{}", stderr(&o));
+}
