@@ -255,7 +255,10 @@ fn main() {
     // prefix is that launcher and that Landlock is fully enforced before it leaves run-time
     // targets to the kernel (`shell_confined`).
     let launcher = hook.with_file_name("code-intel-sandbox");
-    let prefix = [("CLAUDE_CODE_SHELL_PREFIX", launcher.to_str().expect("utf-8"))];
+    let prefix = [(
+        "CLAUDE_CODE_SHELL_PREFIX",
+        launcher.to_str().expect("utf-8"),
+    )];
     for (name, command) in [
         ("Bash `ls src`, no session", "ls src"),
         (

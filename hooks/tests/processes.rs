@@ -1117,7 +1117,10 @@ fn run_time_targets_pass_only_under_the_launcher_as_shell_prefix() {
                 "{command}: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            assert!(out.stdout.is_empty(), "{command}: no rewrite under the prefix");
+            assert!(
+                out.stdout.is_empty(),
+                "{command}: no rewrite under the prefix"
+            );
         } else {
             assert_denied(&out);
         }

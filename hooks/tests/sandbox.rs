@@ -212,7 +212,11 @@ fn a_missing_protected_path_cannot_be_created() {
             bin = missing.display(),
         ),
     );
-    assert!(!missing.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !missing.exists(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!l.p("free/local").exists());
     assert_eq!(read(&l.p("free/other")), "x\n");
     // The same with the ancestor there: `local` gets no new entry, its existing ones stay
@@ -227,7 +231,11 @@ fn a_missing_protected_path_cannot_be_created() {
             free = l.p("free").display(),
         ),
     );
-    assert!(!missing.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !missing.exists(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(read(&l.p("free/local/share/f")), "x\n");
     assert!(!l.p("free/moved").exists());
 }

@@ -97,7 +97,10 @@ fn stderr(o: &Output) -> String {
 #[test]
 fn a_command_runs_under_the_plan_of_the_claude_code_project() {
     let s = Setup::new("strict");
-    let out_file = s.p("out/o.txt");
+    // Not directly in the home directory (`out`), which gets no new entries: `~/.gitconfig` and
+    // the shells' startup files are protected before they exist.
+    std::fs::create_dir_all(s.p("out/free")).unwrap();
+    let out_file = s.p("out/free/o.txt");
     let line = format!(
         "echo pwned >> src/a.py; echo x > src/new.py; echo ok > '{}'; mkdir .code-intel/x; cat src/a.py",
         out_file.display()
@@ -112,7 +115,7 @@ fn a_command_runs_under_the_plan_of_the_claude_code_project() {
     assert!(!s.p("proj/.code-intel/x").exists());
     // Reads and writes outside the project are not touched.
     assert_eq!(String::from_utf8_lossy(&o.stdout), "orig\n");
-    assert_eq!(s.read("out/o.txt").as_deref(), Some("ok\n"));
+    assert_eq!(s.read("out/free/o.txt").as_deref(), Some("ok\n"));
 }
 
 #[test]
@@ -292,6 +295,33 @@ fn path_directories_cannot_receive_programs() {
     let o = s.run(&line, &[("PATH", &path)]);
     assert!(!s.p("out/.local/bin").exists(), "{}", stderr(&o));
     assert!(!s.p("out/tools/git").exists(), "{}", stderr(&o));
-    assert!(!s.p("bin/code-intel-post-tool-use-2").exists(), "{}", stderr(&o));
-    assert_eq!(s.read("out/free/f.txt").as_deref(), Some("ok\n"), "{}", stderr(&o));
+    assert!(
+        !s.p("bin/code-intel-post-tool-use-2").exists(),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        s.read("out/free/f.txt").as_deref(),
+        Some("ok\n"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// What programs Claude Code starts unconfined read from the home directory — git's user
+/// configuration (Claude Code runs `git` itself) and the shells' startup files (its shell
+/// snapshot) — cannot be written or created by a confined command, nor can `~/.claude.json`.
+#[test]
+fn configuration_read_by_unconfined_programs_is_protected() {
+    let s = Setup::new("strict");
+    std::fs::write(s.p("out/.bashrc"), "# user\n").unwrap();
+    std::fs::create_dir_all(s.p("out/.config")).unwrap();
+    let line = "printf '[core]\\n\\tfsmonitor = /tmp/x\\n' >> ~/.gitconfig; echo 'touch /tmp/x' >> ~/.bashrc; \
+                mkdir -p ~/.config/git && echo x > ~/.config/git/config; echo '{}' > ~/.claude.json; \
+                echo x > ~/.zshenv";
+    let o = s.run(line, &[]);
+    for f in [".gitconfig", ".config/git", ".claude.json", ".zshenv"] {
+        assert!(!s.p("out").join(f).exists(), "{f}: {}", stderr(&o));
+    }
+    assert_eq!(s.read("out/.bashrc").as_deref(), Some("# user\n"));
 }

@@ -220,7 +220,7 @@ mod tests {
         let outside: Vec<&PathBuf> = plan
             .protect
             .iter()
-            .filter(|p| !p.starts_with(&repo))
+            .filter(|p| p.starts_with(&base) && !p.starts_with(&repo))
             .collect();
         assert_eq!(
             outside,
