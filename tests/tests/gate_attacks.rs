@@ -235,8 +235,10 @@ fn attacks() -> Vec<Attack> {
         Attack {
             name: "a program of the PostToolUse hook's name, by a run-time name, into a PATH directory",
             calls: |e| {
+                // The directory in a variable too: the case's path names `code-intel`, which
+                // the analysis protects in a run-time word.
                 vec![bash(format!(
-                    "n=code-intel-post-tool-use; cp /bin/true {}/\"$n\"",
+                    "d={}; n=code-intel-post-tool-use; cp /bin/true \"$d/$n\"",
                     e.path_bin.display()
                 ))]
             },
