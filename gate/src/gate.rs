@@ -22,7 +22,10 @@
 //! 5. With a session: [`SessionState::write_permission`] (not ended by `record_outcome`, READY,
 //!    IMPLEMENT/MODIFY, explored file or approved new file, no HYPOTHESIS left); an ended session
 //!    counts as none in `session` mode. A Bash target that cannot be resolved statically (`$VAR`,
-//!    globs, `xargs`, a script run from a file, a pipe into a shell) is denied. A tool the table
+//!    globs, `xargs`, a script run from a file, a pipe into a shell) is denied — unless the
+//!    command runs under the kernel sandbox whatever the hook answers
+//!    ([`ToolCall::shell_confined`]) and the session may write no source (no session, or a phase
+//!    before READY): then the kernel refuses its writes into the repository. A tool the table
 //!    does not know has every path-like string of its input that lands in the project gated as a
 //!    write.
 

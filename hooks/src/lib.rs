@@ -161,11 +161,15 @@ pub fn decide_pre(
 ///   (`hook_exe`'s sibling [`SANDBOX_BIN`], same real file): the launcher every Bash command is
 ///   then handed to, and one no sandboxed command can replace (the plan protects the hook's
 ///   `code-intel*` siblings). A prefix elsewhere, or found by PATH, does not count;
+/// - the launcher lies outside `project`: Claude Code leaves the prefix out of a command's
+///   environment when its file lies under a root its own sandbox makes writable (docs/GATE.md,
+///   "Limits of the sandbox as built"), and the project is one;
 /// - the kernel enforces the launcher's ruleset fully ([`landlock_fully_enforced`]).
 ///
-/// Cost: two `realpath` and two Landlock system calls, only for shell tools.
+/// Cost: three `realpath` and two Landlock system calls, only for shell tools.
 pub fn shell_confined(
     input: &HookInput,
+    project: &std::path::Path,
     prefix: Option<&std::ffi::OsStr>,
     hook_exe: &std::path::Path,
 ) -> bool {
@@ -188,7 +192,9 @@ pub fn shell_confined(
         std::fs::canonicalize(prefix),
         std::fs::canonicalize(&sibling),
     ) {
-        (Ok(a), Ok(b)) => a == b && a.is_file(),
+        (Ok(a), Ok(b)) => {
+            a == b && a.is_file() && std::fs::canonicalize(project).is_ok_and(|p| !a.starts_with(p))
+        }
         _ => false,
     };
     same && landlock_fully_enforced()

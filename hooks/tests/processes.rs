@@ -1132,6 +1132,28 @@ fn run_time_targets_pass_only_under_the_launcher_as_shell_prefix() {
     ] {
         assert_denied(&bash(command, Some(&launcher)));
     }
+    // Hook and launcher inside the project (Claude Code drops a prefix under a writable root of
+    // its own sandbox, which the project is): not trusted.
+    let inside = project.join("target/release");
+    std::fs::create_dir_all(&inside).unwrap();
+    for bin in ["code-intel-pre-tool-use", "code-intel-sandbox"] {
+        std::fs::copy(Path::new(PRE).with_file_name(bin), inside.join(bin)).unwrap();
+    }
+    let input = hook_input(
+        project,
+        "c1",
+        "Bash",
+        json!({ "command": ". ~/.nvm/nvm.sh" }),
+    );
+    assert_denied(&run(
+        &inside.join("code-intel-pre-tool-use").to_string_lossy(),
+        project,
+        &input,
+        &[(
+            "CLAUDE_CODE_SHELL_PREFIX",
+            &inside.join("code-intel-sandbox").to_string_lossy(),
+        )],
+    ));
     // Only shell tools run under the prefix: an Edit is judged as before.
     let edit = hook_input(
         project,

@@ -73,7 +73,7 @@ fn decide() -> (Verdict, Option<String>) {
     let locations = config_locations();
     let exe = std::env::current_exe().unwrap_or_default();
     let prefix = std::env::var_os(code_intel_hooks::shell_prefix::PREFIX_ENV);
-    let confined = shell_confined(&input, prefix.as_deref(), &exe);
+    let confined = shell_confined(&input, &project, prefix.as_deref(), &exe);
     let verdict = decide_pre(&input, &project, &locations, confined);
     if verdict != Verdict::Allow {
         return (verdict, None);
