@@ -161,7 +161,8 @@ fn path_dirs(root: &RepoRoot, locations: &ConfigLocations) -> Vec<PathBuf> {
         .path_dirs
         .iter()
         .filter(|d| d.is_absolute())
-        .map(|d| real_location(d))
+        // One `realpath` for an existing directory; `real_location` walks a missing one.
+        .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| real_location(d)))
         .filter(|d| {
             d.parent().is_some() && !d.starts_with(root.path()) && !root.path().starts_with(d)
         })

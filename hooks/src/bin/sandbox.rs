@@ -435,8 +435,7 @@ fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str)
         .iter()
         .filter_map(|p| match std::fs::canonicalize(p) {
             Ok(real) => Some(real),
-            Err(_) if p.is_absolute() => Some(code_intel_gate::repo_path::real_location(p))
-                .filter(|real| kernel::creatable(real)),
+            Err(_) if p.is_absolute() => Some(missing_location(p)).filter(|r| kernel::creatable(r)),
             Err(_) => None,
         })
         .collect();
@@ -452,6 +451,16 @@ fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str)
         }
     };
     exec_shell(shell, command, private_tmp)
+}
+
+/// The real location of `path`, which does not exist: its parent's real location and its name
+/// when the parent exists (one `realpath`: most missing protected paths are files of the home
+/// directory), else resolved component by component.
+fn missing_location(path: &Path) -> PathBuf {
+    match (path.parent().map(std::fs::canonicalize), path.file_name()) {
+        (Some(Ok(parent)), Some(name)) if name != ".." => parent.join(name),
+        _ => code_intel_gate::repo_path::real_location(path),
+    }
 }
 
 /// `exec`s `shell -c command` (with `TMPDIR` when given); returns only when that fails.
