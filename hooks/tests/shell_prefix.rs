@@ -325,3 +325,31 @@ fn configuration_read_by_unconfined_programs_is_protected() {
     }
     assert_eq!(s.read("out/.bashrc").as_deref(), Some("# user\n"));
 }
+
+/// A PATH directory inside the project in an ignored (writable) directory — the `bin` of a
+/// virtualenv activated before Claude Code started — stays unwritable; the rest of the
+/// virtualenv stays writable.
+#[test]
+fn a_path_directory_in_an_ignored_directory_of_the_project_stays_unwritable() {
+    let s = Setup::new("strict");
+    for d in ["proj/.venv/bin", "proj/.venv/lib"] {
+        std::fs::create_dir_all(s.p(d)).unwrap();
+    }
+    let path = format!(
+        "{}:{}:/usr/local/bin:/usr/bin:/bin",
+        s.p("proj/.venv/bin").display(),
+        s.p("bin").display(),
+    );
+    let o = s.run(
+        "cp /bin/true .venv/bin/git; echo x > .venv/lib/site.py; echo y > .venv/new.cfg",
+        &[("PATH", &path)],
+    );
+    assert!(!s.p("proj/.venv/bin/git").exists(), "{}", stderr(&o));
+    assert_eq!(
+        s.read("proj/.venv/lib/site.py").as_deref(),
+        Some("x\n"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!s.p("proj/.venv/new.cfg").exists());
+}
