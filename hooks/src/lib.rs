@@ -9,7 +9,8 @@
 //!
 //! The adapters read the environment core may not: `CLAUDE_PROJECT_DIR`, and for
 //! [`config_locations`] `HOME`, `CLAUDE_CONFIG_DIR`, `CLAUDE_PLUGIN_ROOT`, `PATH` and the
-//! executable's own path, for [`shell_confined`] `CLAUDE_CODE_SHELL_PREFIX`. [`Watchdog`] makes sure a hook decides within [`WATCHDOG_AFTER`] even if something blocks.
+//! executable's own path, for [`shell_confined`] `CLAUDE_CODE_SHELL_PREFIX`. [`Watchdog`] makes
+//! sure a hook decides within [`WATCHDOG_AFTER`] even if something blocks.
 
 use std::io::Read;
 use std::path::PathBuf;
