@@ -22,7 +22,10 @@
 //! 5. With a session: [`SessionState::write_permission`] (not ended by `record_outcome`, READY,
 //!    IMPLEMENT/MODIFY, explored file or approved new file, no HYPOTHESIS left); an ended session
 //!    counts as none in `session` mode. A Bash target that cannot be resolved statically (`$VAR`,
-//!    globs, `xargs`, a script run from a file, a pipe into a shell) is denied. A tool the table
+//!    globs, `xargs`, a script run from a file, a pipe into a shell) is denied — unless the
+//!    command runs under the kernel sandbox whatever the hook answers
+//!    ([`ToolCall::shell_confined`]) and the session may write no source (no session, or a phase
+//!    before READY): then the kernel refuses its writes into the repository. A tool the table
 //!    does not know has every path-like string of its input that lands in the project gated as a
 //!    write.
 
@@ -382,6 +385,12 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
     if targets.is_empty() {
         return Ok(Verdict::Allow);
     }
+    // A shell command that runs under the kernel sandbox whatever this hook answers: a write the
+    // analysis cannot resolve is the kernel's to refuse, as long as the session may write no
+    // source (no session, or a phase before READY), since then the sandbox lets the command
+    // write nothing of the repository but ignored directories. In READY the kernel's unit is the
+    // directory, wider than the session's files, so the analysis keeps denying there.
+    let kernel_decides = call.shell_confined && matches!(call.action, Action::Shell(_));
     let config = Config::load(root.path())?;
     let store = SessionStore::new(root.clone());
     let bound = match call.claude_session_id {
@@ -392,7 +401,12 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
         (_, GateMode::Off) => Verdict::Allow,
         (None, GateMode::Session) => Verdict::Allow,
         // Ignored build output needs no session.
-        (None, GateMode::Strict) if targets.iter().all(|t| matches!(t, Target::Ignored(_))) => {
+        (None, GateMode::Strict)
+            if targets.iter().all(|t| {
+                matches!(t, Target::Ignored(_))
+                    || (kernel_decides && matches!(t, Target::Dynamic { .. }))
+            }) =>
+        {
             Verdict::Allow
         }
         (None, GateMode::Strict) => Verdict::Deny {
@@ -407,7 +421,7 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
             if state.ended.is_some() && mode == GateMode::Session {
                 Verdict::Allow
             } else {
-                judge(&root, &state, &targets)
+                judge(&root, &state, &targets, kernel_decides)
             }
         }
     };
@@ -417,7 +431,14 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
     Ok(verdict)
 }
 
-fn judge(root: &RepoRoot, state: &SessionState, targets: &[Target]) -> Verdict {
+/// The verdict for `targets` under session `state`; `kernel_decides`: run-time targets are left
+/// to the kernel sandbox while the phase grants no write (see [`decide`]).
+fn judge(
+    root: &RepoRoot,
+    state: &SessionState,
+    targets: &[Target],
+    kernel_decides: bool,
+) -> Verdict {
     // Ignore rules changed since the session started (`.gitignore` edited in READY): no path
     // is build output by pattern any more; each is gated like source.
     let rules_changed = state
@@ -442,6 +463,8 @@ fn judge(root: &RepoRoot, state: &SessionState, targets: &[Target]) -> Verdict {
                 // Outside READY the phase message is the more useful one.
                 let reason = match state.write_permission(&RepoPath::root(), true, NewFiles::Never)
                 {
+                    // The phase grants no write: the sandbox refuses every source write.
+                    Err(d) if !d.recoverable_in_ready && kernel_decides => continue,
                     Err(d) if !d.recoverable_in_ready => d.reason,
                     _ => format!(
                         "this command writes to `{word}` ({via}), which the gate cannot resolve to a file; use Edit/Write, or a literal path of an explored file"

@@ -8,7 +8,10 @@
 //! (`bypassPermissions`), and the command `ls src` run by `bash -c` as it is, as rewritten, and
 //! through the launcher as Claude Code's shell prefix (`bash -c "'code-intel-sandbox' 'ls
 //! src'"`: the bench process stands in for Claude Code, `CLAUDE_PID` and working directory the
-//! repository's, the READY session's plan computed by the launcher).
+//! repository's, the READY session's plan computed by the launcher). The shell-prefix rows: the
+//! hook with `CLAUDE_CODE_SHELL_PREFIX` naming the launcher next to it, where it checks the
+//! prefix and Landlock before leaving run-time targets to the kernel (allowed there, denied
+//! without the prefix).
 #![allow(clippy::print_stdout, reason = "a bench reports on stdout")]
 
 use std::io::Write;
@@ -246,6 +249,28 @@ fn main() {
                 ],
                 runs,
             ),
+        );
+    }
+    // Under Claude Code's shell prefix (the launcher next to the hook): the hook checks that the
+    // prefix is that launcher and that Landlock is fully enforced before it leaves run-time
+    // targets to the kernel (`shell_confined`).
+    let launcher = hook.with_file_name("code-intel-sandbox");
+    let prefix = [(
+        "CLAUDE_CODE_SHELL_PREFIX",
+        launcher.to_str().expect("utf-8"),
+    )];
+    for (name, command) in [
+        ("Bash `ls src`, no session", "ls src"),
+        (
+            "Bash run-time `cd \"$(git …)\" && npm test`",
+            "cd \"$(git rev-parse --show-toplevel)\" && npm test",
+        ),
+    ] {
+        let call = input("nobody", "Bash", serde_json::json!({ "command": command }));
+        report(name, &time_runs(hook, &[], &call, &repo, runs));
+        report(
+            &format!("{name}, shell prefix"),
+            &time_runs_env(hook, &[], &call, &repo, &prefix, runs),
         );
     }
     report(

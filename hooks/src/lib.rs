@@ -8,8 +8,9 @@
 //! silence and exit 0, never `"allow"` (that would skip the user's permission prompt).
 //!
 //! The adapters read the environment core may not: `CLAUDE_PROJECT_DIR`, and for
-//! [`config_locations`] `HOME`, `CLAUDE_CONFIG_DIR`, `CLAUDE_PLUGIN_ROOT` and the executable's own
-//! path. [`Watchdog`] makes sure a hook decides within [`WATCHDOG_AFTER`] even if something blocks.
+//! [`config_locations`] `HOME`, `CLAUDE_CONFIG_DIR`, `CLAUDE_PLUGIN_ROOT`, `PATH` and the
+//! executable's own path, for [`shell_confined`] `CLAUDE_CODE_SHELL_PREFIX`. [`Watchdog`] makes
+//! sure a hook decides within [`WATCHDOG_AFTER`] even if something blocks.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -67,6 +68,7 @@ impl HookInput {
             tool: &self.tool_name,
             action: tools::action(&self.tool_name, &self.tool_input, &self.tool_response),
             locations,
+            shell_confined: false,
         }
     }
 }
@@ -132,18 +134,97 @@ pub fn config_locations() -> ConfigLocations {
         claude_config_dir: abs("CLAUDE_CONFIG_DIR"),
         plugin_root: abs("CLAUDE_PLUGIN_ROOT"),
         binaries: std::env::current_exe().ok().into_iter().collect(),
+        path_dirs: std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default(),
     }
 }
 
-/// Runs the PreToolUse decision for parsed input.
+/// Runs the PreToolUse decision for parsed input; `shell_confined`: the call's shell command
+/// will run under the kernel sandbox ([`shell_confined`]).
 pub fn decide_pre(
     input: &HookInput,
     project: &std::path::Path,
     locations: &ConfigLocations,
+    shell_confined: bool,
 ) -> Verdict {
     let cwd = input.cwd_or(project);
-    let call = input.call(&cwd, locations);
+    let mut call = input.call(&cwd, locations);
+    call.shell_confined = shell_confined;
     gate::pre_tool_use(project, &call)
+}
+
+/// Whether the shell command of this call (Bash, Monitor) will run under the kernel write
+/// sandbox whatever the hook answers, so that the gate may leave the writes it cannot resolve to
+/// the kernel (`ToolCall::shell_confined`). All of:
+/// - Claude Code's shell prefix (`prefix`, the hook's `CLAUDE_CODE_SHELL_PREFIX`, which Claude
+///   Code reads from the same environment) is an absolute path to the launcher next to this hook
+///   (`hook_exe`'s sibling [`SANDBOX_BIN`], same real file): the launcher every Bash command is
+///   then handed to, and one no sandboxed command can replace (the plan protects the hook's
+///   `code-intel*` siblings). A prefix elsewhere, or found by PATH, does not count;
+/// - the launcher lies outside `project`: Claude Code leaves the prefix out of a command's
+///   environment when its file lies under a root its own sandbox makes writable (docs/GATE.md,
+///   "Limits of the sandbox as built"), and the project is one;
+/// - the kernel enforces the launcher's ruleset fully ([`landlock_fully_enforced`]).
+///
+/// Cost: three `realpath` and two Landlock system calls, only for shell tools.
+pub fn shell_confined(
+    input: &HookInput,
+    project: &std::path::Path,
+    prefix: Option<&std::ffi::OsStr>,
+    hook_exe: &std::path::Path,
+) -> bool {
+    if !matches!(
+        tools::classify(&input.tool_name),
+        tools::ToolClass::Shell(_)
+    ) {
+        return false;
+    }
+    let Some(prefix) = prefix
+        .map(std::path::Path::new)
+        .filter(|p| p.is_absolute() && shell_prefix::is_launcher(p.as_os_str()))
+    else {
+        return false;
+    };
+    let Some(sibling) = hook_exe.parent().map(|d| d.join(SANDBOX_BIN)) else {
+        return false;
+    };
+    let same = match (
+        std::fs::canonicalize(prefix),
+        std::fs::canonicalize(&sibling),
+    ) {
+        (Ok(a), Ok(b)) => {
+            a == b && a.is_file() && std::fs::canonicalize(project).is_ok_and(|p| !a.starts_with(p))
+        }
+        _ => false,
+    };
+    same && landlock_fully_enforced()
+}
+
+/// The newest Landlock ABI whose file-system write rights the launcher asks for (older kernels
+/// get what they support, best effort; the ruleset is then only partly enforced).
+#[cfg(target_os = "linux")]
+pub const LANDLOCK_ABI: landlock::ABI = landlock::ABI::V5;
+
+/// Whether the kernel enforces every write right of [`LANDLOCK_ABI`]: what the launcher's
+/// `--probe` reports as `FullyEnforced`, without restricting this process. A ruleset handling
+/// them is created with every right required (one `landlock_create_ruleset` for the ABI version,
+/// one for the ruleset, whose descriptor is closed at once); it fails when Landlock is missing,
+/// disabled, filtered out (seccomp) or older than that ABI.
+#[cfg(target_os = "linux")]
+pub fn landlock_fully_enforced() -> bool {
+    use landlock::{AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr};
+    Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_write(LANDLOCK_ABI))
+        .and_then(|r| r.create())
+        .is_ok()
+}
+
+/// Landlock is Linux-only: never enforced elsewhere.
+#[cfg(not(target_os = "linux"))]
+pub fn landlock_fully_enforced() -> bool {
+    false
 }
 
 /// How long a hook may work before its watchdog decides for it: far below Claude Code's hook

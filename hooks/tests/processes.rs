@@ -1069,3 +1069,102 @@ fn ignore_rules_changed_mid_session_unlock_nothing() {
     let out = bash("mkdir -p node_modules/x && echo x > node_modules/x/y.js");
     assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
 }
+
+/// Under Claude Code's shell prefix (the launcher next to this hook, Landlock fully enforced)
+/// a Bash write the analysis cannot resolve is left to the kernel while no session may write;
+/// with no prefix, a prefix elsewhere or one given by name it is denied as before, and what the
+/// analysis resolves is denied either way.
+#[test]
+fn run_time_targets_pass_only_under_the_launcher_as_shell_prefix() {
+    let dir = repo();
+    let project = dir.path();
+    let launcher = Path::new(PRE).with_file_name("code-intel-sandbox");
+    assert!(launcher.is_file(), "build the launcher first");
+    // A copy of the launcher elsewhere: not the sibling, so not trusted to be the one in force.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let copy = elsewhere.path().join("code-intel-sandbox");
+    std::fs::copy(&launcher, &copy).unwrap();
+    let launcher = launcher.to_string_lossy().into_owned();
+    let copy = copy.to_string_lossy().into_owned();
+    let bash = |command: &str, prefix: Option<&str>| {
+        let input = hook_input(project, "c1", "Bash", json!({ "command": command }));
+        let env: Vec<(&str, &str)> = prefix
+            .map(|p| ("CLAUDE_CODE_SHELL_PREFIX", p))
+            .into_iter()
+            .collect();
+        run(PRE, project, &input, &env)
+    };
+    let confined = Command::new(&launcher)
+        .arg("--probe")
+        .status()
+        .unwrap()
+        .success();
+    for command in [
+        "cd \"$(git rev-parse --show-toplevel)\" && npm test",
+        "export PATH=\"$HOME/.cargo/bin:$PATH\" && cargo test",
+        ". ~/.nvm/nvm.sh",
+        "f=src/m1.py; echo x > $f",
+        "echo x | tee \"$OUT\"",
+    ] {
+        for prefix in [None, Some(copy.as_str()), Some("code-intel-sandbox")] {
+            assert_denied(&bash(command, prefix));
+        }
+        let out = bash(command, Some(&launcher));
+        if confined {
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{command}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                out.stdout.is_empty(),
+                "{command}: no rewrite under the prefix"
+            );
+        } else {
+            assert_denied(&out);
+        }
+    }
+    for command in [
+        "echo x > src/m1.py",
+        "echo x > \"$HOME/.claude/settings.json\"",
+        "cp /bin/true \"$D/code-intel-post-tool-use\"",
+    ] {
+        assert_denied(&bash(command, Some(&launcher)));
+    }
+    // Hook and launcher inside the project (Claude Code drops a prefix under a writable root of
+    // its own sandbox, which the project is): not trusted.
+    let inside = project.join("target/release");
+    std::fs::create_dir_all(&inside).unwrap();
+    for bin in ["code-intel-pre-tool-use", "code-intel-sandbox"] {
+        std::fs::copy(Path::new(PRE).with_file_name(bin), inside.join(bin)).unwrap();
+    }
+    let input = hook_input(
+        project,
+        "c1",
+        "Bash",
+        json!({ "command": ". ~/.nvm/nvm.sh" }),
+    );
+    assert_denied(&run(
+        &inside.join("code-intel-pre-tool-use").to_string_lossy(),
+        project,
+        &input,
+        &[(
+            "CLAUDE_CODE_SHELL_PREFIX",
+            &inside.join("code-intel-sandbox").to_string_lossy(),
+        )],
+    ));
+    // Only shell tools run under the prefix: an Edit is judged as before.
+    let edit = hook_input(
+        project,
+        "c1",
+        "Write",
+        json!({ "file_path": project.join("src/m1.py"), "content": "x" }),
+    );
+    assert_denied(&run(
+        PRE,
+        project,
+        &edit,
+        &[("CLAUDE_CODE_SHELL_PREFIX", &launcher)],
+    ));
+}

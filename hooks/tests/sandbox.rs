@@ -194,3 +194,48 @@ fn protecting_the_root_grants_nothing() {
     assert!(!out.status.success());
     assert!(!l.p("free/new").exists());
 }
+
+/// A protected path that does not exist yet (a PATH directory such as `~/.local/bin` before
+/// anything is installed there) cannot be created, nor can anything inside it: its nearest
+/// existing ancestor gets no new entry, its existing entries stay writable.
+#[test]
+fn a_missing_protected_path_cannot_be_created() {
+    assert_landlock();
+    let l = Layout::new();
+    let missing = l.p("free/local/bin");
+    std::fs::write(l.p("free/other"), "").unwrap();
+    let out = sandboxed(
+        &["--protect", &missing.to_string_lossy()],
+        &format!(
+            "echo x > '{free}/other'; mkdir -p '{bin}'; echo x > '{bin}/git'; mkdir '{free}/local'",
+            free = l.p("free").display(),
+            bin = missing.display(),
+        ),
+    );
+    assert!(
+        !missing.exists(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!l.p("free/local").exists());
+    assert_eq!(read(&l.p("free/other")), "x\n");
+    // The same with the ancestor there: `local` gets no new entry, its existing ones stay
+    // writable.
+    std::fs::create_dir_all(l.p("free/local/share")).unwrap();
+    let out = sandboxed(
+        &["--protect", &missing.to_string_lossy()],
+        &format!(
+            "mkdir -p '{bin}'; echo x > '{local}/share/f'; mv '{local}' '{free}/moved'",
+            bin = missing.display(),
+            local = l.p("free/local").display(),
+            free = l.p("free").display(),
+        ),
+    );
+    assert!(
+        !missing.exists(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read(&l.p("free/local/share/f")), "x\n");
+    assert!(!l.p("free/moved").exists());
+}

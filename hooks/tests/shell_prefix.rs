@@ -97,7 +97,10 @@ fn stderr(o: &Output) -> String {
 #[test]
 fn a_command_runs_under_the_plan_of_the_claude_code_project() {
     let s = Setup::new("strict");
-    let out_file = s.p("out/o.txt");
+    // Not directly in the home directory (`out`), which gets no new entries: `~/.gitconfig` and
+    // the shells' startup files are protected before they exist.
+    std::fs::create_dir_all(s.p("out/free")).unwrap();
+    let out_file = s.p("out/free/o.txt");
     let line = format!(
         "echo pwned >> src/a.py; echo x > src/new.py; echo ok > '{}'; mkdir .code-intel/x; cat src/a.py",
         out_file.display()
@@ -112,7 +115,7 @@ fn a_command_runs_under_the_plan_of_the_claude_code_project() {
     assert!(!s.p("proj/.code-intel/x").exists());
     // Reads and writes outside the project are not touched.
     assert_eq!(String::from_utf8_lossy(&o.stdout), "orig\n");
-    assert_eq!(s.read("out/o.txt").as_deref(), Some("ok\n"));
+    assert_eq!(s.read("out/free/o.txt").as_deref(), Some("ok\n"));
 }
 
 #[test]
@@ -263,4 +266,90 @@ fn claude_codes_working_directory_file_is_writable_beside_the_project() {
     let o = s.run(&format!("echo x > {}", s.p("other").display()), &[]);
     assert!(!o.status.success());
     assert!(!Path::new(&s.p("other")).exists());
+}
+
+/// The directories of the PATH Claude Code gives the command are protected: a program planted
+/// there (`git`, a hook's name) would later run unconfined when Claude Code or an exec-form hook
+/// starts it by name. A PATH directory that does not exist yet cannot be created either; the
+/// home directory's existing entries stay writable.
+#[test]
+fn path_directories_cannot_receive_programs() {
+    let s = Setup::new("strict");
+    std::fs::create_dir_all(s.p("out/.local")).unwrap();
+    std::fs::create_dir_all(s.p("out/tools")).unwrap();
+    std::fs::create_dir_all(s.p("out/free")).unwrap();
+    let path = format!(
+        "{}:{}:{}:/usr/local/bin:/usr/bin:/bin",
+        s.p("out/.local/bin").display(),
+        s.p("out/tools").display(),
+        s.p("bin").display(),
+    );
+    let line = format!(
+        "mkdir -p '{local}/bin' && cp /bin/true '{local}/bin/git'; cp /bin/true '{tools}/git'; \
+         cp /bin/true '{bin}/code-intel-post-tool-use-2'; echo ok > '{out}/free/f.txt'",
+        local = s.p("out/.local").display(),
+        tools = s.p("out/tools").display(),
+        bin = s.p("bin").display(),
+        out = s.p("out").display(),
+    );
+    let o = s.run(&line, &[("PATH", &path)]);
+    assert!(!s.p("out/.local/bin").exists(), "{}", stderr(&o));
+    assert!(!s.p("out/tools/git").exists(), "{}", stderr(&o));
+    assert!(
+        !s.p("bin/code-intel-post-tool-use-2").exists(),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        s.read("out/free/f.txt").as_deref(),
+        Some("ok\n"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// What programs Claude Code starts unconfined read from the home directory — git's user
+/// configuration (Claude Code runs `git` itself) and the shells' startup files (its shell
+/// snapshot) — cannot be written or created by a confined command, nor can `~/.claude.json`.
+#[test]
+fn configuration_read_by_unconfined_programs_is_protected() {
+    let s = Setup::new("strict");
+    std::fs::write(s.p("out/.bashrc"), "# user\n").unwrap();
+    std::fs::create_dir_all(s.p("out/.config")).unwrap();
+    let line = "printf '[core]\\n\\tfsmonitor = /tmp/x\\n' >> ~/.gitconfig; echo 'touch /tmp/x' >> ~/.bashrc; \
+                mkdir -p ~/.config/git && echo x > ~/.config/git/config; echo '{}' > ~/.claude.json; \
+                echo x > ~/.zshenv";
+    let o = s.run(line, &[]);
+    for f in [".gitconfig", ".config/git", ".claude.json", ".zshenv"] {
+        assert!(!s.p("out").join(f).exists(), "{f}: {}", stderr(&o));
+    }
+    assert_eq!(s.read("out/.bashrc").as_deref(), Some("# user\n"));
+}
+
+/// A PATH directory inside the project in an ignored (writable) directory — the `bin` of a
+/// virtualenv activated before Claude Code started — stays unwritable; the rest of the
+/// virtualenv stays writable.
+#[test]
+fn a_path_directory_in_an_ignored_directory_of_the_project_stays_unwritable() {
+    let s = Setup::new("strict");
+    for d in ["proj/.venv/bin", "proj/.venv/lib"] {
+        std::fs::create_dir_all(s.p(d)).unwrap();
+    }
+    let path = format!(
+        "{}:{}:/usr/local/bin:/usr/bin:/bin",
+        s.p("proj/.venv/bin").display(),
+        s.p("bin").display(),
+    );
+    let o = s.run(
+        "cp /bin/true .venv/bin/git; echo x > .venv/lib/site.py; echo y > .venv/new.cfg",
+        &[("PATH", &path)],
+    );
+    assert!(!s.p("proj/.venv/bin/git").exists(), "{}", stderr(&o));
+    assert_eq!(
+        s.read("proj/.venv/lib/site.py").as_deref(),
+        Some("x\n"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!s.p("proj/.venv/new.cfg").exists());
 }

@@ -67,7 +67,9 @@ pub fn decide_pre_tool_use(
                 Ok(v) => v,
                 Err(e) => return Ok(deny(format!("code-intel gate blocked this call: {e}"))),
             };
-            Ok(match decide_pre(&input, &project, &config_locations()) {
+            // Not a hook of Claude Code: nothing says a shell command runs confined.
+            let verdict = decide_pre(&input, &project, &config_locations(), false);
+            Ok(match verdict {
                 Verdict::Allow => GateDecision {
                     decision: "allow".into(),
                     reason: None,

@@ -23,6 +23,12 @@ pub struct ToolCall<'a> {
     /// Where Claude Code's configuration and code-intel's binaries are (from the hook's
     /// environment), protected in every phase.
     pub locations: &'a ConfigLocations,
+    /// Whether a shell command of this call ([`Action::Shell`]) will run under the kernel write
+    /// sandbox whatever the hook answers: Claude Code's shell prefix is code-intel's launcher and
+    /// the kernel enforces its Landlock ruleset fully (the adapter checks both). Then a write the
+    /// static analysis cannot resolve ([`super::bash::BashTarget::Dynamic`], a script it cannot
+    /// vouch for) is left to the kernel while the session may write no source, instead of denied.
+    pub shell_confined: bool,
 }
 
 /// What a tool call does, as far as the gate is concerned.

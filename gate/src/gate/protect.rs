@@ -39,6 +39,11 @@ pub struct ConfigLocations {
     pub plugin_root: Option<PathBuf>,
     /// code-intel's executables (the hook's own path); their `code-intel*` siblings count too.
     pub binaries: Vec<PathBuf>,
+    /// The directories of Claude Code's `PATH`, in order. Claude Code runs programs by name
+    /// unconfined (`git`, exec-form hooks such as `code-intel-post-tool-use`); a program of such a
+    /// name written into one of them would later run outside the sandbox, so a sandboxed command
+    /// may not write them ([`super::sandbox`]; the static analysis does not use them).
+    pub path_dirs: Vec<PathBuf>,
 }
 
 /// Names of the executables Claude Code runs as code-intel's hooks (looked up in PATH) and the
@@ -51,6 +56,25 @@ const HOOK_NAMES: [&str; 3] = [
 
 /// Sub-directories of the Claude Code config directory that hold data, not configuration.
 const DATA_DIRS: [&str; 3] = ["projects", "plans", "todos"];
+
+/// Files and directories of the home directory that programs Claude Code starts outside the
+/// sandbox read: git's user configuration (Claude Code runs `git` itself, unconfined; a
+/// `core.fsmonitor` or `alias` there runs any program) and the shells' startup files (Claude
+/// Code sources them unconfined to take its shell snapshot, and the user's own terminals do), and
+/// `~/.claude.json` before it exists. Kernel only: the static analysis leaves them to the
+/// sandbox.
+const UNCONFINED_READS: [&str; 10] = [
+    ".claude.json",
+    ".gitconfig",
+    ".config/git",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+];
 
 /// Managed-settings directories (Linux, macOS).
 const MANAGED_DIRS: [&str; 2] = [
@@ -96,11 +120,14 @@ impl Protected {
         }
     }
 
-    /// The existing locations a sandboxed command may not write ([`super::sandbox`]): the config
-    /// directories, `~/.claude.json*`, managed settings, the plugin root, the hook binary and its
-    /// `code-intel*` siblings.
+    /// The locations a sandboxed command may not write ([`super::sandbox`]): the config
+    /// directories, `~/.claude.json*`, managed settings, the files of the home directory that
+    /// programs Claude Code runs unconfined read ([`UNCONFINED_READS`]), the plugin root, the
+    /// hook binary and its `code-intel*` siblings. The config and managed-settings directories
+    /// and those files count even before they exist (the launcher then lets no new entry into
+    /// their nearest existing ancestor, so they cannot be created); the rest only when they exist.
     pub(crate) fn sandbox_paths(&self) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = self.config_dirs.clone();
+        let mut out: Vec<PathBuf> = Vec::new();
         if let Some(home) = &self.home
             && let Ok(entries) = std::fs::read_dir(home)
         {
@@ -111,7 +138,6 @@ impl Protected {
                     .map(|e| e.path()),
             );
         }
-        out.extend(MANAGED_DIRS.iter().map(PathBuf::from));
         out.extend(self.plugin_root.iter().cloned());
         for b in &self.binaries {
             out.push(b.clone());
@@ -127,6 +153,11 @@ impl Protected {
             }
         }
         out.retain(|p| p.is_absolute() && p.symlink_metadata().is_ok());
+        out.extend(self.config_dirs.iter().cloned());
+        out.extend(MANAGED_DIRS.iter().map(PathBuf::from));
+        if let Some(home) = &self.home {
+            out.extend(UNCONFINED_READS.iter().map(|f| home.join(f)));
+        }
         out
     }
 
@@ -293,6 +324,7 @@ mod tests {
             claude_config_dir: Some(cfg.clone()),
             plugin_root: None,
             binaries: vec![bin.clone()],
+            path_dirs: Vec::new(),
         });
         let check = |path: PathBuf| p.what(&real_location(&path)).is_some();
         assert!(check(home.join(".claude/settings.json")));

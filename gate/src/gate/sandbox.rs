@@ -69,6 +69,8 @@ pub fn sandbox_plan(
     let prot = protect::Protected::new(locations);
     plan.protect.extend(prot.sandbox_paths());
     plan.allow.extend(prot.sandbox_data_dirs());
+    let (path_outside, path_inside) = path_dirs(&root, locations);
+    plan.protect.extend(path_outside);
 
     // Ignored top-level entries of the repository (build output, dependencies); by pattern only
     // while the session's ignore rules are the ones it started with.
@@ -135,6 +137,12 @@ pub fn sandbox_plan(
             plan.protect.push(p);
         }
     }
+    // A PATH directory inside the repository (`.venv/bin` of an activated virtualenv,
+    // `node_modules/.bin` from direnv) is writable only through an allowed tree: it stays
+    // unwritable, and an allowed tree holding it is opened entry by entry around it.
+    for dir in &path_inside {
+        plan.allow = split_around(std::mem::take(&mut plan.allow), dir);
+    }
     // An allowed tree must not hold a protected one (a config dir inside an ignored directory).
     let protected = plan.protect.clone();
     plan.allow
@@ -144,6 +152,61 @@ pub fn sandbox_plan(
     plan.allow.sort();
     plan.allow.dedup();
     Ok(Some(plan))
+}
+
+/// The directories of Claude Code's `PATH` a sandboxed command may not write, at their real
+/// location ([`ConfigLocations::path_dirs`]). Claude Code runs programs by name outside the
+/// sandbox (its own `git`, exec-form hooks such as `code-intel-post-tool-use`, whatever the user's
+/// hooks name): a program of such a name written into a PATH directory (`~/.local/bin/git`) would
+/// run unconfined later. A directory that does not exist yet is protected too: the launcher then
+/// lets no new entry into its nearest existing ancestor (`mkdir -p ~/.local/bin` fails when
+/// `~/.local` exists, existing entries of `~/.local` stay writable). Left out: relative entries,
+/// `/`, and a directory holding the repository (protecting an ancestor would leave its ignored
+/// directories unwritable).
+///
+/// Returns the directories outside the repository (protected) and those inside it, which the
+/// repository's protection covers unless an allowed tree holds them ([`split_around`]).
+fn path_dirs(root: &RepoRoot, locations: &ConfigLocations) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    locations
+        .path_dirs
+        .iter()
+        .filter(|d| d.is_absolute())
+        // One `realpath` for an existing directory; `real_location` walks a missing one.
+        .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| real_location(d)))
+        .filter(|d| d.parent().is_some() && !root.path().starts_with(d))
+        .partition(|d| !d.starts_with(root.path()))
+}
+
+/// `allow` without `keep_out` and anything beneath it: an allowed tree equal to it or inside it
+/// is dropped, one that holds it is replaced by its entries except the one leading to it, down
+/// to its parent (whose other entries stay writable; it gets no new entries).
+fn split_around(allow: Vec<PathBuf>, keep_out: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut pending = allow;
+    while let Some(a) = pending.pop() {
+        if a.starts_with(keep_out) {
+            continue;
+        }
+        if !keep_out.starts_with(&a) {
+            out.push(a);
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&a) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            let path = entry.path();
+            if keep_out.starts_with(&path) {
+                if !is_link {
+                    pending.push(path);
+                }
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
 }
 
 /// `s` as one single-quoted shell word.
@@ -171,6 +234,58 @@ pub fn wrap_command(launcher: &Path, plan: &SandboxPlan, command: &str) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_directories_outside_the_repository_are_protected_existing_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = real_location(dir.path());
+        let repo = base.join("work/repo");
+        for d in [
+            "work/repo/node_modules/.bin",
+            "work/repo/node_modules/pkg",
+            "work/repo/target",
+            "bin",
+            "home/.local",
+        ] {
+            std::fs::create_dir_all(base.join(d)).unwrap();
+        }
+        std::os::unix::fs::symlink(base.join("bin"), base.join("link")).unwrap();
+        let locations = ConfigLocations {
+            path_dirs: [
+                "home/.local/bin",             // missing: protected as it will be
+                "link",                        // a symbolic link: at its target
+                "work/repo/node_modules/.bin", // inside the repository, in an allowed tree
+                "work",                        // holds the repository
+            ]
+            .iter()
+            .map(|d| base.join(d))
+            .chain([PathBuf::from("/"), PathBuf::from("relative/bin")])
+            .collect(),
+            ..ConfigLocations::default()
+        };
+        let plan = sandbox_plan(&repo, None, &locations).unwrap().unwrap();
+        let outside: Vec<&PathBuf> = plan
+            .protect
+            .iter()
+            .filter(|p| p.starts_with(&base) && !p.starts_with(&repo))
+            .collect();
+        assert_eq!(
+            outside,
+            [&base.join("bin"), &base.join("home/.local/bin")],
+            "{plan:?}"
+        );
+        // `node_modules/.bin` is on PATH: `node_modules` is opened entry by entry around it.
+        let modules = repo.join("node_modules");
+        assert!(
+            !plan
+                .allow
+                .iter()
+                .any(|a| a == &modules || a.starts_with(modules.join(".bin"))),
+            "{plan:?}"
+        );
+        assert!(plan.allow.contains(&modules.join("pkg")), "{plan:?}");
+        assert!(plan.allow.contains(&repo.join("target")), "{plan:?}");
+    }
 
     #[test]
     fn quoting_survives_quotes() {

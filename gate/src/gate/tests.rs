@@ -33,6 +33,20 @@ impl Repo {
             tool,
             action,
             locations: &ConfigLocations::default(),
+            shell_confined: false,
+        };
+        pre_tool_use(self.dir.path(), &call)
+    }
+
+    /// A Bash call; `confined`: it runs under the kernel sandbox through the shell prefix.
+    fn bash(&self, claude: Option<&str>, command: &str, confined: bool) -> Verdict {
+        let call = ToolCall {
+            claude_session_id: claude,
+            cwd: self.dir.path(),
+            tool: "Bash",
+            action: Action::Shell(command),
+            locations: &ConfigLocations::default(),
+            shell_confined: confined,
         };
         pre_tool_use(self.dir.path(), &call)
     }
@@ -211,6 +225,7 @@ fn internal_errors_fail_closed_with_a_recovery_hint() {
                 tool: "Write",
                 action: Action::WriteFile("/x"),
                 locations: &ConfigLocations::default(),
+                shell_confined: false,
             }
         ),
         Verdict::Deny { .. }
@@ -245,6 +260,7 @@ fn post_tool_use_binds_and_records_reads() {
             tool,
             action,
             locations: &ConfigLocations::default(),
+            shell_confined: false,
         };
         post_tool_use(r.dir.path(), &call).unwrap()
     };
@@ -307,6 +323,111 @@ fn bash_writes_are_gated_like_edits() {
             "cd src && python3 -c \"open('util.py','w').write('')\""
         ))
         .contains("src/util.py")
+    );
+}
+
+/// Ordinary commands whose targets are known only at run time (issue 11's last false positives).
+const RUN_TIME_ORDINARY: [&str; 3] = [
+    "cd \"$(git rev-parse --show-toplevel)\" && npm test",
+    "export PATH=\"$HOME/.cargo/bin:$PATH\" && cargo test",
+    ". ~/.nvm/nvm.sh",
+];
+
+/// Run-time writes into the repository that only the kernel can refuse once they pass.
+const RUN_TIME_WRITES: [&str; 6] = [
+    "f=src/app.py; echo x > $f",
+    "echo 'echo x > src/app.py' | bash",
+    "bash /tmp/x.sh",
+    "echo x > /proc/$$/cwd/src/app.py",
+    "$C -i s/a/b/ src/app.py",
+    "cd \"$D\" && echo x > app.py",
+];
+
+#[test]
+fn run_time_targets_go_to_the_kernel_only_when_it_confines_the_command() {
+    let r = repo();
+    // Static analysis only (no prefix, or Landlock not fully enforced): denied as before.
+    for cmd in RUN_TIME_ORDINARY.iter().chain(&RUN_TIME_WRITES) {
+        assert!(
+            denied(&r.bash(Some("c1"), cmd, false)).contains("start_session"),
+            "{cmd}"
+        );
+    }
+    // Confined, no session: the kernel decides (it lets the command write no source).
+    for cmd in RUN_TIME_ORDINARY.iter().chain(&RUN_TIME_WRITES) {
+        assert_eq!(r.bash(Some("c1"), cmd, true), Verdict::Allow, "{cmd}");
+        assert_eq!(r.bash(None, cmd, true), Verdict::Allow, "{cmd}");
+    }
+    // What the analysis resolves keeps its precise denial, confined or not.
+    for (cmd, reason) in [
+        ("echo x > src/app.py", "start_session"),
+        ("f=1; echo $f > src/app.py", "start_session"),
+        ("echo x > \"$HOME/.claude/settings.json\"", "may not change"),
+        ("echo x > \"$D/.code-intel/config.json\"", "may not change"),
+        (
+            "echo x > \"$D/.claude/settings.local.json\"",
+            "may not change",
+        ),
+        (
+            "cp /bin/true \"$D/code-intel-pre-tool-use\"",
+            "may not change",
+        ),
+        (
+            "cp /bin/true ~/.local/bin/code-intel-post-tool-use",
+            "may not change",
+        ),
+        ("echo x > .mcp.json", "may not change"),
+    ] {
+        for confined in [false, true] {
+            assert!(
+                denied(&r.bash(Some("c1"), cmd, confined)).contains(reason),
+                "{cmd} (confined: {confined})"
+            );
+        }
+    }
+    // Only shell commands run under the prefix: a tool the analysis cannot read and an unknown
+    // tool's oversized input stay denied.
+    for (tool, action) in [
+        ("PowerShell", Action::OpaqueShell),
+        ("NewTool", Action::Unknown(None)),
+    ] {
+        let call = ToolCall {
+            claude_session_id: Some("c1"),
+            cwd: r.dir.path(),
+            tool,
+            action,
+            locations: &ConfigLocations::default(),
+            shell_confined: true,
+        };
+        assert!(matches!(
+            pre_tool_use(r.dir.path(), &call),
+            Verdict::Deny { .. }
+        ));
+    }
+    // EXPLORATION: the phase grants no write, so the kernel still refuses every source write.
+    r.store
+        .start(Intent::Modify, "fix login", Some("c2"))
+        .unwrap();
+    for cmd in RUN_TIME_ORDINARY.iter().chain(&RUN_TIME_WRITES) {
+        assert!(
+            denied(&r.bash(Some("c2"), cmd, false)).contains("EXPLORATION"),
+            "{cmd}"
+        );
+        assert_eq!(r.bash(Some("c2"), cmd, true), Verdict::Allow, "{cmd}");
+    }
+    assert!(denied(&r.bash(Some("c2"), "echo x > src/app.py", true)).contains("EXPLORATION"));
+    // READY: the sandbox opens the explored files' directories, wider than the session's
+    // files, so a run-time target stays denied there.
+    r.ready_session("c3", &["src/app.py"]);
+    for cmd in RUN_TIME_WRITES {
+        assert!(
+            denied(&r.bash(Some("c3"), cmd, true)).contains("cannot resolve"),
+            "{cmd}"
+        );
+    }
+    assert_eq!(
+        r.bash(Some("c3"), "sed -i 's/pass/return 1/' src/app.py", true),
+        Verdict::Allow
     );
 }
 

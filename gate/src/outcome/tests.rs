@@ -128,6 +128,7 @@ impl Repo {
             tool: "Edit",
             action: Action::WriteFile(path.to_str().unwrap()),
             locations: &gate::ConfigLocations::default(),
+            shell_confined: false,
         };
         gate::pre_tool_use(self.dir.path(), &call)
     }

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use code_intel_gate::gate::{ConfigLocations, Verdict};
 use code_intel_hooks::{
     WATCHDOG, WATCHDOG_AFTER, config_locations, decide_pre, deny_json, project_dir, read_input,
-    sandbox_rewrite,
+    sandbox_rewrite, shell_confined,
 };
 
 const TIMEOUT_REASON: &str = "code-intel gate could not decide within 2 s (something blocked: a FIFO or device where a file should be, a held lock, a stuck disk), so it blocked this call to be safe; run `code-intel doctor`";
@@ -71,12 +71,13 @@ fn decide() -> (Verdict, Option<String>) {
         }
     };
     let locations = config_locations();
-    let verdict = decide_pre(&input, &project, &locations);
+    let exe = std::env::current_exe().unwrap_or_default();
+    let prefix = std::env::var_os(code_intel_hooks::shell_prefix::PREFIX_ENV);
+    let confined = shell_confined(&input, &project, prefix.as_deref(), &exe);
+    let verdict = decide_pre(&input, &project, &locations, confined);
     if verdict != Verdict::Allow {
         return (verdict, None);
     }
-    let exe = std::env::current_exe().unwrap_or_default();
-    let prefix = std::env::var_os(code_intel_hooks::shell_prefix::PREFIX_ENV);
     match sandbox_rewrite(&input, &project, &locations, &exe, prefix.as_deref()) {
         Ok(rewrite) => (Verdict::Allow, rewrite),
         Err(e) => (
@@ -100,7 +101,12 @@ fn self_check() -> ExitCode {
             file = serde_json::Value::String(dir.join("probe.txt").display().to_string()),
         );
         let parsed = read_input(input.as_bytes()).map_err(|e| e.to_string())?;
-        Ok(decide_pre(&parsed, &dir, &ConfigLocations::default()))
+        Ok(decide_pre(
+            &parsed,
+            &dir,
+            &ConfigLocations::default(),
+            false,
+        ))
     })();
     std::fs::remove_dir_all(&dir).ok();
     match result {

@@ -116,8 +116,8 @@ mod kernel {
     use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, RawDir, openat, statat};
 
     /// The newest ABI whose filesystem write rights this launcher asks for; older kernels get
-    /// what they support (best effort).
-    const ABI_WANTED: ABI = ABI::V5;
+    /// what they support (best effort). The hook's `landlock_fully_enforced` checks the same.
+    const ABI_WANTED: ABI = code_intel_hooks::LANDLOCK_ABI;
 
     /// Buffer one directory's entries are read into (`getdents64`; most directories take one
     /// call).
@@ -293,6 +293,17 @@ mod kernel {
         Ok((status.ruleset != RulesetStatus::NotEnforced, kept))
     }
 
+    /// Whether this process could create `missing` (a path that does not exist): its nearest
+    /// existing ancestor is writable (`access(W_OK)`: one system call). When not (`/etc` for a
+    /// user other than root), protecting it would only cost rules.
+    pub(crate) fn creatable(missing: &Path) -> bool {
+        missing
+            .ancestors()
+            .skip(1)
+            .find(|a| a.symlink_metadata().is_ok())
+            .is_some_and(|a| rustix::fs::access(a, rustix::fs::Access::WRITE_OK).is_ok())
+    }
+
     /// Whether the kernel enforces a Landlock write ruleset (this process restricts itself, so
     /// call it only right before exiting), and how completely.
     pub(crate) fn probe() -> (bool, String) {
@@ -318,6 +329,9 @@ mod kernel {
     }
     pub(crate) fn probe() -> (bool, String) {
         (false, "Landlock is Linux-only".into())
+    }
+    pub(crate) fn creatable(_: &std::path::Path) -> bool {
+        true
     }
 }
 
@@ -412,10 +426,18 @@ fn run_own(own: code_intel_hooks::shell_prefix::OwnProcess) -> ExitCode {
 /// in `shell -c`; never returns on success.
 fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str) -> ExitCode {
     // Real locations, once: the walk from `/` must meet them (a path through a symbolic link
-    // would leave its real tree granted); one that does not exist protects nothing.
+    // would leave its real tree granted). A path that does not exist (a PATH directory not
+    // created yet, `~/.gitconfig`) is protected at the real location of its existing part with
+    // the rest appended, so the walk lets no new entry into its nearest existing ancestor;
+    // skipped when this process could not create it anyway (`/etc/claude-code` for a user
+    // other than root: the rules for the entries of `/etc` saved).
     let protect: Vec<PathBuf> = protect
         .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter_map(|p| match std::fs::canonicalize(p) {
+            Ok(real) => Some(real),
+            Err(_) if p.is_absolute() => Some(missing_location(p)).filter(|r| kernel::creatable(r)),
+            Err(_) => None,
+        })
         .collect();
     let private_tmp = private_tmp(&protect);
     // Held until the `exec` closes them (close-on-exec).
@@ -429,6 +451,16 @@ fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str)
         }
     };
     exec_shell(shell, command, private_tmp)
+}
+
+/// The real location of `path`, which does not exist: its parent's real location and its name
+/// when the parent exists (one `realpath`: most missing protected paths are files of the home
+/// directory), else resolved component by component.
+fn missing_location(path: &Path) -> PathBuf {
+    match (path.parent().map(std::fs::canonicalize), path.file_name()) {
+        (Some(Ok(parent)), Some(name)) if name != ".." => parent.join(name),
+        _ => code_intel_gate::repo_path::real_location(path),
+    }
 }
 
 /// `exec`s `shell -c command` (with `TMPDIR` when given); returns only when that fails.
