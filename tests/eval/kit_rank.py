@@ -12,6 +12,7 @@ ap.add_argument('--cli-mode', default='', help='also pass --mode to the process 
 ap.add_argument('--bin', default=os.environ.get('CODE_INTEL_BIN', 'target/release/code-intel'))
 ap.add_argument('--limit', type=int, default=0)
 ap.add_argument('--dump', default='')
+ap.add_argument('--extra', default='{}', help='JSON merged into every query object (e.g. {"weights": {"vector": 0.2, "keyword": 0.8}})')
 ap.add_argument('--english-keywords', action='store_true', help='Japanese queries: pass the English commit subject as `keywords`, a stand-in for the English identifiers and terms the calling model is asked to add (an upper-bound proxy: the subject is what the change was called)')
 a = ap.parse_args()
 rank = json.loads(a.rank)
@@ -26,7 +27,7 @@ for corpus in a.corpora.split(','):
         ja = json.load(open(f'{K}/ja/{corpus}.json'))
         qs = [dict(q, query=ja[q['sha']], en=q['query']) for q in qs if q['sha'] in ja]
     if a.limit: qs = qs[:a.limit]
-    inp = ''.join(json.dumps(dict({'id': i, 'query': q['query'], 'mode': a.mode, 'rank': rank}, **({'keywords': q['en']} if a.english_keywords and 'en' in q else {}))) + '\n' for i, q in enumerate(qs))
+    inp = ''.join(json.dumps(dict({'id': i, 'query': q['query'], 'mode': a.mode, 'rank': rank}, **json.loads(a.extra), **({'keywords': q['en']} if a.english_keywords and 'en' in q else {}))) + '\n' for i, q in enumerate(qs))
     cmd = [a.bin, 'search', '--repo', repo, '--json', '--batch', '--top', '10']
     if a.cli_mode: cmd += ['--mode', a.cli_mode]
     p = subprocess.run(cmd, input=inp, capture_output=True, text=True)
