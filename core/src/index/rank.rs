@@ -228,6 +228,12 @@ pub struct RankParams {
     /// word outscores the longer function that does the work; the file's score and rank do not
     /// change.
     pub length_pick: f32,
+    /// Score factor of route chunks ([`ChunkKind::Route`]: a routes file's statements, indexed
+    /// a second time by the framework strategy next to the file's own chunks). A route is a
+    /// short text full of the resource's words, so at full weight a routes file outranks the
+    /// controller and views where a change request is implemented (docs/EVALUATION.md,
+    /// "Framework links").
+    pub route_factor: f32,
 }
 
 impl Default for RankParams {
@@ -271,9 +277,16 @@ impl Default for RankParams {
             // Fold A's choice (vite, akaunting: 0.1 best of {0.1 … 1}), 2026-11-26,
             // docs/EVALUATION.md, "A member for a container".
             length_pick: 0.1,
+            // akaunting's half A (docs/EVALUATION.md, "Framework links"): 0 to 0.5 give the
+            // numbers of an index without route chunks, 1 costs R@10 and MRR@10; the largest
+            // value at the best.
+            route_factor: ROUTE_FACTOR,
         }
     }
 }
+
+/// The default [`RankParams::route_factor`].
+const ROUTE_FACTOR: f32 = 0.5;
 
 impl RankParams {
     /// The (field name, boost) pairs of the BM25F query, in the order of the schema's fields.
@@ -368,6 +381,8 @@ pub struct ItemView<'a> {
     pub container: bool,
     /// Lines the item spans (for [`RankParams::length_pick`]).
     pub lines: u32,
+    /// A route chunk ([`RankParams::route_factor`]).
+    pub route: bool,
 }
 
 /// Groups scored items (chunks, any order) into files ranked as the module docs say, best first,
@@ -388,6 +403,9 @@ pub fn group_files<T>(
         let mut score = v.score * params.role_factor(FileRole::of(v.file));
         if v.text_window {
             score *= params.text_factor;
+        }
+        if v.route {
+            score *= params.route_factor;
         }
         let file = v.file.to_string();
         by_file.entry(file).or_default().push((item, score));
@@ -528,6 +546,7 @@ impl SearchHit {
                 ChunkKind::Class | ChunkKind::Interface | ChunkKind::Trait | ChunkKind::Enum
             ),
             lines: self.end_line.saturating_sub(self.start_line) + 1,
+            route: self.kind == ChunkKind::Route,
         }
     }
 }
