@@ -364,9 +364,12 @@ pub fn chunks_of(
     facts: &FileFacts,
 ) -> Vec<super::chunk::Chunk> {
     use sha2::{Digest, Sha256};
-    let line_at = |at: usize| {
-        u32::try_from(text[..at].bytes().filter(|b| *b == b'\n').count() + 1).unwrap_or(u32::MAX)
-    };
+    // Byte offsets of the line starts, for 1-based line numbers by binary search.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_at =
+        |at: usize| u32::try_from(starts.partition_point(|s| *s <= at)).unwrap_or(u32::MAX);
     facts
         .sections
         .iter()
