@@ -11,7 +11,9 @@
 //!    [`RankParams::coverage`] times its file's coverage of the request (the IDF- and
 //!    word-weighted share of the query's words that the file's candidate chunks match together,
 //!    read from the posting lists) and by its file's [`FileRole`] factor (tests and docs are
-//!    their own class: a change is implemented in source, and they follow it).
+//!    their own class: a change is implemented in source, and they follow it); a route chunk
+//!    (a framework strategy's second view of a routes file's statements) by
+//!    [`RankParams::route_factor`].
 //! 3. Files ranked by their best chunk plus [`RankParams::file_extra`] times the next chunks of
 //!    the same file (file coherence: a file where several chunks match is more likely the place),
 //!    times a small prior for larger files ([`RankParams::size_prior`]).
