@@ -2,8 +2,9 @@
 //! routes, controllers, Blade views with components, models with relations and translatable
 //! fields, migrations, a Livewire component, a Filament resource, composer.json, a Tailwind
 //! config): the links of every file (snapshot), the tool path Blade view → controller → model
-//! → table, `find_references` on a model, project-marker selection, and ranked search bringing
-//! linked files along.
+//! → table, `find_references` on a model, project-marker selection, ranked search bringing
+//! linked files along, route chunks with their groups applied, views rendered through a
+//! controller's own helper and classes found by the PSR-4 mapping.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -13,6 +14,7 @@ use code_intel_core::explore::{
     AnalyzeStructureParams, ExploreContext, FindReferencesParams, analyze_structure,
     find_references,
 };
+use code_intel_core::index::chunk::ChunkKind;
 use code_intel_core::index::framework::{FrameworkView, Neighbor};
 use code_intel_core::index::{CodeIndex, RankParams};
 use code_intel_core::repo_path::RepoRoot;
@@ -231,7 +233,7 @@ fn from_a_blade_view_to_its_controller_model_and_table() {
         [
             "GET /posts/{post} posts.show App\\Http\\Controllers\\PostController@show",
             "GET /posts posts.index App\\Http\\Controllers\\PostController@index",
-            "RESOURCE /comments - App\\Http\\Controllers\\CommentController",
+            "RESOURCE /comments comments.* App\\Http\\Controllers\\CommentController",
             "GET /about about App\\Http\\Controllers\\PageController@about",
         ]
     );
@@ -392,5 +394,131 @@ fn ranked_search_brings_linked_files_along() {
     assert!(
         without.iter().all(|f| with.contains(f)),
         "{without:?} vs {with:?}"
+    );
+}
+
+#[test]
+fn routes_are_chunks_with_their_groups_applied() {
+    let (_dir, root, _) = app(&[]);
+    let config = Config::default();
+    let index = indexed(&root, &config);
+    let cx = ExploreContext {
+        root: &root,
+        config: &config,
+        index: Some(&index),
+    };
+    // Each route statement is a chunk of its own, named by its route (group name prefixes
+    // applied), its signature the route spelled out (group URI prefixes, controller groups).
+    let mut routes: Vec<(String, String)> = index
+        .chunks_of("routes/admin.php")
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.kind == ChunkKind::Route)
+        .map(|c| (c.symbol, c.signature))
+        .collect();
+    routes.sort();
+    assert_eq!(
+        routes,
+        [
+            (
+                "admin.banking.reconciliations.*".to_string(),
+                "RESOURCE /admin/banking/reconciliations admin.banking.reconciliations.* App\\Http\\Controllers\\Banking\\Reconciliations".to_string()
+            ),
+            (
+                "admin.dashboard".to_string(),
+                "GET /admin/dashboard admin.dashboard App\\Http\\Controllers\\Admin\\Dashboard@index".to_string()
+            ),
+            (
+                "admin.reports.show".to_string(),
+                "GET /admin/reports/{report} admin.reports.show App\\Http\\Controllers\\Admin\\ReportController@show".to_string()
+            ),
+            ("terms".to_string(), "VIEW /terms terms".to_string()),
+        ]
+    );
+    // Searchable by the route name, by URI words and by the action.
+    for (query, symbol) in [
+        ("admin.reports.show", "admin.reports.show"),
+        ("admin dashboard", "admin.dashboard"),
+        ("ReportController show", "admin.reports.show"),
+    ] {
+        let hits = index.search(query, 20).unwrap();
+        assert!(
+            hits.iter()
+                .any(|h| h.kind == ChunkKind::Route && h.symbol == symbol),
+            "{query}: {:?}",
+            hits.iter()
+                .map(|h| (&h.file, &h.symbol, h.kind))
+                .collect::<Vec<_>>()
+        );
+    }
+    // The routes file is linked to the controllers, the one found only by PSR-4 included.
+    let routes_view = view(&cx, "routes/admin.php");
+    assert_eq!(
+        linked(&routes_view, "routes", true),
+        [
+            "app/Http/Controllers/Admin/Dashboard.php",
+            "app/Http/Controllers/Admin/ReportController.php",
+            "app/Http/Controllers/Banking/Reconciliations.php",
+        ]
+    );
+    assert_eq!(
+        linked(&routes_view, "renders", true),
+        ["resources/views/pages/about.blade.php"]
+    );
+}
+
+#[test]
+fn views_rendered_through_a_helper_and_classes_found_by_psr4() {
+    let (_dir, root, _) = app(&[]);
+    let config = Config::default();
+    let index = indexed(&root, &config);
+    let cx = ExploreContext {
+        root: &root,
+        config: &config,
+        index: Some(&index),
+    };
+    // `$this->response('banking.reconciliations.index')`: the literal names a view the
+    // repository provides; `route('banking.reconciliations.index')` and `config('app.name')`
+    // in the same class are not views.
+    let controller = view(&cx, "app/Http/Controllers/Banking/Reconciliations.php");
+    assert_eq!(
+        linked(&controller, "renders", true),
+        ["resources/views/banking/reconciliations/index.blade.php"]
+    );
+    assert_eq!(linked(&controller, "routes", false), ["routes/admin.php"]);
+    let refs = find_references(
+        &cx,
+        &FindReferencesParams {
+            symbol: "banking.reconciliations.index".to_string(),
+            path: None,
+            max_results: None,
+        },
+    )
+    .unwrap();
+    assert!(
+        refs.framework_links.iter().any(|n| n.file
+            == "app/Http/Controllers/Banking/Reconciliations.php"
+            && n.kind == "renders"),
+        "{:?}",
+        refs.framework_links
+    );
+    // A class whose declaration the PHP strategy does not read (namespace and class on the
+    // `<?php` line) is the class composer's PSR-4 mapping loads from its path.
+    let dashboard = view(&cx, "app/Http/Controllers/Admin/Dashboard.php");
+    assert_eq!(
+        dashboard.provides,
+        ["class:App\\Http\\Controllers\\Admin\\Dashboard"]
+    );
+    assert_eq!(
+        dashboard.details["psr-4 class"],
+        ["App\\Http\\Controllers\\Admin\\Dashboard"]
+    );
+    assert_eq!(linked(&dashboard, "routes", false), ["routes/admin.php"]);
+    // The TypeScript Tailwind config, read with the grammar.
+    let tailwind = view(&cx, "tailwind.config.ts");
+    assert_eq!(tailwind.details["colors"], ["brand, ink-muted"]);
+    assert_eq!(
+        tailwind.details["plugins"],
+        ["@tailwindcss/forms, @tailwindcss/typography"]
     );
 }

@@ -62,7 +62,7 @@ pub const MIN_GAP_LINES: usize = 3;
 
 /// Version of the chunker's output for unchanged input and options; part of the index's options
 /// fingerprint, so a change (a language added, a query changed) re-chunks every file once.
-pub const CHUNKER_VERSION: u32 = 2;
+pub const CHUNKER_VERSION: u32 = 3;
 
 /// Longest signature kept, in bytes.
 const SIGNATURE_MAX_BYTES: usize = 256;
@@ -114,6 +114,9 @@ pub enum ChunkKind {
     Element,
     /// A line window: text without a grammar, or top-level code outside every symbol (`meta.gap`).
     Window,
+    /// A route of a framework's routes file (a statement such as `Route::get(...)`), added by a
+    /// framework strategy next to the chunker's chunks (docs/FRAMEWORKS.md).
+    Route,
 }
 
 impl ChunkKind {
@@ -132,6 +135,7 @@ impl ChunkKind {
             ChunkKind::AtRule => "at_rule",
             ChunkKind::Element => "element",
             ChunkKind::Window => "window",
+            ChunkKind::Route => "route",
         }
     }
 
@@ -149,7 +153,7 @@ impl std::fmt::Display for ChunkKind {
 }
 
 /// Every [`ChunkKind`].
-const ALL_KINDS: [ChunkKind; 12] = [
+const ALL_KINDS: [ChunkKind; 13] = [
     ChunkKind::Module,
     ChunkKind::Function,
     ChunkKind::Class,
@@ -162,6 +166,7 @@ const ALL_KINDS: [ChunkKind; 12] = [
     ChunkKind::AtRule,
     ChunkKind::Element,
     ChunkKind::Window,
+    ChunkKind::Route,
 ];
 
 /// One chunk of a source file.

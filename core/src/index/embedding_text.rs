@@ -138,7 +138,11 @@ fn collapse(text: &str) -> String {
 fn is_textual(kind: ChunkKind) -> bool {
     matches!(
         kind,
-        ChunkKind::Window | ChunkKind::Element | ChunkKind::Rule | ChunkKind::AtRule
+        ChunkKind::Window
+            | ChunkKind::Element
+            | ChunkKind::Rule
+            | ChunkKind::AtRule
+            | ChunkKind::Route
     )
 }
 

@@ -22,6 +22,7 @@
 
 pub mod laravel;
 pub mod php;
+pub mod tailwind;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -109,6 +110,23 @@ pub struct FileFacts {
     /// `id bigIncrements, title string`, `route` → `GET /posts/{post} posts.show
     /// PostController@show`, ...), in order of appearance, by label.
     pub details: BTreeMap<String, Vec<String>>,
+    /// Parts of the file indexed as chunks of their own next to the chunker's (a route of
+    /// `routes/web.php`), in byte order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<Section>,
+}
+
+/// A part of a file that a strategy indexes as a chunk of its own (see [`chunks_of`]): a route
+/// statement of a routes file becomes a [`ChunkKind::Route`](super::chunk::ChunkKind::Route)
+/// chunk named by the route, whose signature spells the route out with its groups applied.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Section {
+    /// Byte range `[start, end)` in the file's text.
+    pub bytes: (usize, usize),
+    /// The chunk's symbol (a route's name, or its verb and URI when it has none).
+    pub symbol: String,
+    /// The chunk's signature (`GET /posts/{post} posts.show App\Http\Controllers\PostController@show`).
+    pub signature: String,
 }
 
 impl FileFacts {
@@ -133,9 +151,21 @@ impl FileFacts {
             .push(value.into());
     }
 
+    /// Records a section (see [`Section`]).
+    pub fn section(&mut self, bytes: (usize, usize), symbol: String, signature: String) {
+        self.sections.push(Section {
+            bytes,
+            symbol,
+            signature,
+        });
+    }
+
     /// Whether nothing was found.
     pub fn is_empty(&self) -> bool {
-        self.provides.is_empty() && self.links.is_empty() && self.details.is_empty()
+        self.provides.is_empty()
+            && self.links.is_empty()
+            && self.details.is_empty()
+            && self.sections.is_empty()
     }
 
     fn normalize(&mut self) {
@@ -143,6 +173,8 @@ impl FileFacts {
         self.provides.dedup();
         self.links.sort();
         self.links.dedup();
+        self.sections.sort();
+        self.sections.dedup();
         // A file does not link to itself.
         let provides = &self.provides;
         self.links
@@ -156,14 +188,99 @@ pub trait Strategy: Send + Sync {
     fn name(&self) -> &'static str;
     /// Whether this strategy reads the file at `path` (repository-relative, `/`-separated).
     fn applies(&self, path: &str) -> bool;
-    /// Adds what the file says to `facts`. `text` is the file's content.
-    fn analyze(&self, path: &str, text: &str, facts: &mut FileFacts);
+    /// Adds what the file says to `facts`. `text` is the file's content; `project` what the
+    /// repository's root says (its PSR-4 mapping).
+    fn analyze(&self, project: &Project, path: &str, text: &str, facts: &mut FileFacts);
+}
+
+/// What the repository's root says that the strategies use on every file: the PSR-4 autoload
+/// mapping of the root `composer.json` (`autoload` and `autoload-dev`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Project {
+    /// (namespace prefix with its trailing `\`, directory relative to the root with a trailing
+    /// `/`, or empty for the root), longest prefix first.
+    pub psr4: Vec<(String, String)>,
+}
+
+impl Project {
+    /// Reads the root `composer.json` (at most 1 MiB); empty when there is none or it does not
+    /// parse.
+    pub fn read(root: &Path) -> Self {
+        let path = root.join("composer.json");
+        let small = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= 1 << 20);
+        let json = small
+            .then(|| std::fs::read(&path).ok())
+            .flatten()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+        let mut psr4 = Vec::new();
+        for section in ["autoload", "autoload-dev"] {
+            let Some(map) = json
+                .as_ref()
+                .and_then(|j| j.get(section))
+                .and_then(|a| a.get("psr-4"))
+                .and_then(|p| p.as_object())
+            else {
+                continue;
+            };
+            for (prefix, dirs) in map {
+                let dirs: Vec<&str> = match dirs {
+                    serde_json::Value::String(s) => vec![s.as_str()],
+                    serde_json::Value::Array(a) => a.iter().filter_map(|d| d.as_str()).collect(),
+                    _ => continue,
+                };
+                for dir in dirs {
+                    let dir = dir.trim_start_matches("./").trim_end_matches('/');
+                    let dir = if dir.is_empty() || dir == "." {
+                        String::new()
+                    } else {
+                        format!("{dir}/")
+                    };
+                    psr4.push((prefix.clone(), dir));
+                }
+            }
+        }
+        psr4.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+        psr4.dedup();
+        Self { psr4 }
+    }
+
+    /// The class a PHP file stands for by PSR-4 (`app/Support/Money.php` with `App\ → app/`
+    /// → `App\Support\Money`): the longest directory of the mapping the path is under, its
+    /// prefix, then the rest of the path with `/` as `\`. `None` outside every mapped
+    /// directory or when a path segment is not a PHP name.
+    pub fn psr4_class(&self, path: &str) -> Option<String> {
+        let stem = path.strip_suffix(".php")?;
+        let (prefix, rest) = self
+            .psr4
+            .iter()
+            .filter_map(|(prefix, dir)| stem.strip_prefix(dir.as_str()).map(|r| (prefix, r)))
+            .min_by_key(|(_, rest)| rest.len())?;
+        let php_name = |s: &str| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+                && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+        };
+        if rest.is_empty() || !rest.split('/').all(php_name) {
+            return None;
+        }
+        Some(format!("{prefix}{}", rest.replace('/', "\\")))
+    }
+
+    /// The mapping as `prefix → dir` lines, for the index fingerprint and the framework view.
+    pub fn psr4_lines(&self) -> Vec<String> {
+        self.psr4
+            .iter()
+            .map(|(p, d)| format!("psr-4 {p} → {d}"))
+            .collect()
+    }
 }
 
 /// The strategies active in one repository.
 #[derive(Clone)]
 pub struct Frameworks {
     strategies: Vec<&'static dyn Strategy>,
+    project: Project,
 }
 
 impl std::fmt::Debug for Frameworks {
@@ -181,7 +298,10 @@ impl Frameworks {
         if laravel::is_laravel_project(root) {
             strategies.push(&laravel::Laravel);
         }
-        Self { strategies }
+        Self {
+            strategies,
+            project: Project::read(root),
+        }
     }
 
     /// The given strategies, by name (`php`, `laravel`); unknown names are ignored. For tests
@@ -193,7 +313,22 @@ impl Frameworks {
                 .into_iter()
                 .filter(|s| names.contains(&s.name()))
                 .collect(),
+            project: Project::default(),
         }
+    }
+
+    /// The same strategies with `project` as the root's knowledge. For tests.
+    pub fn with_project(mut self, project: Project) -> Self {
+        self.project = project;
+        self
+    }
+
+    /// What the index was built with: the strategy names, then the PSR-4 mapping (a change of
+    /// either rebuilds the index; recorded in the sync state).
+    pub fn fingerprint(&self) -> Vec<String> {
+        let mut out = self.names();
+        out.extend(self.project.psr4_lines());
+        out
     }
 
     /// The names of the active strategies.
@@ -211,12 +346,61 @@ impl Frameworks {
         for s in &self.strategies {
             if s.applies(path) {
                 let t = text.get_or_insert_with(|| String::from_utf8_lossy(bytes));
-                s.analyze(path, t, &mut facts);
+                s.analyze(&self.project, path, t, &mut facts);
             }
         }
         facts.normalize();
         facts
     }
+}
+
+/// The chunks of a file's [`Section`]s: each takes its path, language and imports from
+/// `first` (the file's first chunk), its lines and content from `text[section.bytes]`; kind
+/// [`ChunkKind::Route`](super::chunk::ChunkKind::Route). Sections outside `text` or not on
+/// character boundaries are left out.
+pub fn chunks_of(
+    first: &super::chunk::Chunk,
+    text: &str,
+    facts: &FileFacts,
+) -> Vec<super::chunk::Chunk> {
+    use sha2::{Digest, Sha256};
+    // Byte offsets of the line starts, for 1-based line numbers by binary search.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_at =
+        |at: usize| u32::try_from(starts.partition_point(|s| *s <= at)).unwrap_or(u32::MAX);
+    facts
+        .sections
+        .iter()
+        .filter(|s| {
+            s.bytes.0 < s.bytes.1
+                && s.bytes.1 <= text.len()
+                && text.is_char_boundary(s.bytes.0)
+                && text.is_char_boundary(s.bytes.1)
+        })
+        .map(|s| {
+            let content = text[s.bytes.0..s.bytes.1].to_string();
+            let mut meta = serde_json::Map::new();
+            meta.insert("framework".into(), "route".into());
+            super::chunk::Chunk {
+                path: first.path.clone(),
+                start_line: line_at(s.bytes.0),
+                end_line: line_at(s.bytes.1),
+                byte_range: s.bytes,
+                symbol: s.symbol.clone(),
+                qualified_name: String::new(),
+                kind: super::chunk::ChunkKind::Route,
+                language: first.language,
+                signature: s.signature.clone(),
+                docstring: String::new(),
+                imports: first.imports.clone(),
+                sha256: hex::encode(Sha256::digest(content.as_bytes())),
+                content,
+                meta,
+            }
+        })
+        .collect()
 }
 
 /// A file linked to another one, and how.

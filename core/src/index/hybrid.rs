@@ -380,7 +380,12 @@ impl QueryNames {
 /// word (case-insensitive) or the name has several parts that occur consecutively among the
 /// query's parts (`send_file` for "send a file").
 pub fn defines(symbol: &str, kind: ChunkKind, names: &QueryNames) -> bool {
-    if matches!(kind, ChunkKind::Module | ChunkKind::Window) || symbol.chars().count() < 3 {
+    // A route is named by its route name, not a symbol the code defines.
+    if matches!(
+        kind,
+        ChunkKind::Module | ChunkKind::Window | ChunkKind::Route
+    ) || symbol.chars().count() < 3
+    {
         return false;
     }
     let terms = super::lexical::code_terms(symbol);

@@ -11,7 +11,9 @@
 //!    [`RankParams::coverage`] times its file's coverage of the request (the IDF- and
 //!    word-weighted share of the query's words that the file's candidate chunks match together,
 //!    read from the posting lists) and by its file's [`FileRole`] factor (tests and docs are
-//!    their own class: a change is implemented in source, and they follow it).
+//!    their own class: a change is implemented in source, and they follow it); a route chunk
+//!    (a framework strategy's second view of a routes file's statements) by
+//!    [`RankParams::route_factor`].
 //! 3. Files ranked by their best chunk plus [`RankParams::file_extra`] times the next chunks of
 //!    the same file (file coherence: a file where several chunks match is more likely the place),
 //!    times a small prior for larger files ([`RankParams::size_prior`]).
@@ -235,6 +237,12 @@ pub struct RankParams {
     /// that scores at least this fraction of the representative, repeatedly, so the innermost
     /// such chunk wins (0 = off). Only the representative changes.
     pub nested_ratio: f32,
+    /// Score factor of route chunks ([`ChunkKind::Route`]: a routes file's statements, indexed
+    /// a second time by the framework strategy next to the file's own chunks). A route is a
+    /// short text full of the resource's words, so at full weight a routes file outranks the
+    /// controller and views where a change request is implemented (docs/EVALUATION.md,
+    /// "Framework links").
+    pub route_factor: f32,
 }
 
 impl Default for RankParams {
@@ -281,9 +289,16 @@ impl Default for RankParams {
             // Both folds' function-level recall is flat from 0.1 to 0.3 and lower at 0.5; 0.3 as
             // for members (2026-11-26, docs/EVALUATION.md, "A chunk inside the representative").
             nested_ratio: 0.3,
+            // akaunting's half A (docs/EVALUATION.md, "Framework links"): 0 to 0.5 give the
+            // numbers of an index without route chunks, 1 costs R@10 and MRR@10; the largest
+            // value at the best.
+            route_factor: ROUTE_FACTOR,
         }
     }
 }
+
+/// The default [`RankParams::route_factor`].
+const ROUTE_FACTOR: f32 = 0.5;
 
 impl RankParams {
     /// The (field name, boost) pairs of the BM25F query, in the order of the schema's fields.
@@ -381,6 +396,8 @@ pub struct ItemView<'a> {
     /// First line of the item (1-based; with `lines`, the range that [`RankParams::nested_ratio`]
     /// compares).
     pub start_line: u32,
+    /// A route chunk ([`RankParams::route_factor`]).
+    pub route: bool,
 }
 
 impl ItemView<'_> {
@@ -416,6 +433,9 @@ pub fn group_files<T>(
         let mut score = v.score * params.role_factor(FileRole::of(v.file));
         if v.text_window {
             score *= params.text_factor;
+        }
+        if v.route {
+            score *= params.route_factor;
         }
         let file = v.file.to_string();
         by_file.entry(file).or_default().push((item, score));
@@ -580,6 +600,7 @@ impl SearchHit {
             ),
             lines: self.end_line.saturating_sub(self.start_line) + 1,
             start_line: self.start_line,
+            route: self.kind == ChunkKind::Route,
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::php::{self, Names};
-use super::{FileFacts, Strategy, kebab, plural, snake};
+use super::{FileFacts, Project, Strategy, kebab, plural, snake};
 
 /// The Laravel strategy.
 pub struct Laravel;
@@ -88,6 +88,36 @@ static ACTION_STRING: LazyLock<Regex> = LazyLock::new(|| re(r#"['"]([\w\\]+)@(\w
 static CLASS_CONST: LazyLock<Regex> = LazyLock::new(|| re(r"([\w\\]+)::class"));
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| re(r#"'([^'\\]*)'|"([^"\\]*)""#));
 static ROUTE_NAME: LazyLock<Regex> = LazyLock::new(|| re(r#"->name\(\s*['"]([\w.\-]+)['"]"#));
+/// A group: `Route::group([...], function ...)`, `Route::prefix('x')->name('y.')->group(...)`.
+static GROUP: LazyLock<Regex> = LazyLock::new(|| re(r"(?:->|Route::)group\s*\("));
+static GROUP_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"(?:\bprefix\(\s*|['"]prefix['"]\s*=>\s*)['"]([^'"]*)['"]"#));
+static GROUP_NAME: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"(?:(?:->|::)(?:name|as)\(\s*|['"]as['"]\s*=>\s*)['"]([\w.\-:]*)['"]"#));
+static GROUP_NAMESPACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"(?:(?:->|::)namespace\(\s*|['"]namespace['"]\s*=>\s*)['"]([\w\\]*)['"]"#)
+});
+static GROUP_CONTROLLER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?:(?:->|::)controller\(\s*|['"]controller['"]\s*=>\s*)(?:([\w\\]+)::class|['"]([\w\\]+)['"])"#,
+    )
+});
+/// A route's second argument as a string: the action inside a controller group
+/// (`Route::get('/x', 'show')`), a resource's controller (`Route::resource('x', 'Sales\X')`).
+static SECOND_STRING: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"^\s*['"][^'"]*['"]\s*,\s*['"]([\w\\]+)['"]"#));
+/// A string literal that may be a dotted view name (`banking.reconciliations.index`,
+/// `offline-payments::edit`): lower-case words joined by dots, at least one dot or a namespace.
+static VIEW_LITERAL: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"['"]((?:[a-z0-9_\-]+::)?[a-z0-9_\-]+(?:\.[a-z0-9_\-]+)+|[a-z0-9_\-]+::[a-z0-9_\-]+)['"]"#)
+});
+/// Calls whose first argument is a named route, a translation or a config key, or a field of a
+/// builder (`TextColumn::make('author.name')`), not a view.
+static NOT_A_VIEW_CALL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:\broute|to_route|\b__|\btrans|trans_choice|@lang|Lang::get|\bconfig|Config::get|\benv|->name|->routeIs|->is|\w::make)\s*\(\s*$",
+    )
+});
 static RELATION: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"\$this\s*->\s*(hasOne|hasMany|belongsTo|belongsToMany|morphTo|morphOne|morphMany|morphToMany|morphedByMany|hasManyThrough|hasOneThrough)\s*\(\s*(?:([\w\\]+)::class|['"]([\w\\]+)['"])?"#,
@@ -116,8 +146,6 @@ static CONSTRAINED: LazyLock<Regex> = LazyLock::new(|| {
 static FILAMENT_MODEL: LazyLock<Regex> = LazyLock::new(|| re(r"\$model\s*=\s*([\w\\]+)::class"));
 static FILAMENT_FIELD: LazyLock<Regex> =
     LazyLock::new(|| re(r#"\b(\w+)::make\(\s*['"]([\w.]+)['"]"#));
-static TAILWIND_KEY: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?m)^\s*['\x22]?([\w\-]+)['\x22]?\s*:"));
 
 /// Column methods of the schema builder that are not columns.
 const NOT_COLUMNS: &[&str] = &[
@@ -241,6 +269,27 @@ fn statement(text: &str, from: usize) -> &str {
     &rest[..end]
 }
 
+/// Views a class names by string literal: a literal that is exactly a dotted view name
+/// (`'banking.reconciliations.index'`) is a `renders` link whatever call it is passed to (a
+/// controller's own helper: `$this->response('x.y')`, `$this->view('x.y')`), unless it is the
+/// first argument of a call whose argument is a route, translation or config key. Only names a
+/// view of the repository provides resolve to a file (the link graph matches keys), so
+/// literals that are not views link nothing.
+fn view_literals(text: &str, facts: &mut FileFacts) {
+    for c in VIEW_LITERAL.captures_iter(text) {
+        let at = c.get(0).map_or(0, |m| m.start());
+        let mut from = at.saturating_sub(40);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let before = &text[from..at];
+        if NOT_A_VIEW_CALL.is_match(before) {
+            continue;
+        }
+        facts.link("renders", format!("view:{}", &c[1]));
+    }
+}
+
 /// A route's controller as an FQCN: a `::class` name resolved through the file's imports; a
 /// string (`'Sales\Invoices'`, `'PostController@show'`) relative to `App\Http\Controllers`
 /// unless it is already absolute.
@@ -254,6 +303,100 @@ fn controller_fqcn(name: &str, names: &Names, literal: bool) -> String {
     } else {
         format!("App\\Http\\Controllers\\{name}")
     }
+}
+
+/// A route group and what it applies to the routes in its body.
+#[derive(Debug, Default)]
+struct RouteGroup {
+    /// Byte range of the `group(...)` arguments.
+    body: (usize, usize),
+    /// URI prefix (`prefix('admin')`, `'prefix' => 'admin'`).
+    prefix: String,
+    /// Name prefix (`name('admin.')`, `as('admin.')`, `'as' => 'admin.'`).
+    name: String,
+    /// Controller namespace of string actions (`'namespace' => 'Admin'`).
+    namespace: Option<String>,
+    /// The controller of `Route::controller(X::class)->group(...)` (an FQCN).
+    controller: Option<String>,
+}
+
+/// The route groups of a routes file: each `group(` call, the attributes of the chain before
+/// it (back to the start of its statement) and of its arguments before the closure.
+fn route_groups(text: &str, names: &Names) -> Vec<RouteGroup> {
+    let mut out = Vec::new();
+    for m in GROUP.find_iter(text) {
+        let open = m.end() - 1;
+        let close = closing(text, open);
+        let stmt_start = text[..m.start()]
+            .rfind([';', '{', '}'])
+            .map_or(0, |i| i + 1);
+        let args = &text[open + 1..close];
+        let head = args
+            .find("function")
+            .or_else(|| args.find("fn"))
+            .map_or(args, |i| &args[..i]);
+        let attrs = format!("{} {head}", &text[stmt_start..m.start()]);
+        let first = |r: &Regex| {
+            r.captures(&attrs)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str().to_string())
+        };
+        out.push(RouteGroup {
+            body: (open, close),
+            prefix: first(&GROUP_PREFIX).unwrap_or_default(),
+            name: first(&GROUP_NAME).unwrap_or_default(),
+            namespace: first(&GROUP_NAMESPACE).filter(|n| !n.is_empty()),
+            controller: GROUP_CONTROLLER.captures(&attrs).map(|c| match c.get(1) {
+                Some(class) => controller_fqcn(class.as_str(), names, false),
+                None => controller_fqcn(&c[2], names, true),
+            }),
+        });
+    }
+    out.sort_by_key(|g| g.body.0);
+    out
+}
+
+/// The byte offset of the `)` closing the `(` at `open` (strings and comments skipped); the
+/// end of the text when unbalanced.
+fn closing(text: &str, open: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i;
+                }
+            }
+            q @ (b'\'' | b'"') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != q {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    text.len()
 }
 
 impl Laravel {
@@ -296,6 +439,10 @@ impl Laravel {
     /// Links every PHP and Blade file may hold: rendered views, named routes, translations.
     fn common(&self, text: &str, facts: &mut FileFacts) {
         for c in RENDER.captures_iter(text) {
+            // `Route::view('/terms', ...)`: a URI, not a view (the route reads its view).
+            if c[1].starts_with('/') {
+                continue;
+            }
             facts.link("renders", format!("view:{}", c[1].replace('/', ".")));
         }
         for c in ROUTE_REF.captures_iter(text) {
@@ -307,45 +454,91 @@ impl Laravel {
     }
 
     fn routes(&self, text: &str, names: &Names, facts: &mut FileFacts) {
+        let groups = route_groups(text, names);
         for m in ROUTE.captures_iter(text) {
             let verb = m[1].to_string();
             let whole = m.get(0).expect("match");
             let stmt = statement(text, whole.end());
+            // The groups around the route, outermost first.
+            let around: Vec<&RouteGroup> = groups
+                .iter()
+                .filter(|g| g.body.0 < whole.start() && whole.start() < g.body.1)
+                .collect();
             let uri = QUOTED
                 .captures(stmt)
                 .and_then(|c| c.get(1).or(c.get(2)))
                 .map(|u| u.as_str().to_string())
                 .unwrap_or_default();
+            let namespace: Vec<&str> = around
+                .iter()
+                .filter_map(|g| g.namespace.as_deref())
+                .collect();
+            let literal_controller = |name: &str| {
+                let name = if namespace.is_empty() || name.starts_with('\\') {
+                    name.to_string()
+                } else {
+                    format!("{}\\{name}", namespace.join("\\"))
+                };
+                controller_fqcn(&name, names, true)
+            };
+            let group_controller = around.iter().rev().find_map(|g| g.controller.clone());
             let (controller, action) = if let Some(a) = ACTION_ARRAY.captures(stmt) {
                 (
                     Some(controller_fqcn(&a[1], names, false)),
                     Some(a[2].to_string()),
                 )
             } else if let Some(a) = ACTION_STRING.captures(stmt) {
-                (
-                    Some(controller_fqcn(&a[1], names, true)),
-                    Some(a[2].to_string()),
-                )
+                (Some(literal_controller(&a[1])), Some(a[2].to_string()))
             } else if verb.ends_with("esource") {
                 let ctrl = CLASS_CONST
                     .captures(stmt)
                     .map(|c| controller_fqcn(&c[1], names, false))
-                    .or_else(|| quoted(stmt).get(1).map(|s| controller_fqcn(s, names, true)));
+                    .or_else(|| {
+                        SECOND_STRING
+                            .captures(stmt)
+                            .map(|c| literal_controller(&c[1]))
+                    });
                 (ctrl, None)
+            } else if let (Some(ctrl), Some(a)) = (&group_controller, SECOND_STRING.captures(stmt))
+                && verb != "view"
+                && verb != "redirect"
+            {
+                (Some(ctrl.clone()), Some(a[1].to_string()))
             } else {
                 (None, None)
             };
-            let name = ROUTE_NAME.captures(stmt).map(|c| c[1].to_string());
+            if verb == "view"
+                && let Some(view) = quoted(stmt).get(1)
+            {
+                facts.link("renders", format!("view:{}", view.replace('/', ".")));
+            }
+            let name_prefix: String = around.iter().map(|g| g.name.as_str()).collect();
+            let name = ROUTE_NAME
+                .captures(stmt)
+                .map(|c| format!("{name_prefix}{}", &c[1]));
             if let Some(ctrl) = &controller {
                 facts.link("routes", format!("class:{ctrl}"));
             }
+            let mut full_uri: Vec<&str> = around
+                .iter()
+                .map(|g| g.prefix.trim_matches('/'))
+                .filter(|p| !p.is_empty())
+                .collect();
+            if !uri.trim_matches('/').is_empty() {
+                full_uri.push(uri.trim_matches('/'));
+            }
+            let full_uri = full_uri.join("/");
+            let mut symbol = name.clone();
             if verb.ends_with("esource") {
+                // Resource routes are named from the resource (not the URI prefix), inside the
+                // groups' name prefixes.
                 let base = uri.trim_matches('/').replace('/', ".");
                 for a in [
                     "index", "create", "store", "show", "edit", "update", "destroy",
                 ] {
-                    facts.provide(format!("route:{base}.{a}"));
+                    facts.provide(format!("route:{name_prefix}{base}.{a}"));
                 }
+                symbol.get_or_insert_with(|| format!("{name_prefix}{base}.*"));
             }
             if let Some(n) = &name {
                 facts.provide(format!("route:{n}"));
@@ -355,18 +548,25 @@ impl Laravel {
                 (Some(c), None) => c.clone(),
                 _ => String::new(),
             };
-            facts.detail(
-                "routes",
-                format!(
-                    "{} /{} {} {}",
-                    verb.to_uppercase(),
-                    uri.trim_start_matches('/'),
-                    name.as_deref().unwrap_or("-"),
-                    target
-                )
-                .trim_end()
-                .to_string(),
+            let line = format!(
+                "{} /{full_uri} {} {target}",
+                verb.to_uppercase(),
+                symbol.as_deref().unwrap_or("-"),
+            )
+            .trim_end()
+            .to_string();
+            let end = (whole.end() + stmt.len() + 1).min(text.len());
+            let end = if text.is_char_boundary(end) {
+                end
+            } else {
+                whole.end() + stmt.len()
+            };
+            facts.section(
+                (whole.start(), end),
+                symbol.unwrap_or_else(|| format!("{} /{full_uri}", verb.to_uppercase())),
+                line.clone(),
             );
+            facts.detail("routes", line);
         }
     }
 
@@ -509,59 +709,6 @@ impl Laravel {
             }
         }
     }
-
-    fn tailwind(&self, text: &str, facts: &mut FileFacts) {
-        // Top-level sections and keys one level into `theme.extend` / `theme`, by indentation
-        // (prettier-formatted configs): colours, screens, fonts; plugins and content paths.
-        for section in ["colors", "screens", "fontFamily"] {
-            if let Some(at) = text.find(&format!("{section}:")) {
-                let body = block(&text[at..]);
-                let keys: Vec<String> = TAILWIND_KEY
-                    .captures_iter(body)
-                    .map(|c| c[1].to_string())
-                    .filter(|k| k != section)
-                    .collect();
-                if !keys.is_empty() {
-                    facts.detail(section, keys.join(", "));
-                }
-            }
-        }
-        for section in ["content", "plugins"] {
-            if let Some(at) = text.find(&format!("{section}:")) {
-                let rest = &text[at..];
-                if let Some(open) = rest.find('[') {
-                    let body = &rest[open..];
-                    let body = &body[..body.find(']').unwrap_or(body.len())];
-                    let items = quoted(body);
-                    if !items.is_empty() {
-                        facts.detail(section, items.join(", "));
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The `{ … }` block that starts at the first `{` of `text` (balanced; the rest of the text
-/// when unbalanced).
-fn block(text: &str) -> &str {
-    let Some(open) = text.find('{') else {
-        return "";
-    };
-    let mut depth = 0usize;
-    for (i, ch) in text[open..].char_indices() {
-        match ch {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return &text[open + 1..open + i];
-                }
-            }
-            _ => {}
-        }
-    }
-    &text[open + 1..]
 }
 
 impl Strategy for Laravel {
@@ -574,13 +721,13 @@ impl Strategy for Laravel {
         path.ends_with(".php") || file == "composer.json" || file.starts_with("tailwind.config.")
     }
 
-    fn analyze(&self, path: &str, text: &str, facts: &mut FileFacts) {
+    fn analyze(&self, _project: &Project, path: &str, text: &str, facts: &mut FileFacts) {
         let file = path.rsplit('/').next().unwrap_or(path);
         if file == "composer.json" {
             return self.composer(text, facts);
         }
         if file.starts_with("tailwind.config.") {
-            return self.tailwind(text, facts);
+            return super::tailwind::analyze(path, text, facts);
         }
         if path.ends_with(".blade.php") {
             return self.blade(path, text, facts);
@@ -597,7 +744,11 @@ impl Strategy for Laravel {
         if lower.contains("migrations/") {
             self.migration(text, facts);
         }
-        for decl in php::declarations(text, &names) {
+        let decls = php::declarations(text, &names);
+        if !decls.is_empty() {
+            view_literals(text, facts);
+        }
+        for decl in decls {
             if let Some((kind, name)) = class_component(&decl.fqcn) {
                 facts.provide(format!("{kind}:{name}"));
             }

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{FileFacts, Strategy};
+use super::{FileFacts, Project, Strategy};
 
 /// The PHP symbols strategy (every `.php` file that is not a Blade view).
 pub struct Php;
@@ -125,6 +125,24 @@ fn is_class_type(ty: &str) -> bool {
     !SCALARS.contains(&ty.to_ascii_lowercase().as_str())
 }
 
+/// Whether `text` has a `class`, `interface`, `trait` or `enum` keyword followed by `name` (a
+/// declaration in any layout: the check behind a PSR-4 class, not a parse).
+fn declares(text: &str, name: &str) -> bool {
+    ["class", "interface", "trait", "enum"].iter().any(|kw| {
+        text.match_indices(kw).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let rest = text[at + kw.len()..].trim_start();
+            before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                && rest.len() < text.len() - at - kw.len()
+                && rest.strip_prefix(name).is_some_and(|r| {
+                    r.chars()
+                        .next()
+                        .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+                })
+        })
+    })
+}
+
 /// The classes declared in a PHP file: (kind, short name, FQCN, extends, implements), in order.
 pub fn declarations(text: &str, names: &Names) -> Vec<Declaration> {
     CLASS
@@ -182,12 +200,22 @@ impl Strategy for Php {
         path.ends_with(".php") && !path.ends_with(".blade.php")
     }
 
-    fn analyze(&self, _path: &str, text: &str, facts: &mut FileFacts) {
+    fn analyze(&self, project: &Project, path: &str, text: &str, facts: &mut FileFacts) {
         let names = Names::of(text);
         for fqcn in names.imports.values() {
             facts.link("imports", format!("class:{fqcn}"));
         }
-        for d in declarations(text, &names) {
+        let decls = declarations(text, &names);
+        // A file whose declaration is not read here (another layout, a namespace on the
+        // `<?php` line) still stands for the class composer's PSR-4 autoloader loads from it.
+        if decls.is_empty()
+            && let Some(fqcn) = project.psr4_class(path)
+            && declares(text, last_segment(&fqcn))
+        {
+            facts.provide(format!("class:{fqcn}"));
+            facts.detail("psr-4 class", fqcn);
+        }
+        for d in decls {
             facts.provide(format!("class:{}", d.fqcn));
             for parent in &d.extends {
                 facts.link("extends-class", format!("class:{parent}"));

@@ -137,3 +137,172 @@ fn link_bonus_takes_the_largest_per_file() {
     assert!((bonus["a"] - 0.5 * 0.1 * 4.0).abs() < 1e-6);
     assert!(link_bonus(&ranked, 5, 0.0, n).is_empty());
 }
+
+const FIXTURE_ADMIN_ROUTES: &str =
+    include_str!("../../../tests/fixtures/laravel_app/routes/admin.php");
+
+/// One line per route section, then the details and provided routes, for a snapshot.
+fn routes_of(path: &str, text: &str) -> String {
+    let facts = laravel().analyze(path, text.as_bytes());
+    let mut out = String::new();
+    for s in &facts.sections {
+        let first = text[s.bytes.0..s.bytes.1].lines().next().unwrap_or("");
+        out.push_str(&format!(
+            "section {} | {} | {first}\n",
+            s.symbol, s.signature
+        ));
+    }
+    for p in &facts.provides {
+        out.push_str(&format!("= {p}\n"));
+    }
+    for l in links(&facts) {
+        out.push_str(&format!("{l}\n"));
+    }
+    out
+}
+
+#[test]
+fn route_groups_apply_prefixes_names_and_controllers() {
+    expect_test::expect![[r#"
+        section admin.dashboard | GET /admin/dashboard admin.dashboard App\Http\Controllers\Admin\Dashboard@index | Route::get('/dashboard', 'Admin\Dashboard@index')->name('dashboard');
+        section admin.banking.reconciliations.* | RESOURCE /admin/banking/reconciliations admin.banking.reconciliations.* App\Http\Controllers\Banking\Reconciliations | Route::resource('reconciliations', 'Banking\Reconciliations');
+        section admin.reports.show | GET /admin/reports/{report} admin.reports.show App\Http\Controllers\Admin\ReportController@show | Route::get('/reports/{report}', 'show')->name('reports.show');
+        section terms | VIEW /terms terms | Route::view('/terms', 'pages.about')->name('terms');
+        = route:admin.banking.reconciliations.create
+        = route:admin.banking.reconciliations.destroy
+        = route:admin.banking.reconciliations.edit
+        = route:admin.banking.reconciliations.index
+        = route:admin.banking.reconciliations.show
+        = route:admin.banking.reconciliations.store
+        = route:admin.banking.reconciliations.update
+        = route:admin.dashboard
+        = route:admin.reports.show
+        = route:terms
+        imports class:App\Http\Controllers\Admin\ReportController
+        imports class:Illuminate\Support\Facades\Route
+        renders view:pages.about
+        routes class:App\Http\Controllers\Admin\Dashboard
+        routes class:App\Http\Controllers\Admin\ReportController
+        routes class:App\Http\Controllers\Banking\Reconciliations
+    "#]]
+    .assert_eq(&routes_of("routes/admin.php", FIXTURE_ADMIN_ROUTES));
+}
+
+#[test]
+fn a_namespace_group_and_a_string_controller_group() {
+    let src = "<?php\nRoute::group(['namespace' => 'Sales', 'as' => 'sales.', 'prefix' => 'sales'], function () {\n    Route::get('invoices/{invoice}/print', 'Invoices@printInvoice')->name('invoices.print');\n    // a ) in a comment\n});\nRoute::controller('Billing')->prefix('billing')->group(fn () => Route::post('pay', 'pay'));\n";
+    expect_test::expect![[r#"
+        section sales.invoices.print | GET /sales/invoices/{invoice}/print sales.invoices.print App\Http\Controllers\Sales\Invoices@printInvoice | Route::get('invoices/{invoice}/print', 'Invoices@printInvoice')->name('invoices.print');
+        section POST /billing/pay | POST /billing/pay - App\Http\Controllers\Billing@pay | Route::post('pay', 'pay'));
+        = route:sales.invoices.print
+        routes class:App\Http\Controllers\Billing
+        routes class:App\Http\Controllers\Sales\Invoices
+    "#]]
+    .assert_eq(&routes_of("routes/web.php", src));
+}
+
+#[test]
+fn a_view_named_by_any_call_in_a_class_is_rendered() {
+    let src = b"<?php\nnamespace App\\Http\\Controllers\\Banking;\n\nclass Reconciliations extends Controller\n{\n    public function index()\n    {\n        $title = config('app.name') . trans('general.title') . setting('company.name');\n\n        return $this->response('banking.reconciliations.index', compact('title'));\n    }\n\n    public function store()\n    {\n        return redirect()->route('banking.reconciliations.show')->with('x', __('messages.saved'));\n    }\n\n    public function module() { return $this->respond(\"offline-payments::edit\"); }\n}\n";
+    let facts = laravel().analyze("app/Http/Controllers/Banking/Reconciliations.php", src);
+    // `setting('company.name')` is kept: the link resolves only if a view of that name exists.
+    assert_eq!(
+        links(&facts),
+        [
+            "extends-class class:App\\Http\\Controllers\\Banking\\Controller",
+            "renders view:banking.reconciliations.index",
+            "renders view:company.name",
+            "renders view:offline-payments::edit",
+            "route-ref route:banking.reconciliations.show",
+            "translates lang:general",
+            "translates lang:messages",
+        ]
+    );
+    // A file without a class (a config file, a routes file) gets no such links.
+    let config = laravel().analyze(
+        "config/app.php",
+        b"<?php\nreturn ['view' => 'pages.home'];\n",
+    );
+    assert!(links(&config).is_empty(), "{:?}", links(&config));
+}
+
+#[test]
+fn psr4_gives_the_class_of_a_file_whose_declaration_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("composer.json"),
+        r#"{"autoload": {"psr-4": {"App\\": "app/", "App\\Domain\\": ["src/Domain", "lib/"]}}, "autoload-dev": {"psr-4": {"Tests\\": "tests/"}}}"#,
+    )
+    .unwrap();
+    let project = Project::read(dir.path());
+    assert_eq!(
+        project.psr4_lines(),
+        [
+            "psr-4 App\\Domain\\ → lib/",
+            "psr-4 App\\Domain\\ → src/Domain/",
+            "psr-4 Tests\\ → tests/",
+            "psr-4 App\\ → app/",
+        ]
+    );
+    assert_eq!(
+        project
+            .psr4_class("app/Http/Controllers/Admin/Dashboard.php")
+            .as_deref(),
+        Some("App\\Http\\Controllers\\Admin\\Dashboard")
+    );
+    assert_eq!(
+        project.psr4_class("src/Domain/Money.php").as_deref(),
+        Some("App\\Domain\\Money")
+    );
+    assert_eq!(project.psr4_class("config/app.php"), None);
+    assert_eq!(project.psr4_class("app/helpers-v2.php"), None);
+
+    let php = Frameworks::named(&["php"]).with_project(project);
+    let one_line = b"<?php namespace App\\Http\\Controllers\\Admin; #[\\AllowDynamicProperties] final class Dashboard extends Controller {}\n";
+    let facts = php.analyze("app/Http/Controllers/Admin/Dashboard.php", one_line);
+    assert_eq!(
+        facts.provides,
+        ["class:App\\Http\\Controllers\\Admin\\Dashboard"]
+    );
+    assert_eq!(
+        facts.details["psr-4 class"],
+        ["App\\Http\\Controllers\\Admin\\Dashboard"]
+    );
+    // A file under a mapped directory that declares no class of its name provides none.
+    let helpers = php.analyze("app/helpers.php", b"<?php\nfunction money() {}\n");
+    assert!(helpers.provides.is_empty(), "{:?}", helpers.provides);
+}
+
+#[test]
+fn tailwind_configs_are_read_with_the_grammar() {
+    let ts = include_bytes!("../../../tests/fixtures/laravel_app/tailwind.config.ts");
+    let facts = laravel().analyze("tailwind.config.ts", ts);
+    expect_test::expect![[r#"
+        {
+            "colors": [
+                "brand, ink-muted",
+            ],
+            "content": [
+                "./resources/views/**/*.blade.php, ./resources/js/**/*.ts",
+            ],
+            "fontFamily": [
+                "sans",
+            ],
+            "plugins": [
+                "@tailwindcss/forms, @tailwindcss/typography",
+            ],
+            "screens": [
+                "sm, lg",
+            ],
+        }
+    "#]]
+    .assert_debug_eq(&facts.details);
+    let js = b"const plugin = require('tailwindcss/plugin');\nmodule.exports = {\n  content: [\"./src/**/*.vue\"],\n  theme: { colors: { primary: 'var(--p)', 'gray-50': '#fafafa' }, extend: { colors: { accent: '#f00' } } },\n  plugins: [require('@tailwindcss/forms')({ strategy: 'class' }), plugin(function ({ addUtilities }) { addUtilities({ content: ['x'] }) })],\n};\n";
+    let facts = laravel().analyze("tailwind.config.js", js);
+    assert_eq!(facts.details["colors"], ["primary, gray-50, accent"]);
+    assert_eq!(facts.details["content"], ["./src/**/*.vue"]);
+    assert_eq!(
+        facts.details["plugins"],
+        ["@tailwindcss/forms, tailwindcss/plugin"]
+    );
+}
