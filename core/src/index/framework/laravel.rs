@@ -77,9 +77,11 @@ static LIVEWIRE: LazyLock<Regex> =
     LazyLock::new(|| re(r#"(?:@livewire\(\s*['"]([\w.\-]+)['"]|<livewire:([\w.\-]+))"#));
 static BLADE_INJECT: LazyLock<Regex> =
     LazyLock::new(|| re(r#"@inject\(\s*['"]\w+['"]\s*,\s*['"]([\w\\]+)['"]"#));
+/// A route: `Route::get(...)`, or the verb at the end of a chain that starts with `Route::`
+/// (`Route::middleware('auth')->get(...)`; see [`chained_from_route`]).
 static ROUTE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"Route::(get|post|put|patch|delete|options|any|match|resource|apiResource|view|redirect)\s*\(",
+        r"(Route::|->)(get|post|put|patch|delete|options|any|match|resource|apiResource|view|redirect)\s*\(",
     )
 });
 static ACTION_ARRAY: LazyLock<Regex> =
@@ -257,6 +259,18 @@ fn quoted(body: &str) -> Vec<String> {
         .captures_iter(body)
         .filter_map(|c| c.get(1).or(c.get(2)).map(|m| m.as_str().to_string()))
         .collect()
+}
+
+/// Whether a `->verb(` whose preceding text is `before` ends a chain of calls that starts with
+/// `Route::` in the same statement (`Route::middleware('auth')->get(...)`,
+/// `Route::prefix('x')->name('y.')->post(...)`), not a `->get(` of a request, a collection or a
+/// closure's body (`fn () => request()->get('q')`).
+fn chained_from_route(before: &str) -> bool {
+    let start = before.rfind([';', '{', '}']).map_or(0, |i| i + 1);
+    let statement = &before[start..];
+    statement
+        .rfind("Route::")
+        .is_some_and(|at| !statement[at..].contains("=>") && !statement[at..].contains('$'))
 }
 
 /// The `;`-terminated statement starting at `from` (at most 2,000 bytes).
@@ -456,8 +470,11 @@ impl Laravel {
     fn routes(&self, text: &str, names: &Names, facts: &mut FileFacts) {
         let groups = route_groups(text, names);
         for m in ROUTE.captures_iter(text) {
-            let verb = m[1].to_string();
+            let verb = m[2].to_string();
             let whole = m.get(0).expect("match");
+            if &m[1] == "->" && !chained_from_route(&text[..whole.start()]) {
+                continue;
+            }
             let stmt = statement(text, whole.end());
             // The groups around the route, outermost first.
             let around: Vec<&RouteGroup> = groups

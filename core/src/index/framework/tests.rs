@@ -202,6 +202,21 @@ fn a_namespace_group_and_a_string_controller_group() {
 }
 
 #[test]
+fn routes_at_the_end_of_a_chain_from_route() {
+    let src = "<?php\nRoute::middleware('auth')->get('/profile', [ProfileController::class, 'edit'])->name('profile.edit');\nRoute::middleware(['auth', 'verified'])->name('team.')->post('/team', 'TeamController@store');\nRoute::get('/search', fn () => view('search', ['q' => request()->get('q')]));\n$items->get('not.a.route');\n";
+    expect_test::expect![[r#"
+        section profile.edit | GET /profile profile.edit ProfileController@edit | ->get('/profile', [ProfileController::class, 'edit'])->name('profile.edit');
+        section POST /team | POST /team - App\Http\Controllers\TeamController@store | ->post('/team', 'TeamController@store');
+        section GET /search | GET /search - | Route::get('/search', fn () => view('search', ['q' => request()->get('q')]));
+        = route:profile.edit
+        renders view:search
+        routes class:App\Http\Controllers\TeamController
+        routes class:ProfileController
+    "#]]
+    .assert_eq(&routes_of("routes/web.php", src));
+}
+
+#[test]
 fn a_view_named_by_any_call_in_a_class_is_rendered() {
     let src = b"<?php\nnamespace App\\Http\\Controllers\\Banking;\n\nclass Reconciliations extends Controller\n{\n    public function index()\n    {\n        $title = config('app.name') . trans('general.title') . setting('company.name');\n\n        return $this->response('banking.reconciliations.index', compact('title'));\n    }\n\n    public function store()\n    {\n        return redirect()->route('banking.reconciliations.show')->with('x', __('messages.saved'));\n    }\n\n    public function module() { return $this->respond(\"offline-payments::edit\"); }\n}\n";
     let facts = laravel().analyze("app/Http/Controllers/Banking/Reconciliations.php", src);
