@@ -82,6 +82,15 @@ const MANAGED_DIRS: [&str; 2] = [
     "/Library/Application Support/ClaudeCode",
 ];
 
+/// What the kernel sandbox protects for the managed settings: on Linux all of `/etc`, not only
+/// `/etc/claude-code`. A missing `/etc/claude-code` that root could create is otherwise
+/// protected by granting every other entry of `/etc` one by one (about 190 Landlock rules, +1.2 ms
+/// per sandboxed command as root, measured 2026-11-26); root's commands lose writes to `/etc`,
+/// which package managers already cannot complete there (the PATH directories `/usr/bin`, `/bin`
+/// are protected), and other users could not write it anyway. (No Landlock on macOS: listed for
+/// completeness.)
+const MANAGED_SANDBOX: [&str; 2] = ["/etc", "/Library/Application Support/ClaudeCode"];
+
 /// [`ConfigLocations`] with every path at its real location, computed once per hook call.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Protected {
@@ -154,7 +163,7 @@ impl Protected {
         }
         out.retain(|p| p.is_absolute() && p.symlink_metadata().is_ok());
         out.extend(self.config_dirs.iter().cloned());
-        out.extend(MANAGED_DIRS.iter().map(PathBuf::from));
+        out.extend(MANAGED_SANDBOX.iter().map(PathBuf::from));
         if let Some(home) = &self.home {
             out.extend(UNCONFINED_READS.iter().map(|f| home.join(f)));
         }

@@ -285,6 +285,8 @@ mod tests {
         );
         assert!(plan.allow.contains(&modules.join("pkg")), "{plan:?}");
         assert!(plan.allow.contains(&repo.join("target")), "{plan:?}");
+        // The managed settings: all of `/etc`, not its entries but `claude-code` one by one.
+        assert!(plan.protect.contains(&PathBuf::from("/etc")), "{plan:?}");
     }
 
     #[test]

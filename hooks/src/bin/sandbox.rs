@@ -429,8 +429,8 @@ fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str)
     // would leave its real tree granted). A path that does not exist (a PATH directory not
     // created yet, `~/.gitconfig`) is protected at the real location of its existing part with
     // the rest appended, so the walk lets no new entry into its nearest existing ancestor;
-    // skipped when this process could not create it anyway (`/etc/claude-code` for a user
-    // other than root: the rules for the entries of `/etc` saved).
+    // skipped when this process could not create it anyway (the rules for the entries of its
+    // ancestor saved).
     let protect: Vec<PathBuf> = protect
         .iter()
         .filter_map(|p| match std::fs::canonicalize(p) {
