@@ -67,6 +67,36 @@ fn indexed(root: &RepoRoot, config: &Config) -> CodeIndex {
     index
 }
 
+/// The fixture copied and indexed with the default config, for the exploration tools.
+struct IndexedApp {
+    _dir: tempfile::TempDir,
+    root: RepoRoot,
+    config: Config,
+    index: CodeIndex,
+}
+
+impl IndexedApp {
+    fn new() -> Self {
+        let (dir, root, _) = app(&[]);
+        let config = Config::default();
+        let index = indexed(&root, &config);
+        Self {
+            _dir: dir,
+            root,
+            config,
+            index,
+        }
+    }
+
+    fn cx(&self) -> ExploreContext<'_> {
+        ExploreContext {
+            root: &self.root,
+            config: &self.config,
+            index: Some(&self.index),
+        }
+    }
+}
+
 /// Every file's provided keys and links, as indexed.
 fn graph(index: &CodeIndex, files: &[String]) -> String {
     let mut out = String::new();
@@ -118,14 +148,8 @@ fn links_of_every_fixture_file() {
 
 #[test]
 fn from_a_blade_view_to_its_controller_model_and_table() {
-    let (_dir, root, _) = app(&[]);
-    let config = Config::default();
-    let index = indexed(&root, &config);
-    let cx = ExploreContext {
-        root: &root,
-        config: &config,
-        index: Some(&index),
-    };
+    let app = IndexedApp::new();
+    let cx = app.cx();
 
     // The view: rendered by the controller; it extends the layout, includes the partial,
     // uses the class and the anonymous component and the Livewire component.
@@ -268,14 +292,8 @@ fn from_a_blade_view_to_its_controller_model_and_table() {
 
 #[test]
 fn find_references_lists_framework_links_to_a_model() {
-    let (_dir, root, _) = app(&[]);
-    let config = Config::default();
-    let index = indexed(&root, &config);
-    let cx = ExploreContext {
-        root: &root,
-        config: &config,
-        index: Some(&index),
-    };
+    let app = IndexedApp::new();
+    let cx = app.cx();
     let kinds = |symbol: &str| -> Vec<(String, String)> {
         find_references(
             &cx,
@@ -399,17 +417,12 @@ fn ranked_search_brings_linked_files_along() {
 
 #[test]
 fn routes_are_chunks_with_their_groups_applied() {
-    let (_dir, root, _) = app(&[]);
-    let config = Config::default();
-    let index = indexed(&root, &config);
-    let cx = ExploreContext {
-        root: &root,
-        config: &config,
-        index: Some(&index),
-    };
+    let app = IndexedApp::new();
+    let cx = app.cx();
     // Each route statement is a chunk of its own, named by its route (group name prefixes
     // applied), its signature the route spelled out (group URI prefixes, controller groups).
-    let mut routes: Vec<(String, String)> = index
+    let mut routes: Vec<(String, String)> = app
+        .index
         .chunks_of("routes/admin.php")
         .unwrap()
         .into_iter()
@@ -441,7 +454,7 @@ fn routes_are_chunks_with_their_groups_applied() {
         ("admin dashboard", "admin.dashboard"),
         ("ReportController show", "admin.reports.show"),
     ] {
-        let hits = index.search(query, 20).unwrap();
+        let hits = app.index.search(query, 20).unwrap();
         assert!(
             hits.iter()
                 .any(|h| h.kind == ChunkKind::Route && h.symbol == symbol),
@@ -469,14 +482,8 @@ fn routes_are_chunks_with_their_groups_applied() {
 
 #[test]
 fn views_rendered_through_a_helper_and_classes_found_by_psr4() {
-    let (_dir, root, _) = app(&[]);
-    let config = Config::default();
-    let index = indexed(&root, &config);
-    let cx = ExploreContext {
-        root: &root,
-        config: &config,
-        index: Some(&index),
-    };
+    let app = IndexedApp::new();
+    let cx = app.cx();
     // `$this->response('banking.reconciliations.index')`: the literal names a view the
     // repository provides; `route('banking.reconciliations.index')` and `config('app.name')`
     // in the same class are not views.
