@@ -476,22 +476,23 @@ pub fn group_files<T>(
             // for the file instead, innermost first: as with containers, it names the code to
             // change. Only the representative changes.
             let mut nested = false;
-            if params.nested_ratio > 0.0 {
-                while let Some(i) = rest
+            while params.nested_ratio > 0.0 {
+                let outer = view(&best.0);
+                let floor = params.nested_ratio * best.1;
+                let Some(i) = rest
                     .iter()
                     .enumerate()
                     .filter(|(_, (t, s))| {
                         let v = view(t);
-                        !v.whole_file
-                            && *s >= params.nested_ratio * best.1
-                            && view(&best.0).encloses(&v)
+                        !v.whole_file && *s >= floor && outer.encloses(&v)
                     })
                     .max_by(|a, b| a.1.1.total_cmp(&b.1.1).then(b.0.cmp(&a.0)))
                     .map(|(i, _)| i)
-                {
-                    promote(&mut best, &mut rest, i);
-                    nested = true;
-                }
+                else {
+                    break;
+                };
+                promote(&mut best, &mut rest, i);
+                nested = true;
             }
             // Length in the choice among chunks of the representative's class (see
             // `RankParams::length_pick`), unless an enclosed chunk was just chosen for being
@@ -564,21 +565,13 @@ pub fn rank_files(
     params: &RankParams,
     top: usize,
 ) -> Vec<FileHit> {
-    group_files(chunks, SearchHit::rank_view, file_chunks, params, top)
-        .into_iter()
-        .map(|g| {
-            let mut best = g.best;
-            best.score = g.score;
-            FileHit {
-                best,
-                also: g
-                    .rest
-                    .into_iter()
-                    .map(|(h, s)| FoldedChunk::of(&h, s))
-                    .collect(),
-            }
-        })
-        .collect()
+    files_of(group_files(
+        chunks,
+        SearchHit::rank_view,
+        file_chunks,
+        params,
+        top,
+    ))
 }
 
 impl SearchHit {
@@ -718,18 +711,28 @@ mod tests {
         );
     }
 
+    /// A chunk of `a.py` at `line` spanning `lines` lines.
+    fn spanning(line: u32, lines: u32, score: f32) -> SearchHit {
+        SearchHit {
+            end_line: line + lines - 1,
+            ..hit("a.py", line, score)
+        }
+    }
+
+    /// The first file's representative (first line) and score for `chunks` under `p`.
+    fn first_best(chunks: Vec<SearchHit>, p: &RankParams) -> (u32, f32) {
+        let got = rank_files(chunks, |_| 0, p, 10);
+        (got[0].best.start_line, got[0].best.score)
+    }
+
     #[test]
     fn an_enclosed_chunk_scoring_enough_stands_for_the_function_around_it() {
-        let spanning = |line: u32, lines: u32, score: f32| SearchHit {
-            end_line: line + lines - 1,
-            ..hit("a.ts", line, score)
-        };
         let ranked = |nested_ratio: f32| {
             let p = RankParams {
                 nested_ratio,
                 ..RankParams::default()
             };
-            let got = rank_files(
+            first_best(
                 vec![
                     // A plugin factory (lines 1–400) with two methods inside it, one with a
                     // helper inside it, and a function after it.
@@ -739,11 +742,8 @@ mod tests {
                     spanning(200, 50, 3.8),
                     spanning(401, 100, 3.9),
                 ],
-                |_| 0,
                 &p,
-                10,
-            );
-            (got[0].best.start_line, got[0].best.score)
+            )
         };
         // Off: the factory (length_pick does not move it: nothing of its class is longer).
         assert_eq!(ranked(0.0).0, 1);
@@ -757,26 +757,19 @@ mod tests {
 
     #[test]
     fn a_longer_chunk_of_nearly_the_score_stands_for_its_file() {
-        let spanning = |line: u32, lines: u32, score: f32| SearchHit {
-            end_line: line + lines - 1,
-            ..hit("a.py", line, score)
-        };
         let ranked = |length_pick: f32| {
             let p = RankParams {
                 length_pick,
                 ..RankParams::default()
             };
-            let got = rank_files(
+            first_best(
                 vec![
                     spanning(1, 5, 10.0),
                     spanning(10, 60, 9.0),
                     spanning(80, 100, 3.0),
                 ],
-                |_| 0,
                 &p,
-                10,
-            );
-            (got[0].best.start_line, got[0].best.score)
+            )
         };
         // 10 × (1 + 0.1 ln 6) = 11.8 < 9 × (1 + 0.1 ln 61) = 12.7: the 60-line function;
         // 3 × (1 + 0.1 ln 101) = 4.4 is far behind. The file's score stays 10 + 0.5 × (9 + 3).
