@@ -476,23 +476,25 @@ pub fn group_files<T>(
             // for the file instead, innermost first: as with containers, it names the code to
             // change. Only the representative changes.
             let mut nested = false;
-            while params.nested_ratio > 0.0 {
-                let outer = view(&best.0);
-                let floor = params.nested_ratio * best.1;
-                let Some(i) = rest
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, (t, s))| {
-                        let v = view(t);
-                        !v.whole_file && *s >= floor && outer.encloses(&v)
-                    })
-                    .max_by(|a, b| a.1.1.total_cmp(&b.1.1).then(b.0.cmp(&a.0)))
-                    .map(|(i, _)| i)
-                else {
-                    break;
-                };
-                promote(&mut best, &mut rest, i);
-                nested = true;
+            if params.nested_ratio > 0.0 {
+                loop {
+                    let outer = view(&best.0);
+                    let floor = params.nested_ratio * best.1;
+                    let Some(i) = rest
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, (t, s))| {
+                            let v = view(t);
+                            !v.whole_file && *s >= floor && outer.encloses(&v)
+                        })
+                        .max_by(|a, b| a.1.1.total_cmp(&b.1.1).then(b.0.cmp(&a.0)))
+                        .map(|(i, _)| i)
+                    else {
+                        break;
+                    };
+                    promote(&mut best, &mut rest, i);
+                    nested = true;
+                }
             }
             // Length in the choice among chunks of the representative's class (see
             // `RankParams::length_pick`), unless an enclosed chunk was just chosen for being
