@@ -306,6 +306,47 @@ fn eval_queries_scores_hand_written_gold() {
         "{text}"
     );
 
+    // `--rank` replaces ranking parameters for every query: docs weighted far above source put
+    // README.md before the gold file.
+    let report = eval_json(
+        dir.path(),
+        &[
+            "eval",
+            "--queries",
+            queries.to_str().unwrap(),
+            "--mode",
+            "lexical",
+            "--json",
+            "--rank",
+            r#"{"doc_factor": 100}"#,
+        ],
+    );
+    assert_eq!(
+        ranks(&report)[0],
+        (
+            json!("discount"),
+            json!(2),
+            json!(["README.md", "src/cart.py"])
+        ),
+        "{report:#}"
+    );
+    let out = code_intel(
+        dir.path(),
+        &[
+            "eval",
+            "--queries",
+            queries.to_str().unwrap(),
+            "--rank",
+            "[1]",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("expected a JSON object"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
     // A malformed line is an error that names the line.
     std::fs::write(&queries, "{\"query\": \"no gold\"}\n").unwrap();
     let out = code_intel(

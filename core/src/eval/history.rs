@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::index::chunk::ChunkKind;
+use crate::index::scope::FileRole;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -256,9 +257,13 @@ fn parse_hunks(diff: &str) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// File extensions of source code (the benchmark kit's list).
+/// File extensions of source code: the benchmark kit's list, then the other languages the
+/// chunker parses (Go, Rust, Java, Ruby, C#, C, C++, Kotlin, Swift), so a repository in any of
+/// them yields change requests.
 const SOURCE_EXTS: &[&str] = &[
-    ".py", ".php", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", ".vue",
+    ".py", ".php", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", ".vue", ".go",
+    ".rs", ".java", ".rb", ".cs", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".kt",
+    ".kts", ".swift",
 ];
 
 /// Directory names that mark tests, docs, examples, vendored or generated trees and translations.
@@ -283,6 +288,8 @@ const NON_SOURCE_DIRS: &[&str] = &[
     "benchmark",
     "benchmarks",
     "bench",
+    "benches",
+    "testdata",
     ".github",
     ".circleci",
     "dist",
@@ -322,6 +329,9 @@ pub fn is_source(path: &str) -> bool {
     // `__tests__`, `__tests_dts__`, `__test_utils__`: test trees by the JS convention.
     !dirs.any(|d| NON_SOURCE_DIRS.contains(&d.as_str()) || d.starts_with("__test"))
         && !NON_SOURCE_FILE.is_match(path)
+        // The index's own test conventions of the other languages (`*_test.go`, `*Test.java`,
+        // `*_spec.rb`, a .NET `*.Tests/` project, ...).
+        && FileRole::of(path) == FileRole::Source
 }
 
 /// The query a commit subject makes, or `None` when the commit is maintenance or the subject
@@ -620,6 +630,15 @@ mod tests {
             "app/Http/Kernel.php",
             "web/format.js",
             "src/App.vue",
+            "context.go",
+            "crates/core/flags/parse.rs",
+            "src/main/java/org/mockito/Mockito.java",
+            "lib/sinatra/base.rb",
+            "Src/Newtonsoft.Json/JsonConvert.cs",
+            "src/server.c",
+            "db/db_impl.h",
+            "moshi/src/main/java/com/squareup/moshi/Moshi.kt",
+            "Source/Core/Session.swift",
         ] {
             assert!(is_source(path), "{path}");
         }
@@ -639,6 +658,14 @@ mod tests {
             "src/CartTest.php",
             "playground/alias/index.js",
             "packages/vite/src/node/__tests_dts__/plugin.ts",
+            "context_test.go",
+            "testdata/protoexample/test.go",
+            "crates/searcher/benches/search.rs",
+            "src/test/java/org/mockito/MockitoTest.java",
+            "spec/sinatra/base_spec.rb",
+            "Src/Newtonsoft.Json.Tests/JsonConvertTest.cs",
+            "Tests/SessionTests.swift",
+            "Gemfile.lock",
         ] {
             assert!(!is_source(path), "{path}");
         }

@@ -46,6 +46,20 @@ pub struct EvalArgs {
     /// with --from-git, hybrid and vector embed every snapshot first, which takes minutes).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
+    /// Ranking parameters to try instead of the defaults, as a JSON object of
+    /// `RankParams` fields (e.g. `{"test_factor": 1, "coverage": 0}`), the `rank` field of
+    /// `search --batch`; fields not given keep their defaults.
+    #[arg(long, value_name = "JSON", value_parser = parse_rank)]
+    pub rank: Option<serde_json::Value>,
+}
+
+/// `--rank`: a JSON object (the fields are checked by the first search).
+fn parse_rank(s: &str) -> Result<serde_json::Value, String> {
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err("expected a JSON object of ranking parameters".to_string()),
+        Err(e) => Err(format!("not JSON: {e}")),
+    }
 }
 
 /// One query's line of `--json`.
@@ -118,7 +132,7 @@ pub fn run(
                 index.sync(&mut |_| {}).context("index sync failed")?;
             }
             let mut searcher = Searcher::new(root, config, &index, &mode_args(args))?;
-            search_all(&mut searcher, &queries, args.top, &mut rows, &mut notes)?;
+            search_all(&mut searcher, &queries, args, &mut rows, &mut notes)?;
             None
         }
         (None, Some(range)) => Some(from_git(root, range, args, &mut rows, &mut notes)?),
@@ -191,14 +205,17 @@ struct HitLines {
 fn search_all(
     searcher: &mut Searcher<'_>,
     queries: &[EvalQuery],
-    top: usize,
+    args: &EvalArgs,
     rows: &mut Vec<QueryRow>,
     notes: &mut Vec<String>,
 ) -> anyhow::Result<()> {
+    let top = args.top;
     let batch = |query: &str| -> anyhow::Result<BatchQuery> {
-        Ok(serde_json::from_value(
-            serde_json::json!({ "query": query }),
-        )?)
+        let mut q = serde_json::json!({ "query": query });
+        if let Some(rank) = &args.rank {
+            q["rank"] = rank.clone();
+        }
+        serde_json::from_value(q).context("--rank: not a set of ranking parameters")
     };
     searcher.run(&batch("warm up the search index")?, top)?;
     for q in queries {
@@ -340,7 +357,7 @@ fn search_snapshots(
             queries.push(r.eval_query(ranges));
         }
         let mut searcher = Searcher::new(&wt_root, &wt_config, &index, &mode_args(args))?;
-        search_all(&mut searcher, &queries, args.top, rows, notes)?;
+        search_all(&mut searcher, &queries, args, rows, notes)?;
     }
     Ok(())
 }
