@@ -8,7 +8,7 @@ over the same requests. The repositories are git clones (e.g. of `fetch` mirrors
 languages than the development kit's, so nothing in the shipped parameters was chosen on them.
 
     python3 tests/eval/git_heldout.py --repos /tmp/ho/redis,/tmp/ho/gin \
-        --set default={} --set plain='{"file_extra": 0, ...}' [--range HEAD~600..HEAD] [--limit 60]
+        --set default={} --set plain='{"file_extra": 0, ...}' [--depth 600] [--limit 60]
 
 Prints one line per repository and setting (R@1, R@10, MRR@10, F-R@10) and the means over the
 repositories (each repository weighs the same); `--out F` keeps every per-query row as JSON.
@@ -24,6 +24,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / "target" / "release" / "code-intel"
+
+
+def history_range(repo, depth):
+    """`HEAD~depth..HEAD`, or the whole history when it is shorter."""
+    count = int(subprocess.run(["git", "-C", repo, "rev-list", "--first-parent", "--count", "HEAD"],
+                               capture_output=True, text=True, check=True).stdout)
+    return f"HEAD~{min(depth, count - 1)}..HEAD"
 
 
 def run(repo, rng, limit, rank):
@@ -42,7 +49,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repos", required=True)
     ap.add_argument("--set", action="append", default=[], metavar="NAME=JSON")
-    ap.add_argument("--range", default="HEAD~600..HEAD")
+    ap.add_argument("--depth", type=int, default=600, help="commits looked at: HEAD~DEPTH..HEAD")
     ap.add_argument("--limit", type=int, default=60)
     ap.add_argument("--out")
     a = ap.parse_args()
@@ -51,10 +58,12 @@ def main():
     for repo in a.repos.split(","):
         name = Path(repo).name
         for sname, rank in sets:
-            rep = run(repo, a.range, a.limit, rank)
+            rep = run(repo, history_range(repo, a.depth), a.limit, rank)
             s = rep["summary"]
             rows.setdefault(sname, []).append(s)
             dump[f"{name}/{sname}"] = rep["queries"]
+            if a.out:
+                Path(a.out).write_text(json.dumps(dump))
             fr = s.get("function_recall_at_10")
             print(f"{name:16s} {sname:12s} n={s['queries']:3d} R@1 {s['recall_at_1']:.3f} "
                   f"R@10 {s['recall_at_10']:.3f} MRR {s['mrr_at_10']:.3f} "
@@ -64,8 +73,6 @@ def main():
         print(f"{'MEAN':16s} {sname:12s} repos={len(ss)} R@1 {mean('recall_at_1'):.3f} "
               f"R@10 {mean('recall_at_10'):.3f} MRR {mean('mrr_at_10'):.3f} "
               f"F-R@10 {mean('function_recall_at_10'):.3f}")
-    if a.out:
-        Path(a.out).write_text(json.dumps(dump))
 
 
 if __name__ == "__main__":

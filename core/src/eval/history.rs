@@ -308,16 +308,17 @@ const NON_SOURCE_DIRS: &[&str] = &[
 ];
 
 /// Whether `path` (repository-relative, `/`-separated) is source code that a change request
-/// could be about: a code extension (the benchmark kit's list; so no docs, lock, JSON or Markdown
-/// files), outside test/doc/example/vendor directories, and not a test, type-declaration,
-/// minified or tool-configuration file by its name.
+/// could be about: a code extension ([`SOURCE_EXTS`]; so no docs, lock, JSON or Markdown files),
+/// outside test/doc/example/vendor directories, and not a test (by the index's [`FileRole`]
+/// conventions too), type-declaration, minified or tool-configuration file (`*.config.js`,
+/// Gradle's `*.gradle.kts`) by its name.
 pub fn is_source(path: &str) -> bool {
     static NON_SOURCE_FILE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(concat!(
             r"(^|/)test_[^/]*\.py$|_tests?\.py$|(^|/)conftest\.py$|",
             r"(^|/)(setup|noxfile|conf|manage)\.py$|",
             r"\.(test|spec|bench)\.[cm]?[jt]sx?$|\.d\.[cm]?ts$|\.min\.js$|",
-            r"(^|/)[^/]*\.config\.[cm]?[jt]s$|Test\.php$",
+            r"(^|/)[^/]*\.config\.[cm]?[jt]s$|Test\.php$|\.gradle\.kts$",
         ))
         .expect("non-source file pattern is valid")
     });
@@ -666,6 +667,7 @@ mod tests {
             "Src/Newtonsoft.Json.Tests/JsonConvertTest.cs",
             "Tests/SessionTests.swift",
             "Gemfile.lock",
+            "moshi/build.gradle.kts",
         ] {
             assert!(!is_source(path), "{path}");
         }
