@@ -311,14 +311,15 @@ const NON_SOURCE_DIRS: &[&str] = &[
 /// could be about: a code extension ([`SOURCE_EXTS`]; so no docs, lock, JSON or Markdown files),
 /// outside test/doc/example/vendor directories, and not a test (by the index's [`FileRole`]
 /// conventions too), type-declaration, minified or tool-configuration file (`*.config.js`,
-/// Gradle's `*.gradle.kts`) by its name.
+/// Gradle's `*.gradle.kts`, SwiftPM's `Package.swift`) by its name.
 pub fn is_source(path: &str) -> bool {
     static NON_SOURCE_FILE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(concat!(
             r"(^|/)test_[^/]*\.py$|_tests?\.py$|(^|/)conftest\.py$|",
             r"(^|/)(setup|noxfile|conf|manage)\.py$|",
             r"\.(test|spec|bench)\.[cm]?[jt]sx?$|\.d\.[cm]?ts$|\.min\.js$|",
-            r"(^|/)[^/]*\.config\.[cm]?[jt]s$|Test\.php$|\.gradle\.kts$",
+            r"(^|/)[^/]*\.config\.[cm]?[jt]s$|Test\.php$|\.gradle\.kts$|",
+            r"(^|/)Package(@[^/]*)?\.swift$",
         ))
         .expect("non-source file pattern is valid")
     });
@@ -668,6 +669,8 @@ mod tests {
             "Tests/SessionTests.swift",
             "Gemfile.lock",
             "moshi/build.gradle.kts",
+            "Package.swift",
+            "Package@swift-5.9.swift",
         ] {
             assert!(!is_source(path), "{path}");
         }

@@ -7,6 +7,8 @@
 //! - vendored or build-output directories ([`VENDORED_DIRS`], [`VENDORED_SUBPATHS`]);
 //! - lock files ([`LOCK_FILES`]);
 //! - minified or bundled files by name (`*.min.js`, `*.bundle.js`, source maps, ...);
+//! - files an IDE generates by name ([`IDE_GENERATED_EXTENSIONS`]: Xcode's `project.pbxproj`
+//!   and schemes, IntelliJ's `*.iml`);
 //!
 //! and by content (applied when the file is read, before chunking; binary files are left to the
 //! chunker):
@@ -111,9 +113,22 @@ pub const MEDIA_EXTENSIONS: &[&str] = &[
     "wasm", "sqlite", "sqlite3", "db", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods",
 ];
 
+/// Extensions of project files an IDE writes and rewrites itself (Xcode's project, schemes and
+/// workspace data, IntelliJ's module files), lower case. They list every source file by name and
+/// so match any request that names a file, without being where a change is made by hand
+/// ([`ScopeSkip::Generated`]).
+pub const IDE_GENERATED_EXTENSIONS: &[&str] = &[
+    "pbxproj",
+    "xcscheme",
+    "xcworkspacedata",
+    "xcuserstate",
+    "xcsettings",
+    "iml",
+];
+
 /// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
 /// rebuilds the index once.
-pub const RULES_VERSION: u32 = 6;
+pub const RULES_VERSION: u32 = 7;
 
 /// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
 /// directory for a pruned tree) and shown by `status` and `index --json`.
@@ -126,7 +141,8 @@ pub enum ScopeSkip {
     LockFile,
     /// Minified or bundled code, by name or by content.
     Minified,
-    /// A file marked as generated (`@generated`, `DO NOT EDIT`).
+    /// A file marked as generated (`@generated`, `DO NOT EDIT`), or an IDE's project file
+    /// ([`IDE_GENERATED_EXTENSIONS`]).
     Generated,
     /// A binary, media or document file by its extension ([`MEDIA_EXTENSIONS`]: images, fonts,
     /// archives, PDFs, compiled objects): not code a person edits, even when its first bytes hold
@@ -186,10 +202,13 @@ pub fn skip_file_by_name(rel: &str) -> Option<ScopeSkip> {
     if LOCK_FILES.contains(&name.as_str()) {
         return Some(ScopeSkip::LockFile);
     }
-    if let Some((_, ext)) = name.rsplit_once('.')
-        && MEDIA_EXTENSIONS.contains(&ext)
-    {
-        return Some(ScopeSkip::Media);
+    if let Some((_, ext)) = name.rsplit_once('.') {
+        if MEDIA_EXTENSIONS.contains(&ext) {
+            return Some(ScopeSkip::Media);
+        }
+        if IDE_GENERATED_EXTENSIONS.contains(&ext) {
+            return Some(ScopeSkip::Generated);
+        }
     }
     const MINIFIED_SUFFIXES: &[&str] = &[
         ".min.js",
@@ -294,8 +313,9 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 pub enum FileRole {
     /// Code a change is implemented in.
     Source,
-    /// A test, fixture or test helper (`tests/`, `test_*.py`, `*.test.ts`, `*Test.php`,
-    /// `*_test.go`, `*_spec.rb`, `*Test.java`, a .NET `*.Tests/` project, ...).
+    /// A test, fixture, test helper or benchmark (`tests/`, `test_*.py`, `*.test.ts`,
+    /// `*Test.php`, `*_test.go`, `*_spec.rb`, `*Test.java`, a .NET `*.Tests/` project,
+    /// `testdata/`, `benches/`, `benchmarks/`, ...).
     Test,
     /// Documentation or an example (`docs/`, `*.md`, `*.rst`, `examples/`, ...).
     Doc,
@@ -324,7 +344,12 @@ impl FileRole {
             "e2e",
             "playground",
             "playgrounds",
+            // Go's fixtures directory.
+            "testdata",
         ];
+        // Benchmarks follow a change like tests do: `bench/`, `benches/` (Cargo),
+        // `benchmark(s)/`, `benchsuite/`.
+        let bench_dir = |d: &&str| d.starts_with("bench");
         const DOC_DIRS: &[&str] = &["doc", "docs", "documentation", "examples", "example"];
         let stem = name.split('.').next().unwrap_or(name);
         let is_test_name = stem.starts_with("test_")
@@ -348,7 +373,7 @@ impl FileRole {
         if is_test_name
             || dirs
                 .iter()
-                .any(|d| TEST_DIRS.contains(d) || test_project(d))
+                .any(|d| TEST_DIRS.contains(d) || test_project(d) || bench_dir(d))
         {
             return FileRole::Test;
         }
@@ -449,6 +474,15 @@ mod tests {
         assert_eq!(skip_file_by_name("app.js.map"), Some(ScopeSkip::Minified));
         assert_eq!(skip_file_by_name("js/admin.js"), None);
         assert_eq!(skip_file_by_name("package.json"), None);
+        for ide in [
+            "Alamofire.xcodeproj/project.pbxproj",
+            "App.xcodeproj/xcshareddata/xcschemes/App iOS.xcscheme",
+            "App.xcworkspace/contents.xcworkspacedata",
+            "core/core.iml",
+        ] {
+            assert_eq!(skip_file_by_name(ide), Some(ScopeSkip::Generated), "{ide}");
+        }
+        assert_eq!(skip_file_by_name("Package.swift"), None);
         for media in [
             "resources/logo/print/Logo.PDF",
             "img/a.png",
@@ -564,6 +598,11 @@ mod tests {
             "Src/Newtonsoft.Json.Tests/Issues/Issue1234.cs",
             "src/App.UnitTests/Fixtures.cs",
             "src/App/ButtonTests.cs",
+            "binding/testdata/protoexample/test.pb.go",
+            "crates/searcher/benches/search.rs",
+            "benchmarks/db_bench.cc",
+            "benchsuite/runs/raw.csv",
+            "pkg/bench/parse.go",
         ] {
             assert_eq!(FileRole::of(p), FileRole::Test, "{p}");
         }
@@ -596,6 +635,8 @@ mod tests {
             "lib/store/spec_helper_ext.rb",
             "Src/Newtonsoft.Json/JsonConvert.cs",
             "src/latest/Contest.cs",
+            "src/Illuminate/Testing/TestResponse.php",
+            "src/workbench/app.ts",
         ] {
             assert_eq!(FileRole::of(p), FileRole::Source, "{p}");
         }
