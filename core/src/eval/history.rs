@@ -308,7 +308,8 @@ const NON_SOURCE_DIRS: &[&str] = &[
 ];
 
 /// Whether `path` (repository-relative, `/`-separated) is source code that a change request
-/// could be about: a code extension ([`SOURCE_EXTS`]; so no docs, lock, JSON or Markdown files),
+/// could be about: a code extension (the kit's five languages and the other ones the chunker
+/// parses; so no docs, lock, JSON or Markdown files),
 /// outside test/doc/example/vendor directories, and not a test (by the index's [`FileRole`]
 /// conventions too), type-declaration, minified or tool-configuration file (`*.config.js`,
 /// Gradle's `*.gradle.kts`, SwiftPM's `Package.swift`) by its name.
