@@ -346,10 +346,13 @@ impl FileRole {
             "playgrounds",
             // Go's fixtures directory.
             "testdata",
+            // Benchmarks follow a change like tests do (`benches/` is Cargo's).
+            "bench",
+            "benches",
+            "benchmark",
+            "benchmarks",
+            "benchsuite",
         ];
-        // Benchmarks follow a change like tests do: `bench/`, `benches/` (Cargo),
-        // `benchmark(s)/`, `benchsuite/`.
-        let bench_dir = |d: &&str| d.starts_with("bench");
         const DOC_DIRS: &[&str] = &["doc", "docs", "documentation", "examples", "example"];
         let stem = name.split('.').next().unwrap_or(name);
         let is_test_name = stem.starts_with("test_")
@@ -373,7 +376,7 @@ impl FileRole {
         if is_test_name
             || dirs
                 .iter()
-                .any(|d| TEST_DIRS.contains(d) || test_project(d) || bench_dir(d))
+                .any(|d| TEST_DIRS.contains(d) || test_project(d))
         {
             return FileRole::Test;
         }
@@ -637,6 +640,7 @@ mod tests {
             "src/latest/Contest.cs",
             "src/Illuminate/Testing/TestResponse.php",
             "src/workbench/app.ts",
+            "src/benchtop/app.ts",
         ] {
             assert_eq!(FileRole::of(p), FileRole::Source, "{p}");
         }
