@@ -346,6 +346,23 @@ fn eval_queries_scores_hand_written_gold() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A misspelt parameter is refused, not silently left at its default.
+    let out = code_intel(
+        dir.path(),
+        &[
+            "eval",
+            "--queries",
+            queries.to_str().unwrap(),
+            "--rank",
+            r#"{"tests_factor": 1}"#,
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown ranking parameter tests_factor") && err.contains("test_factor"),
+        "{err}"
+    );
 
     // A malformed line is an error that names the line.
     std::fs::write(&queries, "{\"query\": \"no gold\"}\n").unwrap();

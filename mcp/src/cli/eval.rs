@@ -13,7 +13,7 @@ use clap::Args;
 use code_intel_core::config::Config;
 use code_intel_core::eval::history::{self, ChangeRequest, Skip, Worktree};
 use code_intel_core::eval::{self, CUTOFF, EvalQuery, GoldRange, QueryScore, ResultChunk, Summary};
-use code_intel_core::index::CodeIndex;
+use code_intel_core::index::{CodeIndex, RankParams};
 use code_intel_core::repo_path::RepoRoot;
 use serde::{Deserialize, Serialize};
 
@@ -53,13 +53,33 @@ pub struct EvalArgs {
     pub rank: Option<serde_json::Value>,
 }
 
-/// `--rank`: a JSON object (the fields are checked by the first search).
+/// `--rank`: a JSON object whose keys are all `RankParams` fields (a misspelt name would
+/// otherwise leave its parameter at the default without a word), with values of their types.
 fn parse_rank(s: &str) -> Result<serde_json::Value, String> {
-    match serde_json::from_str::<serde_json::Value>(s) {
-        Ok(v) if v.is_object() => Ok(v),
-        Ok(_) => Err("expected a JSON object of ranking parameters".to_string()),
-        Err(e) => Err(format!("not JSON: {e}")),
+    let value = match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v) if v.is_object() => v,
+        Ok(_) => return Err("expected a JSON object of ranking parameters".to_string()),
+        Err(e) => return Err(format!("not JSON: {e}")),
+    };
+    let known = serde_json::to_value(RankParams::default()).map_err(|e| e.to_string())?;
+    if let (Some(given), Some(known)) = (value.as_object(), known.as_object()) {
+        let unknown: Vec<&str> = given
+            .keys()
+            .filter(|k| !known.contains_key(*k))
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            let mut names: Vec<&str> = known.keys().map(String::as_str).collect();
+            names.sort_unstable();
+            return Err(format!(
+                "unknown ranking parameter {}; known: {}",
+                unknown.join(", "),
+                names.join(", ")
+            ));
+        }
     }
+    serde_json::from_value::<RankParams>(value.clone()).map_err(|e| e.to_string())?;
+    Ok(value)
 }
 
 /// One query's line of `--json`.
