@@ -201,6 +201,45 @@ pub fn shell_confined(
     same && landlock_fully_enforced()
 }
 
+/// Whether this hook will itself put an allowed shell call under the kernel write sandbox
+/// ([`sandbox_rewrite`]), so that, as under the shell prefix ([`shell_confined`]), the gate may
+/// leave the writes it cannot resolve to the kernel: a shell tool, Claude Code's shell prefix not
+/// the launcher (else the prefix confines and the hook does not rewrite), a permission mode of
+/// [`SANDBOXED_MODES`], the launcher installed next to the hook (`hook_exe`'s sibling
+/// [`SANDBOX_BIN`]) and outside `project`, and the kernel enforcing its ruleset fully. Without
+/// it, `t=$(mktemp); echo x > $t` is denied in `bypassPermissions` (its target is only known at
+/// run time) though the kernel would refuse any write it made into the repository.
+pub fn rewrite_confined(
+    input: &HookInput,
+    project: &std::path::Path,
+    prefix: Option<&std::ffi::OsStr>,
+    hook_exe: &std::path::Path,
+) -> bool {
+    if prefix.is_some_and(shell_prefix::is_launcher)
+        || !matches!(
+            tools::classify(&input.tool_name),
+            tools::ToolClass::Shell(_)
+        )
+        || !input
+            .permission_mode
+            .as_deref()
+            .is_some_and(|m| SANDBOXED_MODES.contains(&m))
+    {
+        return false;
+    }
+    let Some(launcher) = hook_exe.parent().map(|d| d.join(SANDBOX_BIN)) else {
+        return false;
+    };
+    let outside = match (
+        std::fs::canonicalize(&launcher),
+        std::fs::canonicalize(project),
+    ) {
+        (Ok(l), Ok(p)) => l.is_file() && !l.starts_with(p),
+        _ => false,
+    };
+    outside && landlock_fully_enforced()
+}
+
 /// The newest Landlock ABI whose file-system write rights the launcher asks for (older kernels
 /// get what they support, best effort; the ruleset is then only partly enforced).
 #[cfg(target_os = "linux")]

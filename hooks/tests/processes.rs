@@ -1168,3 +1168,77 @@ fn run_time_targets_pass_only_under_the_launcher_as_shell_prefix() {
         &[("CLAUDE_CODE_SHELL_PREFIX", &launcher)],
     ));
 }
+
+/// In `bypassPermissions` without the prefix the hook itself wraps an allowed Bash call in the
+/// launcher, so a write it cannot resolve is left to the kernel there too (while no session may
+/// write): `t=$(mktemp); echo x > $t` runs, a run-time path into the repository is refused by the
+/// kernel, and what the analysis resolves is still denied. In `default` mode (no rewrite) the
+/// run-time targets stay denied.
+#[test]
+fn run_time_targets_pass_under_the_hooks_own_rewrite() {
+    let sandbox = env!("CARGO_BIN_EXE_code-intel-sandbox");
+    let confined = Command::new(sandbox)
+        .arg("--probe")
+        .status()
+        .unwrap()
+        .success();
+    let dir = repo();
+    let project = dir.path();
+    let bash = |command: &str, mode: &str| {
+        let mut input: Value = serde_json::from_str(&hook_input(
+            project,
+            "c1",
+            "Bash",
+            json!({ "command": command }),
+        ))
+        .unwrap();
+        input["permission_mode"] = json!(mode);
+        run(PRE, project, &input.to_string(), &[])
+    };
+    let read_only = "t=$(mktemp); echo x > $t; cat $t; rm $t";
+    let run_time_write = "f=src/m1.py; echo y > $f";
+    for command in [read_only, run_time_write] {
+        assert_denied(&bash(command, "default"));
+    }
+    assert_denied(&bash("echo y > src/m1.py", "bypassPermissions"));
+    if !confined {
+        assert_denied(&bash(read_only, "bypassPermissions"));
+        return;
+    }
+    let wrapped = |command: &str| -> String {
+        let out = bash(command, "bypassPermissions");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let cmd = v["hookSpecificOutput"]["updatedInput"]["command"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(cmd.contains("code-intel-sandbox"), "{cmd}");
+        cmd
+    };
+    let ran = |cmd: &str| {
+        Command::new("bash")
+            .arg("-c")
+            .arg(cmd)
+            .current_dir(project)
+            .output()
+            .unwrap()
+    };
+    let out = ran(&wrapped(read_only));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "x\n", "{out:?}");
+    let out = ran(&wrapped(run_time_write));
+    assert_eq!(
+        std::fs::read_to_string(project.join("src/m1.py")).unwrap(),
+        "x = 1\n",
+        "{out:?}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Permission denied"),
+        "{out:?}"
+    );
+}
