@@ -1857,6 +1857,9 @@ fn red_team_shell_classes() {
             // sqlite3.
             "echo '.once src/app.py' | sqlite3 x.db",
             "sqlite3 x.db < cmds.sql",
+            "sqlite3 /tmp/r.db < /dev/null",
+            "cp src/app.py{,} 2>/dev/null; true",
+            "cp -b src/app.py src/app.py",
             "sqlite3 <<< '.once src/app.py'",
             "sqlite3 x.db \"ATTACH DATABASE 'src/Y.db' AS y; create table y.t(a);\"",
             "sqlite3 x.db \"attach 'file:src/y.db?mode=rwc' as y\"",
@@ -1963,6 +1966,11 @@ fn red_team_shell_classes() {
               write dynamic <sqlite3 commands on stdin> (sqlite3 reading its commands from stdin)
               write path x.db (sqlite3)
               read path cmds.sql
+            $ sqlite3 /tmp/r.db < /dev/null
+              write path /tmp/r.db (sqlite3)
+            $ cp src/app.py{,} 2>/dev/null; true
+            $ cp -b src/app.py src/app.py
+              write path src/app.py (cp)
             $ sqlite3 <<< '.once src/app.py'
               write dynamic sqlite3 dot command (sqlite3 (writes files or runs commands))
             $ sqlite3 x.db "ATTACH DATABASE 'src/Y.db' AS y; create table y.t(a);"

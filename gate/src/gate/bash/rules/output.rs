@@ -278,10 +278,16 @@ pub(super) fn rule_sqlite(e: &mut Eval, inv: &Inv<'_>) {
         match (inv.stdin, &e.pipe_text) {
             (Some(t), _) => text.push_str(&t.to_ascii_lowercase()),
             (None, Some(t)) if e.piped => text.push_str(&t.to_ascii_lowercase()),
-            _ if e.piped || e.stdin_file.is_some() => e.unknown(
-                "<sqlite3 commands on stdin>",
-                "sqlite3 reading its commands from stdin",
-            ),
+            _ if e.piped
+                || e.stdin_file
+                    .as_ref()
+                    .is_some_and(|f| f.dynamic || f.value != "/dev/null") =>
+            {
+                e.unknown(
+                    "<sqlite3 commands on stdin>",
+                    "sqlite3 reading its commands from stdin",
+                );
+            }
             _ => {}
         }
     }
