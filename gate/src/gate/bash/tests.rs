@@ -1846,6 +1846,9 @@ fn red_team_shell_classes() {
             "HOME=/x; git -C ~ checkout HEAD~1 -- .",
             "HOME=/x bash -c 'echo x > ~/a'",
             "echo x > ~/a",
+            "HOME=/x; cd ~; echo x > src/app.py",
+            "printf -v HOME %s /x; rm ${HOME}/a",
+            "{rm,x} src/app.py",
             "HOME=/tmp ls ~",
             "cat ~/.bashrc",
             // Names made to run something else.
@@ -1944,6 +1947,14 @@ fn red_team_shell_classes() {
               write dynamic <HOME as set in this command>/a (redirect >)
             $ echo x > ~/a
               write dynamic ~/a (redirect >)
+            $ HOME=/x; cd ~; echo x > src/app.py
+              write script /x (HOME reads configuration or code from)
+              write dynamic <HOME as set in this command>/src/app.py (redirect >)
+            $ printf -v HOME %s /x; rm ${HOME}/a
+              write dynamic <HOME as set in this command>/a (rm)
+            $ {rm,x} src/app.py
+              write path x (rm)
+              write path src/app.py (rm)
             $ HOME=/tmp ls ~
             $ cat ~/.bashrc
             $ hash -p /usr/bin/tee cat; cat f < x
