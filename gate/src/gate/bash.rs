@@ -100,6 +100,7 @@
 //! Paths with a leading `~`, and any relative path after `cd` with no argument, `cd -` or
 //! `cd $DIR`, are Dynamic: they depend on the environment, which this module never reads.
 
+mod brace;
 mod eval;
 mod interp;
 mod lex;

@@ -517,3 +517,70 @@ fn static_bypasses_are_denied_and_their_neighbours_pass() {
         assert_eq!(bash(cmd), Verdict::Allow, "{cmd}");
     }
 }
+
+#[test]
+fn shell_red_team_classes_are_denied_and_their_neighbours_pass() {
+    let r = repo();
+    let bash = |cmd: &str| r.pre(Some("c1"), "Bash", Action::Shell(cmd));
+    let abs = r.dir.path().display().to_string();
+    let home_repo = format!("HOME={abs}; echo x > ~/src/app.py");
+    let trace = format!("GIT_TRACE={abs}/src/app.py git status");
+    for cmd in [
+        "mv src/app.py{,.bak}",
+        "cp {/etc/hostname,src/app.py}",
+        "dd {if=/etc/hostname,of=src/app.py} status=none",
+        "cp src/{util,app}.py",
+        home_repo.as_str(),
+        "export HOME=$PWD && sed -i s/a/b/ ~/src/app.py",
+        "read HOME <<< /x; echo x > ~/src/app.py",
+        "HOME=/x; git -C ~ checkout HEAD~1 -- .",
+        "hash -p /usr/bin/tee cat; cat src/app.py < /etc/hostname",
+        "shopt -s expand_aliases; alias ls=rm\nls src/app.py",
+        "env 'BASH_FUNC_cat%%=() { tee -a \"$@\"; }' bash -c 'cat src/app.py'",
+        "echo '.once src/app.py' | sqlite3 /tmp/x.db",
+        "sqlite3 /tmp/x.db < /tmp/cmds.sql",
+        "sqlite3 /tmp/x.db \"attach 'src/y.db' as y; create table y.t(a);\"",
+        trace.as_str(),
+        "GIT_INDEX_FILE=src/idx git add -A",
+        "TMPDIR=src mktemp",
+        "LD_DEBUG_OUTPUT=src/app.py ls",
+        "NODE_V8_COVERAGE=src/cov node -e 1",
+        "LESSOPEN='|sh -c \"echo x >> src/app.py\" %s' less -F README.md",
+        "script -q -c true",
+        "ctags -R .",
+        "gcc -Wl,-Map=src/app.map /tmp/x.c -o /tmp/a.out",
+        "python3 -m pydoc -w os",
+        "python3 -m tarfile -e /tmp/a.tar",
+        "node --cpu-prof -e 1",
+        "node --redirect-warnings=src/app.py -e 1",
+        "unshare --wd=src sed -i s/a/b/ ../README.md",
+        "find src/app.py -execdir rm ../README.md \\;",
+    ] {
+        assert!(
+            matches!(bash(cmd), Verdict::Deny { .. }),
+            "not denied: {cmd}"
+        );
+    }
+    for cmd in [
+        "ls ~",
+        "HOME=/tmp ls ~",
+        "cat ~/.bashrc",
+        "TMPDIR=/tmp mktemp",
+        "GIT_TRACE=/tmp/trace git status",
+        "PYTHONPATH=src python3 -m pytest -q",
+        "ctags -f - src/app.py",
+        "ctags -f /dev/null -R .",
+        "node -e 1",
+        "git status",
+        "sqlite3 /tmp/x.db 'select 1'",
+        "echo 'select 1;' | sqlite3",
+        "echo {a,b}",
+        "ls src/{a,b}.py",
+        "cat src/{app,util}.py",
+        "script --help",
+        "find . -execdir ls \\;",
+        "cp src/app.py{,} 2>/dev/null; true",
+    ] {
+        assert_eq!(bash(cmd), Verdict::Allow, "{cmd}");
+    }
+}

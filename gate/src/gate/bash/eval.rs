@@ -71,6 +71,14 @@ pub(super) struct Eval {
     /// Paths (as the working directory joins them) that `mv`/`cp` put a file at earlier in this
     /// command line: it may be a symlink, so a later write there lands anywhere.
     pub(super) replaced: Vec<String>,
+    /// This command line assigned `HOME` (`HOME=x;`, `export HOME=…`, `read HOME`): `~` and
+    /// `$HOME` are then known only at run time.
+    pub(super) home_unknown: bool,
+    /// The command being evaluated only reads (`ls`, `cat`): configuration homes set for it
+    /// (`HOME=/tmp ls ~`) load nothing.
+    skip_config: bool,
+    /// The text the previous command of a pipeline prints, when it is a literal `echo`/`printf`.
+    pub(super) pipe_text: Option<String>,
 }
 
 /// One command to apply a rule to: its canonical name, its arguments and its stdin text.
@@ -138,12 +146,34 @@ impl Eval {
     }
 
     fn command(&mut self, mut cmd: Cmd) {
+        let pipe_in = self.pipe_text.take().filter(|_| cmd.piped);
         for w in &mut cmd.words {
             for s in std::mem::take(&mut w.substs) {
                 self.subshell(s);
             }
         }
         let n_assign = cmd.words.iter().take_while(|w| is_assignment(w)).count();
+        expand_braces(&mut cmd.words, n_assign, self.depth);
+        // `HOME=x;`, `export HOME=x`, `read HOME`, `printf -v HOME`, `for HOME in …`: `~` is
+        // the new value from then on. A prefix (`HOME=x cmd`) is the command's own environment:
+        // only what it runs (`bash -c '… ~ …'`) sees it.
+        let home_word = |w: &Word| {
+            let v = w.value.as_str();
+            v == "HOME"
+                || v == "-vHOME"
+                || ["HOME=", "HOME+=", "HOME["]
+                    .iter()
+                    .any(|p| v.starts_with(p))
+        };
+        let prefix_home = cmd.words[..n_assign].iter().any(home_word);
+        if cmd.words[n_assign..].iter().any(home_word)
+            || (prefix_home && n_assign == cmd.words.len())
+        {
+            self.home_unknown = true;
+        }
+        self.skip_config = n_assign < cmd.words.len()
+            && !cmd.words[n_assign].dynamic
+            && listed(READ_ONLY_NAMES, canonical(&cmd.words[n_assign].value));
         let exports = cmd.words.get(n_assign).is_some_and(|w| {
             matches!(w.value.as_str(), "export" | "declare" | "typeset" | "local")
         });
@@ -155,6 +185,7 @@ impl Eval {
         for w in settings {
             self.setting(w);
         }
+        self.skip_config = false;
         // An array subscript in a literal (`x='a[$(cmd)]'`) runs `cmd` when bash evaluates it
         // arithmetically later (`$((x))`, `[[ -v … ]]`, `printf -v`, `read`, `declare`).
         for w in &cmd.words {
@@ -180,10 +211,28 @@ impl Eval {
             }
         }
         self.piped = cmd.piped;
+        self.pipe_text = pipe_in;
         self.stdin_file = stdin_file;
+        let home_before = self.home_unknown;
+        self.home_unknown |= prefix_home;
         self.invoke(&words, stdin.as_deref());
+        if prefix_home {
+            self.home_unknown = home_before;
+        }
         self.piped = false;
         self.stdin_file = None;
+        // What a literal `echo`/`printf` prints, for a `sqlite3` reading it from the pipe.
+        self.pipe_text = words
+            .first()
+            .filter(|w| matches!(w.value.as_str(), "echo" | "printf"))
+            .filter(|_| words.iter().all(|w| !w.dynamic) && cmd.redirs.is_empty())
+            .map(|_| {
+                words[1..]
+                    .iter()
+                    .map(|w| w.value.replace("\\n", "\n"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            });
     }
 
     fn redirect(&mut self, r: &mut Redir) {
@@ -236,6 +285,12 @@ impl Eval {
                         self.write(w, &format!("{name} -o"));
                     }
                 }
+                if name == "unshare" && args.has(&["-R", "--root"]) {
+                    self.unknown(
+                        "<unshare --root …>",
+                        "unshare --root (another root directory)",
+                    );
+                }
                 if name == "env"
                     && let Some(split) = args.value(&["-S", "--split-string"])
                 {
@@ -250,7 +305,13 @@ impl Eval {
                 }
                 let mut rest = &words[1 + args.end..];
                 if matches!(name, "env" | "sudo") {
-                    let n = rest.iter().take_while(|w| is_assignment(w)).count();
+                    // env takes any word with `=` as a setting (`'BASH_FUNC_cat%%=() {…}'`).
+                    let n = rest
+                        .iter()
+                        .take_while(|w| {
+                            is_assignment(w) || (name == "env" && w.value.contains('='))
+                        })
+                        .count();
                     for w in &rest[..n] {
                         self.setting(w);
                     }
@@ -265,6 +326,7 @@ impl Eval {
                 let chdir = match name {
                     "env" => args.value(&["-C", "--chdir"]),
                     "sudo" => args.value(&["-D", "--chdir"]),
+                    "unshare" => args.value(&["-w", "--wd"]),
                     _ => None,
                 };
                 if let Some(dir) = chdir {
@@ -273,6 +335,27 @@ impl Eval {
                     return;
                 }
                 continue;
+            }
+            // `hash -p PROG NAME`, `alias NAME=…`, `enable -f LIB NAME`: a name runs something
+            // else from then on.
+            let cluster = |f: char| {
+                words[1..].iter().any(|w| {
+                    w.value.starts_with('-') && !w.value.starts_with("--") && w.value.contains(f)
+                })
+            };
+            let shadows = match name {
+                "hash" => cluster('p'),
+                "enable" => cluster('f'),
+                "alias" => words[1..]
+                    .iter()
+                    .any(|w| w.value.contains('=') || w.dynamic),
+                _ => false,
+            };
+            if shadows {
+                self.unknown(
+                    format!("<{name} …>"),
+                    format!("{name} makes a command name run another program"),
+                );
             }
             if let Some(opt) = runs_by_option(name, &words[1..]) {
                 self.unknown(
@@ -401,7 +484,27 @@ impl Eval {
                 dir.starts_with('~') || (w.dynamic && dir.contains(['$', '`', '*', '?', '[']));
             (!itself && !dir.is_empty()).then(|| Word::synthetic(dir, dynamic))
         };
-        if listed(SEARCH_PATHS, name) || listed(CONFIG_HOMES, name) {
+        if name.starts_with("GIT_TRACE") || listed(WRITES_TO, name) {
+            // `GIT_TRACE=/repo/x git status`, `TMPDIR=src mktemp`: a file or directory the
+            // program writes (git's traces take an absolute path; `1`, `true` go to stderr).
+            let git = name.starts_with("GIT_TRACE");
+            let file = git
+                || listed(
+                    "GIT_INDEX_FILE LD_DEBUG_OUTPUT HISTFILE LESSHISTFILE COVERAGE_FILE",
+                    name,
+                );
+            if let Some(t) =
+                checked(value).filter(|t| !git || t.dynamic || t.value.starts_with('/'))
+            {
+                let via = format!("{name} names where the program writes");
+                if file {
+                    self.write(&t, &via);
+                } else {
+                    self.write_tree(&t, &via);
+                }
+            }
+        }
+        if listed(SEARCH_PATHS, name) || (listed(CONFIG_HOMES, name) && !self.skip_config) {
             for dir in value.split(':').filter_map(checked) {
                 self.script(&dir, &via);
             }
@@ -415,6 +518,12 @@ impl Eval {
             {
                 self.script(&prog, &format!("{name} names a program"));
             }
+        } else if name == "NODE_OPTIONS"
+            && value
+                .split_whitespace()
+                .any(|o| NODE_WRITING.iter().any(|p| o.starts_with(p)))
+        {
+            self.unknown(w.raw.clone(), format!("{name} writes profiles or reports"));
         } else if listed("NODE_OPTIONS PERL5OPT RUBYOPT", name) {
             let loads = value.split_whitespace().any(|o| {
                 [
@@ -473,6 +582,22 @@ impl Eval {
         }
     }
 
+    /// A run-time word starting with `~` or `$HOME` after this command line assigned `HOME`:
+    /// no longer the home directory the gate knows.
+    fn rehome(&self, s: String) -> String {
+        if !self.home_unknown {
+            return s;
+        }
+        for p in ["~", "${HOME}", "$HOME"] {
+            if let Some(r) = s.strip_prefix(p)
+                && (r.is_empty() || r.starts_with('/') || p != "~")
+            {
+                return format!("<HOME as set in this command>{r}");
+            }
+        }
+        s
+    }
+
     fn target(&self, w: &Word, tree: bool) -> Option<BashTarget> {
         if w.dynamic {
             let raw = if w.raw.starts_with('/') {
@@ -480,7 +605,7 @@ impl Eval {
             } else {
                 self.cwd.join(&w.raw)
             };
-            return Some(BashTarget::Dynamic(raw));
+            return Some(BashTarget::Dynamic(self.rehome(raw)));
         }
         if w.value.is_empty() || is_sink(&w.value) {
             return None;
@@ -488,7 +613,7 @@ impl Eval {
         let p = self.cwd.join(&w.value);
         Some(
             match (self.cwd.dynamic && !w.value.starts_with('/'), tree) {
-                (true, _) => BashTarget::Dynamic(p),
+                (true, _) => BashTarget::Dynamic(self.rehome(p)),
                 (false, true) => BashTarget::Tree(p),
                 (false, false) => BashTarget::Path(p),
             },
@@ -576,8 +701,9 @@ impl Eval {
     /// Reports a write the analysis cannot resolve ([`BashTarget::Dynamic`]): `what` names it
     /// (a word, a snippet of code), `via` the construct.
     pub(super) fn unknown(&mut self, what: impl Into<String>, via: impl Into<String>) {
+        let what = self.rehome(what.into());
         self.out.writes.push(BashWrite {
-            target: BashTarget::Dynamic(what.into()),
+            target: BashTarget::Dynamic(what),
             via: via.into(),
         });
     }
@@ -600,6 +726,28 @@ impl Eval {
         self.unknown("<stdin>", format!("{name} running code from a pipe"));
     }
 }
+
+/// Settings naming a file (or a directory files are created in) a program writes.
+const WRITES_TO: &str = "GIT_INDEX_FILE LD_DEBUG_OUTPUT NODE_V8_COVERAGE TMPDIR TMP TEMP TEMPDIR \
+    npm_config_cache NPM_CONFIG_CACHE npm_config_prefix NPM_CONFIG_PREFIX HISTFILE LESSHISTFILE \
+    PYTHONPYCACHEPREFIX COVERAGE_FILE CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR PIP_CACHE_DIR \
+    XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CONFIG_HOME XDG_RUNTIME_DIR \
+    npm_config_tmp YARN_CACHE_FOLDER GOCACHE GOMODCACHE GOPATH CCACHE_DIR MYPY_CACHE_DIR \
+    RUFF_CACHE_DIR JUPYTER_CONFIG_DIR IPYTHONDIR MPLCONFIGDIR";
+
+/// node options that write profiles, logs or reports (into the working directory by default).
+pub(super) const NODE_WRITING: &[&str] = &[
+    "--cpu-prof",
+    "--heap-prof",
+    "--prof",
+    "--diagnostic-dir",
+    "--report-",
+    "--redirect-warnings",
+    "--logfile",
+    "--trace-event-file-pattern",
+    "--trace-events-enabled",
+    "--heapsnapshot-",
+];
 
 /// Search paths for commands, modules and libraries: each directory is checked like `bash FILE`.
 const SEARCH_PATHS: &str =
@@ -755,6 +903,7 @@ fn runs_program_from_env(w: &Word) -> bool {
     let Some((name, value)) = w.value.split_once('=') else {
         return false;
     };
+    let name = name.trim_end_matches('+');
     // `GIT_CONFIG_NOSYSTEM=1` and a config file of `/dev/null` only make git hermetic.
     let always = (name.starts_with("GIT_CONFIG")
         && name != "GIT_CONFIG_NOSYSTEM"
@@ -776,7 +925,9 @@ fn runs_program_from_env(w: &Word) -> bool {
                 | "LD_PRELOAD"
                 | "LD_AUDIT"
                 | "GIT_ALLOW_PROTOCOL"
-        );
+        )
+        || name.starts_with("BASH_FUNC_")
+        || (matches!(name, "LESSOPEN" | "LESSCLOSE") && !value.trim().is_empty());
     let viewer = matches!(
         name,
         "GIT_PAGER"
@@ -793,6 +944,51 @@ fn runs_program_from_env(w: &Word) -> bool {
                 value.trim(),
                 "" | "cat" | "less" | "less -R" | "less -FRX" | "more" | "true" | ":"
             ))
+}
+
+/// Commands that only read and load no configuration from a home directory: a `HOME=…` prefix
+/// changes nothing they do.
+const READ_ONLY_NAMES: &str = "ls cat head tail wc stat file echo printf pwd true false test [ \
+    tree nl tac sort cut md5sum sha1sum sha256sum cmp basename dirname realpath readlink";
+
+/// Replaces each word after the `n_assign` leading assignments by its brace expansion
+/// ([`super::brace::expand`]), re-lexed as bash sees it (`cp src/app.py{,.bak}` has two
+/// operands). Substitutions inside have already run.
+fn expand_braces(words: &mut Vec<Word>, n_assign: usize, depth: usize) {
+    if !words[n_assign.min(words.len())..]
+        .iter()
+        .any(|w| w.dynamic && w.raw.contains('{'))
+    {
+        return;
+    }
+    let mut out = Vec::with_capacity(words.len());
+    for (i, w) in std::mem::take(words).into_iter().enumerate() {
+        let expanded = (i >= n_assign && w.dynamic && w.raw.contains('{'))
+            .then(|| super::brace::expand(&w.raw))
+            .flatten()
+            .and_then(|texts| {
+                texts
+                    .iter()
+                    .map(|t| {
+                        let mut lexer = Lexer::new(t.as_bytes(), depth);
+                        match lexer.list(false).as_slice() {
+                            [Tok::Word(x)] => Some(Word {
+                                substs: Vec::new(),
+                                ..x.clone()
+                            }),
+                            // An empty alternative alone (`{,}`) is no word.
+                            [] => Some(Word::synthetic("", false)),
+                            _ => None,
+                        }
+                    })
+                    .collect::<Option<Vec<Word>>>()
+            });
+        match expanded {
+            Some(ws) => out.extend(ws.into_iter().filter(|x| !x.raw.is_empty())),
+            None => out.push(w),
+        }
+    }
+    *words = out;
 }
 
 pub(super) fn is_assignment(w: &Word) -> bool {

@@ -20,9 +20,9 @@ use format::rule_formatter;
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
 use output::{
-    rule_ar, rule_compiler_output, rule_fallocate, rule_gdb, rule_mktemp, rule_multiplexer,
-    rule_opaque_interpreter, rule_openssl, rule_output_option, rule_sqlite, rule_ssh_keygen,
-    rule_xxd, rule_zip,
+    rule_ar, rule_compiler_output, rule_ctags, rule_fallocate, rule_gdb, rule_mktemp,
+    rule_multiplexer, rule_opaque_interpreter, rule_openssl, rule_output_option, rule_sqlite,
+    rule_ssh_keygen, rule_xxd, rule_zip,
 };
 use read::{rule_grep, rule_ls, rule_read};
 use script::{rule_awk, rule_interpreter, rule_perl_ruby, rule_pytest};
@@ -66,7 +66,7 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
     ),
     (
         "unshare",
-        "",
+        "wRSG",
         "--propagation --setgroups --map-user --map-group --wd --root --kill-child",
         0,
         "",
@@ -124,6 +124,7 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("make gmake", rule_make),
     ("flock", rule_flock),
     ("trap watch su script", rule_command_string),
+    ("ctags etags", rule_ctags),
     (
         "mapfile readarray compgen history alias",
         rule_builtin_callback,

@@ -748,6 +748,7 @@ fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
             $ history -w src/a.py
               write path src/a.py (history)
             $ shopt -s expand_aliases; alias s='touch al'
+              write dynamic <alias …> (alias makes a command name run another program)
               write path al (touch)
             $ coproc tee src/a.py
               write path src/a.py (tee)
@@ -1276,6 +1277,7 @@ fn working_directories_search_paths_and_configuration_homes() {
             $ HOME=/tmp/evil git st
               write script /tmp/evil (HOME reads configuration or code from)
             $ XDG_CONFIG_HOME=/tmp/cfg git log
+              write tree /tmp/cfg (XDG_CONFIG_HOME names where the program writes)
               write script /tmp/cfg (XDG_CONFIG_HOME reads configuration or code from)
             $ CC=/tmp/evil/cc make
               write script /tmp/evil/cc (CC names a program)
@@ -1821,4 +1823,246 @@ proptest! {
             "{cmd:?} -> {a:?}"
         );
     }
+}
+
+#[test]
+fn red_team_shell_classes() {
+    check(
+        &[
+            // Brace expansion.
+            "mv src/app.py{,.bak}",
+            "cp {/etc/hostname,src/app.py}",
+            "dd {if=/etc/hostname,of=src/app.py} status=none",
+            "cp src/{util,app}.py",
+            "mv README{.md,.txt}",
+            "echo {a,b} '{c,d}' ${x:-{e,f}}",
+            "ls src/{a,b}.py",
+            "cat src/{1..3}.py",
+            // HOME reassigned.
+            "HOME=/tmp/r; echo x > ~/src/app.py",
+            "export HOME=$PWD && sed -i s/a/b/ ~/src/app.py",
+            "read HOME <<< /tmp/r; echo x > ~/src/app.py",
+            "declare HOME=/x; echo x > $HOME/app.py",
+            "HOME=/x; git -C ~ checkout HEAD~1 -- .",
+            "HOME=/x bash -c 'echo x > ~/a'",
+            "echo x > ~/a",
+            "HOME=/x; cd ~; echo x > src/app.py",
+            "printf -v HOME %s /x; rm ${HOME}/a",
+            "{rm,x} src/app.py",
+            "HOME=/tmp ls ~",
+            "cat ~/.bashrc",
+            // Names made to run something else.
+            "hash -p /usr/bin/tee cat; cat f < x",
+            "shopt -s expand_aliases; alias ls=rm\nls src/app.py",
+            "env 'BASH_FUNC_cat%%=() { tee -a \"$@\"; }' bash -c 'cat src/app.py'",
+            "enable -f /tmp/x.so cat",
+            "hash -r",
+            // sqlite3.
+            "echo '.once src/app.py' | sqlite3 x.db",
+            "sqlite3 x.db < cmds.sql",
+            "sqlite3 /tmp/r.db < /dev/null",
+            "cp src/app.py{,} 2>/dev/null; true",
+            "cp -b src/app.py src/app.py",
+            "sqlite3 <<< '.once src/app.py'",
+            "sqlite3 x.db \"ATTACH DATABASE 'src/Y.db' AS y; create table y.t(a);\"",
+            "sqlite3 x.db \"attach 'file:src/y.db?mode=rwc' as y\"",
+            "sqlite3 x.db \"vacuum into 'src/z.db'\"",
+            "sqlite3 /tmp/x.db 'select 1'",
+            "echo 'select 1;' | sqlite3",
+            // Environment settings naming output.
+            "GIT_TRACE=/repo/src/app.py git status",
+            "GIT_TRACE=1 git status",
+            "export GIT_TRACE2_EVENT=/repo/t.json; git diff",
+            "GIT_INDEX_FILE=src/idx git add -A",
+            "TMPDIR=src mktemp",
+            "TMPDIR=/tmp mktemp",
+            "TMPDIR=$PWD/src mktemp",
+            "CARGO_TARGET_DIR=target cargo build",
+            "PYTHONPATH=src python3 -m pytest -q",
+            "LESSOPEN='|sh -c \"echo x >> src/app.py\" %s' less -F README.md",
+            // Output options and default output files.
+            "script -q -c true",
+            "script --help",
+            "ctags -R .",
+            "ctags -e -R .",
+            "etags -R .",
+            "ctags -f - src/app.py",
+            "ctags -f /dev/null -R .",
+            "gcc -Wl,-Map=src/app.map x.c -o /tmp/a.out",
+            "gcc -Wl,-Map,src/app.map x.c -o /tmp/a.out",
+            "gcc -save-temps /tmp/x.c -o /tmp/a.out",
+            "gcc -c /tmp/x.c",
+            "gcc --version",
+            "python3 -m pydoc -w os",
+            "python3 -m tarfile -e /tmp/a.tar",
+            "node --cpu-prof --cpu-prof-dir=src -e 1",
+            "node --prof -e 1",
+            "node --redirect-warnings=src/w.txt -e 1",
+            "node --report-directory=src --report-filename=r.json -e 1",
+            "node -e 1",
+            // The program changes directory.
+            "unshare --wd=src sed -i s/a/b/ ../README.md",
+            "find src/app.py -execdir rm ../README.md \\;",
+            "find src/app.py -execdir sh -c 'echo x > ../README.md' \\;",
+            "find . -execdir ls \\;",
+        ],
+        expect![[r#"
+            $ mv src/app.py{,.bak}
+              write path src/app.py (mv)
+              write path src/app.py.bak (mv)
+            $ cp {/etc/hostname,src/app.py}
+              write path src/app.py (cp)
+            $ dd {if=/etc/hostname,of=src/app.py} status=none
+              write path src/app.py (dd of=)
+              read path /etc/hostname
+            $ cp src/{util,app}.py
+              write path src/app.py (cp)
+            $ mv README{.md,.txt}
+              write path README.md (mv)
+              write path README.txt (mv)
+            $ echo {a,b} '{c,d}' ${x:-{e,f}}
+            $ ls src/{a,b}.py
+              read tree src/a.py
+              read tree src/b.py
+            $ cat src/{1..3}.py
+              read path src/1.py
+              read path src/2.py
+              read path src/3.py
+            $ HOME=/tmp/r; echo x > ~/src/app.py
+              write script /tmp/r (HOME reads configuration or code from)
+              write dynamic <HOME as set in this command>/src/app.py (redirect >)
+            $ export HOME=$PWD && sed -i s/a/b/ ~/src/app.py
+              write script . (HOME reads configuration or code from)
+              write dynamic <HOME as set in this command>/src/app.py (sed -i)
+            $ read HOME <<< /tmp/r; echo x > ~/src/app.py
+              write dynamic <HOME as set in this command>/src/app.py (redirect >)
+            $ declare HOME=/x; echo x > $HOME/app.py
+              write script /x (HOME reads configuration or code from)
+              write dynamic <HOME as set in this command>/app.py (redirect >)
+            $ HOME=/x; git -C ~ checkout HEAD~1 -- .
+              write script /x (HOME reads configuration or code from)
+              write dynamic <HOME as set in this command> (git checkout)
+            $ HOME=/x bash -c 'echo x > ~/a'
+              write script /x (HOME reads configuration or code from)
+              write dynamic <HOME as set in this command>/a (redirect >)
+            $ echo x > ~/a
+              write dynamic ~/a (redirect >)
+            $ HOME=/x; cd ~; echo x > src/app.py
+              write script /x (HOME reads configuration or code from)
+              write dynamic <HOME as set in this command>/src/app.py (redirect >)
+            $ printf -v HOME %s /x; rm ${HOME}/a
+              write dynamic <HOME as set in this command>/a (rm)
+            $ {rm,x} src/app.py
+              write path x (rm)
+              write path src/app.py (rm)
+            $ HOME=/tmp ls ~
+            $ cat ~/.bashrc
+            $ hash -p /usr/bin/tee cat; cat f < x
+              write dynamic <hash …> (hash makes a command name run another program)
+              read path x
+              read path f
+            $ shopt -s expand_aliases; alias ls=rm\nls src/app.py
+              write dynamic <alias …> (alias makes a command name run another program)
+              read tree src/app.py
+            $ env 'BASH_FUNC_cat%%=() { tee -a "$@"; }' bash -c 'cat src/app.py'
+              write dynamic 'BASH_FUNC_cat%%=() { tee -a "$@"; }' (an environment setting that makes git or the shell run a program)
+              read path src/app.py
+            $ enable -f /tmp/x.so cat
+              write dynamic <enable …> (enable makes a command name run another program)
+            $ hash -r
+            $ echo '.once src/app.py' | sqlite3 x.db
+              write dynamic sqlite3 dot command (sqlite3 (writes files or runs commands))
+              write path x.db (sqlite3)
+            $ sqlite3 x.db < cmds.sql
+              write dynamic <sqlite3 commands on stdin> (sqlite3 reading its commands from stdin)
+              write path x.db (sqlite3)
+              read path cmds.sql
+            $ sqlite3 /tmp/r.db < /dev/null
+              write path /tmp/r.db (sqlite3)
+            $ cp src/app.py{,} 2>/dev/null; true
+            $ cp -b src/app.py src/app.py
+              write path src/app.py (cp)
+            $ sqlite3 <<< '.once src/app.py'
+              write dynamic sqlite3 dot command (sqlite3 (writes files or runs commands))
+            $ sqlite3 x.db "ATTACH DATABASE 'src/Y.db' AS y; create table y.t(a);"
+              write path src/Y.db (sqlite3 attach)
+              write path x.db (sqlite3)
+            $ sqlite3 x.db "attach 'file:src/y.db?mode=rwc' as y"
+              write path src/y.db (sqlite3 attach)
+              write path x.db (sqlite3)
+            $ sqlite3 x.db "vacuum into 'src/z.db'"
+              write path src/z.db (sqlite3 into)
+              write path x.db (sqlite3)
+            $ sqlite3 /tmp/x.db 'select 1'
+              read path /tmp/x.db
+            $ echo 'select 1;' | sqlite3
+            $ GIT_TRACE=/repo/src/app.py git status
+              write path /repo/src/app.py (GIT_TRACE names where the program writes)
+            $ GIT_TRACE=1 git status
+            $ export GIT_TRACE2_EVENT=/repo/t.json; git diff
+              write path /repo/t.json (GIT_TRACE2_EVENT names where the program writes)
+            $ GIT_INDEX_FILE=src/idx git add -A
+              write path src/idx (GIT_INDEX_FILE names where the program writes)
+            $ TMPDIR=src mktemp
+              write tree src (TMPDIR names where the program writes)
+            $ TMPDIR=/tmp mktemp
+              write tree /tmp (TMPDIR names where the program writes)
+            $ TMPDIR=$PWD/src mktemp
+              write tree ./src (TMPDIR names where the program writes)
+            $ CARGO_TARGET_DIR=target cargo build
+              write tree target (CARGO_TARGET_DIR names where the program writes)
+            $ PYTHONPATH=src python3 -m pytest -q
+              write script src (PYTHONPATH loads code from)
+            $ LESSOPEN='|sh -c "echo x >> src/app.py" %s' less -F README.md
+              write dynamic LESSOPEN='|sh -c "echo x >> src/app.py" %s' (an environment setting that makes git or the shell run a program)
+              read path README.md
+            $ script -q -c true
+              write path typescript (script)
+            $ script --help
+            $ ctags -R .
+              write path tags (ctags tag file)
+            $ ctags -e -R .
+              write path TAGS (ctags tag file)
+            $ etags -R .
+              write path TAGS (etags tag file)
+            $ ctags -f - src/app.py
+            $ ctags -f /dev/null -R .
+            $ gcc -Wl,-Map=src/app.map x.c -o /tmp/a.out
+              write path src/app.map (gcc output)
+              write path /tmp/a.out (gcc output)
+            $ gcc -Wl,-Map,src/app.map x.c -o /tmp/a.out
+              write path src/app.map (gcc output)
+              write path /tmp/a.out (gcc output)
+            $ gcc -save-temps /tmp/x.c -o /tmp/a.out
+              write tree . (gcc output -save-temps)
+              write path /tmp/a.out (gcc output)
+            $ gcc -c /tmp/x.c
+              write path x.o (gcc output)
+            $ gcc --version
+            $ python3 -m pydoc -w os
+              write path os.html (python -m pydoc)
+            $ python3 -m tarfile -e /tmp/a.tar
+              write tree . (python -m tarfile)
+            $ node --cpu-prof --cpu-prof-dir=src -e 1
+              write tree src (node profile or report output)
+            $ node --prof -e 1
+              write tree . (node profile or report output)
+            $ node --redirect-warnings=src/w.txt -e 1
+              write path src/w.txt (node profile or report output)
+            $ node --report-directory=src --report-filename=r.json -e 1
+              write tree src (node profile or report output)
+              write path r.json (node profile or report output)
+            $ node -e 1
+            $ unshare --wd=src sed -i s/a/b/ ../README.md
+              write path README.md (sed -i)
+            $ find src/app.py -execdir rm ../README.md \;
+              write dynamic README.md (find -execdir rm)
+              read tree src/app.py
+            $ find src/app.py -execdir sh -c 'echo x > ../README.md' \;
+              write dynamic README.md (find -execdir redirect >)
+              read tree src/app.py
+            $ find . -execdir ls \;
+              read tree .
+        "#]],
+    );
 }

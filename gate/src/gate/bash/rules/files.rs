@@ -219,6 +219,19 @@ pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
     } else {
         &a.operands[..a.operands.len().saturating_sub(1)]
     };
+    // `cp f f`, `mv f f` (`cp src/app.py{,}`) fail ("are the same file") and write nothing,
+    // unless a backup is asked for.
+    if matches!(inv.name, "cp" | "mv")
+        && target_dir.is_none()
+        && !a.has(&["-b", "--backup"])
+        && let [x, y] = &a.operands[..]
+        && !x.dynamic
+        && !y.dynamic
+        && !x.value.is_empty()
+        && x.value == y.value
+    {
+        return;
+    }
     if inv.name == "mv" {
         sources.iter().for_each(|s| e.write(s, via));
     }

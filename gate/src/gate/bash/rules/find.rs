@@ -55,7 +55,16 @@ pub(super) fn rule_find(e: &mut Eval, inv: &Inv<'_>) {
                         ..w.clone()
                     })
                     .collect();
+                // `-execdir`: relative paths resolve against each found file's directory.
+                let saved = e.cwd.clone();
+                if v.ends_with("dir") {
+                    e.cwd = crate::gate::bash::eval::Cwd {
+                        path: "<directory of each file find -execdir finds>".into(),
+                        dynamic: true,
+                    };
+                }
                 let sub = e.capture(|e| e.invoke(&inner, None));
+                e.cwd = saved;
                 e.out.reads.extend(sub.reads);
                 for write in sub.writes {
                     let via = format!("find {v} {}", write.via);

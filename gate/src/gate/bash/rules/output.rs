@@ -36,9 +36,38 @@ pub(super) fn rule_compiler_output(e: &mut Eval, inv: &Inv<'_>) {
     let via = format!("{} output", inv.name);
     let mut args = inv.args.iter().peekable();
     let mut operands = Vec::new();
+    let mut output = false;
     while let Some(w) = args.next() {
         let v = w.value.as_str();
+        if v.starts_with("-o") || v.starts_with("--output") {
+            output = true;
+        }
         match v {
+            // The linker's map file: `-Wl,-Map=F`, `-Wl,-Map,F`, `-Xlinker -Map=F`.
+            _ if v.starts_with("-Wl,") => {
+                let items: Vec<&str> = v[4..].split(',').collect();
+                for (k, item) in items.iter().enumerate() {
+                    let file = match *item {
+                        "-Map" | "--Map" | "-o" | "--output" => items.get(k + 1).copied(),
+                        _ => ["-Map=", "--Map=", "--output=", "--out-implib="]
+                            .iter()
+                            .find_map(|p| item.strip_prefix(p)),
+                    };
+                    if let Some(f) = file {
+                        e.write(&Word::synthetic(f, w.dynamic), &via);
+                    }
+                }
+            }
+            "-Xlinker" => {
+                if let Some(x) = args.next()
+                    && (x.value.contains("Map") || x.value.starts_with("-o") || x.dynamic)
+                {
+                    e.unknown(x.raw.clone(), format!("{via} (-Xlinker {})", x.value));
+                }
+            }
+            _ if v.starts_with("-save-temps") => {
+                e.write_tree(&here(), &format!("{via} -save-temps"))
+            }
             "-o" | "--output" | "-MF" | "--out-dir" => {
                 if let Some(f) = args.next() {
                     if v == "--out-dir" {
@@ -63,6 +92,34 @@ pub(super) fn rule_compiler_output(e: &mut Eval, inv: &Inv<'_>) {
             _ => {}
         }
     }
+    let compiler = matches!(inv.name, "gcc" | "cc" | "c++" | "g++" | "clang" | "clang++");
+    let only_prints = inv.args.iter().any(|w| {
+        matches!(
+            w.value.as_str(),
+            "-E" | "-M" | "-MM" | "--version" | "-v" | "--help" | "-fsyntax-only"
+        ) || w.value.starts_with("-print-")
+            || w.value.starts_with("-dump")
+    });
+    if compiler && !output && !only_prints && !operands.is_empty() {
+        // No `-o`: `a.out`, or `NAME.o`/`NAME.s` with `-c`/`-S`, in the working directory.
+        let ext = if inv.args.iter().any(|w| w.value == "-c") {
+            Some(".o")
+        } else if inv.args.iter().any(|w| w.value == "-S") {
+            Some(".s")
+        } else {
+            None
+        };
+        match ext {
+            None => e.write(&Word::synthetic("a.out", false), &via),
+            Some(ext) => {
+                for f in &operands {
+                    let base = f.value.rsplit('/').next().unwrap_or_default();
+                    let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
+                    e.write(&Word::synthetic(&format!("{stem}{ext}"), f.dynamic), &via);
+                }
+            }
+        }
+    }
     match inv.name {
         "objcopy" | "strip" => operands
             .iter()
@@ -76,6 +133,36 @@ pub(super) fn rule_compiler_output(e: &mut Eval, inv: &Inv<'_>) {
             e.unknown("<logsave command>", "logsave runs a command");
         }
         _ => {}
+    }
+}
+
+/// `ctags`/`etags`: the tag file, `-f FILE`/`-o FILE`, else `tags` (`TAGS` for etags and
+/// `ctags -e`) in the working directory.
+pub(super) fn rule_ctags(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("foLI", "--output"));
+    if a.has(&[
+        "--help",
+        "--version",
+        "--list-languages",
+        "--list-kinds",
+        "--list-maps",
+    ]) || a.flags.iter().any(|(f, _)| f.starts_with("--list"))
+    {
+        return;
+    }
+    let via = format!("{} tag file", inv.name);
+    match a.value(&["-f", "-o", "--output"]) {
+        Some(f) => e.write(f, &via),
+        None => {
+            let emacs = inv.name == "etags" || a.has(&["-e"]);
+            e.write(
+                &Word::synthetic(if emacs { "TAGS" } else { "tags" }, false),
+                &via,
+            );
+        }
+    }
+    for f in a.values(&["-L"]) {
+        e.read(f);
     }
 }
 
@@ -175,17 +262,56 @@ pub(super) fn rule_sqlite(e: &mut Eval, inv: &Inv<'_>) {
         inv.args,
         &spec("", "-cmd -init -separator -newline -nullvalue"),
     );
-    let Some((db, sql)) = a.operands.split_first() else {
-        return;
+    let (db, sql) = match a.operands.split_first() {
+        Some((db, sql)) => (Some(*db), sql),
+        None => (None, &[][..]),
     };
-    let text: String = sql
+    let mut text: String = sql
         .iter()
         .map(|w| w.value.to_ascii_lowercase())
         .chain(a.values(&["-cmd"]).map(|w| w.value.to_ascii_lowercase()))
         .collect::<Vec<_>>()
         .join(" ");
+    if sql.is_empty() && !a.has(&["--help", "-help", "--version", "-version"]) {
+        // Without SQL operands the commands come from stdin: a heredoc, the text a literal
+        // `echo`/`printf` pipes in; a file or another program's output is not known.
+        match (inv.stdin, &e.pipe_text) {
+            (Some(t), _) => text.push_str(&t.to_ascii_lowercase()),
+            (None, Some(t)) if e.piped => text.push_str(&t.to_ascii_lowercase()),
+            _ if e.piped
+                || e.stdin_file
+                    .as_ref()
+                    .is_some_and(|f| f.dynamic || f.value != "/dev/null") =>
+            {
+                e.unknown(
+                    "<sqlite3 commands on stdin>",
+                    "sqlite3 reading its commands from stdin",
+                );
+            }
+            _ => {}
+        }
+    }
     if [
-        ".output", ".once", ".backup", ".save", ".import", ".restore", ".shell", ".system",
+        ".output",
+        ".once",
+        ".backup",
+        ".save",
+        ".import",
+        ".restore",
+        ".shell",
+        ".system",
+        ".open",
+        ".read",
+        ".log",
+        ".excel",
+        ".cd",
+        ".load",
+        ".clone",
+        ".archive",
+        ".ar ",
+        "writefile(",
+        "edit(",
+        "load_extension",
     ]
     .iter()
     .any(|k| text.contains(k))
@@ -195,12 +321,55 @@ pub(super) fn rule_sqlite(e: &mut Eval, inv: &Inv<'_>) {
             "sqlite3 (writes files or runs commands)",
         );
     }
+    // `ATTACH [DATABASE] 'file' AS x`, `VACUUM INTO 'file'`: database files written.
+    for key in ["attach", "into"] {
+        for (k, _) in text.match_indices(key) {
+            let rest = text[k + key.len()..].trim_start();
+            let rest = rest.strip_prefix("database").map_or(rest, str::trim_start);
+            if key == "into"
+                && !text[..k]
+                    .rsplit(';')
+                    .next()
+                    .unwrap_or_default()
+                    .contains("vacuum")
+            {
+                continue;
+            }
+            let q = rest.chars().next();
+            let name = match q {
+                Some(c @ ('\'' | '"')) => rest[1..].split(c).next(),
+                _ => None,
+            };
+            match name {
+                Some(n) if !n.contains('$') => {
+                    let n = n.strip_prefix("file:").unwrap_or(n);
+                    let n = n.split('?').next().unwrap_or_default();
+                    if !n.is_empty() && n != ":memory:" {
+                        // The original spelling: the text was lower-cased.
+                        let orig = sql
+                            .iter()
+                            .map(|w| w.value.as_str())
+                            .chain(inv.stdin)
+                            .find_map(|t| {
+                                t.to_ascii_lowercase()
+                                    .find(n)
+                                    .map(|p| t[p..p + n.len()].to_string())
+                            })
+                            .unwrap_or_else(|| n.to_string());
+                        e.write(&Word::synthetic(&orig, false), &format!("sqlite3 {key}"));
+                    }
+                }
+                _ => e.unknown(format!("<sqlite3 {key} …>"), format!("sqlite3 {key}")),
+            }
+        }
+    }
     let changes = [
         "create", "insert", "update", "delete", "drop", "alter", "replace", "attach", "vacuum",
         "reindex", "pragma",
     ]
     .iter()
     .any(|k| text.contains(k));
+    let Some(db) = db else { return };
     if changes || (sql.is_empty() && a.values(&["-cmd"]).next().is_none()) {
         e.write(db, "sqlite3");
     } else {

@@ -1,7 +1,7 @@
 //! Rules for interpreters: `perl`/`ruby` (`-i`, `-e`), `awk` (`-i inplace`, `print > "f"`), and
 //! `python`/`node`/`php` code given inline or on stdin, scanned by [`scan_code`].
 
-use crate::gate::bash::eval::{Eval, Inv, is_assignment};
+use crate::gate::bash::eval::{Eval, Inv, NODE_WRITING, is_assignment};
 use crate::gate::bash::interp::{argv_files, scan_awk, scan_code};
 use crate::gate::bash::lex::Word;
 use crate::gate::bash::opts::{OptSpec, parse_opts, spec, stop_spec};
@@ -207,6 +207,9 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
             e.working_dir_code("python -m");
         }
         return python_module(e, &module, rest);
+    }
+    if inv.name == "node" {
+        node_outputs(e, inv.args);
     }
     // node's `-pe CODE` and `-p -e CODE` are `--print --eval CODE`: the code follows the `-e`.
     let node_args: Vec<crate::gate::bash::lex::Word>;
@@ -432,8 +435,12 @@ fn python_module(e: &mut Eval, module: &str, args: &[Word]) {
             if create && let Some(archive) = operands.first() {
                 e.write(archive, &via);
             }
-            if extract && let Some(dir) = operands.get(1) {
-                e.write_tree(dir, &via);
+            if extract {
+                // Without a directory, into the working directory (tarfile only).
+                match operands.get(1) {
+                    Some(dir) => e.write_tree(dir, &via),
+                    None => e.write_tree(&Word::synthetic(".", false), &via),
+                }
             }
         }
         "gzip"
@@ -443,7 +450,97 @@ fn python_module(e: &mut Eval, module: &str, args: &[Word]) {
         {
             operands.iter().for_each(|w| e.write(w, &via));
         }
+        // `pydoc -w NAME`: `NAME.html` in the working directory.
+        "pydoc" if args.iter().any(|w| w.value == "-w") => {
+            for f in &operands {
+                let base = f.value.rsplit('/').next().unwrap_or_default();
+                let stem = base.strip_suffix(".py").unwrap_or(base);
+                e.write(&Word::synthetic(&format!("{stem}.html"), f.dynamic), &via);
+            }
+        }
         "venv" | "virtualenv" => operands.iter().for_each(|w| e.write_tree(w, &via)),
         _ => {}
+    }
+}
+
+/// node's options that write profiles, logs and reports ([`NODE_WRITING`]): into the directory
+/// an option names, else the working directory.
+fn node_outputs(e: &mut Eval, args: &[Word]) {
+    const VALUED: &[&str] = &[
+        "-e",
+        "--eval",
+        "-p",
+        "--print",
+        "-r",
+        "--require",
+        "--import",
+        "--loader",
+        "-C",
+        "--conditions",
+        "--input-type",
+        "--title",
+    ];
+    let mut opts: Vec<(String, Option<Word>)> = Vec::new();
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let v = w.value.as_str();
+        if v == "--" || !v.starts_with('-') {
+            break;
+        }
+        if VALUED.contains(&v) {
+            i += 2;
+            continue;
+        }
+        match v.split_once('=') {
+            Some((n, val)) => opts.push((n.to_string(), Some(Word::synthetic(val, w.dynamic)))),
+            None if NODE_WRITING.iter().any(|p| v.starts_with(p))
+                && (v.ends_with("-dir")
+                    || v.ends_with("-directory")
+                    || v.ends_with("-name")
+                    || v.ends_with("-filename")
+                    || v == "--redirect-warnings"
+                    || v == "--logfile") =>
+            {
+                opts.push((v.to_string(), args.get(i + 1).cloned()));
+                i += 1;
+            }
+            None => opts.push((v.to_string(), None)),
+        }
+        i += 1;
+    }
+    let get = |names: &[&str]| {
+        opts.iter()
+            .rev()
+            .find(|(n, _)| names.contains(&n.as_str()))
+            .and_then(|(_, v)| v.clone())
+    };
+    let here = Word::synthetic(".", false);
+    let diag = get(&["--diagnostic-dir"]);
+    let via = "node profile or report output";
+    for (n, v) in &opts {
+        if !NODE_WRITING.iter().any(|p| n.starts_with(p)) {
+            continue;
+        }
+        let dir = if n.starts_with("--cpu-prof") {
+            get(&["--cpu-prof-dir"])
+        } else if n.starts_with("--heap-prof") {
+            get(&["--heap-prof-dir"])
+        } else if n.starts_with("--report") {
+            get(&["--report-directory", "--report-dir"])
+        } else {
+            None
+        };
+        let dir = dir.or_else(|| diag.clone()).unwrap_or_else(|| here.clone());
+        match (n.as_str(), v) {
+            ("--redirect-warnings" | "--logfile", Some(f)) => e.write(f, via),
+            ("--report-filename" | "--cpu-prof-name" | "--heap-prof-name", Some(f)) => {
+                e.write(f, via);
+                e.write_tree(&dir, via);
+            }
+            (_, Some(d)) if n.ends_with("-dir") || n.ends_with("-directory") => {
+                e.write_tree(d, via)
+            }
+            _ => e.write_tree(&dir, via),
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! can see.
 
 use crate::gate::bash::eval::{Cwd, Eval, Inv};
+use crate::gate::bash::lex::Word;
 use crate::gate::bash::opts::{OptSpec, parse_opts, spec, stop_spec};
 
 pub(super) fn rule_cd(e: &mut Eval, inv: &Inv<'_>) {
@@ -184,6 +185,33 @@ pub(super) fn rule_command_string(e: &mut Eval, inv: &Inv<'_>) {
             }
             if inv.name == "script" {
                 a.operands.iter().for_each(|f| e.write(f, "script"));
+                for f in a.values(&[
+                    "-O",
+                    "--log-out",
+                    "-I",
+                    "--log-in",
+                    "-T",
+                    "--log-timing",
+                    "-B",
+                    "--log-io",
+                ]) {
+                    e.write(f, "script");
+                }
+                // Without a file, the session goes to `typescript` in the working directory.
+                if a.operands.is_empty()
+                    && !a.has(&[
+                        "-h",
+                        "--help",
+                        "-V",
+                        "--version",
+                        "-O",
+                        "--log-out",
+                        "-B",
+                        "--log-io",
+                    ])
+                {
+                    e.write(&Word::synthetic("typescript", false), "script");
+                }
                 a.values(&["-O", "--log-out"])
                     .for_each(|f| e.write(f, "script"));
             }
