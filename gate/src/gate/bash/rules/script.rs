@@ -30,6 +30,9 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
             &RUBY_SPEC
         },
     );
+    for w in a.values(&["-e", "-E"]) {
+        code_built_at_run_time(e, w, &format!("{} -e", inv.name));
+    }
     let code: Vec<&str> = a.values(&["-e", "-E"]).map(|w| w.value.as_str()).collect();
     let files = if code.is_empty() {
         a.operands.get(1..).unwrap_or_default()
@@ -99,6 +102,19 @@ fn extutils_command(e: &mut Eval, func: &str, args: &[&Word]) {
     }
 }
 
+/// Inline code (`python -c`, `node -e`, `perl -e`, an awk program) whose text the shell builds
+/// at run time (`-c "$(cat /tmp/x.py)"`, `-c "$CODE"`, backticks): what runs is out of sight,
+/// a run-time unknown. A single-quoted program keeps its `$1` (awk's, Perl's) literal.
+fn code_built_at_run_time(e: &mut Eval, code: &Word, via: &str) {
+    if code.dynamic {
+        let snippet: String = code.raw.chars().take(120).collect();
+        e.unknown(
+            "<inline code built at run time>",
+            format!("{via}: code with a shell expansion known only at run time ({snippet})"),
+        );
+    }
+}
+
 const AWK_SPEC: OptSpec = spec(
     "fvFiEW",
     "--file --assign --field-separator --include --exec",
@@ -113,6 +129,7 @@ pub(super) fn rule_awk(e: &mut Eval, inv: &Inv<'_>) {
         .any(|w| w.value == "inplace" || w.value == "inplace.awk");
     let from_file = a.has(&program_files);
     if let (false, Some(program)) = (from_file, a.operands.first()) {
+        code_built_at_run_time(e, program, "awk");
         scan_awk(e, &program.value);
     }
     for f in a
@@ -243,6 +260,7 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
     {
         code_given = true;
         if let Some(code) = code {
+            code_built_at_run_time(e, code, &format!("{} {flag}", inv.name));
             scan_code(e, &code.value, &format!("{} {flag}", inv.name));
         }
     }
