@@ -95,7 +95,7 @@ const CALLS: &[(&str, Call)] = &[
          code.InteractiveInterpreter .interact compile \
          Function globalThis.Function global.Function .constructor *_load *_compile \
          *createRequire *runMain process.dlopen Worker worker_threads.Worker \
-         create_function \
+         create_function builtins.__import__ builtins.compile \
          fileinput.input fileinput.FileInput logging.basicConfig shutil.unpack_archive \
          .extractall .extract",
         Call::Opaque,
@@ -106,7 +106,8 @@ const CALLS: &[(&str, Call)] = &[
          vm.compileFunction .runInThisContext .runInNewContext .runInContext \
          globalThis.eval global.eval Kernel.eval binding.eval TOPLEVEL_BINDING.eval \
          *instance_eval *class_eval *module_eval *instance_exec *class_exec *module_exec \
-         evalbytes pdb.run cProfile.run profile.run",
+         evalbytes pdb.run cProfile.run profile.run builtins.exec builtins.eval \
+         __builtins__.exec __builtins__.eval",
         Call::Code,
     ),
     // Where modules are then loaded from (`lib` is Perl's `use lib DIRS`).
@@ -119,10 +120,14 @@ const CALLS: &[(&str, Call)] = &[
     ("lib", Call::LoadPath(&[0, 1, 2, 3, 4, 5, 6, 7])),
     ("push unshift", Call::PushInc),
     (
-        "do load include include_once require_once require_relative execfile",
+        "do load include include_once require_once require_relative execfile Kernel.load \
+         Kernel.require_relative",
         Call::LoadFile,
     ),
-    ("require import from module.require", Call::Require),
+    (
+        "require import from module.require Kernel.require",
+        Call::Require,
+    ),
     ("*urlretrieve", Call::Write(&[1])),
     ("exec eval", Call::Code),
     (
@@ -152,7 +157,7 @@ const CALLS: &[(&str, Call)] = &[
         Call::Write(&[1]),
     ),
     (
-        "open io.open codecs.open builtins.open File.open File.new io.FileIO *fopen",
+        "open io.open codecs.open builtins.open File.open File.new io.FileIO *fopen Kernel.open",
         Call::Open,
     ),
     (
@@ -171,7 +176,7 @@ const CALLS: &[(&str, Call)] = &[
         "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
          subprocess.check_output subprocess.Popen subprocess.getoutput \
          subprocess.getstatusoutput *execSync child_process.exec system shell_exec passthru \
-         popen proc_open IO.popen",
+         popen proc_open IO.popen Kernel.system Kernel.exec Kernel.spawn",
         Call::Shell,
     ),
 ];
@@ -815,6 +820,67 @@ fn scan_tokens(
             );
             continue;
         }
+        // A writing or code-running call named by a Ruby symbol (`send(:system, …)`,
+        // `public_send(:eval, s)`, `method(:unlink).call(p)`).
+        if !after_dot
+            && j >= 1
+            && matches!(toks[j - 1].tok, CTok::Punct(b':'))
+            && toks[j - 1].end == toks[j].start
+            && (j < 2
+                || matches!(
+                    toks[j - 2].tok,
+                    CTok::Punct(b'(' | b',' | b'[')
+                        | CTok::Ident("send" | "public_send" | "__send__" | "method")
+                ))
+            && (names_a_writing_call(name) || CODE_VALUES.contains(&name))
+        {
+            e.unknown(
+                format!(":{name}"),
+                format!("{via}: a call by name (:{name})"),
+            );
+            continue;
+        }
+        // PHP callables by name: `array_map('unlink', $files)`, `call_user_func('system', $c)`,
+        // and a call of a variable (`$f = 'unlink'; $f('p')`) in code naming such a function.
+        if via.starts_with("php") && !after_dot {
+            let callable_taker =
+                matches!(
+                    name,
+                    "call_user_func"
+                        | "call_user_func_array"
+                        | "array_map"
+                        | "array_walk"
+                        | "array_walk_recursive"
+                        | "array_filter"
+                        | "array_reduce"
+                        | "usort"
+                        | "uasort"
+                        | "uksort"
+                        | "register_shutdown_function"
+                        | "register_tick_function"
+                        | "forward_static_call"
+                        | "forward_static_call_array"
+                        | "iterator_apply"
+                        | "set_error_handler"
+                        | "set_exception_handler"
+                        | "spl_autoload_register"
+                        | "ob_start"
+                        | "header_register_callback"
+                ) && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')));
+            let names_writer = toks.iter().any(|t| {
+                matches!(&t.tok, CTok::Str { value, .. }
+                    if names_a_writing_call(value) || CODE_VALUES.contains(&value.as_str()))
+            });
+            let variable_call = name.starts_with('$')
+                && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')));
+            if (callable_taker || variable_call) && names_writer {
+                e.unknown(
+                    name,
+                    format!("{via}: {name} calls a function named by a string"),
+                );
+                continue;
+            }
+        }
         // A code-running builtin taken as a value (`(0, eval)(s)`, `F = Function`, Perl's
         // `eval <STDIN>`, `map(exec, …)`): the code it runs is out of sight.
         if !after_dot
@@ -961,6 +1027,17 @@ fn scan_tokens(
                 };
                 let paren = matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')));
                 match a.lit() {
+                    // `import('data:text/javascript,…')`, `import('https://…')`: code given in
+                    // the name, or fetched.
+                    Some(p)
+                        if p.starts_with("data:")
+                            || (p.contains("://") && !p.starts_with("file://")) =>
+                    {
+                        e.unknown(
+                            "<code loaded from a URL>",
+                            format!("{via}: {name} of code in or behind a URL ({})", a.raw),
+                        );
+                    }
                     Some(p) => {
                         let p = p.strip_prefix("file://").unwrap_or(p);
                         // `require('fs')`, `require "strict.pm"`, `import('lodash/fp')`: a

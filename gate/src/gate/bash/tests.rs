@@ -1859,6 +1859,14 @@ fn interpreter_code_built_or_loaded_at_run_time() {
             r#"php -r 'require "evil.php";'"#,
             r#"php -r 'assert($argv[1]);'"#,
             r#"php -r 'assert("unlink(\"src/app.py\")");'"#,
+            r#"python3 -c "import builtins,sys; builtins.exec(sys.argv[1])" x"#,
+            r#"node -e "import('data:text/javascript,import fs from \"fs\"; fs.rmSync(\"src/app.py\")')""#,
+            r#"ruby -e 'Kernel.load("/tmp/e.rb")'"#,
+            r#"ruby -e 'Kernel.system("rm src/app.py")'"#,
+            r#"ruby -e 'send(:system, ARGV[0])'"#,
+            r#"ruby -e 'Object.public_send(:eval, STDIN.read)'"#,
+            r#"php -r 'array_map("unlink", ["src/app.py"]);'"#,
+            r#"php -r '$f = "unlink"; $f("src/app.py");'"#,
         ],
         expect![[r#"
             $ python3 -c "$(cat /tmp/evil.py)"
@@ -1927,6 +1935,22 @@ fn interpreter_code_built_or_loaded_at_run_time() {
               write dynamic assert($argv[1]) (php -r: assert of code built at run time)
             $ php -r 'assert("unlink(\"src/app.py\")");'
               write path src/app.py (php -r)
+            $ python3 -c "import builtins,sys; builtins.exec(sys.argv[1])" x
+              write dynamic builtins.exec(sys.argv[1]) (python -c: builtins.exec of code built at run time)
+            $ node -e "import('data:text/javascript,import fs from \"fs\"; fs.rmSync(\"src/app.py\")')"
+              write dynamic <code loaded from a URL> (node -e: import of code in or behind a URL ('data:text/javascript,import fs from "fs"; fs.rmSync("src/app.py")'))
+            $ ruby -e 'Kernel.load("/tmp/e.rb")'
+              write script /tmp/e.rb (ruby -e: Kernel.load loads code from)
+            $ ruby -e 'Kernel.system("rm src/app.py")'
+              write path src/app.py (rm)
+            $ ruby -e 'send(:system, ARGV[0])'
+              write dynamic :system (ruby -e: a call by name (:system))
+            $ ruby -e 'Object.public_send(:eval, STDIN.read)'
+              write dynamic :eval (ruby -e: a call by name (:eval))
+            $ php -r 'array_map("unlink", ["src/app.py"]);'
+              write dynamic array_map (php -r: array_map calls a function named by a string)
+            $ php -r '$f = "unlink"; $f("src/app.py");'
+              write dynamic $f (php -r: $f calls a function named by a string)
         "#]],
     );
 }
@@ -1983,6 +2007,10 @@ fn read_only_interpreter_one_liners_stay_analysable() {
             "ruby -e 'puts 1'",
             "ruby -e 'require \"json\"; puts JSON.parse(STDIN.read)'",
             "php -r 'echo json_encode([1]);'",
+            "php -r '$f = function($x) { return $x; }; echo $f(1);'",
+            "php -r 'echo implode(\",\", array_map(\"strtoupper\", [\"a\"]));'",
+            "ruby -e 'puts [1].map(&:to_s)'",
+            "python3 -c 'd = {\"a\": 1}; print(d[\"a\"])'",
         ],
         expect![[r#"
             $ python3 -c 'print(1)'
@@ -2006,6 +2034,10 @@ fn read_only_interpreter_one_liners_stay_analysable() {
             $ ruby -e 'puts 1'
             $ ruby -e 'require "json"; puts JSON.parse(STDIN.read)'
             $ php -r 'echo json_encode([1]);'
+            $ php -r '$f = function($x) { return $x; }; echo $f(1);'
+            $ php -r 'echo implode(",", array_map("strtoupper", ["a"]));'
+            $ ruby -e 'puts [1].map(&:to_s)'
+            $ python3 -c 'd = {"a": 1}; print(d["a"])'
         "#]],
     );
 }
