@@ -1867,6 +1867,9 @@ fn interpreter_code_built_or_loaded_at_run_time() {
             r#"ruby -e 'Object.public_send(:eval, STDIN.read)'"#,
             r#"php -r 'array_map("unlink", ["src/app.py"]);'"#,
             r#"php -r '$f = "unlink"; $f("src/app.py");'"#,
+            "python3 <<EOF\n$(cat /tmp/evil.py)\nEOF",
+            r#"python3 <<< "$(cat /tmp/evil.py)""#,
+            "perl <<EOF\n$CODE\nEOF",
         ],
         expect![[r#"
             $ python3 -c "$(cat /tmp/evil.py)"
@@ -1951,6 +1954,14 @@ fn interpreter_code_built_or_loaded_at_run_time() {
               write dynamic array_map (php -r: array_map calls a function named by a string)
             $ php -r '$f = "unlink"; $f("src/app.py");'
               write dynamic $f (php -r: $f calls a function named by a string)
+            $ python3 <<EOF\n$(cat /tmp/evil.py)\nEOF
+              write dynamic <inline code built at run time> (python stdin: a heredoc or here-string with a shell expansion known only at run time)
+              read path /tmp/evil.py
+            $ python3 <<< "$(cat /tmp/evil.py)"
+              write dynamic <inline code built at run time> (python stdin: a heredoc or here-string with a shell expansion known only at run time)
+              read path /tmp/evil.py
+            $ perl <<EOF\n$CODE\nEOF
+              write dynamic <inline code built at run time> (perl stdin: a heredoc or here-string with a shell expansion known only at run time)
         "#]],
     );
 }
@@ -2011,6 +2022,9 @@ fn read_only_interpreter_one_liners_stay_analysable() {
             "php -r 'echo implode(\",\", array_map(\"strtoupper\", [\"a\"]));'",
             "ruby -e 'puts [1].map(&:to_s)'",
             "python3 -c 'd = {\"a\": 1}; print(d[\"a\"])'",
+            "python3 <<'EOF'\nimport sys\nprint(sys.argv, '$HOME')\nEOF",
+            "python3 <<< 'print(1)'",
+            "python3 <<EOF\nprint(1)\nEOF",
         ],
         expect![[r#"
             $ python3 -c 'print(1)'
@@ -2038,6 +2052,9 @@ fn read_only_interpreter_one_liners_stay_analysable() {
             $ php -r 'echo implode(",", array_map("strtoupper", ["a"]));'
             $ ruby -e 'puts [1].map(&:to_s)'
             $ python3 -c 'd = {"a": 1}; print(d["a"])'
+            $ python3 <<'EOF'\nimport sys\nprint(sys.argv, '$HOME')\nEOF
+            $ python3 <<< 'print(1)'
+            $ python3 <<EOF\nprint(1)\nEOF
         "#]],
     );
 }

@@ -76,6 +76,15 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
     } else if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
+        if e.stdin_dynamic {
+            e.unknown(
+                "<inline code built at run time>",
+                format!(
+                    "{} stdin: a heredoc or here-string with a shell expansion known only at run time",
+                    inv.name
+                ),
+            );
+        }
         scan_code(e, stdin, &format!("{} stdin", inv.name));
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
@@ -285,6 +294,15 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
     if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
+        if e.stdin_dynamic {
+            e.unknown(
+                "<inline code built at run time>",
+                format!(
+                    "{} stdin: a heredoc or here-string with a shell expansion known only at run time",
+                    inv.name
+                ),
+            );
+        }
         scan_code(e, stdin, &format!("{} stdin", inv.name));
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
