@@ -1870,6 +1870,14 @@ fn interpreter_code_built_or_loaded_at_run_time() {
             "python3 <<EOF\n$(cat /tmp/evil.py)\nEOF",
             r#"python3 <<< "$(cat /tmp/evil.py)""#,
             "perl <<EOF\n$CODE\nEOF",
+            "node -r /tmp/e.js -e 1",
+            "node --import /tmp/e.mjs -e 1",
+            "node --require=/tmp/e.js -e 1",
+            "perl -M'Evil' -I/tmp -e 1",
+            "ruby -r/tmp/e.rb -e 1",
+            "php -d auto_prepend_file=/tmp/e.php -r 'echo 1;'",
+            "php -c /tmp/php.ini -r 'echo 1;'",
+            "php -d error_log=src/app.py -r 'error_log(\"x\");'",
         ],
         expect![[r#"
             $ python3 -c "$(cat /tmp/evil.py)"
@@ -1962,6 +1970,22 @@ fn interpreter_code_built_or_loaded_at_run_time() {
               read path /tmp/evil.py
             $ perl <<EOF\n$CODE\nEOF
               write dynamic <inline code built at run time> (perl stdin: a heredoc or here-string with a shell expansion known only at run time)
+            $ node -r /tmp/e.js -e 1
+              write script /tmp/e.js (node loads code from)
+            $ node --import /tmp/e.mjs -e 1
+              write script /tmp/e.mjs (node loads code from)
+            $ node --require=/tmp/e.js -e 1
+              write script /tmp/e.js (node loads code from)
+            $ perl -M'Evil' -I/tmp -e 1
+              write script /tmp (perl loads code from)
+            $ ruby -r/tmp/e.rb -e 1
+              write script /tmp/e.rb (ruby loads code from)
+            $ php -d auto_prepend_file=/tmp/e.php -r 'echo 1;'
+              write script /tmp/e.php (php -d loads code from)
+            $ php -c /tmp/php.ini -r 'echo 1;'
+              write script /tmp/php.ini (php -c reads a configuration that can load code)
+            $ php -d error_log=src/app.py -r 'error_log("x");'
+              write path src/app.py (php -d error_log)
         "#]],
     );
 }
@@ -2024,6 +2048,7 @@ fn read_only_interpreter_one_liners_stay_analysable() {
             "python3 -c 'd = {\"a\": 1}; print(d[\"a\"])'",
             "python3 <<'EOF'\nimport sys\nprint(sys.argv, '$HOME')\nEOF",
             "python3 <<< 'print(1)'",
+            "php -d memory_limit=1G -d display_errors=1 -r 'echo 1;'",
             "python3 <<EOF\nprint(1)\nEOF",
         ],
         expect![[r#"
@@ -2054,6 +2079,7 @@ fn read_only_interpreter_one_liners_stay_analysable() {
             $ python3 -c 'd = {"a": 1}; print(d["a"])'
             $ python3 <<'EOF'\nimport sys\nprint(sys.argv, '$HOME')\nEOF
             $ python3 <<< 'print(1)'
+            $ php -d memory_limit=1G -d display_errors=1 -r 'echo 1;'
             $ python3 <<EOF\nprint(1)\nEOF
         "#]],
     );

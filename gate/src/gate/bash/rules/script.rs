@@ -261,6 +261,21 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         inv.args
     };
     let a = parse_opts(args, sp);
+    if inv.name == "php" {
+        // `-d auto_prepend_file=F` / `auto_append_file=F` run F with the code; `-c INI` is a
+        // configuration that can name them; `-d error_log=F` writes F.
+        for d in a.values(&["-d"]) {
+            let (key, val) = d.value.split_once('=').unwrap_or((&d.value, ""));
+            let w = Word::synthetic(val.trim(), d.dynamic);
+            match key.trim() {
+                "auto_prepend_file" | "auto_append_file" => e.script(&w, "php -d loads code from"),
+                "error_log" => e.write(&w, "php -d error_log"),
+                _ => {}
+            }
+        }
+        a.values(&["-c"])
+            .for_each(|f| e.script(f, "php -c reads a configuration that can load code"));
+    }
     let mut code_given = false;
     for (flag, code) in a
         .flags
