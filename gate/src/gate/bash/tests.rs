@@ -1870,6 +1870,7 @@ fn interpreter_code_built_or_loaded_at_run_time() {
             "python3 <<EOF\n$(cat /tmp/evil.py)\nEOF",
             r#"python3 <<< "$(cat /tmp/evil.py)""#,
             "perl <<EOF\n$CODE\nEOF",
+            "perl -e '$c = <STDIN>; s/.*/$c/ee for my $x = 1'",
             "node -r /tmp/e.js -e 1",
             "node --import /tmp/e.mjs -e 1",
             "node --require=/tmp/e.js -e 1",
@@ -1970,6 +1971,8 @@ fn interpreter_code_built_or_loaded_at_run_time() {
               read path /tmp/evil.py
             $ perl <<EOF\n$CODE\nEOF
               write dynamic <inline code built at run time> (perl stdin: a heredoc or here-string with a shell expansion known only at run time)
+            $ perl -e '$c = <STDIN>; s/.*/$c/ee for my $x = 1'
+              write dynamic <code built at run time> (perl -e: s///ee evaluates a string built at run time as code)
             $ node -r /tmp/e.js -e 1
               write script /tmp/e.js (node loads code from)
             $ node --import /tmp/e.mjs -e 1
@@ -2048,6 +2051,8 @@ fn read_only_interpreter_one_liners_stay_analysable() {
             "python3 -c 'd = {\"a\": 1}; print(d[\"a\"])'",
             "python3 <<'EOF'\nimport sys\nprint(sys.argv, '$HOME')\nEOF",
             "python3 <<< 'print(1)'",
+            "perl -pe 's/(\\d+)/$1*2/e' f",
+            "perl -ne 'print if /free/' f",
             "php -d memory_limit=1G -d display_errors=1 -r 'echo 1;'",
             "python3 <<EOF\nprint(1)\nEOF",
         ],
@@ -2079,6 +2084,10 @@ fn read_only_interpreter_one_liners_stay_analysable() {
             $ python3 -c 'd = {"a": 1}; print(d["a"])'
             $ python3 <<'EOF'\nimport sys\nprint(sys.argv, '$HOME')\nEOF
             $ python3 <<< 'print(1)'
+            $ perl -pe 's/(\d+)/$1*2/e' f
+              read path f
+            $ perl -ne 'print if /free/' f
+              read path f
             $ php -d memory_limit=1G -d display_errors=1 -r 'echo 1;'
             $ python3 <<EOF\nprint(1)\nEOF
         "#]],

@@ -72,6 +72,12 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
         for cmd in backtick_commands(&text) {
             e.run_text(&cmd);
         }
+        if inv.name == "perl" && eval_twice_substitution(&text) {
+            e.unknown(
+                "<code built at run time>",
+                "perl -e: s///ee evaluates a string built at run time as code",
+            );
+        }
         scan_code(e, &text, &format!("{} -e", inv.name));
     } else if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
@@ -89,6 +95,28 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
     }
+}
+
+/// Whether Perl code has a substitution with the `ee` flags (`s/x/$code/ee`): its replacement
+/// is evaluated as a string, and that string again as code. A delimiter (`/`, `}`, `|`, `!`,
+/// `#`, `,`), other flag letters, then `ee` and no more word characters.
+fn eval_twice_substitution(code: &str) -> bool {
+    let b = code.as_bytes();
+    (0..b.len()).any(|i| {
+        if !matches!(
+            b[i],
+            b'/' | b'}' | b'|' | b'!' | b'#' | b',' | b')' | b']' | b'>'
+        ) {
+            return false;
+        }
+        let flags: Vec<u8> = b[i + 1..]
+            .iter()
+            .copied()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .collect();
+        flags.iter().filter(|&&c| c == b'e').count() >= 2
+            && flags.iter().all(|c| b"msixpodualngcer".contains(c))
+    })
 }
 
 /// `perl -MExtUtils::Command -e FUNC ARGS` (what MakeMaker's makefiles run): the functions that
