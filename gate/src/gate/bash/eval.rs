@@ -48,6 +48,21 @@ fn normalize(p: &str) -> String {
     }
 }
 
+/// Whether heredoc text with an unquoted delimiter holds an expansion (`$X`, `${X}`, `$(…)`,
+/// `$1`, backticks).
+fn expands(body: &str) -> bool {
+    let b = body.as_bytes();
+    b.contains(&b'`')
+        || b.windows(2).any(|w| {
+            w[0] == b'$'
+                && (w[1].is_ascii_alphanumeric()
+                    || matches!(
+                        w[1],
+                        b'_' | b'{' | b'(' | b'@' | b'*' | b'#' | b'?' | b'$' | b'!' | b'-'
+                    ))
+        })
+}
+
 /// Targets that are never files of the project: the null device, standard streams, `-`.
 fn is_sink(p: &str) -> bool {
     matches!(
@@ -68,6 +83,9 @@ pub(super) struct Eval {
     pub(super) piped: bool,
     /// The file the command being evaluated reads on stdin (`bash < /tmp/x.sh`).
     pub(super) stdin_file: Option<Word>,
+    /// The heredoc or here-string the command reads holds a shell expansion (`<<< "$(cat f)"`,
+    /// an unquoted `<<EOF` body with `$X`): its text is known only at run time.
+    pub(super) stdin_dynamic: bool,
     /// Paths (as the working directory joins them) that `mv`/`cp` put a file at earlier in this
     /// command line: it may be a symlink, so a later write there lands anywhere.
     pub(super) replaced: Vec<String>,
@@ -201,13 +219,19 @@ impl Eval {
         // (`<` and `>` inside `[[ … ]]` are words of the test, see `parse`.)
         let mut stdin = None;
         let mut stdin_file = None;
+        let mut stdin_dynamic = false;
         for r in &mut cmd.redirs {
             self.redirect(r);
             if r.op == "<" && (r.fd.is_empty() || r.fd == "0") {
                 stdin_file = Some(r.target.clone());
             }
-            if r.body.is_some() {
+            if let Some(body) = &r.body {
                 stdin.clone_from(&r.body);
+                stdin_dynamic = if r.op == "<<<" {
+                    r.target.dynamic
+                } else {
+                    !r.target.quoted && expands(body)
+                };
             }
         }
         self.piped = cmd.piped;
@@ -215,12 +239,14 @@ impl Eval {
         self.stdin_file = stdin_file;
         let home_before = self.home_unknown;
         self.home_unknown |= prefix_home;
+        self.stdin_dynamic = stdin_dynamic;
         self.invoke(&words, stdin.as_deref());
         if prefix_home {
             self.home_unknown = home_before;
         }
         self.piped = false;
         self.stdin_file = None;
+        self.stdin_dynamic = false;
         // What a literal `echo`/`printf` prints, for a `sqlite3` reading it from the pipe.
         self.pipe_text = words
             .first()

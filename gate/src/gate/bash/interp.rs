@@ -86,6 +86,16 @@ const CALLS: &[(&str, Call)] = &[
          os.spawnl os.spawnlp os.spawnv os.spawnvp os.posix_spawn os.posix_spawnp pty.spawn \
          *execFileSync *execFile *spawnSync *spawn *fork __import__ importlib.import_module \
          runpy.run_path runpy.run_module \
+         *spec_from_file_location *spec_from_loader *module_from_spec .exec_module .load_module \
+         *SourceFileLoader *SourcelessFileLoader *ExtensionFileLoader importlib.reload \
+         imp.load_source imp.load_module imp.load_compiled imp.load_dynamic \
+         pickle.load pickle.loads pickle.Unpickler marshal.load marshal.loads dill.load \
+         dill.loads cloudpickle.load cloudpickle.loads yaml.unsafe_load yaml.unsafe_load_all \
+         types.FunctionType types.CodeType code.interact code.InteractiveConsole \
+         code.InteractiveInterpreter .interact compile \
+         Function globalThis.Function global.Function .constructor *_load *_compile \
+         *createRequire *runMain process.dlopen Worker worker_threads.Worker \
+         create_function builtins.__import__ builtins.compile \
          fileinput.input fileinput.FileInput logging.basicConfig shutil.unpack_archive \
          .extractall .extract",
         Call::Opaque,
@@ -93,7 +103,11 @@ const CALLS: &[(&str, Call)] = &[
     // Python's interactive interpreter runs the source string it is given; node's `vm` too.
     (
         ".runsource .runcode vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script \
-         vm.compileFunction",
+         vm.compileFunction .runInThisContext .runInNewContext .runInContext \
+         globalThis.eval global.eval Kernel.eval binding.eval TOPLEVEL_BINDING.eval \
+         *instance_eval *class_eval *module_eval *instance_exec *class_exec *module_exec \
+         evalbytes pdb.run cProfile.run profile.run builtins.exec builtins.eval \
+         __builtins__.exec __builtins__.eval",
         Call::Code,
     ),
     // Where modules are then loaded from (`lib` is Perl's `use lib DIRS`).
@@ -106,10 +120,14 @@ const CALLS: &[(&str, Call)] = &[
     ("lib", Call::LoadPath(&[0, 1, 2, 3, 4, 5, 6, 7])),
     ("push unshift", Call::PushInc),
     (
-        "do load include include_once require_once require_relative",
+        "do load include include_once require_once require_relative execfile Kernel.load \
+         Kernel.require_relative",
         Call::LoadFile,
     ),
-    ("require import from", Call::Require),
+    (
+        "require import from module.require Kernel.require",
+        Call::Require,
+    ),
     ("*urlretrieve", Call::Write(&[1])),
     ("exec eval", Call::Code),
     (
@@ -139,7 +157,7 @@ const CALLS: &[(&str, Call)] = &[
         Call::Write(&[1]),
     ),
     (
-        "open io.open codecs.open builtins.open File.open File.new io.FileIO *fopen",
+        "open io.open codecs.open builtins.open File.open File.new io.FileIO *fopen Kernel.open",
         Call::Open,
     ),
     (
@@ -158,7 +176,7 @@ const CALLS: &[(&str, Call)] = &[
         "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
          subprocess.check_output subprocess.Popen subprocess.getoutput \
          subprocess.getstatusoutput *execSync child_process.exec system shell_exec passthru \
-         popen proc_open IO.popen",
+         popen proc_open IO.popen Kernel.system Kernel.exec Kernel.spawn",
         Call::Shell,
     ),
 ];
@@ -651,6 +669,47 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
     let toks = code_tokens(code);
     let pair = brackets(&toks);
     let aliases = aliases(&toks, &pair);
+    // Code that changes its own working directory (`os.chdir('src')`, `process.chdir(d)`, Perl's
+    // `chdir "src"`, `Dir.chdir`): its relative paths are no longer the shell's, so they are
+    // known only at run time (`os.chdir('src'); open('../README.md', 'w')`).
+    let changes_dir = toks.iter().any(|t| match t.tok {
+        CTok::Ident(n) => {
+            let n = resolve(n, &aliases);
+            let last = n.rsplit(['.', ':']).next().unwrap_or(&n);
+            matches!(last, "chdir" | "fchdir" | "chroot") || n.ends_with("FileUtils.cd")
+        }
+        _ => false,
+    });
+    let saved_cwd = e.cwd.clone();
+    if changes_dir {
+        e.cwd = super::eval::Cwd {
+            path: String::new(),
+            dynamic: true,
+        };
+    }
+    scan_tokens(e, code, via, &toks, &pair, &aliases);
+    e.cwd = saved_cwd;
+}
+
+/// Code run by name as a value, not called in place (`(0, eval)(s)`, `F = Function`, Perl's
+/// `eval <STDIN>`): what it runs is out of sight.
+const CODE_VALUES: [&str; 6] = [
+    "eval",
+    "exec",
+    "Function",
+    "evalbytes",
+    "execfile",
+    "__import__",
+];
+
+fn scan_tokens(
+    e: &mut Eval,
+    code: &str,
+    via: &str,
+    toks: &[Spanned<'_>],
+    pair: &[usize],
+    aliases: &std::collections::HashMap<String, String>,
+) {
     let uses_child_process = toks.iter().any(|t| {
         matches!(&t.tok, CTok::Str { value, .. }
             if value.trim_start_matches("node:") == "child_process")
@@ -664,7 +723,7 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             && let Some(&close) = pair.get(j).filter(|&&c| c != usize::MAX && c > j + 1)
             && !(close == j + 2 && matches!(toks[j + 1].tok, CTok::Str { dynamic: false, .. }))
             && matches!(toks.get(close + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
-            && uses_io_module(&toks, &aliases)
+            && uses_io_module(toks, aliases)
         {
             e.unknown(
                 code.get(toks[j].start..toks[close].end).unwrap_or_default(),
@@ -695,7 +754,7 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
             && pair[j + 1] != usize::MAX
         {
-            let (args, _) = paren_args(&toks, &pair, j + 1, code);
+            let (args, _) = paren_args(toks, pair, j + 1, code);
             let member = args.get(1).map(|a| a.lit().map(str::to_owned));
             if let Some(member) = member
                 && member.as_deref().is_none_or(names_a_writing_call)
@@ -736,7 +795,7 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
         // `require('child_process').exec(…)`: the member of the module required in place; in a
         // script that loads child_process, `m.exec(…)` on any value is its `exec`
         // (`import('child_process').then(m => m.exec(…))`).
-        let canonical = match required_module(&toks, &pair, j) {
+        let canonical = match required_module(toks, pair, j) {
             Some(m) => format!("{m}.{name}"),
             None if (after_dot || name.contains('.'))
                 && uses_child_process
@@ -745,7 +804,7 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             {
                 format!("child_process.{member}")
             }
-            None => resolve(name, &aliases),
+            None => resolve(name, aliases),
         };
         // A program-running member of child_process taken as a value, not called here
         // (`util.promisify(cp.exec)`, `[cp.exec][0](…)`): what it runs is out of sight.
@@ -761,6 +820,108 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             );
             continue;
         }
+        // A writing or code-running call named by a Ruby symbol (`send(:system, …)`,
+        // `public_send(:eval, s)`, `method(:unlink).call(p)`).
+        if !after_dot
+            && j >= 1
+            && matches!(toks[j - 1].tok, CTok::Punct(b':'))
+            && toks[j - 1].end == toks[j].start
+            && (j < 2
+                || matches!(
+                    toks[j - 2].tok,
+                    CTok::Punct(b'(' | b',' | b'[')
+                        | CTok::Ident("send" | "public_send" | "__send__" | "method")
+                ))
+            && (names_a_writing_call(name) || CODE_VALUES.contains(&name))
+        {
+            e.unknown(
+                format!(":{name}"),
+                format!("{via}: a call by name (:{name})"),
+            );
+            continue;
+        }
+        // PHP callables by name: `array_map('unlink', $files)`, `call_user_func('system', $c)`,
+        // and a call of a variable (`$f = 'unlink'; $f('p')`) in code naming such a function.
+        if via.starts_with("php") && !after_dot {
+            let callable_taker =
+                matches!(
+                    name,
+                    "call_user_func"
+                        | "call_user_func_array"
+                        | "array_map"
+                        | "array_walk"
+                        | "array_walk_recursive"
+                        | "array_filter"
+                        | "array_reduce"
+                        | "usort"
+                        | "uasort"
+                        | "uksort"
+                        | "register_shutdown_function"
+                        | "register_tick_function"
+                        | "forward_static_call"
+                        | "forward_static_call_array"
+                        | "iterator_apply"
+                        | "set_error_handler"
+                        | "set_exception_handler"
+                        | "spl_autoload_register"
+                        | "ob_start"
+                        | "header_register_callback"
+                ) && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')));
+            let names_writer = toks.iter().any(|t| {
+                matches!(&t.tok, CTok::Str { value, .. }
+                    if names_a_writing_call(value) || CODE_VALUES.contains(&value.as_str()))
+            });
+            let variable_call = name.starts_with('$')
+                && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')));
+            if (callable_taker || variable_call) && names_writer {
+                e.unknown(
+                    name,
+                    format!("{via}: {name} calls a function named by a string"),
+                );
+                continue;
+            }
+        }
+        // A code-running builtin taken as a value (`(0, eval)(s)`, `F = Function`, Perl's
+        // `eval <STDIN>`, `map(exec, …)`): the code it runs is out of sight.
+        if !after_dot
+            && canonical == name
+            && CODE_VALUES.contains(&name)
+            && !matches!(
+                toks.get(j + 1).map(|t| &t.tok),
+                Some(CTok::Punct(b'(' | b'{') | CTok::Str { .. } | CTok::Ident(_))
+            )
+            && !(j > 0 && matches!(toks[j - 1].tok, CTok::Ident("import" | "def" | "function")))
+        {
+            e.unknown(
+                name,
+                format!("{via}: {name} taken as a value (the code it runs is out of sight)"),
+            );
+            continue;
+        }
+        // PHP's `assert("code")` evaluates a string assertion as code (PHP 7).
+        if name == "assert"
+            && !after_dot
+            && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
+            && pair[j + 1] != usize::MAX
+        {
+            let (args, _) = paren_args(toks, pair, j + 1, code);
+            match args.first().map(|a| (a.lit(), &a.string)) {
+                Some((Some(text), _)) => scan_code(e, text, via),
+                // PHP 7 evaluates any string assertion, also one in a variable.
+                Some((None, Some(_))) | Some((None, None)) if via.starts_with("php") => e.unknown(
+                    code.get(toks[j].start..toks[pair[j + 1]].end)
+                        .unwrap_or(name),
+                    format!("{via}: assert of code built at run time"),
+                ),
+                Some((None, Some(_))) => e.unknown(
+                    code.get(toks[j].start..toks[pair[j + 1]].end)
+                        .unwrap_or(name),
+                    format!("{via}: assert of code built at run time"),
+                ),
+                _ => {}
+            }
+            continue;
+        }
         let Some(call) = call_of(&canonical, after_dot).or_else(|| call_of(name, after_dot)) else {
             continue;
         };
@@ -774,7 +935,7 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                     && pair[j + 1] != usize::MAX =>
             {
                 let close = pair[j + 1];
-                let (list, end) = bare_args(&toks, &pair, close + 1, code);
+                let (list, end) = bare_args(toks, pair, close + 1, code);
                 let program = match toks.get(j + 2..close).unwrap_or_default() {
                     [
                         Spanned {
@@ -804,17 +965,17 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             }
             // An unbalanced call is a syntax error: the interpreter runs nothing.
             Some(CTok::Punct(b'(')) if pair[j + 1] != usize::MAX => {
-                paren_args(&toks, &pair, j + 1, code)
+                paren_args(toks, pair, j + 1, code)
             }
             // `from os import remove as rm`, `import remove`: a name, not a call.
             Some(CTok::Ident("as")) => continue,
             _ if j > 0 && matches!(toks[j - 1].tok, CTok::Ident("import")) => continue,
             Some(CTok::Str { .. } | CTok::Ident(_)) if !after_dot && !name.contains('.') => {
-                bare_args(&toks, &pair, j + 1, code)
+                bare_args(toks, pair, j + 1, code)
             }
             // Perl's `chmod 0755, "f"`.
             Some(CTok::Punct(c)) if c.is_ascii_digit() && !after_dot && !name.contains('.') => {
-                bare_args(&toks, &pair, j + 1, code)
+                bare_args(toks, pair, j + 1, code)
             }
             _ => continue,
         };
@@ -866,6 +1027,17 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                 };
                 let paren = matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')));
                 match a.lit() {
+                    // `import('data:text/javascript,…')`, `import('https://…')`: code given in
+                    // the name, or fetched.
+                    Some(p)
+                        if p.starts_with("data:")
+                            || (p.contains("://") && !p.starts_with("file://")) =>
+                    {
+                        e.unknown(
+                            "<code loaded from a URL>",
+                            format!("{via}: {name} of code in or behind a URL ({})", a.raw),
+                        );
+                    }
                     Some(p) => {
                         let p = p.strip_prefix("file://").unwrap_or(p);
                         // `require('fs')`, `require "strict.pm"`, `import('lodash/fp')`: a
@@ -875,7 +1047,9 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
                             || p.starts_with("./")
                             || p.starts_with("../")
                             || p == "."
-                            || p == "..";
+                            || p == ".."
+                            // PHP's `require 'x.php'` (found on include_path or here).
+                            || [".php", ".inc", ".phtml"].iter().any(|x| p.ends_with(x));
                         if file {
                             load_from(e, &Word::synthetic(p, false), &loads);
                         }
@@ -906,7 +1080,7 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
             Call::Open => open_call(e, &positional, kw("file"), kw("mode"), via),
             Call::RecvWrite | Call::RecvOpen | Call::RecvRead | Call::RecvMove => {
                 let recv =
-                    path_receiver(&toks, &pair, j, name, code).map(|p| Word::synthetic(&p, false));
+                    path_receiver(toks, pair, j, name, code).map(|p| Word::synthetic(&p, false));
                 match call {
                     Call::RecvWrite => e.write(recv.as_ref().unwrap_or(&snippet), via),
                     Call::RecvOpen if writes_mode(positional.first().copied().or(kw("mode"))) => {

@@ -574,6 +574,7 @@ fn interpreters() {
               write path pkg.json (node -e)
             $ node -e "const fs = require('fs'); fs.appendFileSync(`${dir}/log`, 'x'); fs.readFileSync('in.txt')"
               write dynamic ${dir}/log (a command whose name is only known at run time)
+              write dynamic <inline code built at run time> (node -e: code with a shell expansion known only at run time ("const fs = require('fs'); fs.appendFileSync(`${dir}/log`, 'x'); fs.readFileSync('in.txt')"))
               write dynamic `${dir}/log` (node -e)
               read path in.txt
             $ node --eval "fs.unlink('old.js', () => {})"
@@ -820,6 +821,7 @@ fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
             $ python3 -c "import builtins; builtins.open('src/a.py','w').write('z')"
               write path src/a.py (python -c)
             $ python3 -c "import code; code.InteractiveInterpreter().runsource('open(\"src/b.py\",\"w\")')"
+              write dynamic code.InteractiveInterpreter() (python -c: code.InteractiveInterpreter (runs code the analysis cannot follow))
               write path src/b.py (python -c)
               write script src/b.py,w (runs a program by path)
             $ python3 -c "import json,sys; print(json.load(open('src/a.json'))['k'])"
@@ -993,6 +995,7 @@ fn perl_and_ruby_commands_in_place_edits_and_loaded_files() {
             $ ruby -e 'require "json"; puts JSON.generate([1])'
             $ ruby -e '3.times do puts 1 end'
             $ php -r 'require "vendor/autoload.php"; echo 1;'
+              write script vendor/autoload.php (php -r: require loads code from)
             $ perl -e 'my $out = qx(git diff --stat); print $out'
             $ perl -e 'open(my $fh, "<", "README.md"); print <$fh>'
               read path README.md
@@ -2063,6 +2066,274 @@ fn red_team_shell_classes() {
               read tree src/app.py
             $ find . -execdir ls \;
               read tree .
+        "#]],
+    );
+}
+
+/// Interpreter code known only at run time, code evaluated or loaded dynamically, and code that
+/// changes its own directory: run-time unknowns. Their read-only neighbours write nothing.
+#[test]
+fn interpreter_code_built_or_loaded_at_run_time() {
+    check(
+        &[
+            r#"python3 -c "$(cat /tmp/evil.py)""#,
+            r#"python3 -c "$(printf 'open(\"src/app.py\",\"w\")')""#,
+            r#"C="open('src/app.py','w')"; python3 -c "$C""#,
+            r#"python3 -c "import importlib.util as u; s=u.spec_from_file_location('m','/tmp/evil.py'); s.loader.exec_module(u.module_from_spec(s))""#,
+            r#"python3 -c "import importlib.machinery as m; m.SourceFileLoader('m','/tmp/evil.py').load_module()""#,
+            r#"python3 -c "import pickle; pickle.load(open('/tmp/e.pkl','rb'))""#,
+            r#"python3 -c "import code; code.interact()" < /tmp/evil.py"#,
+            r#"python3 -c "import marshal,types; types.FunctionType(marshal.loads(b''), {})()""#,
+            r#"python3 -c "x = compile(s, 'f', 'exec')""#,
+            r#"python3 -c "list(map(exec, ['1']))""#,
+            r#"node -e "new Function('r', 'r(\"fs\").writeFileSync(\"src/app.py\",\"x\")')(require)""#,
+            r#"node -e "const F=Function; F('r','r(\"fs\").rmSync(\"src/app.py\")')(require)""#,
+            r#"node -e "globalThis.r=require; Function('r(\"fs\").rmSync(\"src/app.py\")')()""#,
+            r#"node -e "$(cat /tmp/e.js)""#,
+            r#"node -e "module.constructor._load('/tmp/e.js')""#,
+            r#"node -e "(0,eval)(process.argv[1])" "require('fs').writeFileSync('src/app.py','x')""#,
+            r#"node -e "(()=>{}).constructor('return 1')()""#,
+            r#"node -e "require('module').createRequire(__filename)('/tmp/e.js')""#,
+            r#"node -e "const vm=require('vm'); vm.runInThisContext(process.argv[1])""#,
+            r#"perl -e "$(cat /tmp/e.pl)""#,
+            r#"perl -e 'eval <STDIN>' < /tmp/e.pl"#,
+            r#"awk "$(cat /tmp/e.awk)""#,
+            r#"ruby -e 'instance_eval(ARGV[0])'"#,
+            r#"ruby -e 'binding.eval(STDIN.read)'"#,
+            r#"php -r 'require "evil.php";'"#,
+            r#"php -r 'assert($argv[1]);'"#,
+            r#"php -r 'assert("unlink(\"src/app.py\")");'"#,
+            r#"python3 -c "import builtins,sys; builtins.exec(sys.argv[1])" x"#,
+            r#"node -e "import('data:text/javascript,import fs from \"fs\"; fs.rmSync(\"src/app.py\")')""#,
+            r#"ruby -e 'Kernel.load("/tmp/e.rb")'"#,
+            r#"ruby -e 'Kernel.system("rm src/app.py")'"#,
+            r#"ruby -e 'send(:system, ARGV[0])'"#,
+            r#"ruby -e 'Object.public_send(:eval, STDIN.read)'"#,
+            r#"php -r 'array_map("unlink", ["src/app.py"]);'"#,
+            r#"php -r '$f = "unlink"; $f("src/app.py");'"#,
+            "python3 <<EOF\n$(cat /tmp/evil.py)\nEOF",
+            r#"python3 <<< "$(cat /tmp/evil.py)""#,
+            "perl <<EOF\n$CODE\nEOF",
+            "perl -e '$c = <STDIN>; s/.*/$c/ee for my $x = 1'",
+            "node -r /tmp/e.js -e 1",
+            "node --import /tmp/e.mjs -e 1",
+            "node --require=/tmp/e.js -e 1",
+            "perl -M'Evil' -I/tmp -e 1",
+            "ruby -r/tmp/e.rb -e 1",
+            "php -d auto_prepend_file=/tmp/e.php -r 'echo 1;'",
+            "php -c /tmp/php.ini -r 'echo 1;'",
+            "php -d error_log=src/app.py -r 'error_log(\"x\");'",
+        ],
+        expect![[r#"
+            $ python3 -c "$(cat /tmp/evil.py)"
+              write dynamic <inline code built at run time> (python -c: code with a shell expansion known only at run time ("$(cat /tmp/evil.py)"))
+              read path /tmp/evil.py
+            $ python3 -c "$(printf 'open(\"src/app.py\",\"w\")')"
+              write dynamic <inline code built at run time> (python -c: code with a shell expansion known only at run time ("$(printf 'open(\"src/app.py\",\"w\")')"))
+            $ C="open('src/app.py','w')"; python3 -c "$C"
+              write dynamic <inline code built at run time> (python -c: code with a shell expansion known only at run time ("$C"))
+            $ python3 -c "import importlib.util as u; s=u.spec_from_file_location('m','/tmp/evil.py'); s.loader.exec_module(u.module_from_spec(s))"
+              write dynamic u.spec_from_file_location('m','/tmp/evil.py') (python -c: u.spec_from_file_location (runs code the analysis cannot follow))
+              write dynamic s.loader.exec_module(u.module_from_spec(s)) (python -c: s.loader.exec_module (runs code the analysis cannot follow))
+              write dynamic u.module_from_spec(s) (python -c: u.module_from_spec (runs code the analysis cannot follow))
+            $ python3 -c "import importlib.machinery as m; m.SourceFileLoader('m','/tmp/evil.py').load_module()"
+              write dynamic m.SourceFileLoader('m','/tmp/evil.py') (python -c: m.SourceFileLoader (runs code the analysis cannot follow))
+              write dynamic load_module() (python -c: load_module (runs code the analysis cannot follow))
+            $ python3 -c "import pickle; pickle.load(open('/tmp/e.pkl','rb'))"
+              write dynamic pickle.load(open('/tmp/e.pkl','rb')) (python -c: pickle.load (runs code the analysis cannot follow))
+              read path /tmp/e.pkl
+            $ python3 -c "import code; code.interact()" < /tmp/evil.py
+              write dynamic code.interact() (python -c: code.interact (runs code the analysis cannot follow))
+              read path /tmp/evil.py
+            $ python3 -c "import marshal,types; types.FunctionType(marshal.loads(b''), {})()"
+              write dynamic types.FunctionType(marshal.loads(b''), {}) (python -c: types.FunctionType (runs code the analysis cannot follow))
+              write dynamic marshal.loads(b'') (python -c: marshal.loads (runs code the analysis cannot follow))
+            $ python3 -c "x = compile(s, 'f', 'exec')"
+              write dynamic compile(s, 'f', 'exec') (python -c: compile (runs code the analysis cannot follow))
+            $ python3 -c "list(map(exec, ['1']))"
+              write dynamic exec (python -c: exec taken as a value (the code it runs is out of sight))
+            $ node -e "new Function('r', 'r(\"fs\").writeFileSync(\"src/app.py\",\"x\")')(require)"
+              write dynamic Function('r', 'r("fs").writeFileSync("src/app.py","x")') (node -e: Function (runs code the analysis cannot follow))
+            $ node -e "const F=Function; F('r','r(\"fs\").rmSync(\"src/app.py\")')(require)"
+              write dynamic Function (node -e: Function taken as a value (the code it runs is out of sight))
+              write dynamic F('r','r("fs").rmSync("src/app.py")') (node -e: F (runs code the analysis cannot follow))
+            $ node -e "globalThis.r=require; Function('r(\"fs\").rmSync(\"src/app.py\")')()"
+              write dynamic Function('r("fs").rmSync("src/app.py")') (node -e: Function (runs code the analysis cannot follow))
+            $ node -e "$(cat /tmp/e.js)"
+              write dynamic <inline code built at run time> (node -e: code with a shell expansion known only at run time ("$(cat /tmp/e.js)"))
+              read path /tmp/e.js
+            $ node -e "module.constructor._load('/tmp/e.js')"
+              write dynamic module.constructor._load('/tmp/e.js') (node -e: module.constructor._load (runs code the analysis cannot follow))
+            $ node -e "(0,eval)(process.argv[1])" "require('fs').writeFileSync('src/app.py','x')"
+              write dynamic eval (node -e: eval taken as a value (the code it runs is out of sight))
+            $ node -e "(()=>{}).constructor('return 1')()"
+              write dynamic constructor('return 1') (node -e: constructor (runs code the analysis cannot follow))
+            $ node -e "require('module').createRequire(__filename)('/tmp/e.js')"
+              write dynamic createRequire(__filename) (node -e: createRequire (runs code the analysis cannot follow))
+            $ node -e "const vm=require('vm'); vm.runInThisContext(process.argv[1])"
+              write dynamic vm.runInThisContext(process.argv[1]) (node -e: vm.runInThisContext of code built at run time)
+            $ perl -e "$(cat /tmp/e.pl)"
+              write dynamic <inline code built at run time> (perl -e: code with a shell expansion known only at run time ("$(cat /tmp/e.pl)"))
+              read path /tmp/e.pl
+            $ perl -e 'eval <STDIN>' < /tmp/e.pl
+              write dynamic eval (perl -e: eval taken as a value (the code it runs is out of sight))
+              read path /tmp/e.pl
+            $ awk "$(cat /tmp/e.awk)"
+              write dynamic <inline code built at run time> (awk: code with a shell expansion known only at run time ("$(cat /tmp/e.awk)"))
+              read path /tmp/e.awk
+            $ ruby -e 'instance_eval(ARGV[0])'
+              write dynamic instance_eval(ARGV[0]) (ruby -e: instance_eval of code built at run time)
+            $ ruby -e 'binding.eval(STDIN.read)'
+              write dynamic binding.eval(STDIN.read) (ruby -e: binding.eval of code built at run time)
+            $ php -r 'require "evil.php";'
+              write script evil.php (php -r: require loads code from)
+            $ php -r 'assert($argv[1]);'
+              write dynamic assert($argv[1]) (php -r: assert of code built at run time)
+            $ php -r 'assert("unlink(\"src/app.py\")");'
+              write path src/app.py (php -r)
+            $ python3 -c "import builtins,sys; builtins.exec(sys.argv[1])" x
+              write dynamic builtins.exec(sys.argv[1]) (python -c: builtins.exec of code built at run time)
+            $ node -e "import('data:text/javascript,import fs from \"fs\"; fs.rmSync(\"src/app.py\")')"
+              write dynamic <code loaded from a URL> (node -e: import of code in or behind a URL ('data:text/javascript,import fs from "fs"; fs.rmSync("src/app.py")'))
+            $ ruby -e 'Kernel.load("/tmp/e.rb")'
+              write script /tmp/e.rb (ruby -e: Kernel.load loads code from)
+            $ ruby -e 'Kernel.system("rm src/app.py")'
+              write path src/app.py (rm)
+            $ ruby -e 'send(:system, ARGV[0])'
+              write dynamic :system (ruby -e: a call by name (:system))
+            $ ruby -e 'Object.public_send(:eval, STDIN.read)'
+              write dynamic :eval (ruby -e: a call by name (:eval))
+            $ php -r 'array_map("unlink", ["src/app.py"]);'
+              write dynamic array_map (php -r: array_map calls a function named by a string)
+            $ php -r '$f = "unlink"; $f("src/app.py");'
+              write dynamic $f (php -r: $f calls a function named by a string)
+            $ python3 <<EOF\n$(cat /tmp/evil.py)\nEOF
+              write dynamic <inline code built at run time> (python stdin: a heredoc or here-string with a shell expansion known only at run time)
+              read path /tmp/evil.py
+            $ python3 <<< "$(cat /tmp/evil.py)"
+              write dynamic <inline code built at run time> (python stdin: a heredoc or here-string with a shell expansion known only at run time)
+              read path /tmp/evil.py
+            $ perl <<EOF\n$CODE\nEOF
+              write dynamic <inline code built at run time> (perl stdin: a heredoc or here-string with a shell expansion known only at run time)
+            $ perl -e '$c = <STDIN>; s/.*/$c/ee for my $x = 1'
+              write dynamic <code built at run time> (perl -e: s///ee evaluates a string built at run time as code)
+            $ node -r /tmp/e.js -e 1
+              write script /tmp/e.js (node loads code from)
+            $ node --import /tmp/e.mjs -e 1
+              write script /tmp/e.mjs (node loads code from)
+            $ node --require=/tmp/e.js -e 1
+              write script /tmp/e.js (node loads code from)
+            $ perl -M'Evil' -I/tmp -e 1
+              write script /tmp (perl loads code from)
+            $ ruby -r/tmp/e.rb -e 1
+              write script /tmp/e.rb (ruby loads code from)
+            $ php -d auto_prepend_file=/tmp/e.php -r 'echo 1;'
+              write script /tmp/e.php (php -d loads code from)
+            $ php -c /tmp/php.ini -r 'echo 1;'
+              write script /tmp/php.ini (php -c reads a configuration that can load code)
+            $ php -d error_log=src/app.py -r 'error_log("x");'
+              write path src/app.py (php -d error_log)
+        "#]],
+    );
+}
+
+#[test]
+fn interpreter_code_changing_its_directory() {
+    check(
+        &[
+            r#"python3 -c "import os; os.chdir('src'); open('../README.md','w').write('x')""#,
+            r#"python3 -c "from os import chdir as c; c('src'); open('../README.md','w')""#,
+            r#"node -e "process.chdir('src'); require('fs').writeFileSync('../README.md','x')""#,
+            r#"perl -e 'chdir "src"; unlink "../README.md"'"#,
+            r#"ruby -e 'Dir.chdir("src"); File.write("../README.md", "x")'"#,
+            r#"php -r 'chdir("src"); unlink("../README.md");'"#,
+            // Absolute targets stay what they are.
+            r#"python3 -c "import os; os.chdir('src'); open('/tmp/out','w')""#,
+        ],
+        expect![[r#"
+            $ python3 -c "import os; os.chdir('src'); open('../README.md','w').write('x')"
+              write dynamic ../README.md (python -c)
+            $ python3 -c "from os import chdir as c; c('src'); open('../README.md','w')"
+              write dynamic ../README.md (python -c)
+            $ node -e "process.chdir('src'); require('fs').writeFileSync('../README.md','x')"
+              write dynamic ../README.md (node -e)
+            $ perl -e 'chdir "src"; unlink "../README.md"'
+              write dynamic ../README.md (perl -e)
+            $ ruby -e 'Dir.chdir("src"); File.write("../README.md", "x")'
+              write dynamic ../README.md (ruby -e)
+            $ php -r 'chdir("src"); unlink("../README.md");'
+              write dynamic ../README.md (php -r)
+            $ python3 -c "import os; os.chdir('src'); open('/tmp/out','w')"
+              write path /tmp/out (python -c)
+        "#]],
+    );
+}
+
+#[test]
+fn read_only_interpreter_one_liners_stay_analysable() {
+    check(
+        &[
+            "python3 -c 'print(1)'",
+            "python3 -c 'import json,sys; print(json.load(sys.stdin))'",
+            "python3 -c 'import sys; print(sys.version)'",
+            "python3 -c 'import re; print(re.compile(\"a\").match(\"a\"))'",
+            "python3 -c 'import yaml,sys; print(yaml.safe_load(sys.stdin))'",
+            r#"node -e 'console.log(require("path").join("a","b"))'"#,
+            r#"node -e 'const fs = require("fs"); console.log(fs.readFileSync("package.json", "utf8"))'"#,
+            r#"node -e 'console.log(/a/.exec("abc"))'"#,
+            r#"node -e "const {exec} = require('child_process'); exec('ls')""#,
+            "perl -ne 'print if /x/' f",
+            "perl -e 'print \"$_\\n\" for @ARGV' a b",
+            "awk '{print $1}' f",
+            "awk \"{print \\$1}\" f",
+            "ruby -e 'puts 1'",
+            "ruby -e 'require \"json\"; puts JSON.parse(STDIN.read)'",
+            "php -r 'echo json_encode([1]);'",
+            "php -r '$f = function($x) { return $x; }; echo $f(1);'",
+            "php -r 'echo implode(\",\", array_map(\"strtoupper\", [\"a\"]));'",
+            "ruby -e 'puts [1].map(&:to_s)'",
+            "python3 -c 'd = {\"a\": 1}; print(d[\"a\"])'",
+            "python3 <<'EOF'\nimport sys\nprint(sys.argv, '$HOME')\nEOF",
+            "python3 <<< 'print(1)'",
+            "perl -pe 's/(\\d+)/$1*2/e' f",
+            "perl -ne 'print if /free/' f",
+            "php -d memory_limit=1G -d display_errors=1 -r 'echo 1;'",
+            "python3 <<EOF\nprint(1)\nEOF",
+        ],
+        expect![[r#"
+            $ python3 -c 'print(1)'
+            $ python3 -c 'import json,sys; print(json.load(sys.stdin))'
+            $ python3 -c 'import sys; print(sys.version)'
+            $ python3 -c 'import re; print(re.compile("a").match("a"))'
+            $ python3 -c 'import yaml,sys; print(yaml.safe_load(sys.stdin))'
+            $ node -e 'console.log(require("path").join("a","b"))'
+            $ node -e 'const fs = require("fs"); console.log(fs.readFileSync("package.json", "utf8"))'
+              read path package.json
+            $ node -e 'console.log(/a/.exec("abc"))'
+            $ node -e "const {exec} = require('child_process'); exec('ls')"
+              read tree .
+            $ perl -ne 'print if /x/' f
+              read path f
+            $ perl -e 'print "$_\n" for @ARGV' a b
+            $ awk '{print $1}' f
+              read path f
+            $ awk "{print \$1}" f
+              read path f
+            $ ruby -e 'puts 1'
+            $ ruby -e 'require "json"; puts JSON.parse(STDIN.read)'
+            $ php -r 'echo json_encode([1]);'
+            $ php -r '$f = function($x) { return $x; }; echo $f(1);'
+            $ php -r 'echo implode(",", array_map("strtoupper", ["a"]));'
+            $ ruby -e 'puts [1].map(&:to_s)'
+            $ python3 -c 'd = {"a": 1}; print(d["a"])'
+            $ python3 <<'EOF'\nimport sys\nprint(sys.argv, '$HOME')\nEOF
+            $ python3 <<< 'print(1)'
+            $ perl -pe 's/(\d+)/$1*2/e' f
+              read path f
+            $ perl -ne 'print if /free/' f
+              read path f
+            $ php -d memory_limit=1G -d display_errors=1 -r 'echo 1;'
+            $ python3 <<EOF\nprint(1)\nEOF
         "#]],
     );
 }

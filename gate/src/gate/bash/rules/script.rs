@@ -30,6 +30,9 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
             &RUBY_SPEC
         },
     );
+    for w in a.values(&["-e", "-E"]) {
+        code_built_at_run_time(e, w, &format!("{} -e", inv.name));
+    }
     let code: Vec<&str> = a.values(&["-e", "-E"]).map(|w| w.value.as_str()).collect();
     let files = if code.is_empty() {
         a.operands.get(1..).unwrap_or_default()
@@ -69,14 +72,51 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
         for cmd in backtick_commands(&text) {
             e.run_text(&cmd);
         }
+        if inv.name == "perl" && eval_twice_substitution(&text) {
+            e.unknown(
+                "<code built at run time>",
+                "perl -e: s///ee evaluates a string built at run time as code",
+            );
+        }
         scan_code(e, &text, &format!("{} -e", inv.name));
     } else if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
+        if e.stdin_dynamic {
+            e.unknown(
+                "<inline code built at run time>",
+                format!(
+                    "{} stdin: a heredoc or here-string with a shell expansion known only at run time",
+                    inv.name
+                ),
+            );
+        }
         scan_code(e, stdin, &format!("{} stdin", inv.name));
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
     }
+}
+
+/// Whether Perl code has a substitution with the `ee` flags (`s/x/$code/ee`): its replacement
+/// is evaluated as a string, and that string again as code. A delimiter (`/`, `}`, `|`, `!`,
+/// `#`, `,`), other flag letters, then `ee` and no more word characters.
+fn eval_twice_substitution(code: &str) -> bool {
+    let b = code.as_bytes();
+    (0..b.len()).any(|i| {
+        if !matches!(
+            b[i],
+            b'/' | b'}' | b'|' | b'!' | b'#' | b',' | b')' | b']' | b'>'
+        ) {
+            return false;
+        }
+        let flags: Vec<u8> = b[i + 1..]
+            .iter()
+            .copied()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .collect();
+        flags.iter().filter(|&&c| c == b'e').count() >= 2
+            && flags.iter().all(|c| b"msixpodualngcer".contains(c))
+    })
 }
 
 /// `perl -MExtUtils::Command -e FUNC ARGS` (what MakeMaker's makefiles run): the functions that
@@ -99,6 +139,19 @@ fn extutils_command(e: &mut Eval, func: &str, args: &[&Word]) {
     }
 }
 
+/// Inline code (`python -c`, `node -e`, `perl -e`, an awk program) whose text the shell builds
+/// at run time (`-c "$(cat /tmp/x.py)"`, `-c "$CODE"`, backticks): what runs is out of sight,
+/// a run-time unknown. A single-quoted program keeps its `$1` (awk's, Perl's) literal.
+fn code_built_at_run_time(e: &mut Eval, code: &Word, via: &str) {
+    if code.dynamic {
+        let snippet: String = code.raw.chars().take(120).collect();
+        e.unknown(
+            "<inline code built at run time>",
+            format!("{via}: code with a shell expansion known only at run time ({snippet})"),
+        );
+    }
+}
+
 const AWK_SPEC: OptSpec = spec(
     "fvFiEW",
     "--file --assign --field-separator --include --exec",
@@ -113,6 +166,7 @@ pub(super) fn rule_awk(e: &mut Eval, inv: &Inv<'_>) {
         .any(|w| w.value == "inplace" || w.value == "inplace.awk");
     let from_file = a.has(&program_files);
     if let (false, Some(program)) = (from_file, a.operands.first()) {
+        code_built_at_run_time(e, program, "awk");
         scan_awk(e, &program.value);
     }
     for f in a
@@ -238,6 +292,21 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         inv.args
     };
     let a = parse_opts(args, sp);
+    if inv.name == "php" {
+        // `-d auto_prepend_file=F` / `auto_append_file=F` run F with the code; `-c INI` is a
+        // configuration that can name them; `-d error_log=F` writes F.
+        for d in a.values(&["-d"]) {
+            let (key, val) = d.value.split_once('=').unwrap_or((&d.value, ""));
+            let w = Word::synthetic(val.trim(), d.dynamic);
+            match key.trim() {
+                "auto_prepend_file" | "auto_append_file" => e.script(&w, "php -d loads code from"),
+                "error_log" => e.write(&w, "php -d error_log"),
+                _ => {}
+            }
+        }
+        a.values(&["-c"])
+            .for_each(|f| e.script(f, "php -c reads a configuration that can load code"));
+    }
     let mut code_given = false;
     for (flag, code) in a
         .flags
@@ -246,6 +315,7 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
     {
         code_given = true;
         if let Some(code) = code {
+            code_built_at_run_time(e, code, &format!("{} {flag}", inv.name));
             scan_code(e, &code.value, &format!("{} {flag}", inv.name));
         }
     }
@@ -270,6 +340,15 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
     if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
+        if e.stdin_dynamic {
+            e.unknown(
+                "<inline code built at run time>",
+                format!(
+                    "{} stdin: a heredoc or here-string with a shell expansion known only at run time",
+                    inv.name
+                ),
+            );
+        }
         scan_code(e, stdin, &format!("{} stdin", inv.name));
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
