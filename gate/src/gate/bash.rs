@@ -20,8 +20,10 @@
 //! # Target kinds
 //! [`BashTarget::Path`] is a literal path, [`BashTarget::Tree`] "anything under this directory may
 //! change", [`BashTarget::Dynamic`] a target that depends on run time: the word contains `$VAR`,
-//! `$(…)`, backticks, a glob (`*?[`), a brace expansion or a leading `~`, it is fed by `xargs`, or it
-//! is interpreter code whose path is not a literal string. `/dev/null`, `/dev/stdout`, `/dev/stderr`,
+//! `$(…)`, backticks, a glob (`*?[`), a brace expansion of more than 256 words or a leading `~`
+//! (also `$HOME` once the command assigned `HOME`), it is fed by `xargs`, or it is interpreter code
+//! whose path is not a literal string. Shorter brace expansions are expanded as Bash does
+//! (`brace.rs`: `mv src/a.py{,.bak}` has two operands). `/dev/null`, `/dev/stdout`, `/dev/stderr`,
 //! `/dev/tty`, `/dev/fd/N`, `-` (stdout) and fd duplications (`2>&1`, `>&2`, `>&-`) are never reported.
 //!
 //! # Writes detected
@@ -73,6 +75,21 @@
 //! programs are [`BashTarget::Dynamic`]. `env -S`, `setsid`, `flock`, `trap`, `watch`, `su -c`,
 //! `script -c` are unwrapped (`env -C DIR`, `sudo -D DIR` move the working directory); long
 //! options match by unambiguous prefix (`--in-pl`).
+//!
+//! Also unanalysable ([`BashTarget::Dynamic`], denied before READY): `hash -p`, `alias NAME=…`,
+//! `enable -f` and `BASH_FUNC_*` settings (a read-only name made to run another program),
+//! `LESSOPEN`/`LESSCLOSE`, sqlite3 commands read from a file or another program, and interpreter
+//! code whose text holds a shell expansion, evaluates or loads code dynamically (`exec`/`eval` of
+//! a non-literal, `Function`, `vm`, `importlib` loaders, `pickle` loads, `code.interact`, Ruby
+//! `instance_eval`/`send(:sym)`, PHP `assert`/`create_function`, Perl `s///ee`) or changes its
+//! own directory (its relative paths). Settings that name where a program writes are targets:
+//! `GIT_TRACE*` (a path), `GIT_INDEX_FILE`, `LD_DEBUG_OUTPUT`, `HISTFILE`, `COVERAGE_FILE` (files),
+//! `TMPDIR`/`TMP`/`TEMP`, `NODE_V8_COVERAGE`, `npm_config_cache`, `CARGO_TARGET_DIR`, `XDG_*_HOME`,
+//! … (trees); so are default output files and output options (`script`'s `typescript`,
+//! `ctags`/`etags`, gcc `-Wl,-Map`, `-save-temps`, `a.out`, `pydoc -w`, `tarfile -e`, node
+//! `--cpu-prof`/`--heap-prof`/`--prof`/`--report-*`/`--redirect-warnings`), sqlite3 `ATTACH` and
+//! `VACUUM INTO`; `unshare --wd` moves the working directory and relative targets under `find
+//! -execdir` are Dynamic. (docs/GATE.md, "A red team against the static analysis", 2026-11-26.)
 //!
 //! Where code is loaded from is checked like a script: each directory of a search path set for a
 //! command (`PATH`, `PYTHONPATH`, `NODE_PATH`, `PERL5LIB`, `LD_LIBRARY_PATH`, …), a configuration
