@@ -404,7 +404,7 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
         (None, GateMode::Strict)
             if targets.iter().all(|t| {
                 matches!(t, Target::Ignored(_))
-                    || (kernel_decides && matches!(t, Target::Dynamic { .. }))
+                    || (kernel_decides && kernel_can_refuse(t))
             }) =>
         {
             Verdict::Allow
@@ -429,6 +429,34 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
         journal_denial(&root, call, bound, reason);
     }
     Ok(verdict)
+}
+
+/// Whether the kernel sandbox can refuse what run-time target `t` stands for: a [`Target::Dynamic`]
+/// not made by a command that only changes metadata. Landlock governs creating, writing,
+/// truncating, renaming and removing files, not `chmod` or `utime`, so a run-time `chmod`
+/// (`find src | xargs chmod 000`, a mode git tracks) or `touch` of an existing file would pass
+/// the sandbox: the analysis keeps denying those.
+fn kernel_can_refuse(t: &Target) -> bool {
+    const METADATA: &[&str] = &[
+        "chmod",
+        "fchmod",
+        "lchmod",
+        "chmodsync",
+        "touch",
+        "utime",
+        "utimes",
+        "utimessync",
+        "lutimes",
+        "futimes",
+        "chown",
+        "lchown",
+    ];
+    match t {
+        Target::Dynamic { via, .. } => !via
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| METADATA.contains(&w.to_ascii_lowercase().as_str())),
+        _ => false,
+    }
 }
 
 /// The verdict for `targets` under session `state`; `kernel_decides`: run-time targets are left
@@ -464,7 +492,9 @@ fn judge(
                 let reason = match state.write_permission(&RepoPath::root(), true, NewFiles::Never)
                 {
                     // The phase grants no write: the sandbox refuses every source write.
-                    Err(d) if !d.recoverable_in_ready && kernel_decides => continue,
+                    Err(d) if !d.recoverable_in_ready && kernel_decides && kernel_can_refuse(t) => {
+                        continue;
+                    }
                     Err(d) if !d.recoverable_in_ready => d.reason,
                     _ => format!(
                         "this command writes to `{word}` ({via}), which the gate cannot resolve to a file; use Edit/Write, or a literal path of an explored file"

@@ -385,6 +385,21 @@ fn run_time_targets_go_to_the_kernel_only_when_it_confines_the_command() {
             );
         }
     }
+    // Landlock does not govern chmod or utime: a run-time chmod or touch stays the analysis's to
+    // deny, confined or not, with or without a session before READY.
+    for cmd in [
+        "find src -print0 | xargs -0 chmod 000",
+        "f=src/app.py; chmod +x $f",
+        "touch $F",
+        "python3 -c \"import os,sys; os.chmod(sys.argv[1], 0)\" src/app.py",
+    ] {
+        for session in [None, Some("c1")] {
+            assert!(
+                matches!(r.bash(session, cmd, true), Verdict::Deny { .. }),
+                "{cmd} ({session:?})"
+            );
+        }
+    }
     // Only shell commands run under the prefix: a tool the analysis cannot read and an unknown
     // tool's oversized input stay denied.
     for (tool, action) in [

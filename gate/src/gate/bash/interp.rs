@@ -1063,6 +1063,18 @@ fn scan_tokens(
                 }
             }
             Call::Write(indexes) => {
+                // A call that only changes metadata names itself in `via`: the kernel sandbox
+                // cannot refuse chmod or utime, so the gate never leaves those to it.
+                let metadata = ["chmod", "chown", "utime", "touch"]
+                    .iter()
+                    .any(|m| name.to_ascii_lowercase().contains(m));
+                let named;
+                let via = if metadata {
+                    named = format!("{via} {name}");
+                    named.as_str()
+                } else {
+                    via
+                };
                 for &i in indexes {
                     match positional.get(i) {
                         // Perl's `chmod 0755, "f"` and `utime $a, $m, "f"` name the files last.

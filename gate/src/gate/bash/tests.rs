@@ -660,8 +660,8 @@ fn interpreter_aliases_and_calls_by_name() {
               write dynamic getattr(os, 're' + 'move') (python -c: getattr of a member the analysis cannot follow)
             $ python3 -c "import sys; print(getattr(sys, 'version'))"
             $ perl -e 'chmod 0755, "bin/run"; utime undef, undef, "a.txt"'
-              write path bin/run (perl -e)
-              write path a.txt (perl -e)
+              write path bin/run (perl -e chmod)
+              write path a.txt (perl -e utime)
         "#]],
     );
 }
