@@ -200,6 +200,19 @@ fn write_targets(root: &RepoRoot, call: &ToolCall<'_>) -> Result<Option<Vec<Targ
                 field,
             });
         }
+        // Claude Code expands a leading `~` of a file tool's path before the hook sees it
+        // (observed); should one arrive unexpanded, it names the home directory, not `./~`.
+        Action::WriteFile(path) if *path == "~" || path.starts_with("~/") => {
+            let target = match protect.home() {
+                Some(home) => BashTarget::Path(
+                    home.join(path.trim_start_matches('~').trim_start_matches('/'))
+                        .to_string_lossy()
+                        .into_owned(),
+                ),
+                None => BashTarget::Dynamic((*path).into()),
+            };
+            raw.push((target, call.tool.into()));
+        }
         Action::WriteFile(path) => raw.push((BashTarget::Path((*path).into()), call.tool.into())),
         Action::Shell(command) => raw.extend(
             bash::analyze(command)

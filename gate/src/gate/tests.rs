@@ -599,3 +599,38 @@ fn shell_red_team_classes_are_denied_and_their_neighbours_pass() {
         assert_eq!(bash(cmd), Verdict::Allow, "{cmd}");
     }
 }
+
+/// A file tool's path with a leading `~` (Claude Code expands it before the hook, as observed)
+/// is read as the home directory's, so `~/../../<repo>/src/app.py` is the repository's file; with
+/// no known home it is a run-time target. Either way it is denied without a session.
+#[test]
+fn a_file_tools_tilde_path_names_the_home_directory() {
+    let r = repo();
+    let home = r.dir.path().parent().unwrap().join("home");
+    // Up from the home directory to `/`, then down to the repository: read relative to the
+    // working directory (`<repo>/~/../…`) it would name a file outside the repository.
+    let ups = "../".repeat(home.components().count() - 1);
+    let sneaky = format!(
+        "~/{ups}{}/src/app.py",
+        r.dir.path().to_str().unwrap().trim_start_matches('/')
+    );
+    for home in [Some(home), None] {
+        let locations = ConfigLocations {
+            home,
+            ..ConfigLocations::default()
+        };
+        let call = ToolCall {
+            claude_session_id: Some("c1"),
+            cwd: r.dir.path(),
+            tool: "Write",
+            action: Action::WriteFile(&sneaky),
+            locations: &locations,
+            shell_confined: false,
+        };
+        assert!(
+            matches!(pre_tool_use(r.dir.path(), &call), Verdict::Deny { .. }),
+            "{sneaky} ({:?})",
+            locations.home
+        );
+    }
+}
