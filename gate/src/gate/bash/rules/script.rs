@@ -82,19 +82,24 @@ pub(super) fn rule_perl_ruby(e: &mut Eval, inv: &Inv<'_>) {
     } else if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
-        if e.stdin_dynamic {
-            e.unknown(
-                "<inline code built at run time>",
-                format!(
-                    "{} stdin: a heredoc or here-string with a shell expansion known only at run time",
-                    inv.name
-                ),
-            );
-        }
-        scan_code(e, stdin, &format!("{} stdin", inv.name));
+        stdin_code(e, inv.name, stdin);
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
     }
+}
+
+/// Interpreter code fed on stdin by a heredoc or here-string (`python3 - <<EOF`): scanned like
+/// `-c` code, and a run-time unknown when the body holds a shell expansion.
+fn stdin_code(e: &mut Eval, name: &str, code: &str) {
+    if e.stdin_dynamic {
+        e.unknown(
+            "<inline code built at run time>",
+            format!(
+                "{name} stdin: a heredoc or here-string with a shell expansion known only at run time"
+            ),
+        );
+    }
+    scan_code(e, code, &format!("{name} stdin"));
 }
 
 /// Whether Perl code has a substitution with the `ee` flags (`s/x/$code/ee`): its replacement
@@ -340,16 +345,7 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
     if let (None | Some("-"), Some(stdin)) =
         (a.operands.first().map(|w| w.value.as_str()), inv.stdin)
     {
-        if e.stdin_dynamic {
-            e.unknown(
-                "<inline code built at run time>",
-                format!(
-                    "{} stdin: a heredoc or here-string with a shell expansion known only at run time",
-                    inv.name
-                ),
-            );
-        }
-        scan_code(e, stdin, &format!("{} stdin", inv.name));
+        stdin_code(e, inv.name, stdin);
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
     }
