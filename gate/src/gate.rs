@@ -450,24 +450,10 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
 /// (`find src | xargs chmod 000`, a mode git tracks) or `touch` of an existing file would pass
 /// the sandbox: the analysis keeps denying those.
 fn kernel_can_refuse(t: &Target) -> bool {
-    const METADATA: &[&str] = &[
-        "chmod",
-        "fchmod",
-        "lchmod",
-        "chmodsync",
-        "touch",
-        "utime",
-        "utimes",
-        "utimessync",
-        "lutimes",
-        "futimes",
-        "chown",
-        "lchown",
-    ];
     match t {
         Target::Dynamic { via, .. } => !via
             .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|w| METADATA.contains(&w.to_ascii_lowercase().as_str())),
+            .any(bash::changes_metadata_only),
         _ => false,
     }
 }

@@ -133,6 +133,16 @@ use serde::{Deserialize, Serialize};
 
 use eval::Eval;
 
+/// Whether a command or call `name` only changes a file's metadata (`chmod`, `fchmod`,
+/// `chmodSync`, `touch`, `utime`, `lutimes`, `chown`, …: by these stems, any case), which the
+/// kernel sandbox cannot refuse (Landlock governs neither chmod nor utime).
+pub fn changes_metadata_only(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["chmod", "chown", "utime", "touch"]
+        .iter()
+        .any(|m| name.contains(m))
+}
+
 /// How deep `$(…)`, backticks, `bash -c`/`eval` strings, `xargs` and `find -exec` may nest, and how
 /// many prefix commands may wrap one command. Deeper input is not analysed further; a
 /// [`BashTarget::Dynamic`] write with `via` ending in `"nesting too deep"` is reported instead, so

@@ -1065,9 +1065,7 @@ fn scan_tokens(
             Call::Write(indexes) => {
                 // A call that only changes metadata names itself in `via`: the kernel sandbox
                 // cannot refuse chmod or utime, so the gate never leaves those to it.
-                let metadata = ["chmod", "chown", "utime", "touch"]
-                    .iter()
-                    .any(|m| name.to_ascii_lowercase().contains(m));
+                let metadata = super::changes_metadata_only(name);
                 let named;
                 let via = if metadata {
                     named = format!("{via} {name}");
