@@ -186,19 +186,20 @@ pub fn shell_confined(
     else {
         return false;
     };
-    let Some(sibling) = hook_exe.parent().map(|d| d.join(SANDBOX_BIN)) else {
-        return false;
-    };
-    let same = match (
-        std::fs::canonicalize(prefix),
-        std::fs::canonicalize(&sibling),
-    ) {
-        (Ok(a), Ok(b)) => {
-            a == b && a.is_file() && std::fs::canonicalize(project).is_ok_and(|p| !a.starts_with(p))
-        }
-        _ => false,
-    };
-    same && landlock_fully_enforced()
+    hook_exe
+        .parent()
+        .and_then(|d| launcher_outside(&d.join(SANDBOX_BIN), project))
+        .is_some_and(|l| std::fs::canonicalize(prefix).is_ok_and(|p| p == l))
+        && landlock_fully_enforced()
+}
+
+/// The real path of `launcher` when it is a file outside `project` (both resolved); `None`
+/// otherwise. A launcher inside the project is not trusted to confine anything (docs/GATE.md,
+/// "Run-time targets under the shell prefix").
+fn launcher_outside(launcher: &std::path::Path, project: &std::path::Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(launcher).ok()?;
+    let project = std::fs::canonicalize(project).ok()?;
+    (real.is_file() && !real.starts_with(project)).then_some(real)
 }
 
 /// Whether this hook will itself put an allowed shell call under the kernel write sandbox
@@ -215,29 +216,39 @@ pub fn rewrite_confined(
     prefix: Option<&std::ffi::OsStr>,
     hook_exe: &std::path::Path,
 ) -> bool {
-    if prefix.is_some_and(shell_prefix::is_launcher)
-        || !matches!(
-            tools::classify(&input.tool_name),
-            tools::ToolClass::Shell(_)
-        )
-        || !input
-            .permission_mode
-            .as_deref()
-            .is_some_and(|m| SANDBOXED_MODES.contains(&m))
-    {
-        return false;
+    rewrite_launcher(input, hook_exe, prefix)
+        .is_some_and(|(_, launcher)| launcher_outside(&launcher, project).is_some())
+        && landlock_fully_enforced()
+}
+
+/// When this hook rewrites a shell call into its launcher ([`sandbox_rewrite`]): the input field
+/// holding the command and the launcher (`hook_exe`'s sibling [`SANDBOX_BIN`], a file), for a
+/// shell tool in a mode of [`SANDBOXED_MODES`] whose shell prefix is not the launcher already.
+fn rewrite_launcher(
+    input: &HookInput,
+    hook_exe: &std::path::Path,
+    prefix: Option<&std::ffi::OsStr>,
+) -> Option<(&'static str, PathBuf)> {
+    if prefix.is_some_and(shell_prefix::is_launcher) {
+        return None;
     }
-    let Some(launcher) = hook_exe.parent().map(|d| d.join(SANDBOX_BIN)) else {
-        return false;
+    // Every tool that runs a shell command (Bash, Monitor): a command the static analysis
+    // missed must meet the kernel through either.
+    let tools::ToolClass::Shell(field) = tools::classify(&input.tool_name) else {
+        return None;
     };
-    let outside = match (
-        std::fs::canonicalize(&launcher),
-        std::fs::canonicalize(project),
-    ) {
-        (Ok(l), Ok(p)) => l.is_file() && !l.starts_with(p),
-        _ => false,
-    };
-    outside && landlock_fully_enforced()
+    if !input
+        .permission_mode
+        .as_deref()
+        .is_some_and(|m| SANDBOXED_MODES.contains(&m))
+    {
+        return None;
+    }
+    let launcher = hook_exe
+        .parent()
+        .map(|d| d.join(SANDBOX_BIN))
+        .filter(|p| p.is_file())?;
+    Some((field, launcher))
 }
 
 /// The newest Landlock ABI whose file-system write rights the launcher asks for (older kernels
@@ -350,29 +361,10 @@ pub fn sandbox_rewrite(
     hook_exe: &std::path::Path,
     shell_prefix: Option<&std::ffi::OsStr>,
 ) -> Result<Option<String>, String> {
-    if shell_prefix.is_some_and(shell_prefix::is_launcher) {
-        return Ok(None);
-    }
-    // Every tool that runs a shell command (Bash, Monitor): a command the static analysis
-    // missed must meet the kernel through either.
-    let tools::ToolClass::Shell(field) = tools::classify(&input.tool_name) else {
+    let Some((field, launcher)) = rewrite_launcher(input, hook_exe, shell_prefix) else {
         return Ok(None);
     };
-    if !input
-        .permission_mode
-        .as_deref()
-        .is_some_and(|m| SANDBOXED_MODES.contains(&m))
-    {
-        return Ok(None);
-    }
     let Some(command) = input.tool_input.get(field).and_then(Value::as_str) else {
-        return Ok(None);
-    };
-    let Some(launcher) = hook_exe
-        .parent()
-        .map(|d| d.join(SANDBOX_BIN))
-        .filter(|p| p.is_file())
-    else {
         return Ok(None);
     };
     let Some(plan) = gate::sandbox::sandbox_plan(project, input.session_id.as_deref(), locations)
