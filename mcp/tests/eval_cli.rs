@@ -203,6 +203,13 @@ fn eval_json(repo: &Path, args: &[&str]) -> Value {
         .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
+/// The stderr of a `code-intel` run that must fail.
+fn eval_error(repo: &Path, args: &[&str]) -> String {
+    let out = code_intel(repo, args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// `(id, rank, files)` of each query row.
 fn ranks(report: &Value) -> Vec<(Value, Value, Value)> {
     report["queries"]
@@ -330,35 +337,14 @@ fn eval_queries_scores_hand_written_gold() {
         ),
         "{report:#}"
     );
-    let out = code_intel(
-        dir.path(),
-        &[
-            "eval",
-            "--queries",
-            queries.to_str().unwrap(),
-            "--rank",
-            "[1]",
-        ],
-    );
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("expected a JSON object"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let q = queries.to_str().unwrap();
+    let err = eval_error(dir.path(), &["eval", "--queries", q, "--rank", "[1]"]);
+    assert!(err.contains("expected a JSON object"), "{err}");
     // A misspelt parameter is refused, not silently left at its default.
-    let out = code_intel(
+    let err = eval_error(
         dir.path(),
-        &[
-            "eval",
-            "--queries",
-            queries.to_str().unwrap(),
-            "--rank",
-            r#"{"tests_factor": 1}"#,
-        ],
+        &["eval", "--queries", q, "--rank", r#"{"tests_factor": 1}"#],
     );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("unknown ranking parameter tests_factor") && err.contains("test_factor"),
         "{err}"
@@ -366,16 +352,8 @@ fn eval_queries_scores_hand_written_gold() {
 
     // A malformed line is an error that names the line.
     std::fs::write(&queries, "{\"query\": \"no gold\"}\n").unwrap();
-    let out = code_intel(
-        dir.path(),
-        &["eval", "--queries", queries.to_str().unwrap()],
-    );
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("queries.jsonl line 1"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = eval_error(dir.path(), &["eval", "--queries", q]);
+    assert!(err.contains("queries.jsonl line 1"), "{err}");
 }
 
 #[test]
