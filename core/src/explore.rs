@@ -82,7 +82,7 @@ pub enum ExploreError {
     EmptySymbol,
     /// `file_type` names no known type.
     #[error(
-        "unknown file type {name:?}; use a language id (python, php, javascript, typescript, blade, html, css, scss, go, rust, java, ruby, csharp, c, cpp, kotlin, swift) or a ripgrep type name (py, js, ts, ...)"
+        "unknown file type {name:?}; use a language id (python, php, javascript, typescript, blade, html, css, scss, go, rust, java, ruby, csharp, c, cpp, kotlin, swift, vue, svelte) or a ripgrep type name (py, js, ts, ...)"
     )]
     UnknownFileType {
         /// The type as given.

@@ -1366,3 +1366,115 @@ fn swift_types_protocols_extensions() {
     "#]],
     );
 }
+
+const VUE_COMPONENT: &str = r#"<template>
+    <div class="contact-card">
+        <button type="button" @click="onContactList">{{ addContactText }}</button>
+        <ul v-if="show.list">
+            <li v-for="contact in contacts" :key="contact.id">{{ contact.name }}</li>
+        </ul>
+    </div>
+</template>
+
+<script lang="ts">
+import { defineComponent } from 'vue';
+import Api from '../api';
+
+export default defineComponent({
+    name: 'ContactCard',
+    data() {
+        return { contacts: [], show: { list: false } };
+    },
+    methods: {
+        onContactList() {
+            this.show.list = !this.show.list;
+        },
+        sortContacts: (contacts) => contacts.sort((a, b) => a.name.localeCompare(b.name)),
+    },
+});
+</script>
+
+<style scoped>
+.contact-card { display: flex; }
+.contact-card button { color: purple; }
+.contact-card ul { margin: 0; }
+</style>
+"#;
+
+/// A Vue single-file component: the `<script>` block is parsed (its methods are chunks at the
+/// file's own line numbers), the template and the styles become windows of the `vue` language.
+#[test]
+fn vue_script_block_methods_and_template_windows() {
+    check(
+        "resources/assets/js/components/ContactCard.vue",
+        VUE_COMPONENT,
+        expect![[r#"
+            module 1-32 ContactCard.vue [resources/assets/js/components/ContactCard.vue]
+            window 1-10 ContactCard.vue [resources/assets/js/components/ContactCard.vue#L1-L10] {"gap":true}
+            method 16-18 data
+            method 20-22 onContactList
+            method 23-23 sortContacts
+            window 24-32 ContactCard.vue [resources/assets/js/components/ContactCard.vue#L24-L32] {"gap":true}
+        "#]],
+    );
+    let chunks = chunks(
+        "resources/assets/js/components/ContactCard.vue",
+        VUE_COMPONENT,
+    );
+    assert!(chunks.iter().all(|c| c.language.id() == "vue"));
+    let module = chunks
+        .iter()
+        .find(|c| c.kind == code_intel_core::index::chunk::ChunkKind::Module);
+    assert_eq!(
+        module.map(|m| m.imports.clone()),
+        Some(vec![
+            "import { defineComponent } from 'vue';".to_string(),
+            "import Api from '../api';".to_string()
+        ])
+    );
+}
+
+/// A Svelte component with two script blocks (`context="module"` and the instance script) and
+/// markup between and after them; a component without a script is windows only, and a
+/// self-closing `<script />` or a `<scripts>` element holds no script.
+#[test]
+fn svelte_script_blocks_and_components_without_script() {
+    let src = r#"<script context="module">
+    export function preload({ params }) {
+        return fetch(`/users/${params.id}`);
+    }
+</script>
+
+<script>
+    export let user;
+    let editing = false;
+    function toggleEdit() {
+        editing = !editing;
+    }
+</script>
+
+<h1>{user.name}</h1>
+<button on:click={toggleEdit}>{editing ? 'Save' : 'Edit'}</button>
+<p>{user.email}</p>
+"#;
+    check(
+        "src/routes/User.svelte",
+        src,
+        expect![[r#"
+        module 1-17 User.svelte [src/routes/User.svelte]
+        function 2-4 preload
+        window 5-9 User.svelte [src/routes/User.svelte#L5-L9] {"gap":true}
+        function 10-12 toggleEdit
+        window 13-17 User.svelte [src/routes/User.svelte#L13-L17] {"gap":true}
+    "#]],
+    );
+    let markup = "<scripts>\nfunction notCode() {}\n</scripts>\n<script src=\"x.js\" />\n<h1>Hello</h1>\n<p>world</p>\n<p>again</p>\n";
+    check(
+        "src/Hello.svelte",
+        markup,
+        expect![[r#"
+        module 1-7 Hello.svelte [src/Hello.svelte]
+        window 1-7 Hello.svelte [src/Hello.svelte#L1-L7] {"gap":true}
+    "#]],
+    );
+}

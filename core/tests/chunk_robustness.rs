@@ -130,6 +130,8 @@ fn empty_and_blank_files_have_no_chunks() {
         "a.cpp",
         "a.kt",
         "a.swift",
+        "a.vue",
+        "a.svelte",
         "a.txt",
     ] {
         for bytes in [&b""[..], b"\n\n  \t\r\n"] {
@@ -388,7 +390,7 @@ fn laravel_route_file_becomes_gap_windows() {
     "#]].assert_debug_eq(&rendered);
 }
 
-const LANG_PATHS: [&str; 19] = [
+const LANG_PATHS: [&str; 21] = [
     "a.py",
     "a.php",
     "a.js",
@@ -407,6 +409,8 @@ const LANG_PATHS: [&str; 19] = [
     "a.cc",
     "A.kt",
     "a.swift",
+    "a.vue",
+    "a.svelte",
     "a.txt",
 ];
 
@@ -421,6 +425,10 @@ fn source_like() -> impl Strategy<Value = Vec<u8>> {
         Just("interface I { m(): void }\n".to_string()),
         Just("@section('a')\n<x-alert/>\n@endsection\n".to_string()),
         Just("<nav id=\"n\"><section>\n".to_string()),
+        Just(
+            "<script lang=\"ts\">\nexport default { m() {} }\n</script>\n<script/><script\n"
+                .to_string()
+        ),
         Just(".a { .b { color: red } }\n@media (x) {\n".to_string()),
         Just("/** doc */\n".to_string()),
         Just("{{-- c --}}\n".to_string()),

@@ -258,12 +258,12 @@ fn parse_hunks(diff: &str) -> Vec<(u32, u32)> {
 }
 
 /// File extensions of source code: the benchmark kit's list, then the other languages the
-/// chunker parses (Go, Rust, Java, Ruby, C#, C, C++, Kotlin, Swift), so a repository in any of
-/// them yields change requests.
+/// chunker parses (Go, Rust, Java, Ruby, C#, C, C++, Kotlin, Swift, Svelte), so a repository in
+/// any of them yields change requests.
 const SOURCE_EXTS: &[&str] = &[
     ".py", ".php", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", ".vue", ".go",
     ".rs", ".java", ".rb", ".cs", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".kt",
-    ".kts", ".swift",
+    ".kts", ".swift", ".svelte",
 ];
 
 /// Directory names that mark tests, docs, examples, vendored or generated trees and translations.

@@ -36,7 +36,7 @@ pub struct SearchTextParams {
     /// File or directory to search (repository-relative); default the whole repository.
     #[serde(default)]
     pub path: Option<String>,
-    /// Language id (python, php, javascript, typescript, blade, html, css, scss, go, rust, java, ruby, csharp, c, cpp, kotlin, swift) or ripgrep type (py, js, ...).
+    /// Language id (python, php, javascript, typescript, blade, html, css, scss, go, rust, java, ruby, csharp, c, cpp, kotlin, swift, vue, svelte) or ripgrep type (py, js, ...).
     #[serde(default)]
     pub file_type: Option<String>,
     /// Lines of context before and after each match (default 0).

@@ -62,7 +62,7 @@ pub const MIN_GAP_LINES: usize = 3;
 
 /// Version of the chunker's output for unchanged input and options; part of the index's options
 /// fingerprint, so a change (a language added, a query changed) re-chunks every file once.
-pub const CHUNKER_VERSION: u32 = 3;
+pub const CHUNKER_VERSION: u32 = 4;
 
 /// Longest signature kept, in bytes.
 const SIGNATURE_MAX_BYTES: usize = 256;
@@ -529,6 +529,57 @@ enum OutlineError {
     Budget(String),
 }
 
+/// The contents of the `<script ...>` elements of a single-file component (Vue, Svelte), in
+/// file order, as tree-sitter ranges of `text`. A tag is matched case-insensitively and must be
+/// followed by whitespace, `>` or `/`; a self-closing tag has no contents; an unclosed element
+/// runs to the end of the file.
+fn script_blocks(text: &str) -> Vec<ts::Range> {
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let point = |offset: usize| {
+        let before = &bytes[..offset];
+        let row = before.iter().filter(|&&b| b == b'\n').count();
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        ts::Point::new(row, offset - line_start)
+    };
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(found) = lower[at..].find("<script") {
+        let name_end = at + found + "<script".len();
+        at = name_end;
+        if !matches!(
+            bytes.get(name_end),
+            Some(b'>' | b'/') | Some(b' ' | b'\t' | b'\n' | b'\r')
+        ) {
+            continue;
+        }
+        let Some(gt) = lower[name_end..].find('>') else {
+            break;
+        };
+        let start = name_end + gt + 1;
+        at = start;
+        if bytes[start - 2] == b'/' {
+            continue;
+        }
+        let end = lower[start..]
+            .find("</script")
+            .map_or(text.len(), |i| start + i);
+        at = end;
+        if end > start {
+            out.push(ts::Range {
+                start_byte: start,
+                end_byte: end,
+                start_point: point(start),
+                end_point: point(end),
+            });
+        }
+    }
+    out
+}
+
 /// Depth of the tree in nodes (root = 1), walking at most until it exceeds `limit`.
 fn depth_over(tree: &ts::Tree, limit: usize) -> Option<usize> {
     let mut cursor = tree.walk();
@@ -565,7 +616,21 @@ fn outline(
     let budget = std::time::Duration::from_millis(opts.parse_budget_ms);
     let out_of_budget = move || started.elapsed() > budget;
     let mut out_of_time = |_: &ts::ParseState| out_of_budget();
+    // A single-file component: only its `<script>` blocks are parsed (the tree keeps the file's
+    // offsets); without one there is nothing to parse and the whole file becomes line windows.
+    let blocks = if spec.script_blocks {
+        let blocks = script_blocks(text);
+        if blocks.is_empty() {
+            return Ok(Outline::default());
+        }
+        blocks
+    } else {
+        Vec::new()
+    };
     let parsed = language.with_parser(grammar, |parser| {
+        if spec.script_blocks && parser.set_included_ranges(&blocks).is_err() {
+            return None;
+        }
         let tree = parser.parse_with_options(
             &mut |i, _| text.as_bytes().get(i..).unwrap_or_default(),
             None,

@@ -56,6 +56,11 @@ pub enum Language {
     Kotlin,
     /// Swift (`.swift`).
     Swift,
+    /// Vue single-file components (`.vue`): the `<script>` blocks are parsed with the TypeScript
+    /// grammar (which also reads plain JavaScript); the template and styles become line windows.
+    Vue,
+    /// Svelte components (`.svelte`), read like [`Language::Vue`].
+    Svelte,
     /// Any other text: line-window chunks.
     Text,
 }
@@ -63,7 +68,7 @@ pub enum Language {
 impl Language {
     /// The stable id used in [`Chunk::language`](super::chunk::Chunk::language):
     /// `python`, `php`, `javascript`, `typescript`, `tsx`, `blade`, `html`, `css`, `scss`, `go`,
-    /// `rust`, `java`, `ruby`, `csharp`, `c`, `cpp`, `kotlin`, `swift`,
+    /// `rust`, `java`, `ruby`, `csharp`, `c`, `cpp`, `kotlin`, `swift`, `vue`, `svelte`,
     /// `text`.
     pub fn id(self) -> &'static str {
         match self {
@@ -85,6 +90,8 @@ impl Language {
             Language::Cpp => "cpp",
             Language::Kotlin => "kotlin",
             Language::Swift => "swift",
+            Language::Vue => "vue",
+            Language::Svelte => "svelte",
             Language::Text => "text",
         }
     }
@@ -137,6 +144,8 @@ pub fn detect(path: &str) -> Language {
         "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "inl" | "h" => Language::Cpp,
         "kt" | "kts" => Language::Kotlin,
         "swift" => Language::Swift,
+        "vue" => Language::Vue,
+        "svelte" => Language::Svelte,
         _ => Language::Text,
     }
 }
@@ -217,6 +226,9 @@ pub(crate) struct LangSpec {
     /// its own and the node after it starts on the next line. Otherwise the captured node is the
     /// doc as it stands (a `/** ... */` docblock).
     pub line_docs: bool,
+    /// Whether only the contents of the file's `<script>` elements are parsed (single-file
+    /// components: Vue, Svelte); the rest of the file (template, styles) is left to line windows.
+    pub script_blocks: bool,
 }
 
 const NO_GRAMMAR: LangSpec = LangSpec {
@@ -228,6 +240,7 @@ const NO_GRAMMAR: LangSpec = LangSpec {
     name_joiner: "",
     directives: "",
     line_docs: false,
+    script_blocks: false,
 };
 
 static PYTHON: LangSpec = LangSpec {
@@ -356,6 +369,13 @@ static SWIFT: LangSpec = LangSpec {
     line_docs: true,
     ..NO_GRAMMAR
 };
+// Vue and Svelte: the TypeScript grammar and query over the `<script>` blocks only.
+static SCRIPT_BLOCKS: LangSpec = LangSpec {
+    grammar: Some(|| ts::Language::new(tree_sitter_typescript::LANGUAGE_TYPESCRIPT)),
+    query: include_str!("queries/typescript.scm"),
+    script_blocks: true,
+    ..NO_GRAMMAR
+};
 static TEXT: LangSpec = NO_GRAMMAR;
 
 /// Every language, in declaration order (indexes the per-language caches).
@@ -378,11 +398,13 @@ const ALL: [Language; LANGUAGES] = [
     Language::Cpp,
     Language::Kotlin,
     Language::Swift,
+    Language::Vue,
+    Language::Svelte,
     Language::Text,
 ];
 
 /// How many languages there are (sizes the per-language caches).
-const LANGUAGES: usize = 19;
+const LANGUAGES: usize = 21;
 
 impl LangSpec {
     /// Whether the language is parsed (otherwise it is chunked by line windows).
@@ -418,6 +440,7 @@ impl Language {
             Language::Cpp => &CPP,
             Language::Kotlin => &KOTLIN,
             Language::Swift => &SWIFT,
+            Language::Vue | Language::Svelte => &SCRIPT_BLOCKS,
             Language::Text => &TEXT,
         }
     }
@@ -616,6 +639,11 @@ mod tests {
             ("src/main/kotlin/App.kt", Language::Kotlin),
             ("build.gradle.kts", Language::Kotlin),
             ("Sources/App/Store.swift", Language::Swift),
+            (
+                "resources/assets/js/components/AkauntingModal.vue",
+                Language::Vue,
+            ),
+            ("src/routes/+page.svelte", Language::Svelte),
             ("a.py", Language::Python),
             ("stubs/a.pyi", Language::Python),
             ("README.md", Language::Text),
@@ -652,6 +680,8 @@ mod tests {
                 "cpp",
                 "kotlin",
                 "swift",
+                "vue",
+                "svelte",
                 "text"
             ]
         );
