@@ -317,8 +317,12 @@ pub(super) fn load_dump(dir: &Path, base: &str, bytes: [u64; 2]) -> Option<Graph
         // hnsw_rs ties the graph's lifetime to the loader (for memory-mapped data, which is off
         // here: the points own their vectors). The loader is a few hundred bytes, leaked once per
         // load (one per process open, or after a damaged dump), to get a `'static` graph.
+        // `load_hnsw_with_dist`, not `load_hnsw`: hnsw_rs 0.3's `load_hnsw` marks the graph as
+        // memory-mapped even when it is not, and `file_dump` then refuses to write over an
+        // existing file of the requested name and picks `<name>-<random>` instead, so the next
+        // dump of a reloaded and extended graph failed (see `dump_graph`).
         let io: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(&dir, &base)));
-        io.load_hnsw::<f32, UnitDot>().ok()
+        io.load_hnsw_with_dist::<f32, UnitDot>(UnitDot).ok()
     })
     .ok()
     .flatten()
@@ -348,11 +352,27 @@ fn dump_graph(graph: &Graph, dir: &Path, base: &str) -> Result<[u64; 2], VectorE
     }
     let dumped =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| graph.file_dump(dir, base)))
-            .map_err(|_| err("hnsw_rs panicked while dumping".into()))?
-            .map_err(|e| err(e.to_string()))?;
-    if dumped != base {
-        return Err(err(format!("dumped as {dumped}, expected {base}")));
-    }
+            .map_err(|_| err("hnsw_rs panicked while dumping".into()))
+            .and_then(|r| r.map_err(|e| err(e.to_string())));
+    let dumped = match dumped {
+        Ok(dumped) if dumped == base => dumped,
+        failed => {
+            // Nothing names these files yet (the state still names the previous dump): remove
+            // them, so a failed dump leaves no tens of megabytes behind.
+            let mut leftovers = paths.to_vec();
+            if let Ok(other) = &failed {
+                leftovers.extend(dump_paths(dir, other));
+            }
+            for path in leftovers {
+                std::fs::remove_file(path).ok();
+            }
+            return Err(match failed {
+                Ok(other) => err(format!("dumped as {other}, expected {base}")),
+                Err(e) => e,
+            });
+        }
+    };
+    debug_assert_eq!(dumped, base);
     let size = |p: &Path| {
         std::fs::metadata(p)
             .map(|m| m.len())
@@ -385,6 +405,27 @@ mod tests {
         assert!(err.to_string().contains("cannot create"), "{err}");
         assert!(
             !dir.path().join("g.hnsw.data").exists() || dir.path().join("g.hnsw.graph").is_dir()
+        );
+    }
+
+    #[test]
+    fn a_reloaded_and_extended_graph_dumps_under_the_new_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = dump_graph(&small_graph(), dir.path(), "g").unwrap();
+        let graph = load_dump(dir.path(), "g", bytes).expect("intact dump loads");
+        graph.insert(([0.8f32, 0.6].as_slice(), 3));
+        // Before the fix: "dumped as h-<random>, expected h".
+        let bytes = dump_graph(&graph, dir.path(), "h").unwrap();
+        let again = load_dump(dir.path(), "h", bytes).expect("the new dump loads");
+        assert_eq!(again.get_nb_point(), 4);
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["g.hnsw.data", "g.hnsw.graph", "h.hnsw.data", "h.hnsw.graph"]
         );
     }
 
