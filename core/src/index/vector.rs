@@ -45,7 +45,9 @@
 //! `state.json` take turns under its lock, and the last writer's view wins. That view may lack
 //! vectors another process added meanwhile, but those vectors are in the embedding cache (appended
 //! under its own lock), and every open gives cached vectors of referenced keys their slots again
-//! without embedding, so nothing is lost or embedded twice.
+//! without embedding, so nothing is lost or embedded twice. A save that writes a graph dump
+//! removes every other dump (the writer whose state lost keeps its graph in memory; a reader
+//! that finds its dump gone rebuilds the graph), so replaced dumps do not pile up.
 //!
 //! # Exact or approximate
 //! Below [`EXACT_SEARCH_MAX`] live vectors a query is a brute-force scan (every dot product, then

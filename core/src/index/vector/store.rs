@@ -242,8 +242,8 @@ impl VectorIndex {
     }
 
     /// Writes what changed: flushes the embedding cache, dumps the graph if it changed, then
-    /// writes the state atomically (so every slot it names has its vector on disk) and removes
-    /// the previous graph dump.
+    /// writes the state atomically (so every slot it names has its vector on disk) and, after a
+    /// new dump, removes every other dump in the directory (`sweep_dumps`).
     ///
     /// # Errors
     /// [`VectorError::Cache`], [`VectorError::Persist`], [`VectorError::Io`], [`VectorError::Graph`].
@@ -260,7 +260,6 @@ impl VectorIndex {
         // Writers of the state (an MCP server, a CLI run) take turns; see the module docs for
         // why the last writer's view is safe.
         let _lock = persist::FileLock::acquire(&self.dir.join(STATE_FILE))?;
-        let old_graph = self.state.graph.clone();
         if self.graph_dirty {
             match &self.graph {
                 Some(graph) => {
@@ -283,15 +282,10 @@ impl VectorIndex {
             source: e.into(),
         })?;
         persist::write_atomic(&self.dir.join(STATE_FILE), &bytes)?;
-        if self.graph_dirty
-            && let Some(old) = old_graph
-            && self.state.graph.as_deref() != Some(old.as_str())
-        {
-            for ext in ["hnsw.graph", "hnsw.data"] {
-                // A leftover dump is harmless garbage; the next dump's cleanup does not see it,
-                // so log-free removal is best effort by design.
-                std::fs::remove_file(self.dir.join(format!("{old}.{ext}"))).ok();
-            }
+        if self.graph_dirty {
+            // The previous dump, and any a concurrent writer's save left behind (the last
+            // writer's state names only its own), under the lock every dump is written in.
+            sweep_dumps(&self.dir, self.state.graph.as_deref());
         }
         self.dirty = false;
         self.graph_dirty = false;
@@ -326,6 +320,31 @@ pub(super) fn load_dump(dir: &Path, base: &str, bytes: [u64; 2]) -> Option<Graph
     })
     .ok()
     .flatten()
+}
+
+/// Removes every graph dump in `dir` (`graph-*.hnsw.graph`, `graph-*.hnsw.data`) but `keep`'s,
+/// best effort: a dump no state names is garbage of tens of megabytes (a previous dump, one a
+/// concurrent writer's save replaced, a failed dump); a reader that loaded it holds it in memory,
+/// and one that finds it gone rebuilds the graph. Called with the state lock held.
+fn sweep_dumps(dir: &Path, keep: Option<&str>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let Some(base) = name
+            .strip_suffix(".hnsw.graph")
+            .or_else(|| name.strip_suffix(".hnsw.data"))
+        else {
+            continue;
+        };
+        if base.starts_with("graph-") && Some(base) != keep {
+            std::fs::remove_file(entry.path()).ok();
+        }
+    }
 }
 
 /// The `.hnsw.graph` and `.hnsw.data` files of dump `base`.
@@ -427,6 +446,39 @@ mod tests {
             names,
             ["g.hnsw.data", "g.hnsw.graph", "h.hnsw.data", "h.hnsw.graph"]
         );
+    }
+
+    #[test]
+    fn sweeping_keeps_the_named_dump_and_everything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "graph-aaa.hnsw.graph",
+            "graph-aaa.hnsw.data",
+            "graph-bbb.hnsw.graph",
+            "graph-bbb.hnsw.data",
+            "graph-ccc-1234.hnsw.data",
+            "state.json",
+            "other.hnsw.data",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        sweep_dumps(dir.path(), Some("graph-bbb"));
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "graph-bbb.hnsw.data",
+                "graph-bbb.hnsw.graph",
+                "other.hnsw.data",
+                "state.json"
+            ]
+        );
+        sweep_dumps(dir.path(), None);
+        assert!(!dir.path().join("graph-bbb.hnsw.data").exists());
     }
 
     #[test]
