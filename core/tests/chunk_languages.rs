@@ -1478,3 +1478,20 @@ fn svelte_script_blocks_and_components_without_script() {
     "#]],
     );
 }
+
+/// Only the first eight `<script>` blocks of a component are parsed (tree-sitter's cost grows
+/// with the number of included ranges times the jumps between them); later ones stay windows.
+#[test]
+fn components_parse_at_most_eight_script_blocks() {
+    let src: String = (0..12)
+        .map(|i| {
+            format!("<p>block {i}</p>\n<script>\nfunction f{i}() {{ return {i}; }}\n</script>\n")
+        })
+        .collect();
+    let functions: Vec<String> = chunks("src/Many.vue", &src)
+        .into_iter()
+        .filter(|c| c.kind == code_intel_core::index::chunk::ChunkKind::Function)
+        .map(|c| c.symbol)
+        .collect();
+    assert_eq!(functions, ["f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7"]);
+}

@@ -529,30 +529,41 @@ enum OutlineError {
     Budget(String),
 }
 
+/// Most `<script>` blocks of one component that are parsed (Vue allows two, Svelte two); later
+/// ones stay line windows. tree-sitter's lexer walks the list of included ranges on every jump,
+/// so a hostile file of 40,000 one-line scripts took 5.6 s to parse before this bound.
+const MAX_SCRIPT_BLOCKS: usize = 8;
+
 /// The contents of the `<script ...>` elements of a single-file component (Vue, Svelte), in
-/// file order, as tree-sitter ranges of `text`. A tag is matched case-insensitively and must be
-/// followed by whitespace, `>` or `/`; a self-closing tag has no contents; an unclosed element
-/// runs to the end of the file.
+/// file order, as tree-sitter ranges of `text`, at most [`MAX_SCRIPT_BLOCKS`]. A tag is matched
+/// case-insensitively and must be followed by whitespace, `>` or `/`; a self-closing tag has no
+/// contents; an unclosed element runs to the end of the file.
 fn script_blocks(text: &str) -> Vec<ts::Range> {
     let lower = text.to_ascii_lowercase();
     let bytes = lower.as_bytes();
-    let point = |offset: usize| {
-        let before = &bytes[..offset];
-        let row = before.iter().filter(|&&b| b == b'\n').count();
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
+    // Points are found by scanning forward from the previous one, so a file of many tags stays
+    // linear in its length.
+    let (mut scanned, mut row, mut line_start) = (0usize, 0usize, 0usize);
+    let mut point = |offset: usize| {
+        for (i, &b) in bytes[scanned..offset].iter().enumerate() {
+            if b == b'\n' {
+                row += 1;
+                line_start = scanned + i + 1;
+            }
+        }
+        scanned = offset;
         ts::Point::new(row, offset - line_start)
     };
     let mut out = Vec::new();
     let mut at = 0;
-    while let Some(found) = lower[at..].find("<script") {
+    while out.len() < MAX_SCRIPT_BLOCKS
+        && let Some(found) = lower[at..].find("<script")
+    {
         let name_end = at + found + "<script".len();
         at = name_end;
         if !matches!(
             bytes.get(name_end),
-            Some(b'>' | b'/') | Some(b' ' | b'\t' | b'\n' | b'\r')
+            Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r')
         ) {
             continue;
         }
@@ -569,11 +580,13 @@ fn script_blocks(text: &str) -> Vec<ts::Range> {
             .map_or(text.len(), |i| start + i);
         at = end;
         if end > start {
+            let start_point = point(start);
+            let end_point = point(end);
             out.push(ts::Range {
                 start_byte: start,
                 end_byte: end,
-                start_point: point(start),
-                end_point: point(end),
+                start_point,
+                end_point,
             });
         }
     }
