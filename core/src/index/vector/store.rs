@@ -373,25 +373,22 @@ fn dump_graph(graph: &Graph, dir: &Path, base: &str) -> Result<[u64; 2], VectorE
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| graph.file_dump(dir, base)))
             .map_err(|_| err("hnsw_rs panicked while dumping".into()))
             .and_then(|r| r.map_err(|e| err(e.to_string())));
-    let dumped = match dumped {
-        Ok(dumped) if dumped == base => dumped,
-        failed => {
-            // Nothing names these files yet (the state still names the previous dump): remove
-            // them, so a failed dump leaves no tens of megabytes behind.
-            let mut leftovers = paths.to_vec();
-            if let Ok(other) = &failed {
-                leftovers.extend(dump_paths(dir, other));
-            }
-            for path in leftovers {
-                std::fs::remove_file(path).ok();
-            }
-            return Err(match failed {
-                Ok(other) => err(format!("dumped as {other}, expected {base}")),
-                Err(e) => e,
-            });
-        }
+    let failed = match dumped {
+        Ok(dumped) if dumped == base => None,
+        Ok(other) => Some((
+            dump_paths(dir, &other).to_vec(),
+            err(format!("dumped as {other}, expected {base}")),
+        )),
+        Err(e) => Some((Vec::new(), e)),
     };
-    debug_assert_eq!(dumped, base);
+    if let Some((other_files, e)) = failed {
+        // Nothing names these files yet (the state still names the previous dump): remove
+        // them, so a failed dump leaves no tens of megabytes behind.
+        for path in paths.iter().chain(&other_files) {
+            std::fs::remove_file(path).ok();
+        }
+        return Err(e);
+    }
     let size = |p: &Path| {
         std::fs::metadata(p)
             .map(|m| m.len())
