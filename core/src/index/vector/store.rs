@@ -424,6 +424,16 @@ mod tests {
         );
     }
 
+    /// The names of the files in `dir`, sorted.
+    fn sorted_names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     #[test]
     fn a_reloaded_and_extended_graph_dumps_under_the_new_name() {
         let dir = tempfile::tempdir().unwrap();
@@ -434,11 +444,7 @@ mod tests {
         let bytes = dump_graph(&graph, dir.path(), "h").unwrap();
         let again = load_dump(dir.path(), "h", bytes).expect("the new dump loads");
         assert_eq!(again.get_nb_point(), 4);
-        let mut names: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
+        let names = sorted_names(dir.path());
         assert_eq!(
             names,
             ["g.hnsw.data", "g.hnsw.graph", "h.hnsw.data", "h.hnsw.graph"]
@@ -460,11 +466,7 @@ mod tests {
             std::fs::write(dir.path().join(name), b"x").unwrap();
         }
         sweep_dumps(dir.path(), Some("graph-bbb"));
-        let mut names: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
+        let names = sorted_names(dir.path());
         assert_eq!(
             names,
             [
