@@ -224,6 +224,28 @@ impl WordCover {
     }
 }
 
+/// The lexical candidates of one search, best first (see `CodeIndex::search_candidates`): hits
+/// read from fast fields, the address of each hit's document, and the searcher the addresses
+/// belong to (a reload in between must not change what they point at).
+pub(crate) struct Candidates {
+    pub(crate) hits: Vec<SearchHit>,
+    pub(crate) addrs: Vec<tantivy::DocAddress>,
+    pub(crate) searcher: Searcher,
+}
+
+/// Fills `hit` from its stored document at `addr` (qualified name, signature, snippet, and the
+/// fields the fast columns gave); its score stays.
+pub(crate) fn hydrate(
+    fields: &lexical::Fields,
+    searcher: &Searcher,
+    hit: &mut SearchHit,
+    addr: tantivy::DocAddress,
+) -> tantivy::Result<()> {
+    let doc: TantivyDocument = searcher.doc(addr)?;
+    *hit = SearchHit::from_stored(lexical::stored_chunk(fields, &doc), hit.score);
+    Ok(())
+}
+
 /// One ranked hit of [`CodeIndex::search`]: a chunk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
@@ -686,52 +708,83 @@ impl CodeIndex {
         top: usize,
         params: &RankParams,
     ) -> Result<Vec<SearchHit>, IndexError> {
-        let (mut hits, cover) = self.search_chunks_covering(query, top, params)?;
-        cover.apply(&mut hits, params);
+        let candidates =
+            self.search_candidates(query, top, params, lexical::ColumnSet::default())?;
+        let mut hits = candidates.hits;
+        for (hit, &addr) in hits.iter_mut().zip(&candidates.addrs) {
+            hydrate(&self.fields, &candidates.searcher, hit, addr)
+                .map_err(|e| self.err("read", e))?;
+        }
         Ok(hits)
     }
 
-    /// [`Self::search_chunks`], and per hit the query words it matches ([`WordCover`]).
-    fn search_chunks_covering(
+    /// [`Self::search_chunks`] with the hits read from fast fields only
+    /// ([`lexical::column_chunks`]): their `qualified_name`, `signature` and `snippet` are
+    /// empty until [`hydrate`] reads the stored document, which ranking does only for the hits
+    /// it shows.
+    pub(crate) fn search_candidates(
         &self,
         query: &str,
         top: usize,
         params: &RankParams,
-    ) -> Result<(Vec<SearchHit>, WordCover), IndexError> {
+        with: lexical::ColumnSet,
+    ) -> Result<Candidates, IndexError> {
+        let searcher = self.reader.searcher();
+        let mut out = Candidates {
+            hits: Vec::new(),
+            addrs: Vec::new(),
+            searcher,
+        };
         if top == 0 {
-            return Ok((Vec::new(), WordCover::default()));
+            return Ok(out);
         }
         let (Some(q), words) = lexical::bm25_query_and_words(&self.fields, query, params) else {
-            return Ok((Vec::new(), WordCover::default()));
+            return Ok(out);
         };
-        let searcher = self.reader.searcher();
+        let searcher = &out.searcher;
         let top_docs = searcher
             .search(&q, &TopDocs::with_limit(top))
             .map_err(|e| self.err("search", e))?;
         let cover = if params.coverage > 0.0 {
-            self.word_cover(&searcher, &top_docs, &words)?
+            self.word_cover(searcher, &top_docs, &words)?
         } else {
             WordCover::default()
         };
-        let mut hits = Vec::with_capacity(top_docs.len());
-        for (score, addr) in top_docs {
-            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
-            let c = lexical::stored_chunk(&self.fields, &doc);
-            hits.push(SearchHit {
+        // Per segment, the documents and their places in the ranking.
+        let mut by_segment: std::collections::BTreeMap<u32, (Vec<tantivy::DocId>, Vec<usize>)> =
+            std::collections::BTreeMap::new();
+        for (i, (_, addr)) in top_docs.iter().enumerate() {
+            let e = by_segment.entry(addr.segment_ord).or_default();
+            e.0.push(addr.doc_id);
+            e.1.push(i);
+        }
+        let mut chunks: Vec<Option<lexical::ColumnChunk>> = vec![None; top_docs.len()];
+        for (seg, (docs, places)) in by_segment {
+            let read = lexical::column_chunks(searcher.segment_reader(seg), &docs, with)
+                .map_err(|e| self.err("read", e))?;
+            for (c, i) in read.into_iter().zip(places) {
+                chunks[i] = Some(c);
+            }
+        }
+        for ((score, addr), c) in top_docs.into_iter().zip(chunks) {
+            let Some(c) = c else { continue };
+            out.hits.push(SearchHit {
                 file: c.file,
                 start_line: c.start_line,
                 end_line: c.end_line,
                 symbol: c.symbol,
-                qualified_name: c.qualified_name,
+                qualified_name: String::new(),
                 kind: c.kind,
                 language: c.language,
                 score,
-                signature: c.signature,
-                snippet: Some(c.snippet).filter(|s| !s.is_empty()),
+                signature: String::new(),
+                snippet: None,
                 sha256: c.sha256,
             });
+            out.addrs.push(addr);
         }
-        Ok((hits, cover))
+        cover.apply(&mut out.hits, params);
+        Ok(out)
     }
 
     /// Which query words each of `top_docs` matches (any of the word's terms in any field), by
@@ -804,21 +857,53 @@ impl CodeIndex {
         if top == 0 {
             return Ok(Vec::new());
         }
-        let chunks = self.search_chunks(query, params.candidates.max(top), params)?;
+        let candidates = self.search_candidates(
+            query,
+            params.candidates.max(top),
+            params,
+            lexical::ColumnSet::default(),
+        )?;
+        let items: Vec<(SearchHit, Option<tantivy::DocAddress>)> = candidates
+            .hits
+            .into_iter()
+            .zip(candidates.addrs.into_iter().map(Some))
+            .collect();
         let groups = rank::group_files(
-            chunks,
-            SearchHit::rank_view,
+            items,
+            |(h, _)| h.rank_view(),
             self.file_chunk_counter(),
             params,
             Self::framework_pool(params, top),
         );
         let groups = self.framework_rerank(
             groups,
-            |h| h.file.as_str(),
-            SearchHit::from_stored,
+            |(h, _)| h.file.as_str(),
+            |c, score| (SearchHit::from_stored(c, score), None),
             params,
             top,
         );
+        // Only the shown chunks' stored documents are read.
+        let read = |(mut hit, addr): (SearchHit, Option<tantivy::DocAddress>)| {
+            if let Some(addr) = addr {
+                hydrate(&self.fields, &candidates.searcher, &mut hit, addr)
+                    .map_err(|e| self.err("read", e))?;
+            }
+            Ok::<_, IndexError>(hit)
+        };
+        let groups = groups
+            .into_iter()
+            .map(|g| {
+                Ok(rank::Grouped {
+                    score: g.score,
+                    best: read(g.best)?,
+                    rest: g
+                        .rest
+                        .into_iter()
+                        .map(|(t, s)| Ok((read(t)?, s)))
+                        .collect::<Result<_, IndexError>>()?,
+                })
+            })
+            .collect::<Result<Vec<_>, IndexError>>()?;
         Ok(rank::files_of(groups))
     }
 
@@ -843,7 +928,7 @@ impl CodeIndex {
     ) -> Result<(Vec<String>, Vec<framework::Link>), IndexError> {
         let searcher = self.reader.searcher();
         let docs = searcher
-            .search(&*lexical::file_query(&self.fields, path), &DocSetCollector)
+            .search(&*lexical::facts_query(&self.fields, path), &DocSetCollector)
             .map_err(|e| self.err("search", e))?;
         let (mut provides, mut links) = (Vec::new(), Vec::new());
         for addr in docs {
@@ -871,31 +956,34 @@ impl CodeIndex {
         path: &str,
         max_per_key: usize,
     ) -> Result<Vec<framework::Neighbor>, IndexError> {
+        self.neighbors_where(path, max_per_key, |_| true)
+    }
+
+    /// [`Self::framework_neighbors`] by the links whose kind `keep` accepts. Nothing but the
+    /// file's facts document is read: the other side's paths come from the path column and
+    /// incoming kinds from the indexed `kind target` terms.
+    fn neighbors_where(
+        &self,
+        path: &str,
+        max_per_key: usize,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<framework::Neighbor>, IndexError> {
         let (provides, links) = self.framework_facts(path)?;
         let searcher = self.reader.searcher();
-        let mut out = Vec::new();
-        let files_of =
-            |q: Box<dyn tantivy::query::Query>| -> Result<Vec<TantivyDocument>, IndexError> {
-                let docs = searcher
-                    .search(&*q, &DocSetCollector)
-                    .map_err(|e| self.err("search", e))?;
-                if docs.len() > max_per_key {
-                    return Ok(Vec::new());
-                }
-                docs.into_iter()
-                    .map(|a| searcher.doc(a).map_err(|e| self.err("read", e)))
-                    .collect()
-            };
-        let path_of = |doc: &TantivyDocument| {
-            doc.get_first(self.fields.path_key)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
+        let docs_of = |q: &dyn tantivy::query::Query| {
+            searcher
+                .search(q, &DocSetCollector)
+                .map_err(|e| self.err("search", e))
         };
-        for link in &links {
-            for doc in files_of(lexical::provides_query(&self.fields, &link.target))? {
+        let mut out = Vec::new();
+        for link in links.iter().filter(|l| keep(&l.kind)) {
+            let docs = docs_of(&*lexical::provides_query(&self.fields, &link.target))?;
+            if docs.len() > max_per_key {
+                continue;
+            }
+            for file in self.paths_of(&searcher, docs)? {
                 out.push(framework::Neighbor {
-                    file: path_of(&doc),
+                    file,
                     kind: link.kind.clone(),
                     key: link.target.clone(),
                     outgoing: true,
@@ -903,12 +991,21 @@ impl CodeIndex {
             }
         }
         for key in &provides {
-            for doc in files_of(lexical::links_query(&self.fields, key))? {
-                let (_, their) = lexical::stored_framework(&self.fields, &doc);
-                for l in their.into_iter().filter(|l| l.target == *key) {
+            let linkers = searcher
+                .search(
+                    &*lexical::links_query(&self.fields, key),
+                    &tantivy::collector::Count,
+                )
+                .map_err(|e| self.err("search", e))?;
+            if linkers > max_per_key {
+                continue;
+            }
+            for (kind, _, _) in framework::KINDS.iter().filter(|(k, _, _)| keep(k)) {
+                let docs = docs_of(&*lexical::link_query(&self.fields, kind, key))?;
+                for file in self.paths_of(&searcher, docs)? {
                     out.push(framework::Neighbor {
-                        file: path_of(&doc),
-                        kind: l.kind,
+                        file,
+                        kind: (*kind).to_string(),
                         key: key.clone(),
                         outgoing: false,
                     });
@@ -919,6 +1016,60 @@ impl CodeIndex {
         out.sort();
         out.dedup();
         Ok(out)
+    }
+
+    /// The paths of `docs`, from the path column (no stored document read).
+    fn paths_of(
+        &self,
+        searcher: &Searcher,
+        docs: std::collections::HashSet<tantivy::DocAddress>,
+    ) -> Result<Vec<String>, IndexError> {
+        Ok(self
+            .column_chunks_of(searcher, docs)?
+            .into_iter()
+            .map(|(_, c)| c.file)
+            .collect())
+    }
+
+    /// The ranking fields of `docs` from the fast-field columns, in address order.
+    fn column_chunks_of(
+        &self,
+        searcher: &Searcher,
+        docs: impl IntoIterator<Item = tantivy::DocAddress>,
+    ) -> Result<Vec<(tantivy::DocAddress, lexical::ColumnChunk)>, IndexError> {
+        let mut addrs: Vec<tantivy::DocAddress> = docs.into_iter().collect();
+        addrs.sort();
+        let mut out = Vec::with_capacity(addrs.len());
+        for seg in addrs.chunk_by(|a, b| a.segment_ord == b.segment_ord) {
+            let ids: Vec<tantivy::DocId> = seg.iter().map(|a| a.doc_id).collect();
+            let chunks = lexical::column_chunks(
+                searcher.segment_reader(seg[0].segment_ord),
+                &ids,
+                lexical::ColumnSet::default(),
+            )
+            .map_err(|e| self.err("read", e))?;
+            out.extend(seg.iter().copied().zip(chunks));
+        }
+        Ok(out)
+    }
+
+    /// The chunk that stands for `path` when a framework link brings the file into a ranking:
+    /// its first chunk that is not the whole file, else the module chunk (`None` when the file
+    /// has no chunk). Only that chunk's stored document is read.
+    fn first_chunk_of(&self, path: &str) -> Result<Option<StoredChunk>, IndexError> {
+        let searcher = self.reader.searcher();
+        let docs = searcher
+            .search(&*lexical::file_query(&self.fields, path), &DocSetCollector)
+            .map_err(|e| self.err("search", e))?;
+        let Some((addr, _)) = self
+            .column_chunks_of(&searcher, docs)?
+            .into_iter()
+            .min_by_key(|(_, c)| (c.kind == ChunkKind::Module, c.start_line))
+        else {
+            return Ok(None);
+        };
+        let doc: TantivyDocument = searcher.doc(addr).map_err(|e| self.err("read", e))?;
+        Ok(Some(lexical::stored_chunk(&self.fields, &doc)))
     }
 
     /// The files whose framework links target `key` (`class:App\Models\Post`, `view:posts.show`),
@@ -1017,8 +1168,11 @@ impl CodeIndex {
             .collect();
         let mut bonus =
             framework::link_bonus(&ranked, FRAMEWORK_SEEDS, params.framework_link, |f| {
-                self.framework_neighbors(f, FRAMEWORK_MAX_PER_KEY)
-                    .unwrap_or_default()
+                // Links of kinds without a ranking weight would add nothing.
+                self.neighbors_where(f, FRAMEWORK_MAX_PER_KEY, |k| {
+                    framework::kind_weight(k) > 0.0
+                })
+                .unwrap_or_default()
             });
         // A linked test, doc or translation file gets its role's share, as its own chunks do.
         for (file, b) in &mut bonus {
@@ -1034,11 +1188,7 @@ impl CodeIndex {
             bonus.iter().filter(|(f, _)| !present.contains(f)).collect();
         joining.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
         for (file, b) in joining.into_iter().take(top) {
-            let Ok(mut chunks) = self.chunks_of(file) else {
-                continue;
-            };
-            chunks.sort_by_key(|c| (c.kind == ChunkKind::Module, c.start_line));
-            if let Some(c) = chunks.into_iter().next() {
+            if let Ok(Some(c)) = self.first_chunk_of(file) {
                 groups.push(rank::Grouped {
                     score: *b,
                     best: join(c, *b),

@@ -19,7 +19,7 @@ use code_intel_core::explore::{
     ExploreContext, FindDefinitionsParams, FindReferencesParams, TouchedFiles, find_definitions,
     find_references,
 };
-use code_intel_core::index::{CodeIndex, SyncReport};
+use code_intel_core::index::{CodeIndex, RankParams, SearchHit, SyncReport, rank};
 use code_intel_core::repo_path::RepoRoot;
 
 static FETCH: Mutex<()> = Mutex::new(());
@@ -189,6 +189,37 @@ impl Indexed {
         );
     }
 
+    /// `search_files` ranks candidates read from fast fields and reads the stored documents only
+    /// of the chunks it shows; the same pipeline over fully read chunks (`search_chunks`, every
+    /// stored document) must give the same files, chunks and scores, on an index of several
+    /// segments.
+    fn assert_columns_rank_as_stored(&self, queries: &[&str]) {
+        let params = RankParams::default();
+        for q in queries {
+            let got = self.index.search_files(q, 10, &params).unwrap();
+            let chunks = self
+                .index
+                .search_chunks(q, params.candidates.max(10), &params)
+                .unwrap();
+            let groups = rank::group_files(
+                chunks,
+                SearchHit::rank_view,
+                self.index.file_chunk_counter(),
+                &params,
+                CodeIndex::framework_pool(&params, 10),
+            );
+            let groups = self.index.framework_rerank(
+                groups,
+                |h| h.file.as_str(),
+                SearchHit::from_stored,
+                &params,
+                10,
+            );
+            assert!(!got.is_empty(), "{q}");
+            assert_eq!(got, rank::files_of(groups), "{q}");
+        }
+    }
+
     /// Times one edited file becoming searchable: append a function, sync, search.
     fn time_one_edit(&self, name: &str, rel: &str) {
         let path = self.root.path().join(rel);
@@ -262,6 +293,7 @@ fn flask() {
         "render a template with a context",
         &["src/flask/templating.py"],
     );
+    c.assert_columns_rank_as_stored(&["send a file as the response", "url_for endpoint"]);
     c.time_one_edit("flask", "src/flask/helpers.py");
 }
 
@@ -339,6 +371,11 @@ fn laravel() {
         !blade.is_empty() && blade.iter().all(|ch| ch.language.id() == "blade"),
         "{blade:#?}"
     );
+    c.assert_columns_rank_as_stored(&[
+        "paginate query results",
+        "register a GET route",
+        "render a blade view with data",
+    ]);
     c.time_one_edit("laravel", "usr/share/php/Illuminate/Routing/Router.php");
 }
 
@@ -376,5 +413,6 @@ fn express() {
         "parse the query string",
         &["lib/middleware/query.js", "lib/utils.js"],
     );
+    c.assert_columns_rank_as_stored(&["set a cookie on the response", "render a view"]);
     c.time_one_edit("express", "lib/response.js");
 }

@@ -211,6 +211,33 @@ fn an_empty_map_says_so_and_a_tiny_index_never_short_circuits() {
     assert_eq!(r.forest_hits[0].hit.symbol, "hash_password");
 }
 
+/// Every hit and folded chunk of `r` is the stored chunk it names: ranking reads candidates from
+/// fast fields and the stored document only for what it shows, so a shown hit missing its
+/// qualified name, signature or snippet (or carrying another chunk's) fails here.
+fn assert_hits_as_stored(index: &CodeIndex, r: &hybrid::HybridResults) {
+    assert!(!r.hits.is_empty());
+    for h in &r.hits {
+        let chunks = index.chunks_of(&h.hit.file).unwrap();
+        let stored = chunks
+            .iter()
+            .find(|c| c.start_line == h.hit.start_line && c.sha256 == h.hit.sha256)
+            .unwrap_or_else(|| panic!("{h:#?} is no stored chunk"));
+        assert_eq!(
+            h.hit,
+            code_intel_core::index::SearchHit::from_stored(stored.clone(), h.hit.score)
+        );
+        for also in &h.also {
+            assert!(
+                chunks.iter().any(|c| c.start_line == also.start_line
+                    && c.end_line == also.end_line
+                    && c.qualified_name == also.qualified_name),
+                "{also:#?} is no stored chunk of {}",
+                h.hit.file
+            );
+        }
+    }
+}
+
 #[test]
 fn hybrid_hits_explain_their_parts_and_fall_back_to_bm25_without_vectors() {
     let (_dir, root) = repo();
@@ -262,9 +289,11 @@ fn hybrid_hits_explain_their_parts_and_fall_back_to_bm25_without_vectors() {
     let sum: f32 = top.explanation.parts.iter().map(|p| p.contribution).sum();
     assert!((sum - top.explanation.score).abs() < 1e-5);
     assert!(r.hits.windows(2).all(|w| w[0].hit.score >= w[1].hit.score));
+    assert_hits_as_stored(&index, &r);
 
     // No vectors: a hybrid request is answered lexically, with a note; BM25 stays in `score`.
     let r = hybrid::search(&index, None, None, "render_coupon", 5, &opts).unwrap();
+    assert_hits_as_stored(&index, &r);
     assert_eq!(r.mode, SearchMode::Lexical);
     assert!(r.notes[0].contains("needs embeddings"), "{:?}", r.notes);
     assert_eq!(r.hits[0].hit.symbol, "render_coupon");
@@ -277,6 +306,7 @@ fn hybrid_hits_explain_their_parts_and_fall_back_to_bm25_without_vectors() {
     };
     let r = hybrid::search(&index, Some(&vectors), Some(&q[0]), "render_coupon", 3, &v).unwrap();
     assert_eq!(r.mode, SearchMode::Vector);
+    assert_hits_as_stored(&index, &r);
     assert_eq!(r.hits[0].hit.symbol, "render_coupon");
     assert_eq!(r.hits[0].explanation.parts.len(), 1);
 }

@@ -555,10 +555,22 @@ pub fn search_ranked(
     // Candidates keyed by (file, start line, chunk sha256).
     let mut order: Vec<(String, u32, String)> = Vec::new();
     let mut hits: HashMap<(String, u32, String), (SearchHit, Signals)> = HashMap::new();
+    // Lexical candidates come from fast fields; their stored documents (qualified name,
+    // signature, snippet) are read only for the hits shown, at the end.
+    let mut unread: HashMap<(String, u32, String), tantivy::DocAddress> = HashMap::new();
+    let mut searcher = None;
     if mode != SearchMode::Vector {
         let lexical_candidates = rank_params.candidates.max(candidates);
-        for h in index.search_chunks(query, lexical_candidates, rank_params)? {
+        let with = super::lexical::ColumnSet {
+            symbol: mode == SearchMode::Hybrid
+                && (opts.weights.definition > 0.0 || opts.weights.reference > 0.0),
+            sha256: true,
+        };
+        let found = index.search_candidates(query, lexical_candidates, rank_params, with)?;
+        searcher = Some(found.searcher);
+        for (h, addr) in found.hits.into_iter().zip(found.addrs) {
             let key = (h.file.clone(), h.start_line, h.sha256.clone());
+            unread.insert(key.clone(), addr);
             let signals = Signals {
                 bm25: Some(h.score),
                 ..Signals::default()
@@ -714,19 +726,24 @@ pub fn search_ranked(
     } else {
         1.0
     };
-    let ranked: Vec<HybridHit> = groups
-        .into_iter()
-        .map(|g| {
-            let mut best = g.best;
-            best.hit.score = g.score * scale;
-            best.also = g
-                .rest
-                .into_iter()
-                .map(|(h, s)| FoldedChunk::of(&h.hit, s * scale))
-                .collect();
-            best
-        })
-        .collect();
+    let read = |hit: &mut SearchHit| -> Result<(), IndexError> {
+        let key = (hit.file.clone(), hit.start_line, hit.sha256.clone());
+        if let (Some(&addr), Some(searcher)) = (unread.get(&key), &searcher) {
+            super::hydrate(&index.fields, searcher, hit, addr).map_err(|e| index.err("read", e))?;
+        }
+        Ok(())
+    };
+    let mut ranked: Vec<HybridHit> = Vec::with_capacity(groups.len());
+    for g in groups {
+        let mut best = g.best;
+        read(&mut best.hit)?;
+        best.hit.score = g.score * scale;
+        for (mut h, s) in g.rest {
+            read(&mut h.hit)?;
+            best.also.push(FoldedChunk::of(&h.hit, s * scale));
+        }
+        ranked.push(best);
+    }
     Ok(HybridResults {
         mode,
         fusion,

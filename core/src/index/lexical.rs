@@ -16,11 +16,12 @@
 use std::collections::HashSet;
 
 use tantivy::Term;
+use tantivy::columnar::Column;
 use tantivy::query::{
     BooleanQuery, BoostQuery, DisjunctionMaxQuery, Occur, Query, RegexQuery, TermQuery,
 };
 use tantivy::schema::{
-    Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
     TextOptions, Value,
 };
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
@@ -416,13 +417,14 @@ pub fn normalize_qualified(name: &str) -> String {
 /// The fields of the schema, resolved once per index.
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
-    /// Raw repository path (`STRING | STORED`): deletes and per-file lookups.
+    /// Raw repository path (`STRING | STORED | FAST`): deletes and per-file lookups; the fast
+    /// column feeds [`column_chunks`].
     pub path_key: Field,
     /// Every ancestor directory of the path (`STRING`, multi-valued): directory filters.
     pub dirs: Field,
     /// The path, code-tokenized.
     pub path: Field,
-    /// Symbol name, code-tokenized, stored.
+    /// Symbol name, code-tokenized, stored, and a raw fast column ([`column_chunks`]).
     pub symbol: Field,
     /// Lower-cased symbol (`STRING`): definition lookups.
     pub symbol_key: Field,
@@ -430,9 +432,9 @@ pub struct Fields {
     pub qualified_name: Field,
     /// [`normalize_qualified`] qualified name (`STRING`): definition lookups.
     pub qname_key: Field,
-    /// Chunk kind, snake_case (`STRING | STORED`).
+    /// Chunk kind, snake_case (`STRING | STORED | FAST`).
     pub kind: Field,
-    /// Language id (`STRING | STORED`).
+    /// Language id (`STRING | STORED | FAST`).
     pub language: Field,
     /// Signature, code-tokenized, stored.
     pub signature: Field,
@@ -444,15 +446,15 @@ pub struct Fields {
     pub content: Field,
     /// CJK bigrams of docstring and content.
     pub cjk: Field,
-    /// First line, 1-based (stored).
+    /// First line, 1-based (stored, fast).
     pub start_line: Field,
-    /// Last line, 1-based inclusive (stored).
+    /// Last line, 1-based inclusive (stored, fast).
     pub end_line: Field,
     /// Byte offset of the chunk start (stored).
     pub start_byte: Field,
     /// Byte offset after the chunk end (stored).
     pub end_byte: Field,
-    /// Hex SHA-256 of the chunk content (stored).
+    /// Hex SHA-256 of the chunk content (stored, and a raw fast column).
     pub sha256: Field,
     /// The first lines of the content (stored only).
     pub snippet: Field,
@@ -463,9 +465,12 @@ pub struct Fields {
     /// The target keys of the file's framework links (`STRING`, multi-valued; first document
     /// only): reverse lookups ("who renders this view").
     pub fw_link_keys: Field,
-    /// The file's framework links as `kind target` (stored only, multi-valued; first document
-    /// only).
+    /// The file's framework links as `kind target` (`STRING | STORED`, multi-valued; first
+    /// document only): who links to a key with a given kind.
     pub fw_links: Field,
+    /// `1` on the document that carries its file's framework facts (`STRING`): finding it is
+    /// one term lookup, not a read of every chunk of the file.
+    pub fw_facts: Field,
 }
 
 /// Builds the schema of the lexical index and its [`Fields`].
@@ -484,29 +489,33 @@ pub fn schema() -> (Schema, Fields) {
             .set_index_option(IndexRecordOption::WithFreqs),
     );
     let fields = Fields {
-        path_key: b.add_text_field("path_key", STRING | STORED),
+        path_key: b.add_text_field("path_key", STRING | STORED | FAST),
         dirs: b.add_text_field("dirs", STRING),
         path: b.add_text_field("path", code(false)),
-        symbol: b.add_text_field("symbol", code(true)),
+        symbol: b.add_text_field("symbol", code(true).set_fast(Some("raw"))),
         symbol_key: b.add_text_field("symbol_key", STRING),
         qualified_name: b.add_text_field("qualified_name", code(true)),
         qname_key: b.add_text_field("qname_key", STRING),
-        kind: b.add_text_field("kind", STRING | STORED),
-        language: b.add_text_field("language", STRING | STORED),
+        kind: b.add_text_field("kind", STRING | STORED | FAST),
+        language: b.add_text_field("language", STRING | STORED | FAST),
         signature: b.add_text_field("signature", code(true)),
         docstring: b.add_text_field("docstring", code(false)),
         imports: b.add_text_field("imports", code(false)),
         content: b.add_text_field("content", code(false)),
         cjk: b.add_text_field("cjk", cjk),
-        start_line: b.add_u64_field("start_line", STORED),
-        end_line: b.add_u64_field("end_line", STORED),
+        start_line: b.add_u64_field("start_line", STORED | FAST),
+        end_line: b.add_u64_field("end_line", STORED | FAST),
         start_byte: b.add_u64_field("start_byte", STORED),
         end_byte: b.add_u64_field("end_byte", STORED),
-        sha256: b.add_text_field("sha256", STORED),
+        sha256: b.add_text_field(
+            "sha256",
+            TextOptions::default().set_stored().set_fast(Some("raw")),
+        ),
         snippet: b.add_text_field("snippet", STORED),
         fw_provides: b.add_text_field("fw_provides", STRING | STORED),
         fw_link_keys: b.add_text_field("fw_link_keys", STRING),
-        fw_links: b.add_text_field("fw_links", STORED),
+        fw_links: b.add_text_field("fw_links", STRING | STORED),
+        fw_facts: b.add_text_field("fw_facts", STRING),
     };
     (b.build(), fields)
 }
@@ -591,6 +600,10 @@ pub fn chunk_document(f: &Fields, chunk: &Chunk) -> TantivyDocument {
 
 /// Adds a file's framework facts to its (first) document.
 pub fn add_framework(f: &Fields, doc: &mut TantivyDocument, facts: &super::framework::FileFacts) {
+    if facts.provides.is_empty() && facts.links.is_empty() {
+        return;
+    }
+    doc.add_text(f.fw_facts, "1");
     for key in &facts.provides {
         doc.add_text(f.fw_provides, key);
     }
@@ -619,6 +632,19 @@ pub fn stored_framework(
         })
         .collect();
     (provides, links)
+}
+
+/// The document of `path` that carries the file's framework facts (none when it has none).
+pub fn facts_query(f: &Fields, path: &str) -> Box<dyn Query> {
+    Box::new(BooleanQuery::new(vec![
+        (Occur::Must, term_query(f.path_key, path)),
+        (Occur::Must, term_query(f.fw_facts, "1")),
+    ]))
+}
+
+/// Documents with a framework link of `kind` to `key`.
+pub fn link_query(f: &Fields, kind: &str, key: &str) -> Box<dyn Query> {
+    term_query(f.fw_links, &format!("{kind} {key}"))
 }
 
 /// Documents whose framework keys include `key` (files that provide it).
@@ -685,6 +711,118 @@ pub fn stored_chunk(f: &Fields, doc: &TantivyDocument) -> StoredChunk {
         sha256: text(f.sha256),
         snippet: text(f.snippet),
     }
+}
+
+/// Which optional columns [`column_chunks`] reads besides path, lines, kind and language.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ColumnSet {
+    /// The symbol (hybrid search's definition and reference signals).
+    pub symbol: bool,
+    /// The SHA-256 (matching a chunk with its vector row).
+    pub sha256: bool,
+}
+
+/// What [`column_chunks`] gives for one chunk: the [`StoredChunk`] fields ranking needs. The
+/// optional ones ([`ColumnSet`]) are empty when not asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnChunk {
+    /// Repository-relative path.
+    pub file: String,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, 1-based inclusive.
+    pub end_line: u32,
+    /// Symbol name (empty unless asked for).
+    pub symbol: String,
+    /// Chunk kind (a name this version does not write reads as a window, as in [`stored_chunk`]).
+    pub kind: ChunkKind,
+    /// Language ([`Language::Text`] for an unknown id).
+    pub language: Language,
+    /// Hex SHA-256 of the chunk content (empty unless asked for).
+    pub sha256: String,
+}
+
+/// The ranking fields of documents `docs` of `segment`, in the order given, read from the
+/// fast-field columns (path, kind, language, lines; symbol and SHA-256 when `with` says so).
+///
+/// This is what keeps a ranked search of 400 candidates within a few milliseconds: a stored
+/// document costs an LZ4 block of 16 KiB decompressed and a document deserialised, while a
+/// column costs one dictionary walk per segment, the ordinals sorted so that each dictionary
+/// block is read once ([`tantivy::columnar::Dictionary::sorted_ords_to_term_cb`]). Stored
+/// documents are read only for the chunks a search shows ([`stored_chunk`]). A column a
+/// segment lacks (no document of it had a value) reads as empty.
+///
+/// # Errors
+/// A [`tantivy::TantivyError`] when a column cannot be opened or its dictionary read.
+pub fn column_chunks(
+    segment: &tantivy::SegmentReader,
+    docs: &[tantivy::DocId],
+    with: ColumnSet,
+) -> tantivy::Result<Vec<ColumnChunk>> {
+    let ff = segment.fast_fields();
+    let texts = |name: &str| -> tantivy::Result<Vec<String>> {
+        let mut out = vec![String::new(); docs.len()];
+        let Some(col) = ff.str(name)? else {
+            return Ok(out);
+        };
+        let mut wanted: Vec<(u64, usize)> = docs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &d)| col.term_ords(d).next().map(|o| (o, i)))
+            .collect();
+        wanted.sort_unstable();
+        let mut next = wanted.iter();
+        col.dictionary()
+            .sorted_ords_to_term_cb(wanted.iter().map(|w| w.0), |bytes| {
+                if let Some(&(_, i)) = next.next() {
+                    out[i] = String::from_utf8_lossy(bytes).into_owned();
+                }
+                Ok(())
+            })?;
+        Ok(out)
+    };
+    let lines = |name: &str| -> Vec<u32> {
+        let col: Option<Column<u64>> = ff.u64(name).ok();
+        docs.iter()
+            .map(|&d| {
+                col.as_ref()
+                    .and_then(|c| c.first(d))
+                    .map_or(0, |v| u32::try_from(v).unwrap_or(u32::MAX))
+            })
+            .collect()
+    };
+    let files = texts("path_key")?;
+    let kinds = texts("kind")?;
+    let languages = texts("language")?;
+    let symbols = if with.symbol {
+        texts("symbol")?
+    } else {
+        vec![String::new(); docs.len()]
+    };
+    let shas = if with.sha256 {
+        texts("sha256")?
+    } else {
+        vec![String::new(); docs.len()]
+    };
+    let (starts, ends) = (lines("start_line"), lines("end_line"));
+    Ok(files
+        .into_iter()
+        .zip(kinds)
+        .zip(languages)
+        .zip(symbols.into_iter().zip(shas))
+        .zip(starts.into_iter().zip(ends))
+        .map(
+            |((((file, kind), language), (symbol, sha256)), (start_line, end_line))| ColumnChunk {
+                file,
+                start_line,
+                end_line,
+                symbol,
+                kind: ChunkKind::from_name(&kind).unwrap_or(ChunkKind::Window),
+                language: Language::from_id(&language).unwrap_or(Language::Text),
+                sha256,
+            },
+        )
+        .collect())
 }
 
 fn field_by_name(f: &Fields, name: &str) -> Field {

@@ -144,7 +144,18 @@ pub fn embed_candidates(
     if !budget.enabled() || embedder.model_id() != vectors.model_id() {
         return Ok(report);
     }
-    let hits = index.search_chunks(query, budget.candidates, rank_params)?;
+    // Path, start line and SHA-256 come from fast fields: no stored document is read.
+    let hits = index
+        .search_candidates(
+            query,
+            budget.candidates,
+            rank_params,
+            super::lexical::ColumnSet {
+                symbol: false,
+                sha256: true,
+            },
+        )?
+        .hits;
     report.candidates = hits.len();
     let named: Vec<(&str, u32, &str)> = hits
         .iter()
