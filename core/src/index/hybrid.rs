@@ -523,6 +523,87 @@ pub fn search_ranked(
     opts: &SearchOptions,
     rank_params: &RankParams,
 ) -> Result<HybridResults, IndexError> {
+    search_ranked_from(
+        index,
+        vectors,
+        query_vector,
+        None,
+        query,
+        top,
+        opts,
+        rank_params,
+    )
+}
+
+/// The BM25 candidates of a ranked search, found before the query vector is known (see
+/// [`lexical_candidates`]): hits read from fast fields, their stored documents not yet read.
+pub struct LexicalCandidates {
+    found: super::Candidates,
+    symbol: bool,
+}
+
+/// The BM25 candidates [`search_ranked`] fuses, for a search with `opts` (none for
+/// [`SearchMode::Vector`]): a caller that must embed the query first can search them on
+/// another thread meanwhile and pass them to [`search_ranked_from`].
+///
+/// # Errors
+/// [`IndexError`] when the lexical index fails.
+pub fn lexical_candidates(
+    index: &CodeIndex,
+    query: &str,
+    top: usize,
+    opts: &SearchOptions,
+    rank_params: &RankParams,
+) -> Result<Option<LexicalCandidates>, IndexError> {
+    if opts.mode == SearchMode::Vector {
+        return Ok(None);
+    }
+    candidates_for(index, query, top, opts, rank_params, opts.mode).map(Some)
+}
+
+fn candidates_for(
+    index: &CodeIndex,
+    query: &str,
+    top: usize,
+    opts: &SearchOptions,
+    rank_params: &RankParams,
+    mode: SearchMode,
+) -> Result<LexicalCandidates, IndexError> {
+    let symbol = needs_symbol(opts, mode);
+    let with = super::lexical::ColumnSet {
+        symbol,
+        sha256: true,
+    };
+    let n = rank_params.candidates.max(opts.candidates.max(top));
+    Ok(LexicalCandidates {
+        found: index.search_candidates(query, n, rank_params, with)?,
+        symbol,
+    })
+}
+
+/// Whether ranking in `mode` reads the candidates' symbols: they feed the definition and
+/// reference signals, which only hybrid fusion weighs.
+fn needs_symbol(opts: &SearchOptions, mode: SearchMode) -> bool {
+    mode == SearchMode::Hybrid && (opts.weights.definition > 0.0 || opts.weights.reference > 0.0)
+}
+
+/// [`search_ranked`] with the BM25 candidates already searched ([`lexical_candidates`] with
+/// the same `query`, `top`, `opts` and `rank_params`); `None` searches them here when the
+/// mode needs them.
+///
+/// # Errors
+/// [`IndexError`] when the lexical index fails.
+#[allow(clippy::too_many_arguments)]
+pub fn search_ranked_from(
+    index: &CodeIndex,
+    vectors: Option<&VectorIndex>,
+    query_vector: Option<&[f32]>,
+    lexical: Option<LexicalCandidates>,
+    query: &str,
+    top: usize,
+    opts: &SearchOptions,
+    rank_params: &RankParams,
+) -> Result<HybridResults, IndexError> {
     let coverage = vectors.map(VectorIndex::coverage);
     let mut notes = Vec::new();
     let usable = match (vectors, query_vector) {
@@ -560,13 +641,12 @@ pub fn search_ranked(
     let mut unread: HashMap<(String, u32, String), tantivy::DocAddress> = HashMap::new();
     let mut searcher = None;
     if mode != SearchMode::Vector {
-        let lexical_candidates = rank_params.candidates.max(candidates);
-        let with = super::lexical::ColumnSet {
-            symbol: mode == SearchMode::Hybrid
-                && (opts.weights.definition > 0.0 || opts.weights.reference > 0.0),
-            sha256: true,
+        let lexical = match lexical {
+            // Searched for a mode that did not read the symbols this one needs: again.
+            Some(l) if l.symbol || !needs_symbol(opts, mode) => l,
+            _ => candidates_for(index, query, top, opts, rank_params, mode)?,
         };
-        let found = index.search_candidates(query, lexical_candidates, rank_params, with)?;
+        let found = lexical.found;
         searcher = Some(found.searcher);
         for (h, addr) in found.hits.into_iter().zip(found.addrs) {
             let key = (h.file.clone(), h.start_line, h.sha256.clone());

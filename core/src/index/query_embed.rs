@@ -77,7 +77,7 @@ impl QueryEmbedBudget {
 /// What [`embed_candidates`] did for one query.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryEmbedReport {
-    /// Lexical candidates looked at.
+    /// Lexical candidates looked at (none when every chunk already has a vector).
     pub candidates: usize,
     /// Distinct candidate texts that had no vector before this query.
     pub missing: usize,
@@ -142,6 +142,11 @@ pub fn embed_candidates(
     let started = Instant::now();
     let mut report = QueryEmbedReport::default();
     if !budget.enabled() || embedder.model_id() != vectors.model_id() {
+        return Ok(report);
+    }
+    // Every chunk has its vector: no candidate can be missing one, so no search.
+    let coverage = vectors.coverage();
+    if coverage.embedded >= coverage.total {
         return Ok(report);
     }
     // Path, start line and SHA-256 come from fast fields: no stored document is read.

@@ -737,25 +737,42 @@ impl<'a> Searcher<'a> {
                 result,
             })?);
         }
-        let qv = if mode == SearchMode::Lexical || self.vectors.is_none() {
-            None
-        } else {
-            if !self.query_vectors.contains_key(&q.query) {
-                let v = self.model()?.embed_queries(&[q.query.as_str()])?;
-                self.query_vectors
-                    .insert(q.query.clone(), v.into_iter().next().unwrap_or_default());
-            }
-            self.query_vectors.get(&q.query).map(Vec::as_slice)
-        };
         let lexical_query = semantic::with_keywords(&q.query, q.keywords.as_deref());
-        let mut results = hybrid::search_ranked(
+        let rank = q.rank.unwrap_or_default();
+        let wants_vector = mode != SearchMode::Lexical && self.vectors.is_some();
+        let mut lexical = None;
+        if wants_vector && !self.query_vectors.contains_key(&q.query) {
+            // The query embeds on this thread (one ONNX Runtime thread) while its BM25
+            // candidates are searched on another.
+            self.model()?;
+            let model = self.model.as_ref().context("model")?;
+            let index = self.index;
+            let (embedded, searched) = std::thread::scope(|s| {
+                let search = s
+                    .spawn(|| hybrid::lexical_candidates(index, &lexical_query, top, &opts, &rank));
+                (model.embed_queries(&[q.query.as_str()]), search.join())
+            });
+            lexical =
+                searched.map_err(|_| anyhow::anyhow!("the keyword search thread panicked"))??;
+            self.query_vectors.insert(
+                q.query.clone(),
+                embedded?.into_iter().next().unwrap_or_default(),
+            );
+        }
+        let qv = if wants_vector {
+            self.query_vectors.get(&q.query).map(Vec::as_slice)
+        } else {
+            None
+        };
+        let mut results = hybrid::search_ranked_from(
             self.index,
             self.vectors.as_ref(),
             qv,
+            lexical,
             &lexical_query,
             top,
             &opts,
-            &q.rank.unwrap_or_default(),
+            &rank,
         )?;
         results.notes.extend(self.notes.iter().cloned());
         results.notes.extend(embed_note);

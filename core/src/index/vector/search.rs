@@ -101,7 +101,11 @@ impl VectorIndex {
             Some(graph) if self.graph_points == self.state.slots.len() => {
                 let live = |id: &usize| self.live.get(*id).copied().unwrap_or(false);
                 let ef = HNSW_EF_SEARCH.max(k);
-                let found = graph.search_filter(query, k, ef, Some(&live));
+                // hnsw_rs searches 2.5x slower with a filter (2.2 vs 0.86 ms on the kit's
+                // laravel, 38,828 vectors); it is needed only while dead slots remain.
+                let filter: Option<&dyn hnsw_rs::prelude::FilterT> =
+                    (self.live_count < self.state.slots.len()).then_some(&live);
+                let found = graph.search_filter(query, k, ef, filter);
                 let slots: Vec<(usize, f32)> =
                     found.iter().map(|n| (n.d_id, 1.0 - n.distance)).collect();
                 (slots, self.profile(query), true)
