@@ -145,6 +145,7 @@ fn a_confident_map_hit_short_circuits_the_forest() {
     assert!(!r.map_hits[0].confident);
     assert_eq!(r.forest_hits[0].hit.symbol, "delete_invoice");
     assert_eq!(r.forest_mode, Some(SearchMode::Hybrid));
+    assert_hits_as_stored(src.index, &r.forest_hits);
 
     // Map only, forest only.
     let r = semantic_search(src, "delete the invoice record", Collection::Map, 5, &opts).unwrap();
@@ -163,6 +164,7 @@ fn a_confident_map_hit_short_circuits_the_forest() {
     .unwrap();
     assert!(r.map_hits.is_empty() && !r.short_circuit);
     assert_eq!(r.forest_hits[0].hit.symbol, "hash_password");
+    assert_hits_as_stored(src.index, &r.forest_hits);
 }
 
 #[test]
@@ -214,9 +216,9 @@ fn an_empty_map_says_so_and_a_tiny_index_never_short_circuits() {
 /// Every hit and folded chunk of `r` is the stored chunk it names: ranking reads candidates from
 /// fast fields and the stored document only for what it shows, so a shown hit missing its
 /// qualified name, signature or snippet (or carrying another chunk's) fails here.
-fn assert_hits_as_stored(index: &CodeIndex, r: &hybrid::HybridResults) {
-    assert!(!r.hits.is_empty());
-    for h in &r.hits {
+fn assert_hits_as_stored(index: &CodeIndex, hits: &[hybrid::HybridHit]) {
+    assert!(!hits.is_empty());
+    for h in hits {
         let chunks = index.chunks_of(&h.hit.file).unwrap();
         let stored = chunks
             .iter()
@@ -289,11 +291,11 @@ fn hybrid_hits_explain_their_parts_and_fall_back_to_bm25_without_vectors() {
     let sum: f32 = top.explanation.parts.iter().map(|p| p.contribution).sum();
     assert!((sum - top.explanation.score).abs() < 1e-5);
     assert!(r.hits.windows(2).all(|w| w[0].hit.score >= w[1].hit.score));
-    assert_hits_as_stored(&index, &r);
+    assert_hits_as_stored(&index, &r.hits);
 
     // No vectors: a hybrid request is answered lexically, with a note; BM25 stays in `score`.
     let r = hybrid::search(&index, None, None, "render_coupon", 5, &opts).unwrap();
-    assert_hits_as_stored(&index, &r);
+    assert_hits_as_stored(&index, &r.hits);
     assert_eq!(r.mode, SearchMode::Lexical);
     assert!(r.notes[0].contains("needs embeddings"), "{:?}", r.notes);
     assert_eq!(r.hits[0].hit.symbol, "render_coupon");
@@ -306,7 +308,7 @@ fn hybrid_hits_explain_their_parts_and_fall_back_to_bm25_without_vectors() {
     };
     let r = hybrid::search(&index, Some(&vectors), Some(&q[0]), "render_coupon", 3, &v).unwrap();
     assert_eq!(r.mode, SearchMode::Vector);
-    assert_hits_as_stored(&index, &r);
+    assert_hits_as_stored(&index, &r.hits);
     assert_eq!(r.hits[0].hit.symbol, "render_coupon");
     assert_eq!(r.hits[0].explanation.parts.len(), 1);
 }

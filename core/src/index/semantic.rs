@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::hybrid::{self, HybridHit, SearchMode, SearchOptions};
 use super::map::{MapEntry, MapError, MapIndex};
 use super::vector::{Coverage, SimilarityProfile, VectorIndex};
-use super::{CodeIndex, IndexError};
+use super::{CodeIndex, IndexError, RankParams};
 use crate::embed::{EmbedError, Embedder};
 
 /// z-score from which a map hit is confident and short-circuits the forest (see the module docs).
@@ -197,11 +197,27 @@ pub fn semantic_search_with_keywords(
     n_results: usize,
     opts: &SearchOptions,
 ) -> Result<SemanticSearchResult, SemanticError> {
-    let q = src
-        .embedder
-        .embed_queries(&[query])?
-        .pop()
-        .unwrap_or_default();
+    // The forest's BM25 candidates are searched on a second thread while the query embeds
+    // (wasted when the map answers alone, a few milliseconds of one core).
+    let lexical_query = with_keywords(query, keywords);
+    let (embedded, lexical) = std::thread::scope(|s| {
+        let search = (collection != Collection::Map).then(|| {
+            s.spawn(|| {
+                hybrid::lexical_candidates(
+                    src.index,
+                    &lexical_query,
+                    n_results,
+                    opts,
+                    &RankParams::default(),
+                )
+            })
+        });
+        let embedded = src.embedder.embed_queries(&[query]);
+        // A panicked search thread is searched again on this one.
+        (embedded, search.and_then(|h| h.join().ok()))
+    });
+    let lexical = lexical.transpose()?.flatten();
+    let q = embedded?.pop().unwrap_or_default();
     let background = src
         .vectors
         .filter(|v| v.dims() == q.len())
@@ -315,14 +331,15 @@ pub fn semantic_search_with_keywords(
         ));
     }
     searched.push(Collection::Forest);
-    let lexical_query = with_keywords(query, keywords);
-    let forest = hybrid::search(
+    let forest = hybrid::search_ranked_from(
         src.index,
         src.vectors,
         Some(&q),
+        lexical,
         &lexical_query,
         n_results,
         opts,
+        &RankParams::default(),
     )?;
     notes.extend(forest.notes);
     let (source, status, message) = if forest.hits.is_empty() {
