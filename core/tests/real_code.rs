@@ -191,8 +191,9 @@ impl Indexed {
 
     /// `search_files` ranks candidates read from fast fields and reads the stored documents only
     /// of the chunks it shows; the same pipeline over fully read chunks (`search_chunks`, every
-    /// stored document) must give the same files, chunks and scores, on an index of several
-    /// segments.
+    /// stored document) must give the same files, chunks and scores. Called on the fresh index
+    /// (one segment) and again after an edit (a second segment and deletions in the first), so
+    /// a document read from the wrong segment's columns fails here.
     fn assert_columns_rank_as_stored(&self, queries: &[&str]) {
         let params = RankParams::default();
         for q in queries {
@@ -293,8 +294,10 @@ fn flask() {
         "render a template with a context",
         &["src/flask/templating.py"],
     );
-    c.assert_columns_rank_as_stored(&["send a file as the response", "url_for endpoint"]);
+    let flask_queries = ["send a file as the response", "url_for endpoint"];
+    c.assert_columns_rank_as_stored(&flask_queries);
     c.time_one_edit("flask", "src/flask/helpers.py");
+    c.assert_columns_rank_as_stored(&flask_queries);
 }
 
 #[test]
@@ -371,12 +374,14 @@ fn laravel() {
         !blade.is_empty() && blade.iter().all(|ch| ch.language.id() == "blade"),
         "{blade:#?}"
     );
-    c.assert_columns_rank_as_stored(&[
+    let laravel_queries = [
         "paginate query results",
         "register a GET route",
         "render a blade view with data",
-    ]);
+    ];
+    c.assert_columns_rank_as_stored(&laravel_queries);
     c.time_one_edit("laravel", "usr/share/php/Illuminate/Routing/Router.php");
+    c.assert_columns_rank_as_stored(&laravel_queries);
 }
 
 #[test]
@@ -413,6 +418,8 @@ fn express() {
         "parse the query string",
         &["lib/middleware/query.js", "lib/utils.js"],
     );
-    c.assert_columns_rank_as_stored(&["set a cookie on the response", "render a view"]);
+    let express_queries = ["set a cookie on the response", "render a view"];
+    c.assert_columns_rank_as_stored(&express_queries);
     c.time_one_edit("express", "lib/response.js");
+    c.assert_columns_rank_as_stored(&express_queries);
 }
