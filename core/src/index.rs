@@ -750,24 +750,9 @@ impl CodeIndex {
         } else {
             WordCover::default()
         };
-        // Per segment, the documents and their places in the ranking.
-        let mut by_segment: std::collections::BTreeMap<u32, (Vec<tantivy::DocId>, Vec<usize>)> =
-            std::collections::BTreeMap::new();
-        for (i, (_, addr)) in top_docs.iter().enumerate() {
-            let e = by_segment.entry(addr.segment_ord).or_default();
-            e.0.push(addr.doc_id);
-            e.1.push(i);
-        }
-        let mut chunks: Vec<Option<lexical::ColumnChunk>> = vec![None; top_docs.len()];
-        for (seg, (docs, places)) in by_segment {
-            let read = lexical::column_chunks(searcher.segment_reader(seg), &docs, with)
-                .map_err(|e| self.err("read", e))?;
-            for (c, i) in read.into_iter().zip(places) {
-                chunks[i] = Some(c);
-            }
-        }
+        let addrs: Vec<tantivy::DocAddress> = top_docs.iter().map(|(_, a)| *a).collect();
+        let chunks = self.column_chunks_of(searcher, &addrs, with)?;
         for ((score, addr), c) in top_docs.into_iter().zip(chunks) {
-            let Some(c) = c else { continue };
             out.hits.push(SearchHit {
                 file: c.file,
                 start_line: c.start_line,
@@ -1024,33 +1009,37 @@ impl CodeIndex {
         searcher: &Searcher,
         docs: std::collections::HashSet<tantivy::DocAddress>,
     ) -> Result<Vec<String>, IndexError> {
-        Ok(self
-            .column_chunks_of(searcher, docs)?
-            .into_iter()
-            .map(|(_, c)| c.file)
-            .collect())
+        let addrs: Vec<tantivy::DocAddress> = docs.into_iter().collect();
+        let chunks = self.column_chunks_of(searcher, &addrs, lexical::ColumnSet::default())?;
+        Ok(chunks.into_iter().map(|c| c.file).collect())
     }
 
-    /// The ranking fields of `docs` from the fast-field columns, in address order.
+    /// The ranking fields of the documents at `addrs` from the fast-field columns
+    /// ([`lexical::column_chunks`], one pass per segment), in the order of `addrs`.
     fn column_chunks_of(
         &self,
         searcher: &Searcher,
-        docs: impl IntoIterator<Item = tantivy::DocAddress>,
-    ) -> Result<Vec<(tantivy::DocAddress, lexical::ColumnChunk)>, IndexError> {
-        let mut addrs: Vec<tantivy::DocAddress> = docs.into_iter().collect();
-        addrs.sort();
-        let mut out = Vec::with_capacity(addrs.len());
-        for seg in addrs.chunk_by(|a, b| a.segment_ord == b.segment_ord) {
-            let ids: Vec<tantivy::DocId> = seg.iter().map(|a| a.doc_id).collect();
+        addrs: &[tantivy::DocAddress],
+        with: lexical::ColumnSet,
+    ) -> Result<Vec<lexical::ColumnChunk>, IndexError> {
+        let mut order: Vec<usize> = (0..addrs.len()).collect();
+        order.sort_by_key(|&i| addrs[i]);
+        let mut out: Vec<Option<lexical::ColumnChunk>> = vec![None; addrs.len()];
+        for seg in order.chunk_by(|&a, &b| addrs[a].segment_ord == addrs[b].segment_ord) {
+            let ids: Vec<tantivy::DocId> = seg.iter().map(|&i| addrs[i].doc_id).collect();
             let chunks = lexical::column_chunks(
-                searcher.segment_reader(seg[0].segment_ord),
+                &self.fields,
+                searcher.segment_reader(addrs[seg[0]].segment_ord),
                 &ids,
-                lexical::ColumnSet::default(),
+                with,
             )
             .map_err(|e| self.err("read", e))?;
-            out.extend(seg.iter().copied().zip(chunks));
+            for (&i, c) in seg.iter().zip(chunks) {
+                out[i] = Some(c);
+            }
         }
-        Ok(out)
+        // `column_chunks` gives one chunk per document, so every place is filled.
+        Ok(out.into_iter().flatten().collect())
     }
 
     /// The chunk that stands for `path` when a framework link brings the file into a ranking:
@@ -1061,9 +1050,13 @@ impl CodeIndex {
         let docs = searcher
             .search(&*lexical::file_query(&self.fields, path), &DocSetCollector)
             .map_err(|e| self.err("search", e))?;
-        let Some((addr, _)) = self
-            .column_chunks_of(&searcher, docs)?
+        let mut addrs: Vec<tantivy::DocAddress> = docs.into_iter().collect();
+        // Index order, so that equal keys pick the same chunk every time.
+        addrs.sort();
+        let chunks = self.column_chunks_of(&searcher, &addrs, lexical::ColumnSet::default())?;
+        let Some((addr, _)) = addrs
             .into_iter()
+            .zip(chunks)
             .min_by_key(|(_, c)| (c.kind == ChunkKind::Module, c.start_line))
         else {
             return Ok(None);

@@ -561,6 +561,28 @@ pub fn lexical_candidates(
     candidates_for(index, query, top, opts, rank_params, opts.mode).map(Some)
 }
 
+/// Runs `embed` on this thread while a second thread searches the BM25 candidates of `query`
+/// ([`lexical_candidates`] with the same arguments), so that the query embedding and the
+/// keyword search overlap on two cores; `search` false skips the search. The search's result
+/// is `None` when it was skipped or its thread panicked ([`search_ranked_from`] with `None`
+/// searches again).
+pub fn embed_while_searching<R>(
+    index: &CodeIndex,
+    query: &str,
+    top: usize,
+    opts: &SearchOptions,
+    rank_params: &RankParams,
+    search: bool,
+    embed: impl FnOnce() -> R,
+) -> (R, Option<Result<Option<LexicalCandidates>, IndexError>>) {
+    std::thread::scope(|s| {
+        let searching =
+            search.then(|| s.spawn(|| lexical_candidates(index, query, top, opts, rank_params)));
+        let embedded = embed();
+        (embedded, searching.and_then(|h| h.join().ok()))
+    })
+}
+
 fn candidates_for(
     index: &CodeIndex,
     query: &str,

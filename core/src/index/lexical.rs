@@ -755,14 +755,16 @@ pub struct ColumnChunk {
 /// # Errors
 /// A [`tantivy::TantivyError`] when a column cannot be opened or its dictionary read.
 pub fn column_chunks(
+    f: &Fields,
     segment: &tantivy::SegmentReader,
     docs: &[tantivy::DocId],
     with: ColumnSet,
 ) -> tantivy::Result<Vec<ColumnChunk>> {
     let ff = segment.fast_fields();
-    let texts = |name: &str| -> tantivy::Result<Vec<String>> {
+    let schema = segment.schema();
+    let texts = |field: Field| -> tantivy::Result<Vec<String>> {
         let mut out = vec![String::new(); docs.len()];
-        let Some(col) = ff.str(name)? else {
+        let Some(col) = ff.str(schema.get_field_name(field))? else {
             return Ok(out);
         };
         let mut wanted: Vec<(u64, usize)> = docs
@@ -781,8 +783,8 @@ pub fn column_chunks(
             })?;
         Ok(out)
     };
-    let lines = |name: &str| -> Vec<u32> {
-        let col: Option<Column<u64>> = ff.u64(name).ok();
+    let lines = |field: Field| -> Vec<u32> {
+        let col: Option<Column<u64>> = ff.u64(schema.get_field_name(field)).ok();
         docs.iter()
             .map(|&d| {
                 col.as_ref()
@@ -791,20 +793,20 @@ pub fn column_chunks(
             })
             .collect()
     };
-    let files = texts("path_key")?;
-    let kinds = texts("kind")?;
-    let languages = texts("language")?;
+    let files = texts(f.path_key)?;
+    let kinds = texts(f.kind)?;
+    let languages = texts(f.language)?;
     let symbols = if with.symbol {
-        texts("symbol")?
+        texts(f.symbol)?
     } else {
         vec![String::new(); docs.len()]
     };
     let shas = if with.sha256 {
-        texts("sha256")?
+        texts(f.sha256)?
     } else {
         vec![String::new(); docs.len()]
     };
-    let (starts, ends) = (lines("start_line"), lines("end_line"));
+    let (starts, ends) = (lines(f.start_line), lines(f.end_line));
     Ok(files
         .into_iter()
         .zip(kinds)

@@ -200,22 +200,16 @@ pub fn semantic_search_with_keywords(
     // The forest's BM25 candidates are searched on a second thread while the query embeds
     // (wasted when the map answers alone, a few milliseconds of one core).
     let lexical_query = with_keywords(query, keywords);
-    let (embedded, lexical) = std::thread::scope(|s| {
-        let search = (collection != Collection::Map).then(|| {
-            s.spawn(|| {
-                hybrid::lexical_candidates(
-                    src.index,
-                    &lexical_query,
-                    n_results,
-                    opts,
-                    &RankParams::default(),
-                )
-            })
-        });
-        let embedded = src.embedder.embed_queries(&[query]);
-        // A panicked search thread is searched again on this one.
-        (embedded, search.and_then(|h| h.join().ok()))
-    });
+    let (embedded, lexical) = hybrid::embed_while_searching(
+        src.index,
+        &lexical_query,
+        n_results,
+        opts,
+        &RankParams::default(),
+        collection != Collection::Map,
+        || src.embedder.embed_queries(&[query]),
+    );
+    // A panicked search thread is searched again on this one.
     let lexical = lexical.transpose()?.flatten();
     let q = embedded?.pop().unwrap_or_default();
     let background = src

@@ -746,14 +746,16 @@ impl<'a> Searcher<'a> {
             // candidates are searched on another.
             self.model()?;
             let model = self.model.as_ref().context("model")?;
-            let index = self.index;
-            let (embedded, searched) = std::thread::scope(|s| {
-                let search = s
-                    .spawn(|| hybrid::lexical_candidates(index, &lexical_query, top, &opts, &rank));
-                (model.embed_queries(&[q.query.as_str()]), search.join())
-            });
-            lexical =
-                searched.map_err(|_| anyhow::anyhow!("the keyword search thread panicked"))??;
+            let (embedded, searched) = hybrid::embed_while_searching(
+                self.index,
+                &lexical_query,
+                top,
+                &opts,
+                &rank,
+                true,
+                || model.embed_queries(&[q.query.as_str()]),
+            );
+            lexical = searched.context("the keyword search thread panicked")??;
             self.query_vectors.insert(
                 q.query.clone(),
                 embedded?.into_iter().next().unwrap_or_default(),
