@@ -14,6 +14,7 @@
 //!
 //! Latency percentiles use the nearest-rank method on the per-query times the caller measured.
 
+pub mod grep;
 pub mod history;
 
 use serde::{Deserialize, Serialize};
@@ -101,6 +102,24 @@ pub fn score(query: &EvalQuery, results: &[ResultChunk]) -> QueryScore {
         all_found,
         function_hit,
         files,
+    }
+}
+
+/// Scores one query's ranked result files (best first, without line ranges, as the
+/// [`grep`] baseline gives them): the file metrics as [`score`]; the function-level hit is
+/// `false` whenever the query has gold ranges, since a file is never precise enough.
+pub fn score_files(query: &EvalQuery, files: &[String]) -> QueryScore {
+    let chunks: Vec<ResultChunk> = files
+        .iter()
+        .map(|f| ResultChunk {
+            file: f.clone(),
+            start_line: 0,
+            end_line: 0,
+        })
+        .collect();
+    QueryScore {
+        function_hit: (!query.gold_ranges.is_empty()).then_some(false),
+        ..score(query, &chunks)
     }
 }
 

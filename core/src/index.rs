@@ -1280,6 +1280,24 @@ impl CodeIndex {
             .map_err(|e| self.err("read", e))
     }
 
+    /// The repository-relative paths of the files the index holds chunks of, as of the last
+    /// sync, sorted. Empty when the sync state is missing or unreadable (the next sync rebuilds
+    /// it).
+    pub fn indexed_files(&self) -> Vec<String> {
+        let state = sync::SyncState::load(&sync::SyncState::path(&self.root));
+        let mut files: Vec<String> = state
+            .map(|s| {
+                s.files
+                    .iter()
+                    .filter(|(_, f)| f.chunks > 0)
+                    .map(|(p, _)| p.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort_unstable();
+        files
+    }
+
     /// Files, chunks and the time of the last sync. Never fails: unreadable parts count as zero.
     pub fn stats(&self) -> IndexStats {
         let path = sync::SyncState::path(&self.root);

@@ -220,6 +220,99 @@ fn ranks(report: &Value) -> Vec<(Value, Value, Value)> {
         .collect()
 }
 
+/// `--baseline grep`: the same queries through one grep per request word over the code files,
+/// scored the same way; the fixture implies each rank (README.md, which mentions discount
+/// codes, is not code and is not grepped).
+#[test]
+fn eval_baseline_grep_scores_the_simple_alternative_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    repository(dir.path());
+    let elsewhere = tempfile::tempdir().unwrap();
+    let queries = elsewhere.path().join("queries.jsonl");
+    let lines = [
+        // cart.py holds all five words; no other code file holds any.
+        json!({"id": "discount", "query": "percentage discount codes in the cart total",
+               "gold_files": ["src/cart.py"],
+               "gold_ranges": [{"file": "src/cart.py", "start": 13, "end": 20}]}),
+        // The words are only in web/money.js.
+        json!({"id": "missing", "query": "currency helpers for the storefront",
+               "gold_files": ["src/auth.py"]}),
+        // Found, but auth.py holds neither word.
+        json!({"id": "both", "query": "cart total", "gold_files": ["src/cart.py", "src/auth.py"]}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&queries, text).unwrap();
+    let q = queries.to_str().unwrap();
+    let args = [
+        "eval",
+        "--queries",
+        q,
+        "--mode",
+        "lexical",
+        "--baseline",
+        "grep",
+        "--json",
+    ];
+    let report = eval_json(dir.path(), &args);
+    let grep: Vec<(Value, Value, Value)> = report["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            let b = &q["baseline"];
+            (q["id"].clone(), b["rank"].clone(), b["files"].clone())
+        })
+        .collect();
+    assert_eq!(
+        grep,
+        [
+            (json!("discount"), json!(1), json!(["src/cart.py"])),
+            (json!("missing"), Value::Null, json!(["web/money.js"])),
+            (json!("both"), json!(1), json!(["src/cart.py"])),
+        ],
+        "{report:#}"
+    );
+    let b = &report["baseline"];
+    assert_eq!(b["name"], "grep");
+    let s = &b["summary"];
+    for key in ["recall_at_1", "recall_at_10", "mrr_at_10"] {
+        assert!(
+            (s[key].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
+            "{key}: {s:#}"
+        );
+    }
+    assert!((s["all_at_10"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9);
+    // Files have no line ranges: the function-level query never counts for grep.
+    assert_eq!(
+        (&s["function_queries"], &s["function_recall_at_10"]),
+        (&json!(1), &json!(0.0)),
+        "{s:#}"
+    );
+    // Ranked search's own numbers are unchanged by the baseline.
+    assert_eq!(report["summary"]["function_recall_at_10"], json!(1.0));
+    // Without --baseline, no baseline in the report.
+    let plain = eval_json(
+        dir.path(),
+        &["eval", "--queries", q, "--mode", "lexical", "--json"],
+    );
+    assert!(plain.get("baseline").is_none() && plain["queries"][0].get("baseline").is_none());
+
+    // The text form: a row per system, and grep's rank on each query line.
+    let out = code_intel(dir.path(), &args[..7]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("1.000 (1)"), "{text}");
+    assert!(
+        text.contains(" 0.667  0.667  0.667   0.667   0.333    0.000 (1)"),
+        "{text}"
+    );
+    assert!(text.contains("  grep\n"), "{text}");
+    assert!(
+        text.contains("   -     -  missing       currency helpers for the storefront"),
+        "{text}"
+    );
+}
+
 #[test]
 fn eval_queries_scores_hand_written_gold() {
     let dir = tempfile::tempdir().unwrap();

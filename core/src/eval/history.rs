@@ -314,6 +314,18 @@ const NON_SOURCE_DIRS: &[&str] = &[
 /// conventions too), type-declaration, minified or tool-configuration file (`*.config.js`,
 /// Gradle's `*.gradle.kts`, SwiftPM's `Package.swift`) by its name.
 pub fn is_source(path: &str) -> bool {
+    has_code_extension(path) && is_source_by_location(path)
+}
+
+/// Whether `path` ends in one of the code extensions [`is_source`] accepts (tests, docs and
+/// vendored directories not excluded).
+pub fn has_code_extension(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    SOURCE_EXTS.iter().any(|e| lower.ends_with(e))
+}
+
+/// [`is_source`] without the extension check.
+fn is_source_by_location(path: &str) -> bool {
     static NON_SOURCE_FILE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(concat!(
             r"(^|/)test_[^/]*\.py$|_tests?\.py$|(^|/)conftest\.py$|",
@@ -324,10 +336,6 @@ pub fn is_source(path: &str) -> bool {
         ))
         .expect("non-source file pattern is valid")
     });
-    let lower = path.to_ascii_lowercase();
-    if !SOURCE_EXTS.iter().any(|e| lower.ends_with(e)) {
-        return false;
-    }
     let mut dirs = path.split('/').rev().skip(1).map(str::to_ascii_lowercase);
     // `__tests__`, `__tests_dts__`, `__test_utils__`: test trees by the JS convention.
     !dirs.any(|d| NON_SOURCE_DIRS.contains(&d.as_str()) || d.starts_with("__test"))

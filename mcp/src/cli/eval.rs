@@ -11,6 +11,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use clap::Args;
 use code_intel_core::config::Config;
+use code_intel_core::eval::grep::GrepBaseline;
 use code_intel_core::eval::history::{self, ChangeRequest, Skip, Worktree};
 use code_intel_core::eval::{self, CUTOFF, EvalQuery, GoldRange, QueryScore, ResultChunk, Summary};
 use code_intel_core::index::{CodeIndex, RankParams};
@@ -51,6 +52,20 @@ pub struct EvalArgs {
     /// `search --batch`; fields not given keep their defaults.
     #[arg(long, value_name = "JSON", value_parser = parse_rank)]
     pub rank: Option<serde_json::Value>,
+    /// Also run the simple alternative on the same queries and files, scored the same way:
+    /// `grep`, one case-insensitive literal grep per distinctive word of the request, files
+    /// ranked by the words they contain, then by matching lines (the development kit's grep
+    /// baseline).
+    #[arg(long, value_enum)]
+    pub baseline: Option<BaselineArg>,
+}
+
+/// `--baseline`: the simple alternative to compare with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BaselineArg {
+    /// A grep per word of the request over the indexed files
+    /// (`code_intel_core::eval::grep`).
+    Grep,
 }
 
 /// `--rank`: a JSON object whose keys are all `RankParams` fields (a misspelt name would
@@ -104,6 +119,29 @@ struct QueryRow {
     mode: String,
     /// Search time, ms.
     latency_ms: f64,
+    /// The `--baseline` on the same query: its rank of the first gold file and its files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<BaselineRow>,
+}
+
+/// One query's `--baseline` result.
+#[derive(Debug, Serialize)]
+struct BaselineRow {
+    /// 1-based rank of the first gold file among the first 10 files; null when missing.
+    rank: Option<usize>,
+    /// The first 10 result files.
+    files: Vec<String>,
+    all_found: bool,
+    /// Search time, ms.
+    latency_ms: f64,
+}
+
+/// The `--baseline` over all queries.
+#[derive(Debug, Serialize)]
+struct BaselineReport {
+    /// `grep`.
+    name: &'static str,
+    summary: Summary,
 }
 
 /// What `--from-git` did before searching.
@@ -122,6 +160,10 @@ struct HistoryReport {
 #[derive(Debug, Serialize)]
 struct EvalReport {
     summary: Summary,
+    /// The `--baseline`'s summary on the same queries (its function-level recall is 0: files
+    /// have no line ranges).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<BaselineReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<HistoryReport>,
     /// Distinct notes of the searches (fallbacks, partial embedding coverage).
@@ -152,7 +194,15 @@ pub fn run(
                 index.sync(&mut |_| {}).context("index sync failed")?;
             }
             let mut searcher = Searcher::new(root, config, &index, &mode_args(args))?;
-            search_all(&mut searcher, &queries, args, &mut rows, &mut notes)?;
+            let mut grep = baseline(args, root, config, &index);
+            search_all(
+                &mut searcher,
+                grep.as_mut(),
+                &queries,
+                args,
+                &mut rows,
+                &mut notes,
+            )?;
             None
         }
         (None, Some(range)) => Some(from_git(root, range, args, &mut rows, &mut notes)?),
@@ -168,8 +218,28 @@ pub fn run(
         })
         .collect();
     let latencies: Vec<f64> = rows.iter().map(|r| r.latency_ms).collect();
+    let baseline = args.baseline.map(|_| {
+        let (scores, latencies): (Vec<QueryScore>, Vec<f64>) = rows
+            .iter()
+            .filter_map(|r| r.baseline.as_ref().map(|b| (r, b)))
+            .map(|(r, b)| {
+                let score = QueryScore {
+                    rank: b.rank,
+                    all_found: b.all_found,
+                    function_hit: r.function_hit.map(|_| false),
+                    files: b.files.clone(),
+                };
+                (score, b.latency_ms)
+            })
+            .unzip();
+        BaselineReport {
+            name: "grep",
+            summary: eval::summarize(&scores, &latencies),
+        }
+    });
     let report = EvalReport {
         summary: eval::summarize(&scores, &latencies),
+        baseline,
         history,
         notes,
         queries: rows,
@@ -212,6 +282,18 @@ fn read_queries(file: &Path) -> anyhow::Result<Vec<EvalQuery>> {
     Ok(queries)
 }
 
+/// The `--baseline` over the files `index` holds, when asked for.
+fn baseline(
+    args: &EvalArgs,
+    root: &RepoRoot,
+    config: &Config,
+    index: &CodeIndex,
+) -> Option<GrepBaseline> {
+    args.baseline.map(|BaselineArg::Grep| {
+        GrepBaseline::new(root, index.indexed_files(), config.max_file_bytes)
+    })
+}
+
 /// The fields of a hit that the metrics need.
 #[derive(Debug, Deserialize)]
 struct HitLines {
@@ -221,9 +303,11 @@ struct HitLines {
 }
 
 /// Searches every query (after one untimed warm-up query, so the first timing does not include
-/// loading the model or warming the index caches) and scores it.
+/// loading the model or warming the index caches) and scores it; with a baseline, runs and
+/// scores that too.
 fn search_all(
     searcher: &mut Searcher<'_>,
+    mut grep: Option<&mut GrepBaseline>,
     queries: &[EvalQuery],
     args: &EvalArgs,
     rows: &mut Vec<QueryRow>,
@@ -260,6 +344,18 @@ fn search_all(
             }
         }
         let s = eval::score(q, &chunks);
+        let baseline = grep.as_deref_mut().map(|g| {
+            let started = Instant::now();
+            let files = g.search(&q.query, top.max(CUTOFF));
+            let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+            let b = eval::score_files(q, &files);
+            BaselineRow {
+                rank: b.rank,
+                files: b.files,
+                all_found: b.all_found,
+                latency_ms,
+            }
+        });
         rows.push(QueryRow {
             id: q.id.clone(),
             query: q.query.clone(),
@@ -271,6 +367,7 @@ fn search_all(
             function_hit: s.function_hit,
             mode: answer["mode"].as_str().unwrap_or("lexical").to_string(),
             latency_ms,
+            baseline,
         });
     }
     Ok(())
@@ -377,7 +474,8 @@ fn search_snapshots(
             queries.push(r.eval_query(ranges));
         }
         let mut searcher = Searcher::new(&wt_root, &wt_config, &index, &mode_args(args))?;
-        search_all(&mut searcher, &queries, args, rows, notes)?;
+        let mut grep = baseline(args, &wt_root, &wt_config, &index);
+        search_all(&mut searcher, grep.as_mut(), &queries, args, rows, notes)?;
     }
     Ok(())
 }
@@ -401,39 +499,61 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
         )?;
     }
     writeln!(out)?;
-    let function = s.function_recall_at_10.map_or("-".to_string(), |f| {
-        format!("{f:.3} ({})", s.function_queries)
-    });
     writeln!(
         out,
-        "{:>6} {:>6} {:>6} {:>7} {:>7} {:>12} {:>8} {:>8}",
+        "{:>6} {:>6} {:>6} {:>7} {:>7} {:>12} {:>8} {:>8}  system",
         "R@1", "R@5", "R@10", "MRR@10", "All@10", "F-R@10 (n)", "p50 ms", "p95 ms"
     )?;
-    writeln!(
-        out,
-        "{:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>7.3} {:>12} {:>8.1} {:>8.1}",
-        s.recall_at_1,
-        s.recall_at_5,
-        s.recall_at_10,
-        s.mrr_at_10,
-        s.all_at_10,
-        function,
-        s.latency_p50_ms,
-        s.latency_p95_ms
-    )?;
+    let row = |out: &mut dyn Write, s: &Summary, name: &str| -> std::io::Result<()> {
+        let function = s.function_recall_at_10.map_or("-".to_string(), |f| {
+            format!("{f:.3} ({})", s.function_queries)
+        });
+        writeln!(
+            out,
+            "{:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>7.3} {:>12} {:>8.1} {:>8.1}  {name}",
+            s.recall_at_1,
+            s.recall_at_5,
+            s.recall_at_10,
+            s.mrr_at_10,
+            s.all_at_10,
+            function,
+            s.latency_p50_ms,
+            s.latency_p95_ms
+        )
+    };
+    row(out, s, &format!("code-intel {mode}"))?;
+    if let Some(b) = &r.baseline {
+        row(out, &b.summary, b.name)?;
+    }
     writeln!(out)?;
-    writeln!(
-        out,
-        "rank  id            query (rank of the first gold file; - beyond {CUTOFF})"
-    )?;
+    let rank_text = |rank: Option<usize>| rank.map_or_else(|| "-".to_string(), |k| k.to_string());
+    if r.baseline.is_some() {
+        writeln!(
+            out,
+            "rank  grep  id            query (rank of the first gold file; - beyond {CUTOFF})"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "rank  id            query (rank of the first gold file; - beyond {CUTOFF})"
+        )?;
+    }
     for q in &r.queries {
-        let rank = q.rank.map_or_else(|| "-".to_string(), |k| k.to_string());
+        let rank = rank_text(q.rank);
         let id = match &q.id {
             Some(serde_json::Value::String(s)) => s.clone(),
             Some(v) => v.to_string(),
             None => "-".to_string(),
         };
-        writeln!(out, "{rank:>4}  {id:<12}  {}", q.query)?;
+        match &q.baseline {
+            Some(b) => writeln!(
+                out,
+                "{rank:>4}  {:>4}  {id:<12}  {}",
+                rank_text(b.rank),
+                q.query
+            )?,
+            None => writeln!(out, "{rank:>4}  {id:<12}  {}", q.query)?,
+        }
     }
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
