@@ -220,6 +220,29 @@ fn ranks(report: &Value) -> Vec<(Value, Value, Value)> {
         .collect()
 }
 
+/// Three hand-written queries for the fixture [`repository`], as a `--queries` file in a temporary
+/// directory outside the repository (so that the index does not see the queries' words); the
+/// directory lives as long as the returned guard.
+fn hand_written_queries() -> (tempfile::TempDir, std::path::PathBuf) {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let queries = elsewhere.path().join("queries.jsonl");
+    let lines = [
+        // Distinctive words of one method: found first (README.md, which mentions discount
+        // codes, second), and its chunk lies inside the gold range (`Cart.total`, lines 13-20).
+        json!({"id": "discount", "query": "percentage discount codes in the cart total",
+               "gold_files": ["src/cart.py"],
+               "gold_ranges": [{"file": "src/cart.py", "start": 13, "end": 20}]}),
+        // The words are only in web/money.js: the gold file cannot be found.
+        json!({"id": "missing", "query": "currency helpers for the storefront",
+               "gold_files": ["src/auth.py"]}),
+        // One of two gold files found: a hit at 1, but not All@10.
+        json!({"id": "both", "query": "cart total", "gold_files": ["src/cart.py", "src/auth.py"]}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&queries, text).unwrap();
+    (elsewhere, queries)
+}
+
 /// `--baseline grep`: the same queries through one grep per request word over the code files,
 /// scored the same way; the fixture implies each rank (README.md, which mentions discount
 /// codes, is not code and is not grepped).
@@ -227,21 +250,9 @@ fn ranks(report: &Value) -> Vec<(Value, Value, Value)> {
 fn eval_baseline_grep_scores_the_simple_alternative_side_by_side() {
     let dir = tempfile::tempdir().unwrap();
     repository(dir.path());
-    let elsewhere = tempfile::tempdir().unwrap();
-    let queries = elsewhere.path().join("queries.jsonl");
-    let lines = [
-        // cart.py holds all five words; no other code file holds any.
-        json!({"id": "discount", "query": "percentage discount codes in the cart total",
-               "gold_files": ["src/cart.py"],
-               "gold_ranges": [{"file": "src/cart.py", "start": 13, "end": 20}]}),
-        // The words are only in web/money.js.
-        json!({"id": "missing", "query": "currency helpers for the storefront",
-               "gold_files": ["src/auth.py"]}),
-        // Found, but auth.py holds neither word.
-        json!({"id": "both", "query": "cart total", "gold_files": ["src/cart.py", "src/auth.py"]}),
-    ];
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&queries, text).unwrap();
+    // For grep: cart.py holds all five words of "discount" and no other code file holds any;
+    // the words of "missing" are only in web/money.js; auth.py holds neither word of "both".
+    let (_elsewhere, queries) = hand_written_queries();
     let q = queries.to_str().unwrap();
     let args = [
         "eval",
@@ -317,23 +328,7 @@ fn eval_baseline_grep_scores_the_simple_alternative_side_by_side() {
 fn eval_queries_scores_hand_written_gold() {
     let dir = tempfile::tempdir().unwrap();
     repository(dir.path());
-    // Outside the repository, so that the index does not see the queries' words.
-    let elsewhere = tempfile::tempdir().unwrap();
-    let queries = elsewhere.path().join("queries.jsonl");
-    let lines = [
-        // Distinctive words of one method: found first (README.md, which mentions discount
-        // codes, second), and its chunk lies inside the gold range (`Cart.total`, lines 13-20).
-        json!({"id": "discount", "query": "percentage discount codes in the cart total",
-               "gold_files": ["src/cart.py"],
-               "gold_ranges": [{"file": "src/cart.py", "start": 13, "end": 20}]}),
-        // The words are only in web/money.js: the gold file cannot be found.
-        json!({"id": "missing", "query": "currency helpers for the storefront",
-               "gold_files": ["src/auth.py"]}),
-        // One of two gold files found: a hit at 1, but not All@10.
-        json!({"id": "both", "query": "cart total", "gold_files": ["src/cart.py", "src/auth.py"]}),
-    ];
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&queries, text).unwrap();
+    let (_elsewhere, queries) = hand_written_queries();
     let report = eval_json(
         dir.path(),
         &[

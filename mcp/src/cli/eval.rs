@@ -527,33 +527,23 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
     }
     writeln!(out)?;
     let rank_text = |rank: Option<usize>| rank.map_or_else(|| "-".to_string(), |k| k.to_string());
-    if r.baseline.is_some() {
-        writeln!(
-            out,
-            "rank  grep  id            query (rank of the first gold file; - beyond {CUTOFF})"
-        )?;
-    } else {
-        writeln!(
-            out,
-            "rank  id            query (rank of the first gold file; - beyond {CUTOFF})"
-        )?;
-    }
+    let grep_column = if r.baseline.is_some() { "grep  " } else { "" };
+    writeln!(
+        out,
+        "rank  {grep_column}id            query (rank of the first gold file; - beyond {CUTOFF})"
+    )?;
     for q in &r.queries {
         let rank = rank_text(q.rank);
+        let grep = q
+            .baseline
+            .as_ref()
+            .map_or(String::new(), |b| format!("{:>4}  ", rank_text(b.rank)));
         let id = match &q.id {
             Some(serde_json::Value::String(s)) => s.clone(),
             Some(v) => v.to_string(),
             None => "-".to_string(),
         };
-        match &q.baseline {
-            Some(b) => writeln!(
-                out,
-                "{rank:>4}  {:>4}  {id:<12}  {}",
-                rank_text(b.rank),
-                q.query
-            )?,
-            None => writeln!(out, "{rank:>4}  {id:<12}  {}", q.query)?,
-        }
+        writeln!(out, "{rank:>4}  {grep}{id:<12}  {}", q.query)?;
     }
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
