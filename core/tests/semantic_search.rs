@@ -312,3 +312,54 @@ fn hybrid_hits_explain_their_parts_and_fall_back_to_bm25_without_vectors() {
     assert_eq!(r.hits[0].hit.symbol, "render_coupon");
     assert_eq!(r.hits[0].explanation.parts.len(), 1);
 }
+
+#[test]
+fn a_candidate_no_signal_scores_is_not_a_hit() {
+    let (_dir, root) = repo();
+    let fake = FakeEmbedder::new(DIMS);
+    let (index, vectors) = build(&root, &fake);
+    let q = fake.embed_queries(&["render_coupon"]).unwrap();
+    // Vector only, every file asked for: the files whose chunks are all at or below the
+    // query's mean cosine score 0 and are left out, the others stay, in order.
+    let opts = SearchOptions {
+        mode: SearchMode::Vector,
+        ..SearchOptions::hybrid(&config().search_weights)
+    };
+    let r = hybrid::search(
+        &index,
+        Some(&vectors),
+        Some(&q[0]),
+        "render_coupon",
+        100,
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(r.mode, SearchMode::Vector);
+    assert_eq!(r.hits[0].hit.symbol, "render_coupon");
+    assert!(
+        r.hits
+            .iter()
+            .all(|h| h.hit.score > 0.0 && h.explanation.parts.iter().any(|p| p.contribution > 0.0)),
+        "{:?}",
+        r.hits
+            .iter()
+            .map(|h| (&h.hit.file, h.hit.score))
+            .collect::<Vec<_>>()
+    );
+    let files = index.indexed_files().len();
+    assert!(
+        r.hits.len() < files,
+        "{} hits of {files} files: some files must be below the mean",
+        r.hits.len()
+    );
+    assert!(r.hits.windows(2).all(|w| w[0].hit.score >= w[1].hit.score));
+
+    // Lexical mode answers with BM25 matches only, as before.
+    let lexical = SearchOptions {
+        mode: SearchMode::Lexical,
+        ..opts
+    };
+    let r = hybrid::search(&index, None, None, "bcrypt", 100, &lexical).unwrap();
+    let found: Vec<&str> = r.hits.iter().map(|h| h.hit.file.as_str()).collect();
+    assert_eq!(found, ["auth/passwords.py"]);
+}

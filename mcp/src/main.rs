@@ -19,8 +19,9 @@ use clap::Parser as _;
 /// `code_intel=trace`).
 const LOG_ENV: &str = "CODE_INTEL_LOG";
 /// The filter without `CODE_INTEL_LOG`: `info`, except tantivy, which logs every commit and
-/// meta-file change at info.
-const DEFAULT_LOG: &str = "info,tantivy=warn";
+/// meta-file change at info, and hnsw_rs, which logs a dozen lines of graph parameters each
+/// time the HNSW graph is loaded (every `search --mode hybrid`).
+const DEFAULT_LOG: &str = "info,tantivy=warn,hnsw_rs=warn";
 
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {

@@ -791,6 +791,13 @@ pub fn search_ranked_from(
             }
         })
         .collect();
+    // A candidate no signal scores (no BM25 match, cosine at or below the query's mean over the
+    // index, no definition or reference) is no evidence of anything: not a hit. On a large index
+    // such a candidate never reaches the top; on a small one it padded the answer with chunks
+    // scored 0.000 and an empty explanation.
+    if mode != SearchMode::Lexical {
+        ranked.retain(|h| h.explanation.score > 0.0);
+    }
     // Stable: ties keep BM25 order, then vector order.
     ranked.sort_by(|a, b| b.explanation.score.total_cmp(&a.explanation.score));
     let lexical = mode == SearchMode::Lexical;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
 
+use super::render::esc;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use code_intel_core::config::{Config, SearchWeights};
@@ -793,7 +794,7 @@ impl<'a> Searcher<'a> {
 /// Writing fails.
 pub fn render_answer(out: &mut dyn Write, answer: &serde_json::Value) -> anyhow::Result<()> {
     if let Some(msg) = answer.get("message").and_then(|m| m.as_str()) {
-        writeln!(out, "{msg}")?;
+        writeln!(out, "{}", esc(msg))?;
         for h in answer["map_hits"].as_array().into_iter().flatten() {
             writeln!(
                 out,
@@ -805,11 +806,11 @@ pub fn render_answer(out: &mut dyn Write, answer: &serde_json::Value) -> anyhow:
                 } else {
                     ""
                 },
-                h["nl_term"].as_str().unwrap_or("-"),
-                h["symbol"]
+                esc(h["nl_term"].as_str().unwrap_or("-")),
+                esc(h["symbol"]
                     .as_str()
                     .or(h["agreement_file"].as_str())
-                    .unwrap_or("-"),
+                    .unwrap_or("-")),
             )?;
         }
     }
@@ -844,11 +845,11 @@ pub fn render_answer(out: &mut dyn Write, answer: &serde_json::Value) -> anyhow:
             out,
             "{:>7.3}  {}:{}-{}  {} {}  [{}]",
             h["score"].as_f64().unwrap_or_default(),
-            h["file"].as_str().unwrap_or_default(),
+            esc(h["file"].as_str().unwrap_or_default()),
             h["start_line"],
             h["end_line"],
             h["kind"].as_str().unwrap_or_default(),
-            name,
+            esc(name),
             parts.join(", ")
         )?;
     }
@@ -861,7 +862,35 @@ pub fn render_answer(out: &mut dyn Write, answer: &serde_json::Value) -> anyhow:
 /// Writing fails.
 pub fn render_notes(out: &mut dyn Write, answer: &serde_json::Value) -> anyhow::Result<()> {
     for n in answer["notes"].as_array().into_iter().flatten() {
-        writeln!(out, "note: {}", n.as_str().unwrap_or_default())?;
+        writeln!(out, "note: {}", esc(n.as_str().unwrap_or_default()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_answer_escapes_control_characters_of_paths_names_and_notes() {
+        let answer = serde_json::json!({
+            "hits": [{
+                "score": 0.5,
+                "file": "src/b\nc.py",
+                "start_line": 1,
+                "end_line": 2,
+                "kind": "function",
+                "qualified_name": "f\u{1b}[31m",
+                "explanation": {"parts": [{"signal": "keyword", "contribution": 0.5}]},
+            }],
+            "notes": ["see src/b\nc.py"],
+        });
+        let mut out = Vec::new();
+        render_answer(&mut out, &answer).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "  0.500  src/b\\nc.py:1-2  function f\\u{1b}[31m  [keyword 0.50]\nnote: see src/b\\nc.py\n"
+        );
+    }
 }
