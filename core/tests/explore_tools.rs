@@ -568,6 +568,53 @@ fn find_definitions_by_name_qualified_name_and_suffix() {
 }
 
 #[test]
+fn partial_definition_matches_come_closest_first() {
+    // Path order alone would list `a/commands.py` (add_requests) first.
+    let f = fixture_with(
+        &[
+            (
+                "a/commands.py",
+                "def add_requests(reqs):\n    return reqs\n\n\ndef prepare_request(r):\n    def callback(x):\n        return x\n    return callback\n",
+            ),
+            (
+                "b/fingerprint.py",
+                "class RequestFingerprinter:\n    def fingerprint(self, r):\n        return r\n",
+            ),
+            ("c/form.py", "class FormRequest:\n    pass\n"),
+            ("d/request.py", "class Request:\n    pass\n"),
+        ],
+        Config {
+            source_dirs: Vec::new(),
+            ..Config::default()
+        },
+    );
+    let p = FindDefinitionsParams {
+        symbol: "Request".into(),
+        ..Default::default()
+    };
+    for cx in [f.cx(), f.cx_without_index()] {
+        let names: Vec<String> = find_definitions(&cx, &p)
+            .unwrap()
+            .definitions
+            .into_iter()
+            .map(|d| d.qualified_name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "Request",
+                "FormRequest",
+                "RequestFingerprinter",
+                "add_requests",
+                "prepare_request",
+                "prepare_request.callback",
+                "RequestFingerprinter.fingerprint",
+            ]
+        );
+    }
+}
+
+#[test]
 fn find_definitions_without_an_index_parses_files() {
     let f = fixture();
     for (symbol, exact) in [

@@ -78,8 +78,10 @@ pub struct Definition {
 pub struct FindDefinitionsResult {
     /// The symbol as given.
     pub symbol: String,
-    /// Definitions, best match first: case-exact name matches, then case-insensitive ones, then
-    /// substrings; within each, by path and line.
+    /// Definitions, best match first: case-exact name matches, then case-insensitive ones (each
+    /// by path and line), then names containing the symbol with its case, names containing it
+    /// in another case, and qualified names containing it (each shortest name first, then by
+    /// path and line).
     pub definitions: Vec<Definition>,
     /// All definitions found, including those not returned.
     pub total: usize,
@@ -194,8 +196,22 @@ pub fn find_definitions(
         .into_iter()
         .map(|c| (rank(symbol, &c.span), c))
         .collect();
+    // Within a tier of partial matches the shorter name is the closer one (`FormRequest` before
+    // `RequestFingerprinter` for `Request`); exact tiers keep path order.
+    let closeness = |tier: u8, c: &Candidate| {
+        if tier >= 2 {
+            c.span.symbol.chars().count()
+        } else {
+            0
+        }
+    };
     ranked.sort_by(|(ra, a), (rb, b)| {
-        (ra, &a.file, a.span.start_line).cmp(&(rb, &b.file, b.span.start_line))
+        (ra, closeness(*ra, a), &a.file, a.span.start_line).cmp(&(
+            rb,
+            closeness(*rb, b),
+            &b.file,
+            b.span.start_line,
+        ))
     });
 
     let limits = &cx.config.limits;
@@ -236,7 +252,9 @@ pub fn find_definitions(
 }
 
 /// 0: the name or qualified name equals `symbol` (or the qualified name ends with it) with the
-/// same case; 1: the same ignoring case; 2: a substring match.
+/// same case; 1: the same ignoring case; 2: the name contains `symbol` with the same case
+/// (`FormRequest` for `Request`); 3: the name contains it ignoring case (`add_requests`);
+/// 4: only the qualified name does (a function nested in `prepare_request`).
 fn rank(symbol: &str, span: &Span) -> u8 {
     let seps = |s: &str| {
         s.trim_start_matches('\\')
@@ -249,10 +267,17 @@ fn rank(symbol: &str, span: &Span) -> u8 {
         return 0;
     }
     let (ql, ownl) = (q.to_lowercase(), own.to_lowercase());
-    if span.symbol.to_lowercase() == ql || ownl == ql || ownl.ends_with(&format!(".{ql}")) {
+    let name = span.symbol.to_lowercase();
+    if name == ql || ownl == ql || ownl.ends_with(&format!(".{ql}")) {
         return 1;
     }
-    2
+    if span.symbol.contains(q.as_str()) {
+        2
+    } else if name.contains(ql.as_str()) {
+        3
+    } else {
+        4
+    }
 }
 
 /// Without an index: parse the files of the scope (or the index's source directories) and keep
@@ -334,5 +359,20 @@ mod tests {
         assert_eq!(rank("router.get", &s), 1);
         assert_eq!(rank("GET", &s), 1);
         assert_eq!(rank("ge", &s), 2);
+        // Partial matches: the name with the symbol's case, then in another case, then only
+        // the qualified name.
+        assert_eq!(rank("Request", &span("FormRequest", "FormRequest")), 2);
+        assert_eq!(
+            rank("Request", &span("add_requests", "Command.add_requests")),
+            3
+        );
+        assert_eq!(
+            rank(
+                "Request",
+                &span("callback", "Command.prepare_Request.callback")
+            ),
+            4
+        );
+        assert_eq!(rank("Router.ge", &s), 4);
     }
 }
