@@ -985,7 +985,10 @@ impl CodeIndex {
             if linkers > max_per_key {
                 continue;
             }
-            for (kind, _, _) in framework::KINDS.iter().filter(|(k, _, _)| keep(k)) {
+            for (kind, _, _) in framework::KINDS
+                .iter()
+                .filter(|(k, _, _)| *k != framework::COMPANION && keep(k))
+            {
                 let docs = docs_of(&*lexical::link_query(&self.fields, kind, key))?;
                 for file in self.paths_of(&searcher, docs)? {
                     out.push(framework::Neighbor {
@@ -994,6 +997,27 @@ impl CodeIndex {
                         key: key.clone(),
                         outgoing: false,
                     });
+                }
+            }
+        }
+        // A template or stylesheet belongs to the script of its name beside it (one link, from
+        // the template's side only: a hit on the script does not bring its stylesheet along).
+        if keep(framework::COMPANION) {
+            for script in framework::companion_scripts(path) {
+                let found = searcher
+                    .search(
+                        &*lexical::file_query(&self.fields, &script),
+                        &tantivy::collector::Count,
+                    )
+                    .map_err(|e| self.err("search", e))?;
+                if found > 0 {
+                    out.push(framework::Neighbor {
+                        key: script.clone(),
+                        file: script,
+                        kind: framework::COMPANION.to_string(),
+                        outgoing: true,
+                    });
+                    break;
                 }
             }
         }

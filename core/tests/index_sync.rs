@@ -1053,3 +1053,54 @@ fn a_file_covering_more_of_the_request_gains_over_one_repeating_a_word() {
         "coverage 1: {with}, coverage 0: {without}"
     );
 }
+
+#[test]
+fn a_template_brings_the_script_of_its_name_along() {
+    let (_dir, root) = fixture(&[
+        (
+            "src/app/panel/panel.component.html",
+            "<ul class=\"saved\">\n  <li *ngFor=\"let v of views\">\n    <span class=\"badge\">{{ v.counts }}</span>\n  </li>\n</ul>\n",
+        ),
+        (
+            "src/app/panel/panel.component.ts",
+            "export class PanelComponent {\n  open = false\n  toggle() {\n    this.open = !this.open\n  }\n}\n",
+        ),
+        (
+            "src/app/other/other.component.ts",
+            "export class OtherComponent {\n  close() {\n    return 1\n  }\n}\n",
+        ),
+        ("src/styles.css", ".badge {\n  color: red;\n}\n"),
+    ]);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    let files = |query: &str, framework_link: f32| -> Vec<String> {
+        let params = code_intel_core::index::RankParams {
+            framework_link,
+            ..Default::default()
+        };
+        let found = index.search_files(query, 10, &params).unwrap();
+        found.into_iter().map(|f| f.best.file).collect()
+    };
+    // Only the template says "badge counts"; its component class joins it, the stylesheet with
+    // no script of its name brings nothing, and an unrelated script stays out.
+    let without = files("badge counts", 0.0);
+    assert!(!without.iter().any(|f| f.ends_with(".ts")), "{without:?}");
+    let with = files("badge counts", 0.2);
+    let at = |f: &str| with.iter().position(|x| x == f);
+    let template = at("src/app/panel/panel.component.html").expect("the template matches");
+    let script = at("src/app/panel/panel.component.ts").expect("its script joins");
+    assert!(template < script, "{with:?}");
+    assert!(!with.iter().any(|f| f.contains("other")), "{with:?}");
+    // One way only: a hit on the script does not bring its template along.
+    let script = files("toggle open", 0.2);
+    assert_eq!(script, ["src/app/panel/panel.component.ts"], "{script:?}");
+    // The tools see the relation too (analyze_structure's framework view).
+    let neighbors = index
+        .framework_neighbors("src/app/panel/panel.component.html", 50)
+        .unwrap();
+    assert_eq!(neighbors.len(), 1, "{neighbors:?}");
+    assert_eq!(
+        (neighbors[0].file.as_str(), neighbors[0].kind.as_str()),
+        ("src/app/panel/panel.component.ts", "companion")
+    );
+}

@@ -89,7 +89,44 @@ pub const KINDS: &[(&str, &str, f32)] = &[
         "a file uses keys of the translation file",
         0.0,
     ),
+    (
+        COMPANION,
+        "a template or stylesheet belongs to the script of the same name beside it (x.component.html → x.component.ts)",
+        1.0,
+    ),
 ];
+
+/// The relation of a template or stylesheet to the script of the same name in the same directory
+/// (Angular's `x.component.html`/`.scss` and `x.component.ts`, a web component's `x.css` and
+/// `x.ts`, a page's `index.html` and `index.js`): the script is where the behaviour a request
+/// names is implemented, and the template often holds the request's words (labels, markup).
+/// Found from the paths ([`companion_scripts`]), in every repository; not stored in the index.
+/// Weighted like `renders`, the same relation seen from the other side.
+pub const COMPANION: &str = "companion";
+
+/// Extensions (lower case) of templates and stylesheets that belong to a script beside them.
+pub const COMPANION_FILES: &[&str] = &["html", "htm", "css", "scss", "sass", "less"];
+
+/// Extensions a companion's script may have, in the order they are looked for.
+pub const COMPANION_SCRIPTS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs"];
+
+/// The paths the script of the template or stylesheet at `path` would have, in the order of
+/// [`COMPANION_SCRIPTS`] (`src/app/x.component.html` → `src/app/x.component.ts`, `….tsx`, …);
+/// empty for other files and for a name that is only an extension (`.css`).
+pub fn companion_scripts(path: &str) -> Vec<String> {
+    let name_start = path.rfind('/').map_or(0, |i| i + 1);
+    let Some(dot) = path.rfind('.').filter(|&d| d > name_start) else {
+        return Vec::new();
+    };
+    let ext = path[dot + 1..].to_ascii_lowercase();
+    if !COMPANION_FILES.contains(&ext.as_str()) {
+        return Vec::new();
+    }
+    COMPANION_SCRIPTS
+        .iter()
+        .map(|script| format!("{}.{script}", &path[..dot]))
+        .collect()
+}
 
 /// The ranking weight of a relation kind (0 for unknown kinds).
 pub fn kind_weight(kind: &str) -> f32 {

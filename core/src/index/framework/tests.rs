@@ -321,3 +321,30 @@ fn tailwind_configs_are_read_with_the_grammar() {
         ["@tailwindcss/forms, tailwindcss/plugin"]
     );
 }
+
+#[test]
+fn companion_scripts_of_templates_and_stylesheets() {
+    use super::companion_scripts;
+    assert_eq!(
+        companion_scripts("src/app/x.component.html"),
+        [
+            "src/app/x.component.ts",
+            "src/app/x.component.tsx",
+            "src/app/x.component.js",
+            "src/app/x.component.jsx",
+            "src/app/x.component.mjs",
+        ]
+    );
+    assert_eq!(companion_scripts("Button.SCSS")[0], "Button.ts");
+    assert_eq!(companion_scripts("web/index.htm")[1], "web/index.tsx");
+    // Scripts, other files, a bare extension and a dot in a directory name: none.
+    for none in [
+        "src/app/x.component.ts",
+        "README.md",
+        "src/.css",
+        "a.b/LICENSE",
+        "Makefile",
+    ] {
+        assert!(companion_scripts(none).is_empty(), "{none}");
+    }
+}
