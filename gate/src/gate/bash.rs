@@ -196,6 +196,12 @@ pub enum BashTarget {
 pub fn analyze(command: &str) -> BashAnalysis {
     let mut eval = Eval::default();
     eval.run_text(command);
+    if eval.pipe_code_unsure() {
+        eval.unknown(
+            "<echo | …>",
+            "code printed by echo/printf while the command line redefines them",
+        );
+    }
     let mut seen = HashSet::new();
     eval.out.writes.retain(|w| seen.insert(w.clone()));
     let mut seen = HashSet::new();

@@ -4,7 +4,7 @@
 use super::lex::{Lexer, Redir, Tok, Word};
 use super::opts::{XARGS_SPEC, listed, parse_opts, stop_spec};
 use super::parse::{Cmd, Event, parse};
-use super::rules::{PREFIXES, RULES};
+use super::rules::{LAUNCHERS, PREFIXES, RULES, manifest_edits, tool_outputs};
 use super::{BashAnalysis, BashTarget, BashWrite, MAX_DEPTH};
 
 /// The working directory relative to where the command starts (`""`: unchanged).
@@ -97,6 +97,14 @@ pub(super) struct Eval {
     skip_config: bool,
     /// The text the previous command of a pipeline prints, when it is a literal `echo`/`printf`.
     pub(super) pipe_text: Option<String>,
+    /// The exact text the previous command of a pipeline prints, when it is a literal `echo` or
+    /// `printf` whose output is its words (no escapes, no formats): code a shell or interpreter
+    /// reading the pipe runs (`echo 'print(1)' | python3`).
+    pipe_code: Option<String>,
+    /// Code was taken from such an `echo`/`printf` ([`Eval::take_pipe_code`]).
+    used_pipe_code: bool,
+    /// The command line defines a function named `echo` or `printf` (which could print anything).
+    pub(super) output_redefined: bool,
 }
 
 /// One command to apply a rule to: its canonical name, its arguments and its stdin text.
@@ -136,8 +144,22 @@ impl Eval {
     }
 
     fn run(&mut self, toks: Vec<Tok>) {
+        // `echo() { …; }`, `function printf …`: a literal `echo` no longer prints its words.
+        let prints =
+            |t: &Tok| matches!(t, Tok::Word(w) if matches!(w.value.as_str(), "echo" | "printf"));
+        self.output_redefined |= toks
+            .windows(3)
+            .any(|t| prints(&t[0]) && matches!((&t[1], &t[2]), (Tok::Op("("), Tok::Op(")"))))
+            || toks
+                .windows(2)
+                .any(|t| matches!(&t[0], Tok::Word(w) if w.value == "function") && prints(&t[1]));
         let mut saved: Vec<(Cwd, Vec<Cwd>, bool)> = Vec::new();
         for event in parse(toks) {
+            if !matches!(event, Event::Command(_)) {
+                // What a group or subshell prints is not the text of its last `echo`.
+                self.pipe_text = None;
+                self.pipe_code = None;
+            }
             match event {
                 Event::Enter { scoped } => {
                     saved.push((self.cwd.clone(), self.dirs.clone(), scoped))
@@ -165,6 +187,7 @@ impl Eval {
 
     fn command(&mut self, mut cmd: Cmd) {
         let pipe_in = self.pipe_text.take().filter(|_| cmd.piped);
+        let code_in = self.pipe_code.take().filter(|_| cmd.piped);
         for w in &mut cmd.words {
             for s in std::mem::take(&mut w.substs) {
                 self.subshell(s);
@@ -236,6 +259,7 @@ impl Eval {
         }
         self.piped = cmd.piped;
         self.pipe_text = pipe_in;
+        self.pipe_code = code_in;
         self.stdin_file = stdin_file;
         let home_before = self.home_unknown;
         self.home_unknown |= prefix_home;
@@ -247,6 +271,29 @@ impl Eval {
         self.piped = false;
         self.stdin_file = None;
         self.stdin_dynamic = false;
+        self.pipe_code = None;
+        // Exactly what a literal `echo`/`printf` prints: its words, when none holds an escape
+        // (`echo -e`, `printf`'s format) or a `printf` format.
+        let literal =
+            words.iter().all(|w| !w.dynamic && !w.value.contains('\\')) && cmd.redirs.is_empty();
+        self.pipe_code = match words.first().map(|w| w.value.as_str()) {
+            Some("echo") if literal => {
+                let args = &words[1..];
+                let skip = args
+                    .iter()
+                    .take_while(|w| {
+                        w.value.len() > 1
+                            && w.value.starts_with('-')
+                            && w.value[1..].bytes().all(|b| b"neE".contains(&b))
+                    })
+                    .count();
+                Some(join_values(&args[skip..]))
+            }
+            Some("printf") if literal && words[1..].iter().all(|w| !w.value.contains('%')) => {
+                words.get(1).map(|w| w.value.clone())
+            }
+            _ => None,
+        };
         // What a literal `echo`/`printf` prints, for a `sqlite3` reading it from the pipe.
         self.pipe_text = words
             .first()
@@ -298,6 +345,24 @@ impl Eval {
             let name = canonical(&first.value);
             if name == "xargs" {
                 return self.xargs(&words[1..]);
+            }
+            if matches!(name, "npx" | "bunx" | "pnpx" | "npm")
+                && let Some(text) = words[1..].iter().enumerate().find_map(|(k, w)| {
+                    let v = w.value.as_str();
+                    match v {
+                        "-c" | "--call" => words.get(k + 2).map(|c| c.value.clone()),
+                        _ => v.strip_prefix("--call=").map(str::to_string),
+                    }
+                })
+            {
+                // `npx -c 'CMD'`, `npm exec --call 'CMD'`: a shell command line.
+                self.working_dir_code(name);
+                self.run_text(&text);
+                return;
+            }
+            if let Some(inner) = self.launched(name, &words[1..]) {
+                words = &words[1 + inner..];
+                continue;
             }
             if let Some(&(_, val, long, operands, stops)) =
                 PREFIXES.iter().find(|p| listed(p.0, name))
@@ -398,6 +463,8 @@ impl Eval {
             for code in code {
                 self.script(&code, &format!("{name} loads code from"));
             }
+            tool_outputs(self, name, &words[1..]);
+            manifest_edits(self, name, &words[1..]);
             if let Some((_, rule)) = RULES.iter().find(|(names, _)| listed(names, name)) {
                 rule(
                     self,
@@ -410,6 +477,47 @@ impl Eval {
             }
             return;
         }
+    }
+
+    /// `uv run CMD`, `bundle exec CMD`, `npm exec -- CMD`, `npm run env -- CMD` ([`LAUNCHERS`]):
+    /// the index in `args` of the command the launcher runs (the launcher reads its working
+    /// directory's configuration). `None`: not a launcher call, or no command follows.
+    fn launched(&mut self, name: &str, args: &[Word]) -> Option<usize> {
+        let sub = args.first()?;
+        let start = if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
+            && matches!(sub.value.as_str(), "run" | "run-script")
+            && args.get(1).is_some_and(|w| w.value == "env")
+        {
+            // `npm run env -- CMD`: the built-in `env` script runs its arguments.
+            2
+        } else {
+            let (_, subs, _) = LAUNCHERS.iter().find(|(names, ..)| listed(names, name))?;
+            if sub.dynamic || !listed(subs, &sub.value) {
+                return None;
+            }
+            1
+        };
+        let valued = LAUNCHERS
+            .iter()
+            .find(|(names, ..)| listed(names, name))
+            .map_or("", |l| l.2);
+        let mut k = start;
+        while let Some(w) = args.get(k) {
+            let v = w.value.as_str();
+            if v == "--" {
+                k += 1;
+                break;
+            }
+            if !v.starts_with('-') || v == "-" {
+                break;
+            }
+            k += if listed(valued, v) { 2 } else { 1 };
+        }
+        if k >= args.len() {
+            return None;
+        }
+        self.working_dir_code(name);
+        Some(k)
     }
 
     /// `xargs [opts] CMD ARGS`: CMD gets Dynamic arguments from stdin (appended, or in place of
@@ -747,6 +855,24 @@ impl Eval {
         }
     }
 
+    /// The code a shell or interpreter reading the pipe gets from a literal `echo`/`printf`
+    /// before it (`echo 'print(1)' | python3`), when its stdin is that pipe. The analysis is
+    /// withdrawn if the command line also defines a function of that name (see [`super::analyze`]).
+    pub(super) fn take_pipe_code(&mut self) -> Option<String> {
+        if !self.piped || self.stdin_file.is_some() {
+            return None;
+        }
+        let code = self.pipe_code.take()?;
+        self.used_pipe_code = true;
+        Some(code)
+    }
+
+    /// Whether code was taken from a literal `echo`/`printf` while the command line defines a
+    /// function of that name somewhere: then that code is not known.
+    pub(super) fn pipe_code_unsure(&self) -> bool {
+        self.used_pipe_code && self.output_redefined
+    }
+
     /// Reports code read from a pipe (`… | bash`, `… | python3`): unknowable statically.
     pub(super) fn piped_code(&mut self, name: &str) {
         self.unknown("<stdin>", format!("{name} running code from a pipe"));
@@ -1017,11 +1143,24 @@ fn expand_braces(words: &mut Vec<Word>, n_assign: usize, depth: usize) {
     *words = out;
 }
 
+fn join_values(words: &[Word]) -> String {
+    words
+        .iter()
+        .map(|w| w.value.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub(super) fn is_assignment(w: &Word) -> bool {
     let Some((name, _)) = w.value.split_once('=') else {
         return false;
     };
     let name = name.strip_suffix('+').unwrap_or(name);
+    // `NAME[SUBSCRIPT]=…`: an array element (a substitution in the subscript was run already).
+    let name = match name.strip_suffix(']').and_then(|n| n.split_once('[')) {
+        Some((array, _)) => array,
+        None => name,
+    };
     !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')

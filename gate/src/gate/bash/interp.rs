@@ -1079,6 +1079,11 @@ fn scan_tokens(
                         Some(a)
                             if a.lit().is_none()
                                 && (is_number(a.raw) || a.raw.trim() == "undef") => {}
+                        // `sqlite3.connect(':memory:')`: a database in memory, no file.
+                        Some(a)
+                            if a.lit().is_some_and(|l| {
+                                l == ":memory:" || l.is_empty() || l.starts_with("file::memory:")
+                            }) => {}
                         Some(a) => e.write(&a.word(), via),
                         // Arguments the analysis cannot count (`copy(*pair)`): the call itself.
                         None if Some(&i) == indexes.first() => e.write(&snippet, via),
@@ -1106,6 +1111,13 @@ fn scan_tokens(
                                 .for_each(|a| e.write(&a.word(), via));
                         }
                     }
+                }
+            }
+            // `logging.basicConfig(level=…)` logs to stderr; only a `filename` (written) or
+            // handlers given to it can name a file.
+            Call::Opaque if name.ends_with("basicConfig") && kw("handlers").is_none() => {
+                if let Some(f) = kw("filename").or(positional.first().copied()) {
+                    e.write(&f.word(), via);
                 }
             }
             Call::Opaque => e.unknown(

@@ -299,6 +299,19 @@ impl<'a> Lexer<'a> {
         }
         while let Some(c) = self.at(0) {
             match c {
+                b'(' if !w.quoted && !w.dynamic && assignment_name(&val) => {
+                    // `NAME=(…)`, `NAME+=(…)`: an array assignment, one word. Its elements are
+                    // words, not commands; the substitutions in them run.
+                    self.pos += 1;
+                    let toks = self.nested();
+                    for tok in toks {
+                        if let Tok::Word(inner) = tok {
+                            w.substs.extend(inner.substs);
+                        }
+                    }
+                    w.dynamic = true;
+                    val.extend_from_slice(b"(...)");
+                }
                 b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' => break,
                 b'<' | b'>' => {
                     let fd = !val.is_empty()
@@ -562,6 +575,17 @@ impl<'a> Lexer<'a> {
         self.depth -= 1;
         toks
     }
+}
+
+/// Whether `val` is `NAME=` or `NAME+=` (what an array assignment's `(` follows).
+fn assignment_name(val: &[u8]) -> bool {
+    let Some(name) = val.strip_suffix(b"=") else {
+        return false;
+    };
+    let name = name.strip_suffix(b"+").unwrap_or(name);
+    !name.is_empty()
+        && !name[0].is_ascii_digit()
+        && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
 }
 
 /// Whether the next token stands where a command starts (so `((` is arithmetic, not two subshells).

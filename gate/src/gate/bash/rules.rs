@@ -19,6 +19,7 @@ use find::rule_find;
 use format::rule_formatter;
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
+pub(super) use output::{manifest_edits, tool_outputs};
 use output::{
     rule_ar, rule_compiler_output, rule_ctags, rule_fallocate, rule_gdb, rule_mktemp,
     rule_multiplexer, rule_opaque_interpreter, rule_openssl, rule_output_option, rule_sqlite,
@@ -83,6 +84,22 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
         "-p --attach -c",
     ),
     ("exec", "a", "", 0, ""),
+    ("dbus-run-session toybox shx", "", "", 0, "--version --help"),
+    (
+        "xvfb-run",
+        "nsfep",
+        "--server-num --server-args --auth-file --error-file --xauth-protocol",
+        0,
+        "--help",
+    ),
+    ("faketime", "p", "", 1, "--help --version"),
+    (
+        "cpulimit",
+        "lpeP",
+        "--limit --pid --exe --path",
+        0,
+        "-p --pid -e --exe -P --path",
+    ),
     ("timeout", "sk", "--signal --kill-after", 1, ""),
     ("stdbuf", "ioe", "--input --output --error", 0, ""),
     (
@@ -92,6 +109,54 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
         0,
         "-v --version",
     ),
+    // `uvx TOOL`: `uv tool run TOOL`.
+    (
+        "uvx",
+        "p",
+        "--from --with --with-editable --with-requirements --python --index --index-url \
+         --extra-index-url --cache-dir",
+        0,
+        "--version --help",
+    ),
+];
+
+/// Package and environment managers whose subcommand runs the command after it (`uv run CMD`,
+/// `bundle exec CMD`, `npm exec -- CMD`), unwrapped like [`PREFIXES`]: names, subcommands,
+/// options with a value. Any other option word before the command is taken as a flag.
+pub(super) const LAUNCHERS: &[(&str, &str, &str)] = &[
+    (
+        "uv",
+        "run tool",
+        "--with --with-editable --with-requirements --python -p --package --extra --group \
+         --only-group --env-file --directory --project --index --index-url --extra-index-url \
+         --default-index --from --cache-dir --config-file",
+    ),
+    (
+        "poetry pipenv pdm hatch rye",
+        "run",
+        "--directory -C --project -P -e --env",
+    ),
+    ("bundle", "exec", "--gemfile"),
+    ("composer", "exec", "-d --working-dir"),
+    (
+        "pnpm",
+        "exec dlx",
+        "-C --dir --filter -F --package --workspace-root -w",
+    ),
+    ("yarn", "exec dlx", "-p --package"),
+    (
+        "npm",
+        "exec x",
+        "-p --package -w --workspace --prefix --node-options",
+    ),
+    (
+        "conda mamba micromamba",
+        "run",
+        "-n --name -p --prefix --cwd",
+    ),
+    ("mise rtx", "exec x", "-C --cd -E --env -j --jobs"),
+    ("pixi", "run exec", "-e --environment --manifest-path"),
+    ("pipx", "run", "--spec --python --index-url --pip-args"),
 ];
 
 type Rule = fn(&mut Eval, &Inv<'_>);
@@ -130,7 +195,7 @@ pub(super) const RULES: &[(&str, Rule)] = &[
         rule_builtin_callback,
     ),
     (
-        "chroot nsenter sg runuser perf ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
+        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient ssh ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
         rule_runs_unseen_command,
     ),
     ("sponge", rule_sponge),

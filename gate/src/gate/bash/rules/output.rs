@@ -6,7 +6,7 @@
 use super::here;
 use crate::gate::bash::eval::{Eval, Inv};
 use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{parse_opts, spec};
+use crate::gate::bash::opts::{listed, parse_opts, spec};
 
 /// `-o FILE` / `--output FILE` / `--output=FILE` of `shuf`, `iconv`, `pandoc`, `xmllint`.
 pub(super) fn rule_output_option(e: &mut Eval, inv: &Inv<'_>) {
@@ -369,7 +369,10 @@ pub(super) fn rule_sqlite(e: &mut Eval, inv: &Inv<'_>) {
     ]
     .iter()
     .any(|k| text.contains(k));
-    let Some(db) = db else { return };
+    // `sqlite3 :memory:` (or no database): nothing on disk.
+    let Some(db) = db.filter(|d| d.dynamic || d.value != ":memory:") else {
+        return;
+    };
     if changes || (sql.is_empty() && a.values(&["-cmd"]).next().is_none()) {
         e.write(db, "sqlite3");
     } else {
@@ -484,5 +487,407 @@ pub(super) fn rule_multiplexer(e: &mut Eval, inv: &Inv<'_>) {
             inv.name,
             format!("{} runs a command in a session outside this one", inv.name),
         );
+    }
+}
+
+/// Build tools, test runners, linters and package managers with an option naming a file they
+/// write (`esbuild --outfile F`, `eslint -o F`, `go test -coverprofile F`, `phpunit --log-junit
+/// F`) or a directory they write into (`tsc --outDir D`, `javac -d D`, `pip install --target D`):
+/// names, file options, directory options. Matched as `-o F`, `-oF` (one-letter options),
+/// `--opt F` and `--opt=F`; go's single-dash long flags also with two dashes.
+const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
+    ("esbuild", "--outfile --metafile", "--outdir"),
+    (
+        "tsc",
+        "--outFile --out --tsBuildInfoFile",
+        "--outDir --declarationDir --generateTrace",
+    ),
+    ("babel swc", "-o --out-file", "-d --out-dir"),
+    ("rollup", "-o --file", "-d --dir"),
+    ("webpack webpack-cli", "", "-o --output-path"),
+    ("terser uglifyjs", "-o --output", ""),
+    ("postcss", "-o --output", "-d --dir"),
+    ("eslint stylelint ruff", "-o --output-file", ""),
+    (
+        "mypy dmypy",
+        "--junit-xml",
+        "--html-report --xml-report --txt-report --linecount-report --linecoverage-report \
+         --lineprecision-report --cobertura-xml-report --any-exprs-report --cache-dir",
+    ),
+    (
+        "pytest py.test",
+        "--resultlog --result-log --report-log --html --json-report-file",
+        "",
+    ),
+    ("coverage", "-o --data-file", "-d --directory"),
+    (
+        "go",
+        "-coverprofile -cpuprofile -memprofile -blockprofile -mutexprofile -trace",
+        "-o -outputdir",
+    ),
+    ("javac kotlinc", "", "-d -s -h"),
+    (
+        "phpunit pest paratest",
+        "--log-junit --log-teamcity --testdox-html --testdox-text --testdox-xml \
+         --coverage-clover --coverage-cobertura --coverage-crap4j --coverage-php \
+         --coverage-text --log-events-text --log-events-verbose-text",
+        "--coverage-html --coverage-xml --cache-directory",
+    ),
+    ("rspec rubocop", "-o --out", ""),
+    ("2to3", "", "-o --output-dir"),
+    ("cargo", "", "--out-dir --artifact-dir --target-dir"),
+    (
+        "pip pip3",
+        "--log --log-file --report",
+        "-t --target --prefix --root --src -d --dest -w --wheel-dir",
+    ),
+    ("npm pnpm", "", "--pack-destination"),
+    ("jest vitest", "--outputFile", "--coverageDirectory"),
+    ("exiftool", "-o -out", ""),
+    ("mogrify", "", "-path"),
+];
+
+/// Formatters and fixers that rewrite their file operands (or the working directory without
+/// operands): names, the subcommand that does it (`""`: none), the options that make them write
+/// (`""`: always), the options that keep them from writing (check and dry-run modes).
+const IN_PLACE: &[(&str, &str, &str, &str)] = &[
+    (
+        "rubocop standardrb",
+        "",
+        "-a -A -x --autocorrect --autocorrect-all --auto-correct --auto-correct-all --fix-layout \
+         --fix",
+        "",
+    ),
+    ("autoflake docformatter", "", "-i --in-place", ""),
+    ("2to3", "", "-w --write", ""),
+    (
+        "pyupgrade dos2unix unix2dos mac2unix unix2mac mogrify reorder-python-imports \
+         add-trailing-comma",
+        "",
+        "",
+        "",
+    ),
+    ("pycln mdformat", "", "", "--check --diff"),
+    ("pint", "", "", "--test"),
+    ("rector", "process", "", "--dry-run -n"),
+    (
+        "shfmt gofumpt swift-format",
+        "",
+        "-w --write -i --in-place",
+        "",
+    ),
+    (
+        "standard xo stylelint markdownlint markdownlint-cli2",
+        "",
+        "--fix",
+        "",
+    ),
+    ("golangci-lint", "run", "--fix", ""),
+    (
+        "biome",
+        "check format lint",
+        "--write --apply --apply-unsafe --fix",
+        "",
+    ),
+    ("ktlint", "", "-F --format", ""),
+    ("djlint", "", "--reformat", ""),
+    ("deno", "fmt", "", "--check"),
+    ("taplo", "fmt format", "", "--check"),
+    ("terraform tofu", "fmt", "", "-check --check"),
+    ("dart", "format", "", "--output=none --output=show -o"),
+    ("dart", "fix", "--apply", ""),
+    ("sqlfluff", "fix format", "", ""),
+    ("yamlfmt", "", "", "-lint -dry"),
+];
+
+/// The output options of [`OUTPUT_OPTIONS`] and the in-place edits of [`IN_PLACE`] in the
+/// arguments of `name`, whatever rule the command also has; pytest's `--cov-report=TYPE:PATH`,
+/// exiftool's tag assignments (`-TAG=VALUE` writes the operands), protoc's `--*_out=DIR`.
+pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word]) {
+    // `python -m pip …`, `python -m pytest …`: the module's options.
+    if name == "python" {
+        if let Some(k) = args.iter().position(|w| w.value == "-m")
+            && let Some(module) = args.get(k + 1)
+        {
+            tool_outputs(e, &module.value.clone(), &args[k + 2..]);
+        }
+        return;
+    }
+    // `php artisan test …` passes its options to PHPUnit; `make:*` generators and `*:publish`
+    // write files into the project.
+    if name == "php"
+        && let Some(k) = args
+            .iter()
+            .position(|w| w.value.rsplit('/').next() == Some("artisan"))
+        && let Some(sub) = args.get(k + 1)
+    {
+        let sub = sub.value.as_str();
+        if sub == "test" {
+            tool_outputs(e, "phpunit", &args[k + 2..]);
+        } else if sub.starts_with("make:")
+            || sub.ends_with(":publish")
+            || matches!(
+                sub,
+                "key:generate" | "ide-helper:generate" | "ide-helper:models"
+            )
+        {
+            e.write_tree(&here(), &format!("php artisan {sub}"));
+        }
+        return;
+    }
+    let via = format!("{name} output");
+    // `docker run -v HOST:CONTAINER`, `--mount …,source=HOST`: the container writes HOST.
+    if matches!(name, "docker" | "podman" | "nerdctl")
+        && args
+            .first()
+            .is_some_and(|w| matches!(w.value.as_str(), "run" | "create" | "container"))
+    {
+        let mut k = 0;
+        while k < args.len() {
+            let w = &args[k];
+            let v = w.value.as_str();
+            let spec = match v {
+                "-v" | "--volume" | "--mount" => {
+                    k += 1;
+                    args.get(k).map(|x| x.value.clone())
+                }
+                _ => ["-v", "--volume=", "--mount="]
+                    .iter()
+                    .find_map(|p| v.strip_prefix(p))
+                    .map(str::to_string),
+            };
+            if let Some(spec) = spec {
+                let dynamic = args.get(k).is_some_and(|x| x.dynamic) || w.dynamic;
+                let host = if v.starts_with("--mount") {
+                    spec.split(',')
+                        .find_map(|kv| {
+                            kv.strip_prefix("source=")
+                                .or(kv.strip_prefix("src="))
+                                .map(str::to_string)
+                        })
+                        .unwrap_or_default()
+                } else {
+                    spec.split(':').next().unwrap_or_default().to_string()
+                };
+                // A named volume (`data:/x`) is not a path.
+                if host.contains('/') || host.starts_with('.') || host.starts_with('~') || dynamic {
+                    e.write_tree(&Word::synthetic(&host, dynamic), &via);
+                }
+            }
+            k += 1;
+        }
+        return;
+    }
+    // 7-Zip extracts into `-oDIR` (or here) and writes the archive it adds to.
+    if matches!(name, "7z" | "7za" | "7zr" | "7zz") {
+        let cmd = args.first().map(|w| w.value.as_str());
+        let out = args.iter().find_map(|w| {
+            w.value
+                .strip_prefix("-o")
+                .map(|d| Word::synthetic(d, w.dynamic))
+        });
+        match cmd {
+            Some("x" | "e") => e.write_tree(&out.unwrap_or_else(here), &via),
+            Some("a" | "u" | "d" | "rn") => {
+                if let Some(archive) = args[1..].iter().find(|w| !w.value.starts_with('-')) {
+                    e.write(archive, &via);
+                }
+            }
+            _ => {}
+        }
+        return;
+    }
+    // ImageMagick's `convert IN… OUT`, `magick IN… OUT`: the last operand is written.
+    if matches!(name, "convert" | "magick") {
+        let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+        if operands.len() >= 2
+            && let Some(out) = operands.last()
+        {
+            e.write(out, &via);
+        }
+        return;
+    }
+    let valued = |v: &str, opt: &str| -> Option<String> {
+        if let Some(r) = v.strip_prefix(opt) {
+            if let Some(val) = r.strip_prefix('=') {
+                return Some(val.to_string());
+            }
+            if !r.is_empty() && opt.len() == 2 && !opt.starts_with("--") {
+                return Some(r.to_string());
+            }
+        }
+        None
+    };
+    let (files, trees) = OUTPUT_OPTIONS
+        .iter()
+        .find(|(names, ..)| names.split(' ').any(|n| n == name))
+        .map_or(("", ""), |(_, f, t)| (*f, *t));
+    let mut operands = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        let mut v = w.value.as_str();
+        i += 1;
+        if v == "--" {
+            operands.extend(args[i..].iter());
+            break;
+        }
+        if name == "go" && v.starts_with("--") {
+            v = &v[1..];
+        }
+        let mut hit = false;
+        for (opts, tree) in [(files, false), (trees, true)] {
+            for opt in opts.split_whitespace() {
+                let target = if v == opt {
+                    let t = args.get(i).cloned();
+                    i += 1;
+                    t
+                } else {
+                    valued(v, opt).map(|val| Word::synthetic(&val, w.dynamic))
+                };
+                if let Some(t) = target {
+                    if tree {
+                        e.write_tree(&t, &via);
+                    } else {
+                        e.write(&t, &via);
+                    }
+                    hit = true;
+                    break;
+                }
+            }
+            if hit {
+                break;
+            }
+        }
+        if hit {
+            continue;
+        }
+        if matches!(name, "pytest" | "py.test") {
+            let report = if v == "--cov-report" {
+                i += 1;
+                args.get(i - 1).map(|x| x.value.clone())
+            } else {
+                v.strip_prefix("--cov-report=").map(str::to_string)
+            };
+            // `term-missing:skip-covered` is a terminal report, not a file.
+            if let Some((kind, path)) = report.as_deref().and_then(|r| r.split_once(':'))
+                && !path.is_empty()
+                && !kind.starts_with("term")
+            {
+                let p = Word::synthetic(path, w.dynamic);
+                if matches!(kind, "html" | "annotate") {
+                    e.write_tree(&p, &via);
+                } else {
+                    e.write(&p, &via);
+                }
+            }
+        }
+        if name == "protoc" && v.starts_with("--") && v.contains("_out") {
+            let dir = v
+                .split_once('=')
+                .map(|(_, d)| d.rsplit(':').next().unwrap_or(d));
+            match dir {
+                Some(d) => e.write_tree(&Word::synthetic(d, w.dynamic), &via),
+                None => {
+                    if let Some(d) = args.get(i) {
+                        e.write_tree(d, &via);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        if !v.starts_with('-') || v == "-" {
+            operands.push(w);
+        }
+    }
+    let exif_writes = name == "exiftool"
+        && args
+            .iter()
+            .any(|w| w.value.starts_with('-') && (w.value.contains('=') || w.dynamic));
+    let given = |flags: &str| {
+        args.iter().any(|w| {
+            flags.split_whitespace().any(|f| {
+                w.value == f
+                    || w.value.strip_prefix(f).is_some_and(|r| r.starts_with('='))
+                    || (f.len() == 2
+                        && !w.value.starts_with("--")
+                        && w.value.starts_with('-')
+                        && w.value[1..].contains(&f[1..]))
+            })
+        })
+    };
+    let mut in_place = exif_writes;
+    for (names, sub, on, off) in IN_PLACE {
+        if !names.split_whitespace().any(|n| n == name)
+            || (!sub.is_empty() && !operands.first().is_some_and(|w| listed(sub, &w.value)))
+        {
+            continue;
+        }
+        if !sub.is_empty() {
+            operands.remove(0);
+        }
+        in_place = (on.is_empty() || given(on)) && (off.is_empty() || !given(off));
+        break;
+    }
+    if in_place {
+        let via = format!("{name} (rewrites its files)");
+        if operands.is_empty() {
+            e.write_tree(&here(), &via);
+        }
+        for w in operands {
+            e.write_tree(w, &via);
+        }
+    }
+}
+
+/// Package-manager commands that edit the project's own files, not only their dependency
+/// directories: `npm pkg set|delete|fix`, `npm version V`, `npm init`/`create` (also pnpm,
+/// yarn) edit `package.json` (and the lock file) of the working directory, `npm pack` writes a
+/// tarball there; `go fmt`/`go fix` rewrite the packages' files, `go mod tidy|edit|init|vendor`
+/// and `go get` write `go.mod`/`go.sum`; `cargo add|remove|update|init|new` write `Cargo.toml`,
+/// `Cargo.lock` or a new package. (`npm install` and the like stay a known limit.)
+pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Word]) {
+    let subs: Vec<&str> = args
+        .iter()
+        .filter(|w| !w.value.starts_with('-'))
+        .map(|w| w.value.as_str())
+        .collect();
+    if args
+        .iter()
+        .any(|w| matches!(w.value.as_str(), "--dry-run" | "--help" | "-h" | "-n"))
+    {
+        return;
+    }
+    let via = format!("{name} {}", subs.first().copied().unwrap_or_default());
+    let files: &[&str] = match (name, subs.as_slice()) {
+        ("npm" | "pnpm" | "yarn", ["pkg", "set" | "delete" | "fix", ..] | ["version", _, ..]) => {
+            &["package.json", "package-lock.json"]
+        }
+        ("npm" | "pnpm" | "yarn", ["init" | "create", ..]) | ("cargo", ["init" | "new", ..]) => {
+            return e.write_tree(&here(), &via);
+        }
+        ("npm" | "pnpm", ["pack", ..]) => {
+            if !args
+                .iter()
+                .any(|w| w.value.starts_with("--pack-destination"))
+            {
+                e.write_tree(&here(), &via);
+            }
+            return;
+        }
+        ("go", ["fmt" | "fix", ..]) => return e.write_tree(&here(), &via),
+        ("go", ["mod", "tidy" | "edit" | "init" | "vendor", ..] | ["get", ..]) => {
+            &["go.mod", "go.sum"]
+        }
+        ("go", ["work", "init" | "use" | "edit" | "sync" | "vendor", ..]) => {
+            &["go.work", "go.work.sum"]
+        }
+        ("cargo", ["add" | "remove" | "rm" | "update" | "generate-lockfile", ..]) => {
+            &["Cargo.toml", "Cargo.lock"]
+        }
+        _ => &[],
+    };
+    for f in files {
+        e.write(&Word::synthetic(f, false), &via);
     }
 }

@@ -322,6 +322,46 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         if let Some(code) = code {
             code_built_at_run_time(e, code, &format!("{} {flag}", inv.name));
             scan_code(e, &code.value, &format!("{} {flag}", inv.name));
+            if inv.name == "php" {
+                // PHP's backtick operator runs a shell command line.
+                for cmd in backtick_commands(&code.value) {
+                    e.run_text(&cmd);
+                }
+            }
+        }
+    }
+    // `php artisan tinker --execute=CODE` runs CODE; without it, the code on stdin.
+    if inv.name == "php"
+        && let [script, sub, rest @ ..] = a.operands.as_slice()
+        && script.value.rsplit('/').next() == Some("artisan")
+        && sub.value == "tinker"
+    {
+        let via = "php artisan tinker";
+        let exec = rest.iter().enumerate().find_map(|(k, w)| {
+            if w.value == "--execute" {
+                rest.get(k + 1).map(|c| (*c).clone())
+            } else {
+                w.value
+                    .strip_prefix("--execute=")
+                    .map(|c| Word::synthetic(c, w.dynamic))
+            }
+        });
+        match (exec, inv.stdin) {
+            (Some(c), _) => {
+                code_built_at_run_time(e, &c, via);
+                scan_code(e, &c.value, via);
+                backtick_commands(&c.value)
+                    .iter()
+                    .for_each(|cmd| e.run_text(cmd));
+            }
+            (None, Some(stdin)) => stdin_code(e, via, stdin),
+            (None, None) => match e.take_pipe_code() {
+                Some(c) => scan_code(e, &c, via),
+                None if e.piped || e.stdin_file.is_some() => {
+                    e.unknown("<tinker input>", format!("{via} runs the code on stdin"))
+                }
+                None => {}
+            },
         }
     }
     // Code given inline or on stdin imports modules (and node `require`s packages) from the
@@ -356,7 +396,11 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
 fn script_or_pipe(e: &mut Eval, name: &str, first: Option<&crate::gate::bash::lex::Word>) {
     match first {
         Some(f) if f.value != "-" => e.script(f, &format!("{name} runs a script file")),
-        _ if e.piped => e.piped_code(name),
+        _ if e.piped => match e.take_pipe_code() {
+            // `echo 'print(1)' | python3`: the literal text is the code.
+            Some(code) => scan_code(e, &code, &format!("{name} stdin")),
+            None => e.piped_code(name),
+        },
         // `python3 < /tmp/x.py`: the script is the file on stdin.
         _ => {
             if let Some(file) = e.stdin_file.clone() {
@@ -534,6 +578,15 @@ fn python_module(e: &mut Eval, module: &str, args: &[Word]) {
             }
         }
         "venv" | "virtualenv" => operands.iter().for_each(|w| e.write_tree(w, &via)),
+        // Formatters and fixers run as modules are the commands of the same name
+        // (`python -m black src` is `black src`).
+        "black" | "isort" | "autopep8" | "yapf" | "ruff" | "autoflake" | "pyupgrade"
+        | "docformatter" | "pycln" | "mdformat" | "sqlfluff" | "djlint" | "lib2to3" => {
+            let name = if module == "lib2to3" { "2to3" } else { module };
+            let mut words = vec![Word::synthetic(name, false)];
+            words.extend(args.iter().cloned());
+            e.invoke(&words, None);
+        }
         _ => {}
     }
 }

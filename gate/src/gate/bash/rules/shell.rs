@@ -54,6 +54,9 @@ pub(super) fn rule_shell(e: &mut Eval, inv: &Inv<'_>) {
         e.script(&file, &format!("{} runs a script on stdin", inv.name));
     } else if let Some(file) = a.operands.first().filter(|_| !a.has(&["-s"])) {
         e.script(file, &format!("{} runs a script file", inv.name));
+    } else if let Some(code) = e.take_pipe_code() {
+        // `echo 'ls src' | bash`: the literal text is the script.
+        e.run_text(&code);
     } else if e.piped {
         e.piped_code(inv.name);
     }
@@ -74,7 +77,15 @@ pub(super) fn rule_make(e: &mut Eval, inv: &Inv<'_>) {
         ),
     );
     for f in a.values(&["-f", "--file", "--makefile"]) {
-        e.script(f, "make -f runs a makefile");
+        if !f.dynamic && matches!(f.value.as_str(), "-" | "/dev/stdin" | "/proc/self/fd/0") {
+            // `make -f - <<< …`: a makefile on stdin, whose recipes run.
+            e.unknown(
+                "<makefile on stdin>",
+                "make -f - runs recipes read from stdin",
+            );
+        } else {
+            e.script(f, "make -f runs a makefile");
+        }
     }
     for code in a.values(&["-E", "--eval"]) {
         e.unknown(code.value.clone(), "make --eval");
@@ -144,7 +155,13 @@ pub(super) fn rule_builtin_callback(e: &mut Eval, inv: &Inv<'_>) {
 /// Commands that run another command in a way the gate does not unwrap (another root, another
 /// namespace or user, the dynamic loader, a profiler): the command is unknown.
 pub(super) fn rule_runs_unseen_command(e: &mut Eval, inv: &Inv<'_>) {
-    if inv.args.is_empty()
+    let only = |flags: &[&str]| {
+        !inv.args.is_empty() && inv.args.iter().all(|w| flags.contains(&w.value.as_str()))
+    };
+    if (inv.args.is_empty() && !matches!(inv.name, "batch" | "crontab"))
+        || only(&["--version", "-V", "--help", "-h"])
+        || (inv.name == "at" && inv.args.iter().any(|w| matches!(w.value.as_str(), "-l")))
+        || (inv.name == "crontab" && only(&["-l", "-u", "root"]))
         || (inv.name == "perf"
             && inv
                 .args
