@@ -653,6 +653,26 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "docker run --rm -v $PWD:/w alpine touch /w/src/m1.py",
     "7z x /tmp/a.zip -osrc -y",
     "convert rose: src/m1.py",
+    // Second pass of the same round: evasions of the rules above and more launchers.
+    "echo $(case x in x) cp src/m0.py src/m1.py;; esac)",
+    "echo 'cp src/m0.py src/m1.py' | xargs -0 bash -c",
+    "npm --silent exec -- cp src/m0.py src/m1.py",
+    "npm --prefix . run env -- cp src/m0.py src/m1.py",
+    "yarn prettier --write src",
+    "php vendor/bin/php-cs-fixer fix src",
+    "python3 -m compileall -b src",
+    "python3 -m zipapp src -o src/m1.py",
+    "node --test --test-reporter-destination=src/m1.py",
+    "npm_config_script_shell=/tmp/evil.sh npm test",
+    "npm config set script-shell /tmp/evil.sh",
+    "cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"cp src/m0.py src/m1.py\"' run",
+    "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER='sh -c x' cargo run",
+    "sort --compress-program=/tmp/x src/m0.py",
+    "docker exec app touch /app/src/m1.py",
+    "docker compose run --rm app touch src/m1.py",
+    "docker cp app:/etc/hostname src/m1.py",
+    "cpio -idm < /tmp/x.cpio",
+    "m4 --debugfile=src/m1.py /dev/null",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -756,6 +776,16 @@ pub const READ_ONLY: &[&str] = &[
     "ruff check .",
     "vendor/bin/pint --test",
     "golangci-lint run",
+    "echo \"$(case $1 in a) echo A;; *) echo B;; esac)\"",
+    "find . -name '*.py' | xargs -I {} sh -c 'echo {}; head -3 {}'",
+    "yarn test",
+    "pnpm tsc --noEmit",
+    "php vendor/bin/phpunit --filter UserTest",
+    "docker compose exec app php artisan route:list",
+    "docker run --rm alpine ls",
+    "node --test --test-reporter-destination=stdout",
+    "cargo --config net.offline=true test",
+    "cargo test alias_resolution",
 ];
 
 #[test]

@@ -483,7 +483,28 @@ impl Eval {
     /// the index in `args` of the command the launcher runs (the launcher reads its working
     /// directory's configuration). `None`: not a launcher call, or no command follows.
     fn launched(&mut self, name: &str, args: &[Word]) -> Option<usize> {
+        // `npm --silent exec …`, `npm --prefix . run env …`: global options first.
+        let lead = if matches!(name, "npm" | "pnpm" | "yarn" | "bun") {
+            let mut k = 0;
+            while let Some(w) = args.get(k).filter(|w| w.value.starts_with('-')) {
+                k += if listed(NPM_VALUED, &w.value) { 2 } else { 1 };
+            }
+            k
+        } else {
+            0
+        };
+        let args = args.get(lead..)?;
         let sub = args.first()?;
+        // `yarn prettier --write .`, `pnpm eslint --fix`: a name that is no subcommand runs
+        // the package's binary (or a script of `package.json`, read as a command of that name).
+        if matches!(name, "yarn" | "pnpm")
+            && !sub.dynamic
+            && !sub.value.starts_with('-')
+            && !listed(PM_SUBCOMMANDS, &sub.value)
+        {
+            self.working_dir_code(name);
+            return Some(lead);
+        }
         let start = if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
             && matches!(sub.value.as_str(), "run" | "run-script")
             && args.get(1).is_some_and(|w| w.value == "env")
@@ -517,7 +538,7 @@ impl Eval {
             return None;
         }
         self.working_dir_code(name);
-        Some(k)
+        Some(lead + k)
     }
 
     /// `xargs [opts] CMD ARGS`: CMD gets Dynamic arguments from stdin (appended, or in place of
@@ -642,7 +663,11 @@ impl Eval {
             for dir in value.split(':').filter_map(checked) {
                 self.script(&dir, &via);
             }
-        } else if listed(PROGRAMS, name) {
+        } else if program_setting(name) && (w.dynamic || value.split_whitespace().nth(1).is_some())
+        {
+            // `CARGO_TARGET_…_RUNNER='sh -c …'`: a command line cargo or npm runs.
+            self.unknown(w.raw.clone(), format!("{name} names a program to run"));
+        } else if listed(PROGRAMS, name) || program_setting(name) {
             // A bare name is looked up in PATH; a path is run as it is.
             if let Some(prog) = value
                 .split_whitespace()
@@ -911,6 +936,17 @@ const CONFIG_HOMES: &str = "HOME XDG_CONFIG_HOME ZDOTDIR CARGO_HOME RUSTUP_HOME 
     PYTHONSTARTUP PYTHONHOME GEM_HOME BUNDLE_GEMFILE NPM_CONFIG_USERCONFIG \
     NPM_CONFIG_GLOBALCONFIG npm_config_userconfig npm_config_globalconfig";
 
+/// Settings naming a program (with arguments) that npm or cargo run: npm's `script-shell`,
+/// cargo's target runners and linkers and its wrappers, in any case.
+fn program_setting(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper == "NPM_CONFIG_SCRIPT_SHELL"
+        || (upper.starts_with("CARGO_")
+            && (upper.ends_with("_RUNNER")
+                || upper.ends_with("_LINKER")
+                || upper.contains("WRAPPER")))
+}
+
 /// Programs build tools run in place of the usual ones.
 const PROGRAMS: &str = "CC CXX CPP LD AR RUSTC RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER RUSTDOC \
     CARGO_BUILD_RUSTC CARGO_BUILD_RUSTC_WRAPPER";
@@ -960,7 +996,24 @@ const RUNS_BY_OPTION: &[(&str, &[&str], &[&str])] = &[
     ),
     ("yq", &["-i", "--in-place", "-yi", "-iy"], &[]),
     ("ex vim vi nvim", &["-c", "--cmd", "-S"], &[]),
+    ("sort", &["--compress-program"], &[]),
+    // `npm test --script-shell=/tmp/x`: the shell npm runs scripts with.
+    ("npm pnpm yarn", &["--script-shell"], &[]),
+    ("m4", &["--debugfile", "-o", "--error-output"], &[]),
 ];
+
+/// yarn's and pnpm's own subcommands (any other name runs a binary or a script).
+const PM_SUBCOMMANDS: &str = "add audit autoclean bin cache check config create dedupe dlx doctor \
+    exec env explain fetch generate-lock-entry global help i import info init install licenses \
+    link list ln login logout ls node npm outdated owner pack patch patch-commit plugin policies \
+    prune publish rebuild remove rm root run search set setup stage store tag team test \
+    unlink unplug up update upgrade upgrade-interactive version versions why workspace \
+    workspaces constraints start restart stop t tst rb un uninstall import-meta-resolve \
+    deploy fetch licenses server self-update";
+
+/// npm's (pnpm's, yarn's) options that take a value, skipped before a subcommand.
+const NPM_VALUED: &str = "--prefix --dir --cwd -C -w --workspace --userconfig --globalconfig \
+    --cache --registry --loglevel --node-options --filter -F";
 
 /// Build tools, test runners and package managers that read their instructions (and code) from
 /// the working directory: a makefile, `package.json` scripts and `.npmrc`, `Cargo.toml` and

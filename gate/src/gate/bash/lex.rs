@@ -90,6 +90,8 @@ impl<'a> Lexer<'a> {
         let mut toks = Vec::new();
         let mut pending: Vec<(usize, bool)> = Vec::new();
         let mut parens = 0usize;
+        // Open `case` statements: the `)` after a pattern does not close a `$( … )`.
+        let mut cases = 0usize;
         loop {
             while let Some(c) = self.at(0) {
                 match c {
@@ -145,7 +147,7 @@ impl<'a> Lexer<'a> {
                 }
                 b')' => {
                     self.pos += 1;
-                    if close && parens == 0 {
+                    if close && parens == 0 && cases == 0 {
                         return toks;
                     }
                     parens = parens.saturating_sub(1);
@@ -155,7 +157,19 @@ impl<'a> Lexer<'a> {
                     self.redirect(String::new(), &mut toks, &mut pending)
                 }
                 _ => match self.word() {
-                    Lexed::Word(w) => toks.push(Tok::Word(w)),
+                    Lexed::Word(w) => {
+                        let after_in = matches!(toks.last(), Some(Tok::Word(p)) if p.value == "in" && !p.quoted);
+                        if !w.quoted && w.value == "case" && command_start(&toks) {
+                            cases += 1;
+                        } else if !w.quoted
+                            && w.value == "esac"
+                            && cases > 0
+                            && (command_start(&toks) || after_in)
+                        {
+                            cases -= 1;
+                        }
+                        toks.push(Tok::Word(w));
+                    }
                     Lexed::Fd(fd) => self.redirect(fd, &mut toks, &mut pending),
                 },
             }

@@ -157,6 +157,7 @@ pub(super) const LAUNCHERS: &[(&str, &str, &str)] = &[
     ("mise rtx", "exec x", "-C --cd -E --env -j --jobs"),
     ("pixi", "run exec", "-e --environment --manifest-path"),
     ("pipx", "run", "--spec --python --index-url --pip-args"),
+    ("bun", "x", "-p --package"),
 ];
 
 type Rule = fn(&mut Eval, &Inv<'_>);
@@ -195,7 +196,7 @@ pub(super) const RULES: &[(&str, Rule)] = &[
         rule_builtin_callback,
     ),
     (
-        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient ssh ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
+        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient ssh sftp flatpak-spawn ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
         rule_runs_unseen_command,
     ),
     ("sponge", rule_sponge),

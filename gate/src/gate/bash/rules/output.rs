@@ -4,6 +4,7 @@
 //! deletes).
 
 use super::here;
+use crate::gate::bash::BashTarget;
 use crate::gate::bash::eval::{Eval, Inv};
 use crate::gate::bash::lex::Word;
 use crate::gate::bash::opts::{listed, parse_opts, spec};
@@ -544,6 +545,8 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ("npm pnpm", "", "--pack-destination"),
     ("jest vitest", "--outputFile", "--coverageDirectory"),
     ("exiftool", "-o -out", ""),
+    ("cpio", "-O -F --file", "-D --directory"),
+    ("node", "--test-reporter-destination", ""),
     ("mogrify", "", "-path"),
 ];
 
@@ -636,6 +639,53 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
         return;
     }
     let via = format!("{name} output");
+    // `cargo --config KEY=VALUE`: keys that name programs cargo runs (`target.….runner`,
+    // `build.rustc-wrapper`, `alias.…`) or where it writes; `--config FILE` is configuration
+    // that can, checked like `bash FILE`.
+    if name == "cargo" {
+        for (k, w) in args.iter().enumerate() {
+            let value = match w.value.strip_prefix("--config") {
+                Some("") => args.get(k + 1).map(|v| (v.value.clone(), v.dynamic)),
+                Some(r) if r.starts_with('=') => Some((r[1..].to_string(), w.dynamic)),
+                _ => None,
+            };
+            let Some((value, dynamic)) = value else {
+                continue;
+            };
+            match value.split_once('=') {
+                Some((key, _)) => {
+                    let key = key.to_ascii_lowercase();
+                    if dynamic
+                        || [
+                            "runner",
+                            "wrapper",
+                            "rustc",
+                            "rustdoc",
+                            "linker",
+                            "credential",
+                            "alias",
+                            "target-dir",
+                            "env",
+                            "include",
+                        ]
+                        .iter()
+                        .any(|p| key.contains(p))
+                    {
+                        e.unknown(value.clone(), "cargo --config names a program or output");
+                    }
+                }
+                None => e.script(
+                    &Word::synthetic(&value, dynamic),
+                    "cargo --config reads a configuration that can run programs",
+                ),
+            }
+        }
+    }
+    // `docker exec C CMD`, `docker run IMAGE CMD`, `docker compose exec|run SERVICE CMD`: CMD
+    // runs in a container, which may mount the project anywhere: what it writes is unknown.
+    if matches!(name, "docker" | "podman" | "nerdctl" | "docker-compose") {
+        container_command(e, name, args);
+    }
     // `docker run -v HOST:CONTAINER`, `--mount …,source=HOST`: the container writes HOST.
     if matches!(name, "docker" | "podman" | "nerdctl")
         && args
@@ -697,6 +747,47 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
         }
         return;
     }
+    // `cpio -i` / `pax -r` extract here; `cpio -p DIR`, `pax -rw … DIR` copy into DIR.
+    if name == "cpio" || name == "pax" {
+        let flag = |c: char| {
+            args.iter().any(|w| {
+                w.value.starts_with('-') && !w.value.starts_with("--") && w.value.contains(c)
+            })
+        };
+        let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+        let long = |o: &str| args.iter().any(|w| w.value == o);
+        if (name == "cpio" && (flag('p') || long("--pass-through")))
+            || (name == "pax" && flag('r') && flag('w'))
+        {
+            if let Some(dir) = operands.last() {
+                e.write_tree(dir, &via);
+            }
+        } else if (name == "cpio" && (flag('i') || long("--extract")))
+            || (name == "pax" && flag('r'))
+        {
+            e.write_tree(&here(), &via);
+        }
+    }
+    // `docker cp CONTAINER:SRC DEST`, `kubectl cp POD:SRC DEST`: DEST on this machine.
+    if matches!(name, "docker" | "podman" | "kubectl" | "nerdctl")
+        && args.first().is_some_and(|w| w.value == "cp")
+    {
+        let operands: Vec<&Word> = args[1..]
+            .iter()
+            .filter(|w| !w.value.starts_with('-'))
+            .collect();
+        if let [_, .., dest] = operands.as_slice() {
+            if dest.dynamic || !dest.value.contains(':') {
+                e.write_tree(dest, &via);
+            } else {
+                e.unknown(
+                    dest.raw.clone(),
+                    format!("{name} cp into a container that may mount the project"),
+                );
+            }
+        }
+        return;
+    }
     // ImageMagick's `convert IN… OUT`, `magick IN… OUT`: the last operand is written.
     if matches!(name, "convert" | "magick") {
         let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
@@ -745,7 +836,9 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
                 } else {
                     valued(v, opt).map(|val| Word::synthetic(&val, w.dynamic))
                 };
-                if let Some(t) = target {
+                // node's `--test-reporter-destination=stdout`.
+                if let Some(t) = target.filter(|t| !matches!(t.value.as_str(), "stdout" | "stderr"))
+                {
                     if tree {
                         e.write_tree(&t, &via);
                     } else {
@@ -859,6 +952,19 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
         return;
     }
     let via = format!("{name} {}", subs.first().copied().unwrap_or_default());
+    if matches!(name, "npm" | "pnpm" | "yarn")
+        && matches!(
+            subs.as_slice(),
+            ["config" | "c", "set" | "delete" | "edit" | "fix", ..] | ["set" | "set-script", ..]
+        )
+    {
+        // `npm config set script-shell …`: settings can name programs npm runs later.
+        e.unknown(
+            format!("<{via} …>"),
+            format!("{via} changes settings npm reads"),
+        );
+        return;
+    }
     let files: &[&str] = match (name, subs.as_slice()) {
         ("npm" | "pnpm" | "yarn", ["pkg", "set" | "delete" | "fix", ..] | ["version", _, ..]) => {
             &["package.json", "package-lock.json"]
@@ -889,5 +995,70 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
     };
     for f in files {
         e.write(&Word::synthetic(f, false), &via);
+    }
+}
+
+/// The command a container runs (see [`tool_outputs`]): its writes become unknowns.
+fn container_command(e: &mut Eval, name: &str, args: &[Word]) {
+    let mut args = args;
+    if name != "docker-compose" && args.first().is_some_and(|w| w.value == "compose") {
+        args = &args[1..];
+        // `docker compose -f FILE -p NAME exec …`.
+        while let Some(w) = args.first().filter(|w| w.value.starts_with('-')) {
+            let valued = matches!(
+                w.value.as_str(),
+                "-f" | "--file"
+                    | "-p"
+                    | "--project-name"
+                    | "--profile"
+                    | "--env-file"
+                    | "--project-directory"
+            );
+            args = args.get(if valued { 2 } else { 1 }..).unwrap_or_default();
+        }
+    } else if name == "docker-compose" {
+        while let Some(w) = args.first().filter(|w| w.value.starts_with('-')) {
+            let valued = matches!(w.value.as_str(), "-f" | "--file" | "-p" | "--project-name");
+            args = args.get(if valued { 2 } else { 1 }..).unwrap_or_default();
+        }
+    }
+    let Some((sub, rest)) = args.split_first() else {
+        return;
+    };
+    if sub.value == "container" {
+        return container_command(e, "docker", rest);
+    }
+    if !matches!(sub.value.as_str(), "exec" | "run") {
+        return;
+    }
+    let valued = "-e --env --env-file -u --user -w --workdir --name --network --net -v --volume \
+        --mount -p --publish --entrypoint -l --label --add-host --cpus -m --memory --hostname \
+        -h --restart --volumes-from --device --cap-add --cap-drop --security-opt --tmpfs \
+        --ulimit --pull --gpus --ipc --pid --log-driver --log-opt --shm-size --platform \
+        --expose --dns --link --detach-keys --index --cidfile --runtime --userns --uts";
+    let mut k = 0;
+    while let Some(w) = rest.get(k).filter(|w| w.value.starts_with('-')) {
+        k += if listed(valued, &w.value) { 2 } else { 1 };
+    }
+    // The container, image or service, then the command.
+    let inner = rest.get(k + 1..).unwrap_or_default();
+    if inner.is_empty() {
+        return;
+    }
+    let verb = sub.value.clone();
+    let found = e.capture(|e| e.invoke(inner, None));
+    for w in found.writes {
+        // A script relative to the container's working directory is the project's (as on this
+        // machine); an absolute one cannot be judged.
+        if matches!(&w.target, BashTarget::Script(p) if !p.starts_with('/')) {
+            continue;
+        }
+        e.unknown(
+            format!("<{} in a container>", w.via),
+            format!(
+                "{name} {verb}: {} in a container that may mount the project",
+                w.via
+            ),
+        );
     }
 }

@@ -388,6 +388,24 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         stdin_code(e, inv.name, stdin);
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
+        // `php vendor/bin/pint`, `node node_modules/.bin/prettier --write .`: a package's
+        // command-line tool, analysed as the command of its name.
+        if let Some(script) = a.operands.first().filter(|w| !w.dynamic)
+            && ["vendor/bin/", "node_modules/.bin/", "/bin/"]
+                .iter()
+                .any(|d| script.value.contains(d))
+            && let Some(tool) = script.value.rsplit('/').next()
+        {
+            let tool = [".phar", ".php", ".cjs", ".mjs", ".js"]
+                .iter()
+                .find_map(|x| tool.strip_suffix(x))
+                .unwrap_or(tool);
+            let mut words = vec![Word::synthetic(tool, false)];
+            words.extend(a.operands[1..].iter().map(|w| (*w).clone()));
+            if tool != inv.name {
+                e.invoke(&words, None);
+            }
+        }
     }
 }
 
@@ -578,6 +596,25 @@ fn python_module(e: &mut Eval, module: &str, args: &[Word]) {
             }
         }
         "venv" | "virtualenv" => operands.iter().for_each(|w| e.write_tree(w, &via)),
+        // `compileall -b` writes `.pyc` files next to the sources (not in `__pycache__`).
+        "compileall" if args.iter().any(|w| w.value == "-b") => {
+            let a = parse_opts(args, &spec("dlrqxeijo", "--invalidation-mode"));
+            if a.operands.is_empty() {
+                e.write_tree(&Word::synthetic(".", false), &via);
+            }
+            a.operands.iter().for_each(|w| e.write_tree(w, &via));
+        }
+        // `zipapp SRC -o OUT` writes OUT, else `SRC.pyz` beside SRC.
+        "zipapp" => {
+            let a = parse_opts(args, &spec("opmc", "--output --python --main"));
+            match a.value(&["-o", "--output"]) {
+                Some(out) => e.write(out, &via),
+                None => a.operands.iter().for_each(|w| {
+                    let pyz = format!("{}.pyz", w.value.trim_end_matches('/'));
+                    e.write(&Word::synthetic(&pyz, w.dynamic), &via);
+                }),
+            }
+        }
         // Formatters and fixers run as modules are the commands of the same name
         // (`python -m black src` is `black src`).
         "black" | "isort" | "autopep8" | "yapf" | "ruff" | "autoflake" | "pyupgrade"

@@ -40,10 +40,24 @@ pub(super) fn rule_shell(e: &mut Eval, inv: &Inv<'_>) {
     }
     let a = parse_opts(inv.args, &SHELL_SPEC);
     if a.has(&["-c"]) {
-        a.operands
-            .first()
-            .iter()
-            .for_each(|cmd| e.run_text(&cmd.value));
+        match a.operands.first() {
+            // The whole command line is `xargs` input or the `{}` of `find -exec`/`xargs -I`:
+            // no text to read. (A `{}` inside a script text is read as one word there.)
+            Some(cmd)
+                if cmd.dynamic && (cmd.value.trim() == "{}" || cmd.value.starts_with("<xargs")) =>
+            {
+                e.unknown(
+                    cmd.raw.clone(),
+                    format!("{} -c with a command line known only at run time", inv.name),
+                )
+            }
+            Some(cmd) => e.run_text(&cmd.value),
+            None if e.piped => e.unknown(
+                "<-c without a command line>",
+                format!("{} -c with a command line known only at run time", inv.name),
+            ),
+            None => {}
+        }
     } else if let (true, Some(stdin)) = (a.operands.is_empty() || a.has(&["-s"]), inv.stdin) {
         e.run_text(stdin);
     } else if let (true, Some(file)) = (
