@@ -673,6 +673,13 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "docker cp app:/etc/hostname src/m1.py",
     "cpio -idm < /tmp/x.cpio",
     "m4 --debugfile=src/m1.py /dev/null",
+    "awk '{system(\"cp src/m0.py \" $0)}' <<< src/m1.py",
+    "awk '{print | \"cat > \" $1}' src/m0.py",
+    "perl -MFile::Copy=cp -e 'cp(\"src/m0.py\", \"src/m1.py\")'",
+    "python3 -c \"import logging; logging.FileHandler('src/m1.py')\"",
+    "ruby -e 'require \"open3\"; Open3.capture2(\"cp src/m0.py src/m1.py\")'",
+    "git filter-repo --force",
+    "printf -- 'open(\"src/m1.py\", \"w\")' | python3",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -786,6 +793,12 @@ pub const READ_ONLY: &[&str] = &[
     "node --test --test-reporter-destination=stdout",
     "cargo --config net.offline=true test",
     "cargo test alias_resolution",
+    "printf 'import sys\\nprint(sys.version)\\n' | python3",
+    "ls | tee >(wc -l) > /dev/null",
+    "ssh -G host",
+    "tar -xOf /tmp/none.tar 2>/dev/null | head",
+    "awk '{print | \"sort\"}' src/m0.py",
+    "docker run --rm -v $PWD:/app:ro -w /app node:20 ls",
 ];
 
 #[test]

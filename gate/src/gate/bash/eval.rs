@@ -289,8 +289,18 @@ impl Eval {
                     .count();
                 Some(join_values(&args[skip..]))
             }
-            Some("printf") if literal && words[1..].iter().all(|w| !w.value.contains('%')) => {
-                words.get(1).map(|w| w.value.clone())
+            // printf's format: its plain escapes (`\n`, `\t`, `\\`, quotes) decoded; an octal,
+            // hex or other escape could spell anything, and is not read.
+            Some("printf")
+                if cmd.redirs.is_empty()
+                    && words.iter().all(|w| !w.dynamic && !w.value.contains('%')) =>
+            {
+                let format = match words.get(1).map(|w| w.value.as_str()) {
+                    Some("--") => words.get(2),
+                    Some(f) if f.starts_with('-') => None,
+                    _ => words.get(1),
+                };
+                format.and_then(|w| printf_plain(&w.value))
             }
             _ => None,
         };
@@ -780,6 +790,10 @@ impl Eval {
     }
 
     pub(super) fn emit(&mut self, w: &Word, tree: bool, via: &str) {
+        // `tee >(wc -l)`: a process substitution names a pipe to a command analysed on its own.
+        if w.value.is_empty() && (w.raw.starts_with(">(") || w.raw.starts_with("<(")) {
+            return;
+        }
         if !w.dynamic {
             let here = self.cwd.join(&w.value);
             let trimmed = here.trim_end_matches('/');
@@ -1194,6 +1208,26 @@ fn expand_braces(words: &mut Vec<Word>, n_assign: usize, depth: usize) {
         }
     }
     *words = out;
+}
+
+/// What printf prints for a format without conversions, when its only escapes are `\n`, `\t`,
+/// `\\`, `\"` and `\'`.
+fn printf_plain(format: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            c @ ('\\' | '"' | '\'') => out.push(c),
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 fn join_values(words: &[Word]) -> String {

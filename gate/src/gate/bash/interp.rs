@@ -74,7 +74,15 @@ const CALLS: &[(&str, Call)] = &[
     // Python's `chmod(p, mode)` after `from os import chmod`; Perl's `chmod MODE, FILES`,
     // `chown UID, GID, FILES`, `utime ATIME, MTIME, FILES` (number literals are skipped).
     ("chmod chown utime", Call::Write(&[0, 1, 2, 3, 4, 5])),
-    ("move symlink link", Call::Write(&[0, 1])),
+    // Perl's File::Copy `mv`/`cp` (`-MFile::Copy=cp`).
+    ("move symlink link mv", Call::Write(&[0, 1])),
+    ("cp", Call::Write(&[1])),
+    // Log files are opened when the handler is made.
+    (
+        "*FileHandler *RotatingFileHandler *TimedRotatingFileHandler *WatchedFileHandler",
+        Call::Write(&[0]),
+    ),
+    ("File.truncate", Call::Write(&[0])),
     ("copyfile copytree copy2", Call::Write(&[1])),
     (
         "tempfile.mkstemp tempfile.mkdtemp tempfile.NamedTemporaryFile \
@@ -97,6 +105,7 @@ const CALLS: &[(&str, Call)] = &[
          *createRequire *runMain process.dlopen Worker worker_threads.Worker \
          create_function builtins.__import__ builtins.compile \
          fileinput.input fileinput.FileInput logging.basicConfig shutil.unpack_archive \
+         dictConfig fileConfig logging.config.dictConfig logging.config.fileConfig \
          .extractall .extract",
         Call::Opaque,
     ),
@@ -176,7 +185,9 @@ const CALLS: &[(&str, Call)] = &[
         "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
          subprocess.check_output subprocess.Popen subprocess.getoutput \
          subprocess.getstatusoutput *execSync child_process.exec system shell_exec passthru \
-         popen proc_open IO.popen Kernel.system Kernel.exec Kernel.spawn",
+         popen proc_open IO.popen Kernel.system Kernel.exec Kernel.spawn \
+         Open3.capture2 Open3.capture2e Open3.capture3 Open3.popen2 Open3.popen2e \
+         Open3.popen3 Open3.pipeline Open3.pipeline_r Open3.pipeline_w",
         Call::Shell,
     ),
 ];
@@ -1430,11 +1441,17 @@ pub(super) fn scan_awk(e: &mut Eval, program: &str) {
             CTok::Ident("system")
                 if matches!(toks.get(k + 1).map(|t| &t.tok), Some(CTok::Punct(b'('))) =>
             {
-                run(e, toks.get(k + 2), "awk system()");
+                // `system("cp a " $0)`: a string joined with more at run time.
+                let whole = matches!(toks.get(k + 3).map(|t| &t.tok), Some(CTok::Punct(b')')));
+                run(e, toks.get(k + 2).filter(|_| whole), "awk system()");
             }
             CTok::Punct(b'|') => {
                 if in_print {
-                    run(e, toks.get(k + 1), "awk print | command");
+                    let whole = matches!(
+                        toks.get(k + 2).map(|t| &t.tok),
+                        None | Some(CTok::Punct(b';' | b'}' | b'\n' | b')'))
+                    );
+                    run(e, toks.get(k + 1).filter(|_| whole), "awk print | command");
                 } else if matches!(
                     toks.get(k + 1).map(|t| &t.tok),
                     Some(CTok::Ident("getline"))

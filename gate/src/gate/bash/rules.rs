@@ -28,7 +28,7 @@ use output::{
 use read::{rule_grep, rule_ls, rule_read};
 use script::{rule_awk, rule_interpreter, rule_perl_ruby, rule_pytest};
 use shell::{rule_builtin_callback, rule_cd, rule_command_string, rule_flock, rule_make};
-use shell::{rule_runs_unseen_command, rule_shell, rule_source};
+use shell::{rule_runs_unseen_command, rule_shell, rule_source, rule_ssh};
 
 use super::eval::{Eval, Inv};
 use super::lex::Word;
@@ -196,9 +196,10 @@ pub(super) const RULES: &[(&str, Rule)] = &[
         rule_builtin_callback,
     ),
     (
-        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient ssh sftp flatpak-spawn ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
+        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
         rule_runs_unseen_command,
     ),
+    ("ssh", rule_ssh),
     ("sponge", rule_sponge),
     ("uniq", rule_uniq),
     (

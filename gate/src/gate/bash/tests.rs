@@ -780,7 +780,6 @@ fn substitutions_in_headers_expansions_arithmetic_and_builtins() {
               read path .output src/a.py
             $ ssh -o ProxyCommand='touch p' host
               write dynamic proxycommand (ssh proxycommand, an option that runs a program or writes a file)
-              write dynamic <ssh …> (ssh runs a command the gate does not unwrap)
             $ tar -cf /dev/null README.md --checkpoint=1 --checkpoint-action=exec='touch k'
               write dynamic --checkpoint-action (tar --checkpoint-action, an option that runs a program or writes a file)
             $ gcc -o src/a.py m.c

@@ -120,7 +120,8 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         {
             tree(e)
         }
-        "read-tree" | "checkout-index" | "update-index" | "filter-branch" | "sparse-checkout"
+        "read-tree" | "checkout-index" | "update-index" | "filter-branch" | "filter-repo"
+        | "sparse-checkout"
             if rest.iter().any(|w| {
                 matches!(
                     w.value.as_str(),

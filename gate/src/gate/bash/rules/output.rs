@@ -719,8 +719,17 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
                 } else {
                     spec.split(':').next().unwrap_or_default().to_string()
                 };
+                let read_only = spec
+                    .split([':', ','])
+                    .skip(1)
+                    .any(|o| matches!(o, "ro" | "readonly" | "ro=true" | "readonly=true"));
                 // A named volume (`data:/x`) is not a path.
-                if host.contains('/') || host.starts_with('.') || host.starts_with('~') || dynamic {
+                if !read_only
+                    && (host.contains('/')
+                        || host.starts_with('.')
+                        || host.starts_with('~')
+                        || dynamic)
+                {
                     e.write_tree(&Word::synthetic(&host, dynamic), &via);
                 }
             }

@@ -249,3 +249,16 @@ pub(super) fn rule_command_string(e: &mut Eval, inv: &Inv<'_>) {
         }
     }
 }
+
+/// `ssh [OPTIONS] HOST COMMAND…`: the command runs on HOST, which may be this machine; what it
+/// writes is unknown. `ssh -G HOST`, `ssh -V` and a session without a command run nothing here.
+pub(super) fn rule_ssh(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("BbcDEeFIiJLlmOopQRSWw", ""));
+    if a.has(&["-G", "-V"]) || a.operands.len() < 2 {
+        return;
+    }
+    e.unknown(
+        format!("<ssh {} …>", a.operands[0].value),
+        "ssh runs a command on a host that may be this machine",
+    );
+}
