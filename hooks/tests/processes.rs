@@ -680,6 +680,26 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "ruby -e 'require \"open3\"; Open3.capture2(\"cp src/m0.py src/m1.py\")'",
     "git filter-repo --force",
     "printf -- 'open(\"src/m1.py\", \"w\")' | python3",
+    // Other interpreters, REPLs on stdin, programs that run what their options name.
+    "ipython -c \"open('src/m1.py', 'w').write('x')\"",
+    "jshell <<< 'java.nio.file.Files.writeString(java.nio.file.Path.of(\"src/m1.py\"), \"x\")'",
+    "deno eval \"Deno.writeTextFileSync('src/m1.py', 'x')\"",
+    "bun -e \"require('fs').writeFileSync('src/m1.py', 'x')\"",
+    "java /tmp/X.java",
+    "go run /tmp/x.go",
+    "sudo -s <<< 'cp src/m0.py src/m1.py'",
+    "MAKEFILES=/tmp/mk make",
+    "PYTHONBREAKPOINT=os.system python3 -c 'breakpoint()'",
+    "fd m1.py src -x cp src/m0.py",
+    "rg --pre /tmp/x.sh foo",
+    "man -P 'sh -c \"cp src/m0.py src/m1.py\"' ls",
+    "hyperfine --runs 1 'cp src/m0.py src/m1.py'",
+    "awk -i /tmp/lib.awk 'BEGIN{}'",
+    "pigz src/m1.py",
+    "tidy -m src/m1.py",
+    "rename 's/m1/m9/' src/m1.py",
+    "deno fmt src",
+    "ffmpeg -i /tmp/in.wav src/m1.py",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -799,6 +819,14 @@ pub const READ_ONLY: &[&str] = &[
     "tar -xOf /tmp/none.tar 2>/dev/null | head",
     "awk '{print | \"sort\"}' src/m0.py",
     "docker run --rm -v $PWD:/app:ro -w /app node:20 ls",
+    "ipython -c 'print(1)'",
+    "fd -e py -x wc -l",
+    "man -P cat ls",
+    "java -version",
+    "go run ./cmd/x",
+    "bun test",
+    "deno fmt --check",
+    "rename -n 's/m1/m9/' src/m1.py",
 ];
 
 #[test]

@@ -423,6 +423,15 @@ impl Eval {
                     self.working_dir_code(name);
                 }
                 words = rest.get(operands..).unwrap_or_default();
+                // `sudo -s <<< CMD`, `doas -s`: a shell reading its commands from stdin.
+                if words.is_empty() && matches!(name, "sudo" | "doas") {
+                    match stdin {
+                        Some(text) => self.run_text(text),
+                        None if self.piped => self.piped_code(name),
+                        None => {}
+                    }
+                    return;
+                }
                 // `env -C DIR CMD`, `sudo -D DIR CMD`: CMD runs in DIR.
                 let chdir = match name {
                     "env" => args.value(&["-C", "--chdir"]),
@@ -1053,7 +1062,7 @@ fn reads_working_dir(name: &str, args: &[Word]) -> bool {
 /// Options whose value is a file or directory of code the command loads or runs (`node -r
 /// FILE`, `make -C DIR`): like `bash FILE`, it must be the project's or the system's.
 const CODE_BY_OPTION: &[(&str, &[&str])] = &[
-    ("awk gawk mawk nawk", &["-f", "--file"]),
+    ("awk gawk mawk nawk", &["-f", "--file", "-i", "--include"]),
     ("node", &["-r", "--require", "--import", "--loader"]),
     ("perl", &["-I"]),
     ("ruby", &["-I", "-r"]),
@@ -1111,6 +1120,8 @@ fn code_by_option(name: &str, args: &[Word]) -> Vec<Word> {
             }
         }
     }
+    // gawk's `-i inplace` is its in-place extension, not a file (see the awk rule).
+    out.retain(|w| w.dynamic || w.value != "inplace");
     out
 }
 
@@ -1145,7 +1156,17 @@ fn runs_program_from_env(w: &Word) -> bool {
                 | "LD_AUDIT"
                 | "GIT_ALLOW_PROTOCOL"
         )
+        // `PYTHONBREAKPOINT=os.system`: the callable `breakpoint()` runs.
+        || (name == "PYTHONBREAKPOINT" && !matches!(value.trim(), "" | "0"))
         || name.starts_with("BASH_FUNC_")
+        // make reads the makefiles `MAKEFILES` names, and takes options from `MAKEFLAGS`.
+        || (name == "MAKEFILES" && !value.trim().is_empty())
+        || (matches!(name, "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS")
+            && value.split_whitespace().any(|o| {
+                ["-f", "--file", "--makefile", "-C", "--directory", "--eval", "-E", "-I", "--include"]
+                    .iter()
+                    .any(|p| o.starts_with(p))
+            }))
         || (matches!(name, "LESSOPEN" | "LESSCLOSE") && !value.trim().is_empty());
     let viewer = matches!(
         name,
@@ -1266,7 +1287,11 @@ pub(super) fn canonical(word: &str) -> &str {
         _ if versioned("perl") => "perl",
         _ if versioned("ruby") => "ruby",
         _ if versioned("php") => "php",
-        "nodejs" => "node",
+        "nodejs" | "tsx" | "ts-node" | "esno" | "esr" => "node",
+        "ipython" | "ipython3" | "pypy" | "pypy3" | "micropython" | "graalpy" | "jython" => {
+            "python"
+        }
+        "jruby" | "truffleruby" => "ruby",
         "gawk" | "mawk" | "nawk" => "awk",
         "gsed" => "sed",
         "gtar" | "bsdtar" => "tar",

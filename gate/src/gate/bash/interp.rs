@@ -83,6 +83,27 @@ const CALLS: &[(&str, Call)] = &[
         Call::Write(&[0]),
     ),
     ("File.truncate", Call::Write(&[0])),
+    // Deno's and Bun's file APIs.
+    (
+        "Deno.writeTextFile Deno.writeTextFileSync Deno.writeFile Deno.writeFileSync \
+         Deno.remove Deno.removeSync Deno.truncate Deno.truncateSync Deno.create \
+         Deno.createSync Deno.mkdir Deno.mkdirSync Deno.chmod Deno.chmodSync Deno.utime \
+         Deno.utimeSync Bun.write",
+        Call::Write(&[0]),
+    ),
+    (
+        "Deno.rename Deno.renameSync Deno.link Deno.linkSync",
+        Call::Write(&[0, 1]),
+    ),
+    (
+        "Deno.copyFile Deno.copyFileSync Deno.symlink Deno.symlinkSync",
+        Call::Write(&[1]),
+    ),
+    ("Deno.open Deno.openSync", Call::Open),
+    (
+        "Deno.Command Deno.run Bun.spawn Bun.spawnSync Bun.$",
+        Call::Opaque,
+    ),
     ("copyfile copytree copy2", Call::Write(&[1])),
     (
         "tempfile.mkstemp tempfile.mkdtemp tempfile.NamedTemporaryFile \

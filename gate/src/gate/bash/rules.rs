@@ -196,14 +196,16 @@ pub(super) const RULES: &[(&str, Rule)] = &[
         rule_builtin_callback,
     ),
     (
-        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
+        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn hyperfine \
+         entr nodemon watchexec concurrently start-stop-daemon daemonize papermill tcc ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
         rule_runs_unseen_command,
     ),
     ("ssh", rule_ssh),
     ("sponge", rule_sponge),
     ("uniq", rule_uniq),
     (
-        "gzip gunzip bzip2 bunzip2 xz unxz lzma unlzma zstd unzstd lz4 compress uncompress",
+        "gzip gunzip bzip2 bunzip2 xz unxz lzma unlzma zstd unzstd lz4 compress uncompress \
+         pigz unpigz pbzip2 lbzip2 pixz plzip lzip lzop",
         rule_compress,
     ),
     ("split csplit", rule_split),
@@ -224,7 +226,9 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("ssh-keygen", rule_ssh_keygen),
     ("ar", rule_ar),
     (
-        "tclsh wish expect lua luajit Rscript julia osascript guile racket",
+        "tclsh wish expect lua luajit Rscript R julia osascript guile racket irb jshell groovy \
+         groovysh octave scala kotlin ghci runghc runhaskell iex elixir erl escript ocaml raku \
+         perl6 clojure clj swift rust-script kotlinc dotnet-script",
         rule_opaque_interpreter,
     ),
     ("gdb", rule_gdb),

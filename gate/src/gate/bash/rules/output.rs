@@ -546,6 +546,11 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ("jest vitest", "--outputFile", "--coverageDirectory"),
     ("exiftool", "-o -out", ""),
     ("cpio", "-O -F --file", "-D --directory"),
+    ("aria2c", "-o --out", "-d --dir"),
+    ("uudecode", "-o --output-file", ""),
+    ("brotli enscript a2ps", "-o --output", ""),
+    ("libreoffice soffice", "", "--outdir"),
+    ("jupyter", "--output", "--output-dir"),
     ("node", "--test-reporter-destination", ""),
     ("mogrify", "", "-path"),
 ];
@@ -601,6 +606,36 @@ const IN_PLACE: &[(&str, &str, &str, &str)] = &[
     ("dart", "fix", "--apply", ""),
     ("sqlfluff", "fix format", "", ""),
     ("yamlfmt", "", "", "-lint -dry"),
+    ("tidy", "", "-m --modify", ""),
+    (
+        "recode patchelf",
+        "",
+        "",
+        "--print-interpreter --print-rpath --print-needed",
+    ),
+    ("indent astyle", "", "", "--dry-run --stdout -st"),
+    ("perltidy", "", "-b --backup-and-modify-in-place", ""),
+    (
+        "js-beautify html-beautify css-beautify",
+        "",
+        "-r --replace",
+        "",
+    ),
+    (
+        "jpegoptim optipng pngcrush advpng zopflipng oxipng svgo",
+        "",
+        "",
+        "--stdout --dry-run -simulate",
+    ),
+    (
+        "rename prename file-rename perl-rename",
+        "",
+        "",
+        "-n --nono --dry-run --just-print",
+    ),
+    ("json", "", "-I --in-place", ""),
+    ("xmlstarlet", "ed edit", "-L --inplace", ""),
+    ("jupyter", "nbconvert", "--inplace", ""),
 ];
 
 /// The output options of [`OUTPUT_OPTIONS`] and the in-place edits of [`IN_PLACE`] in the
@@ -795,6 +830,9 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
                 );
             }
         }
+        return;
+    }
+    if other_tools(e, name, args) {
         return;
     }
     // ImageMagick's `convert IN… OUT`, `magick IN… OUT`: the last operand is written.
@@ -1070,4 +1108,205 @@ fn container_command(e: &mut Eval, name: &str, args: &[Word]) {
             ),
         );
     }
+}
+
+/// More tools that write or run what their arguments name: `fd -x CMD` (like `find -exec`; what
+/// CMD writes is unknown), `rg --pre CMD` (runs CMD on every file), `uudecode` without `-o`
+/// (the file its input names), `rclone copy|sync|move SRC DEST` (a local DEST), `ffmpeg`/`sox`/
+/// `wkhtmltopdf` (the last operand), `sqlite-utils` (the database), `man -P CMD` (a pager other
+/// than cat, less, more), and code loaded from a file by `java FILE.java`/`-jar`, `go run FILE`,
+/// `bun run FILE`, `deno run FILE`, `nvim -l FILE` (checked like `bash FILE`); `bun -e`/`deno
+/// eval` code is JavaScript. Whether `tool_outputs` is done with the command.
+fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
+    let via = format!("{name} output");
+    let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+    match name {
+        "fd" | "fdfind" => {
+            if let Some(k) = args
+                .iter()
+                .position(|w| matches!(w.value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
+            {
+                // Each result is appended, or put where `{}` (and its variants) stand.
+                let mut inner: Vec<Word> = args[k + 1..]
+                    .iter()
+                    .map(|w| Word {
+                        dynamic: w.dynamic || w.value.contains('{'),
+                        ..w.clone()
+                    })
+                    .collect();
+                if !args[k + 1..].iter().any(|w| w.value.contains('{')) {
+                    inner.push(Word::synthetic("<fd result>", true));
+                }
+                let found = e.capture(|e| e.invoke(&inner, None));
+                for w in found.writes {
+                    e.unknown(format!("<fd {}>", w.via), format!("fd -x runs {}", w.via));
+                }
+            }
+        }
+        "rg" => {
+            if let Some(w) = args
+                .iter()
+                .find(|w| w.value.starts_with("--pre") && !w.value.starts_with("--pre-glob"))
+            {
+                e.unknown(w.raw.clone(), "rg --pre runs a program on every file");
+            }
+            return false;
+        }
+        "uudecode"
+            if !args
+                .iter()
+                .any(|w| w.value.starts_with("-o") || w.value.starts_with("--output")) =>
+        {
+            e.unknown(
+                "<uudecode output>",
+                "uudecode writes the file its input names",
+            );
+        }
+        "rclone" => {
+            if let [sub, .., dest] = operands.as_slice()
+                && matches!(
+                    sub.value.as_str(),
+                    "copy" | "sync" | "move" | "copyto" | "moveto" | "bisync" | "copyurl" | "mount"
+                )
+                && operands.len() >= 3
+                && (dest.dynamic || !dest.value.contains(':') || dest.value.starts_with('/'))
+            {
+                e.write_tree(dest, &via);
+            }
+        }
+        "ffmpeg" | "sox" | "wkhtmltopdf" | "wkhtmltoimage" => {
+            if let Some(out) = args.last().filter(|w| !w.value.starts_with('-'))
+                && args.len() >= 2
+            {
+                e.write(out, &via);
+            }
+        }
+        "sqlite-utils" => {
+            if let [sub, db, ..] = operands.as_slice()
+                && !matches!(
+                    sub.value.as_str(),
+                    "query"
+                        | "tables"
+                        | "views"
+                        | "schema"
+                        | "rows"
+                        | "indexes"
+                        | "triggers"
+                        | "search"
+                        | "dump"
+                )
+            {
+                e.write(db, &via);
+            }
+        }
+        "man" => {
+            let pager = args
+                .iter()
+                .enumerate()
+                .find_map(|(k, w)| match w.value.as_str() {
+                    "-P" | "--pager" => args.get(k + 1).map(|p| p.value.clone()),
+                    v => v.strip_prefix("--pager=").map(str::to_string),
+                });
+            if let Some(p) = pager
+                && !matches!(p.trim(), "cat" | "less" | "more" | "less -R" | "")
+            {
+                e.unknown(p, "man -P runs the pager it names");
+            }
+        }
+        "java" => {
+            let mut k = 0;
+            while let Some(w) = args.get(k) {
+                match w.value.as_str() {
+                    "-jar" => {
+                        if let Some(f) = args.get(k + 1) {
+                            e.script(f, "java -jar runs code from");
+                        }
+                        break;
+                    }
+                    "-cp" | "-classpath" | "--class-path" | "-p" | "--module-path" => {
+                        if let Some(cp) = args.get(k + 1) {
+                            for dir in cp.value.split(':').filter(|d| !d.is_empty()) {
+                                e.script(
+                                    &Word::synthetic(dir, cp.dynamic),
+                                    "java loads classes from",
+                                );
+                            }
+                        }
+                        k += 2;
+                        continue;
+                    }
+                    v if v.starts_with('-') => {}
+                    v => {
+                        if v.ends_with(".java") || v.contains('/') {
+                            e.script(w, "java runs a source file");
+                        }
+                        break;
+                    }
+                }
+                k += 1;
+            }
+        }
+        "go" if args.first().is_some_and(|w| w.value == "run") => {
+            for w in operands.iter().skip(1) {
+                if w.value.ends_with(".go") || w.value.starts_with('/') || w.value.starts_with("..")
+                {
+                    e.script(w, "go run builds and runs");
+                }
+            }
+        }
+        "bun" | "deno" => {
+            let code = args
+                .iter()
+                .enumerate()
+                .find_map(|(k, w)| match w.value.as_str() {
+                    "-e" | "--eval" | "-p" | "--print" | "eval" => args.get(k + 1),
+                    _ => None,
+                });
+            if let Some(code) = code {
+                let mut words = vec![Word::synthetic("node", false), Word::synthetic("-e", false)];
+                words.push(code.clone());
+                e.invoke(&words, None);
+            } else if let Some(f) = operands
+                .iter()
+                .find(|w| !matches!(w.value.as_str(), "run" | "x" | "test" | "task" | "repl"))
+                .filter(|w| {
+                    w.value.contains('/')
+                        || [".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx"]
+                            .iter()
+                            .any(|x| w.value.ends_with(x))
+                })
+            {
+                e.script(f, &format!("{name} runs a script file"));
+            }
+            // `deno fmt` is an in-place formatter (below).
+            return false;
+        }
+        "nvim" | "vim" => {
+            if let Some(k) = args.iter().position(|w| w.value == "-l")
+                && let Some(f) = args.get(k + 1)
+            {
+                e.script(f, "nvim -l runs a Lua script");
+            }
+            return false;
+        }
+        "jupyter" => {
+            // `jupyter nbconvert NB` writes the converted file beside the notebook (`--stdout`:
+            // not); `--execute` runs the notebook's code.
+            if args.first().is_some_and(|w| w.value == "nbconvert") {
+                let to_stdout = args.iter().any(|w| w.value == "--stdout");
+                for nb in operands.iter().skip(1) {
+                    if args.iter().any(|w| w.value == "--execute") {
+                        e.script(nb, "jupyter nbconvert --execute runs");
+                    }
+                    if !to_stdout {
+                        let dir = nb.value.rsplit_once('/').map_or(".", |(d, _)| d);
+                        e.write_tree(&Word::synthetic(dir, nb.dynamic), &via);
+                    }
+                }
+            }
+            return false;
+        }
+        _ => return false,
+    }
+    true
 }
