@@ -700,6 +700,8 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "rename 's/m1/m9/' src/m1.py",
     "deno fmt src",
     "ffmpeg -i /tmp/in.wav src/m1.py",
+    "python3 -c \"import pandas as pd; pd.DataFrame().to_csv('src/m1.py')\"",
+    "python3 -c \"import numpy as np; np.savetxt('src/m1.py', [1])\"",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -827,6 +829,7 @@ pub const READ_ONLY: &[&str] = &[
     "bun test",
     "deno fmt --check",
     "rename -n 's/m1/m9/' src/m1.py",
+    "python3 -c \"import pandas as pd; print(pd.DataFrame({'a': [1]}).to_csv())\"",
 ];
 
 #[test]

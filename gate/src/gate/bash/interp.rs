@@ -10,6 +10,9 @@ use super::lex::{Word, lossy};
 enum Call {
     /// These positional arguments are written paths.
     Write(&'static [usize]),
+    /// The first argument, when there is one, is a written path (`df.to_csv('f')`; without it
+    /// the text is returned).
+    WriteIfGiven,
     /// The first argument is read.
     Read,
     /// `open`/`fopen`: the mode decides (Python/Ruby/PHP `open(p, 'w')`, Perl `open(F, '>', p)` and
@@ -83,6 +86,15 @@ const CALLS: &[(&str, Call)] = &[
         Call::Write(&[0]),
     ),
     ("File.truncate", Call::Write(&[0])),
+    // Data libraries' save functions (numpy, pandas, polars, matplotlib, torch, joblib).
+    (
+        ".to_csv .to_json .to_parquet .to_excel .to_pickle .to_feather .to_hdf .to_html \
+         .to_latex .to_markdown .to_xml .to_stata .to_orc .write_csv .write_parquet \
+         .write_json .write_ndjson .write_ipc .write_excel .savefig .tofile np.save np.savez \
+         np.savez_compressed np.savetxt numpy.save numpy.savez numpy.savetxt torch.save \
+         joblib.dump .save_pretrained",
+        Call::WriteIfGiven,
+    ),
     // Deno's and Bun's file APIs.
     (
         "Deno.writeTextFile Deno.writeTextFileSync Deno.writeFile Deno.writeFileSync \
@@ -530,7 +542,13 @@ fn names_a_writing_call(name: &str) -> bool {
     matches!(
         call_of(name, true).or_else(|| call_of(name, false)),
         Some(
-            Call::Write(_) | Call::Opaque | Call::Shell | Call::Code | Call::Open | Call::RecvWrite
+            Call::Write(_)
+                | Call::WriteIfGiven
+                | Call::Opaque
+                | Call::Shell
+                | Call::Code
+                | Call::Open
+                | Call::RecvWrite
         )
     ) || CALLS.iter().any(|(pats, call)| {
         matches!(call, Call::Write(_) | Call::Opaque | Call::Shell)
@@ -1121,6 +1139,14 @@ fn scan_tokens(
                         None if Some(&i) == indexes.first() => e.write(&snippet, via),
                         None => {}
                     }
+                }
+            }
+            Call::WriteIfGiven => {
+                // `np.save(f, a)`, `torch.save(obj, f)`, `joblib.dump(obj, f)`: the file is
+                // the first argument of the methods, the second of these functions.
+                let i = usize::from(matches!(name, "torch.save" | "joblib.dump"));
+                if let Some(a) = positional.get(i) {
+                    e.write(&a.word(), via);
                 }
             }
             Call::Read => positional.first().iter().for_each(|a| e.read(&a.word())),
