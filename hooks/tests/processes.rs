@@ -702,6 +702,7 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "ffmpeg -i /tmp/in.wav src/m1.py",
     "python3 -c \"import pandas as pd; pd.DataFrame().to_csv('src/m1.py')\"",
     "python3 -c \"import numpy as np; np.savetxt('src/m1.py', [1])\"",
+    "tsc --outdir src src/index.ts",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -830,6 +831,11 @@ pub const READ_ONLY: &[&str] = &[
     "deno fmt --check",
     "rename -n 's/m1/m9/' src/m1.py",
     "python3 -c \"import pandas as pd; print(pd.DataFrame({'a': [1]}).to_csv())\"",
+    "go mod tidy -diff",
+    "case $OSTYPE in linux*) echo linux;; darwin*) echo mac;; *) echo other;; esac",
+    "files=($(git ls-files '*.py')); echo ${#files[@]}",
+    "echo 'git status' | sh",
+    "docker compose exec -T app php artisan test",
 ];
 
 #[test]

@@ -873,6 +873,12 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
         if name == "go" && v.starts_with("--") {
             v = &v[1..];
         }
+        // tsc's options are case-insensitive (`--outdir` is `--outDir`).
+        let folded;
+        if name == "tsc" && v.starts_with("--") {
+            folded = tsc_option(v);
+            v = &folded;
+        }
         let mut hit = false;
         for (opts, tree) in [(files, false), (trees, true)] {
             for opt in opts.split_whitespace() {
@@ -992,10 +998,12 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
         .filter(|w| !w.value.starts_with('-'))
         .map(|w| w.value.as_str())
         .collect();
-    if args
-        .iter()
-        .any(|w| matches!(w.value.as_str(), "--dry-run" | "--help" | "-h" | "-n"))
-    {
+    if args.iter().any(|w| {
+        matches!(
+            w.value.as_str(),
+            "--dry-run" | "--help" | "-h" | "-n" | "-diff"
+        )
+    }) {
         return;
     }
     let via = format!("{name} {}", subs.first().copied().unwrap_or_default());
@@ -1309,4 +1317,20 @@ fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
         _ => return false,
     }
     true
+}
+
+/// A tsc option spelled as [`OUTPUT_OPTIONS`] lists it, whatever its case (`--OUTDIR=x` ->
+/// `--outDir=x`).
+fn tsc_option(v: &str) -> String {
+    let (opt, rest) = v.split_once('=').map_or((v, None), |(o, r)| (o, Some(r)));
+    let listed = OUTPUT_OPTIONS
+        .iter()
+        .filter(|(names, ..)| names.split(' ').any(|n| n == "tsc"))
+        .flat_map(|(_, f, t)| f.split_whitespace().chain(t.split_whitespace()))
+        .find(|o| o.eq_ignore_ascii_case(opt));
+    match (listed, rest) {
+        (Some(o), Some(r)) => format!("{o}={r}"),
+        (Some(o), None) => o.to_string(),
+        (None, _) => v.to_string(),
+    }
 }
