@@ -703,6 +703,8 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "python3 -c \"import pandas as pd; pd.DataFrame().to_csv('src/m1.py')\"",
     "python3 -c \"import numpy as np; np.savetxt('src/m1.py', [1])\"",
     "tsc --outdir src src/index.ts",
+    "npm --prefix /tmp/evil test -- -c x",
+    "npm --silent exec --call='cp src/m0.py src/m1.py'",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -836,6 +838,9 @@ pub const READ_ONLY: &[&str] = &[
     "files=($(git ls-files '*.py')); echo ${#files[@]}",
     "echo 'git status' | sh",
     "docker compose exec -T app php artisan test",
+    "javac -sourcepath src -d /tmp/out src/App.java",
+    "shfmt -i 2 -d scripts/check.sh",
+    "npm test -- -c config.js",
 ];
 
 #[test]

@@ -356,14 +356,28 @@ impl Eval {
             if name == "xargs" {
                 return self.xargs(&words[1..]);
             }
-            if matches!(name, "npx" | "bunx" | "pnpx" | "npm")
-                && let Some(text) = words[1..].iter().enumerate().find_map(|(k, w)| {
-                    let v = w.value.as_str();
-                    match v {
-                        "-c" | "--call" => words.get(k + 2).map(|c| c.value.clone()),
-                        _ => v.strip_prefix("--call=").map(str::to_string),
-                    }
-                })
+            // The options of `npx …` or of `npm exec|x …`, up to the command or `--`.
+            let exec_opts = match name {
+                "npx" | "bunx" | "pnpx" => Some(1),
+                "npm" => words
+                    .iter()
+                    .position(|w| matches!(w.value.as_str(), "exec" | "x"))
+                    .filter(|&k| words[1..k].iter().all(|w| w.value.starts_with('-')))
+                    .map(|k| k + 1),
+                _ => None,
+            };
+            if let Some(start) = exec_opts
+                && let Some(text) = words[start..]
+                    .iter()
+                    .take_while(|w| w.value != "--")
+                    .enumerate()
+                    .find_map(|(k, w)| {
+                        let v = w.value.as_str();
+                        match v {
+                            "-c" | "--call" => words.get(start + k + 1).map(|c| c.value.clone()),
+                            _ => v.strip_prefix("--call=").map(str::to_string),
+                        }
+                    })
             {
                 // `npx -c 'CMD'`, `npm exec --call 'CMD'`: a shell command line.
                 self.working_dir_code(name);

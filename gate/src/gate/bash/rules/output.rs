@@ -578,12 +578,8 @@ const IN_PLACE: &[(&str, &str, &str, &str)] = &[
     ("pycln mdformat", "", "", "--check --diff"),
     ("pint", "", "", "--test"),
     ("rector", "process", "", "--dry-run -n"),
-    (
-        "shfmt gofumpt swift-format",
-        "",
-        "-w --write -i --in-place",
-        "",
-    ),
+    ("shfmt gofumpt", "", "-w --write", ""),
+    ("swift-format", "", "-i --in-place", ""),
     (
         "standard xo stylelint markdownlint markdownlint-cli2",
         "",
@@ -845,12 +841,18 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
         }
         return;
     }
+    let glued = !matches!(
+        name,
+        "javac" | "kotlinc" | "go" | "exiftool" | "mogrify" | "node" | "jupyter" | "tidy"
+    );
     let valued = |v: &str, opt: &str| -> Option<String> {
         if let Some(r) = v.strip_prefix(opt) {
             if let Some(val) = r.strip_prefix('=') {
                 return Some(val.to_string());
             }
-            if !r.is_empty() && opt.len() == 2 && !opt.starts_with("--") {
+            // `-oFILE`, for tools whose parsers take it (not javac's `-sourcepath` or go's
+            // `-overlay`, single-dash long options).
+            if !r.is_empty() && opt.len() == 2 && !opt.starts_with("--") && glued {
                 return Some(r.to_string());
             }
         }
@@ -956,6 +958,7 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
                 w.value == f
                     || w.value.strip_prefix(f).is_some_and(|r| r.starts_with('='))
                     || (f.len() == 2
+                        && glued
                         && !w.value.starts_with("--")
                         && w.value.starts_with('-')
                         && w.value[1..].contains(&f[1..]))
