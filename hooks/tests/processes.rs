@@ -705,6 +705,8 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "tsc --outdir src src/index.ts",
     "npm --prefix /tmp/evil test -- -c x",
     "npm --silent exec --call='cp src/m0.py src/m1.py'",
+    "npm --prefix /tmp/evil exec -- ls",
+    "uv run --directory /tmp/x ls",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).

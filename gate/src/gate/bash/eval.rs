@@ -380,7 +380,7 @@ impl Eval {
                     })
             {
                 // `npx -c 'CMD'`, `npm exec --call 'CMD'`: a shell command line.
-                self.working_dir_code(name);
+                self.launcher_options(name, &words[1..]);
                 self.run_text(&text);
                 return;
             }
@@ -516,6 +516,7 @@ impl Eval {
     /// the index in `args` of the command the launcher runs (the launcher reads its working
     /// directory's configuration). `None`: not a launcher call, or no command follows.
     fn launched(&mut self, name: &str, args: &[Word]) -> Option<usize> {
+        let args_all = args;
         // `npm --silent exec …`, `npm --prefix . run env …`: global options first.
         let lead = if matches!(name, "npm" | "pnpm" | "yarn" | "bun") {
             let mut k = 0;
@@ -535,7 +536,7 @@ impl Eval {
             && !sub.value.starts_with('-')
             && !listed(PM_SUBCOMMANDS, &sub.value)
         {
-            self.working_dir_code(name);
+            self.launcher_options(name, &args_all[..lead]);
             return Some(lead);
         }
         let start = if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
@@ -570,8 +571,24 @@ impl Eval {
         if k >= args.len() {
             return None;
         }
-        self.working_dir_code(name);
+        self.launcher_options(name, &args_all[..lead + k]);
         Some(lead + k)
+    }
+
+    /// The working directory, code directories and programs a launcher's own options name
+    /// (`npm --prefix DIR exec`, `uv run --directory DIR`, `npm exec --script-shell=P`): what
+    /// it runs is looked up there, so they are checked as for the launcher itself.
+    fn launcher_options(&mut self, name: &str, opts: &[Word]) {
+        self.working_dir_code(name);
+        if let Some(opt) = runs_by_option(name, opts) {
+            self.unknown(
+                opt.to_string(),
+                format!("{name} {opt}, an option that runs a program or writes a file"),
+            );
+        }
+        for code in code_by_option(name, opts) {
+            self.script(&code, &format!("{name} loads code from"));
+        }
     }
 
     /// `xargs [opts] CMD ARGS`: CMD gets Dynamic arguments from stdin (appended, or in place of
@@ -1083,6 +1100,22 @@ const CODE_BY_OPTION: &[(&str, &[&str])] = &[
     ("bash sh", &["--rcfile", "--init-file"]),
     ("make gmake", &["-C", "--directory"]),
     ("npm pnpm yarn bun", &["--prefix", "--dir", "--cwd", "-C"]),
+    // Launchers' project directories and files (see `LAUNCHERS`).
+    (
+        "uv",
+        &[
+            "--directory",
+            "--project",
+            "--env-file",
+            "--with-requirements",
+        ],
+    ),
+    ("poetry", &["--directory", "-C", "--project", "-P"]),
+    ("bundle", &["--gemfile"]),
+    ("composer", &["-d", "--working-dir"]),
+    ("conda mamba micromamba", &["-p", "--prefix", "--cwd"]),
+    ("mise rtx", &["-C", "--cd"]),
+    ("pixi", &["--manifest-path"]),
     ("go", &["-C"]),
     ("cargo", &["--manifest-path"]),
 ];
