@@ -707,6 +707,7 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "npm --silent exec --call='cp src/m0.py src/m1.py'",
     "npm --prefix /tmp/evil exec -- ls",
     "uv run --directory /tmp/x ls",
+    "docker compose run --entrypoint sh app -c 'cp src/m0.py src/m1.py'",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -843,6 +844,7 @@ pub const READ_ONLY: &[&str] = &[
     "javac -sourcepath src -d /tmp/out src/App.java",
     "shfmt -i 2 -d scripts/check.sh",
     "npm test -- -c config.js",
+    "docker run --rm --entrypoint=cat alpine /etc/hosts",
 ];
 
 #[test]

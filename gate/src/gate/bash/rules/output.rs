@@ -1103,6 +1103,17 @@ fn container_command(e: &mut Eval, name: &str, args: &[Word]) {
     if inner.is_empty() {
         return;
     }
+    // `--entrypoint sh IMAGE -c '…'`: the words are the arguments of that program.
+    let entry = rest[..k].iter().enumerate().find_map(|(j, w)| {
+        match w.value.strip_prefix("--entrypoint") {
+            Some("") => rest.get(j + 1).cloned(),
+            Some(v) => v.strip_prefix('=').map(|v| Word::synthetic(v, w.dynamic)),
+            None => None,
+        }
+    });
+    let mut words: Vec<Word> = entry.into_iter().collect();
+    words.extend(inner.iter().cloned());
+    let inner = &words[..];
     let verb = sub.value.clone();
     let found = e.capture(|e| e.invoke(inner, None));
     for w in found.writes {
