@@ -107,9 +107,12 @@
 //! defined by earlier commands of the session, `eval "$CMD"`, configuration files written earlier
 //! where tools read them (`~/.gitconfig`, `~/.npmrc`, another repository's `.git/config` for
 //! `git -C DIR`); programs that write files as a side
-//! effect of their job: `make`, compilers and build tools (`cargo build`), formatters run through
-//! other launchers (`python -m black`, `uv run`, `composer exec`, npm scripts), package managers
-//! writing into their own directories (`npm install`, `pip install`); `tar`'s old-style bundles
+//! effect of their job: `make`, compilers and build tools (`cargo build`), formatters run from
+//! npm scripts, package managers writing into their own directories (`npm install`, `pip
+//! install`); commands the tables do not know. (Launchers — `uv run`, `bundle exec`, `npm exec`,
+//! `yarn NAME`, `python -m black`, `php vendor/bin/X` — are unwrapped, and the output options
+//! and in-place modes of common build, test, lint and format tools are writes: `LAUNCHERS` in
+//! `rules.rs`, `tool_outputs` in `rules/output.rs`.) `tar`'s old-style bundles
 //! with the value letter not last (`tar cfz`). `[[ a > b ]]` and `(( a > b ))` are
 //! comparisons, not redirections. `cd` inside a pipeline stage is treated as sequential, `cd`
 //! inside `eval` as not leaking out.
@@ -196,6 +199,12 @@ pub enum BashTarget {
 pub fn analyze(command: &str) -> BashAnalysis {
     let mut eval = Eval::default();
     eval.run_text(command);
+    if eval.pipe_code_unsure() {
+        eval.unknown(
+            "<echo | …>",
+            "code printed by echo/printf while the command line redefines them",
+        );
+    }
     let mut seen = HashSet::new();
     eval.out.writes.retain(|w| seen.insert(w.clone()));
     let mut seen = HashSet::new();

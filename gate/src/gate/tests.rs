@@ -336,7 +336,7 @@ const RUN_TIME_ORDINARY: [&str; 3] = [
 /// Run-time writes into the repository that only the kernel can refuse once they pass.
 const RUN_TIME_WRITES: [&str; 6] = [
     "f=src/app.py; echo x > $f",
-    "echo 'echo x > src/app.py' | bash",
+    "cat /tmp/x.sh | bash",
     "bash /tmp/x.sh",
     "echo x > /proc/$$/cwd/src/app.py",
     "$C -i s/a/b/ src/app.py",
@@ -362,6 +362,8 @@ fn run_time_targets_go_to_the_kernel_only_when_it_confines_the_command() {
     for (cmd, reason) in [
         ("echo x > src/app.py", "start_session"),
         ("f=1; echo $f > src/app.py", "start_session"),
+        // A literal `echo` piped into a shell is read as the script it prints.
+        ("echo 'echo x > src/app.py' | bash", "start_session"),
         ("echo x > \"$HOME/.claude/settings.json\"", "may not change"),
         ("echo x > \"$D/.code-intel/config.json\"", "may not change"),
         (

@@ -4,7 +4,7 @@
 use super::lex::{Lexer, Redir, Tok, Word};
 use super::opts::{XARGS_SPEC, listed, parse_opts, stop_spec};
 use super::parse::{Cmd, Event, parse};
-use super::rules::{PREFIXES, RULES};
+use super::rules::{LAUNCHERS, PREFIXES, RULES, manifest_edits, tool_outputs};
 use super::{BashAnalysis, BashTarget, BashWrite, MAX_DEPTH};
 
 /// The working directory relative to where the command starts (`""`: unchanged).
@@ -97,6 +97,14 @@ pub(super) struct Eval {
     skip_config: bool,
     /// The text the previous command of a pipeline prints, when it is a literal `echo`/`printf`.
     pub(super) pipe_text: Option<String>,
+    /// The exact text the previous command of a pipeline prints, when it is a literal `echo` or
+    /// `printf` whose output is its words (no escapes, no formats): code a shell or interpreter
+    /// reading the pipe runs (`echo 'print(1)' | python3`).
+    pipe_code: Option<String>,
+    /// Code was taken from such an `echo`/`printf` ([`Eval::take_pipe_code`]).
+    used_pipe_code: bool,
+    /// The command line defines a function named `echo` or `printf` (which could print anything).
+    pub(super) output_redefined: bool,
 }
 
 /// One command to apply a rule to: its canonical name, its arguments and its stdin text.
@@ -136,8 +144,22 @@ impl Eval {
     }
 
     fn run(&mut self, toks: Vec<Tok>) {
+        // `echo() { …; }`, `function printf …`: a literal `echo` no longer prints its words.
+        let prints =
+            |t: &Tok| matches!(t, Tok::Word(w) if matches!(w.value.as_str(), "echo" | "printf"));
+        self.output_redefined |= toks
+            .windows(3)
+            .any(|t| prints(&t[0]) && matches!((&t[1], &t[2]), (Tok::Op("("), Tok::Op(")"))))
+            || toks
+                .windows(2)
+                .any(|t| matches!(&t[0], Tok::Word(w) if w.value == "function") && prints(&t[1]));
         let mut saved: Vec<(Cwd, Vec<Cwd>, bool)> = Vec::new();
         for event in parse(toks) {
+            if !matches!(event, Event::Command(_)) {
+                // What a group or subshell prints is not the text of its last `echo`.
+                self.pipe_text = None;
+                self.pipe_code = None;
+            }
             match event {
                 Event::Enter { scoped } => {
                     saved.push((self.cwd.clone(), self.dirs.clone(), scoped))
@@ -165,6 +187,7 @@ impl Eval {
 
     fn command(&mut self, mut cmd: Cmd) {
         let pipe_in = self.pipe_text.take().filter(|_| cmd.piped);
+        let code_in = self.pipe_code.take().filter(|_| cmd.piped);
         for w in &mut cmd.words {
             for s in std::mem::take(&mut w.substs) {
                 self.subshell(s);
@@ -236,6 +259,7 @@ impl Eval {
         }
         self.piped = cmd.piped;
         self.pipe_text = pipe_in;
+        self.pipe_code = code_in;
         self.stdin_file = stdin_file;
         let home_before = self.home_unknown;
         self.home_unknown |= prefix_home;
@@ -247,6 +271,39 @@ impl Eval {
         self.piped = false;
         self.stdin_file = None;
         self.stdin_dynamic = false;
+        self.pipe_code = None;
+        // Exactly what a literal `echo`/`printf` prints: its words, when none holds an escape
+        // (`echo -e`, `printf`'s format) or a `printf` format.
+        let literal =
+            words.iter().all(|w| !w.dynamic && !w.value.contains('\\')) && cmd.redirs.is_empty();
+        self.pipe_code = match words.first().map(|w| w.value.as_str()) {
+            Some("echo") if literal => {
+                let args = &words[1..];
+                let skip = args
+                    .iter()
+                    .take_while(|w| {
+                        w.value.len() > 1
+                            && w.value.starts_with('-')
+                            && w.value[1..].bytes().all(|b| b"neE".contains(&b))
+                    })
+                    .count();
+                Some(join_values(&args[skip..]))
+            }
+            // printf's format: its plain escapes (`\n`, `\t`, `\\`, quotes) decoded; an octal,
+            // hex or other escape could spell anything, and is not read.
+            Some("printf")
+                if cmd.redirs.is_empty()
+                    && words.iter().all(|w| !w.dynamic && !w.value.contains('%')) =>
+            {
+                let format = match words.get(1).map(|w| w.value.as_str()) {
+                    Some("--") => words.get(2),
+                    Some(f) if f.starts_with('-') => None,
+                    _ => words.get(1),
+                };
+                format.and_then(|w| printf_plain(&w.value))
+            }
+            _ => None,
+        };
         // What a literal `echo`/`printf` prints, for a `sqlite3` reading it from the pipe.
         self.pipe_text = words
             .first()
@@ -299,6 +356,38 @@ impl Eval {
             if name == "xargs" {
                 return self.xargs(&words[1..]);
             }
+            // The options of `npx …` or of `npm exec|x …`, up to the command or `--`.
+            let exec_opts = match name {
+                "npx" | "bunx" | "pnpx" => Some(1),
+                "npm" => words
+                    .iter()
+                    .position(|w| matches!(w.value.as_str(), "exec" | "x"))
+                    .filter(|&k| words[1..k].iter().all(|w| w.value.starts_with('-')))
+                    .map(|k| k + 1),
+                _ => None,
+            };
+            if let Some(start) = exec_opts
+                && let Some(text) = words[start..]
+                    .iter()
+                    .take_while(|w| w.value != "--")
+                    .enumerate()
+                    .find_map(|(k, w)| {
+                        let v = w.value.as_str();
+                        match v {
+                            "-c" | "--call" => words.get(start + k + 1).map(|c| c.value.clone()),
+                            _ => v.strip_prefix("--call=").map(str::to_string),
+                        }
+                    })
+            {
+                // `npx -c 'CMD'`, `npm exec --call 'CMD'`: a shell command line.
+                self.launcher_options(name, &words[1..]);
+                self.run_text(&text);
+                return;
+            }
+            if let Some(inner) = self.launched(name, &words[1..]) {
+                words = &words[1 + inner..];
+                continue;
+            }
             if let Some(&(_, val, long, operands, stops)) =
                 PREFIXES.iter().find(|p| listed(p.0, name))
             {
@@ -348,6 +437,15 @@ impl Eval {
                     self.working_dir_code(name);
                 }
                 words = rest.get(operands..).unwrap_or_default();
+                // `sudo -s <<< CMD`, `doas -s`: a shell reading its commands from stdin.
+                if words.is_empty() && matches!(name, "sudo" | "doas") {
+                    match stdin {
+                        Some(text) => self.run_text(text),
+                        None if self.piped => self.piped_code(name),
+                        None => {}
+                    }
+                    return;
+                }
                 // `env -C DIR CMD`, `sudo -D DIR CMD`: CMD runs in DIR.
                 let chdir = match name {
                     "env" => args.value(&["-C", "--chdir"]),
@@ -398,6 +496,8 @@ impl Eval {
             for code in code {
                 self.script(&code, &format!("{name} loads code from"));
             }
+            tool_outputs(self, name, &words[1..]);
+            manifest_edits(self, name, &words[1..]);
             if let Some((_, rule)) = RULES.iter().find(|(names, _)| listed(names, name)) {
                 rule(
                     self,
@@ -409,6 +509,85 @@ impl Eval {
                 );
             }
             return;
+        }
+    }
+
+    /// `uv run CMD`, `bundle exec CMD`, `npm exec -- CMD`, `npm run env -- CMD` ([`LAUNCHERS`]):
+    /// the index in `args` of the command the launcher runs (the launcher reads its working
+    /// directory's configuration). `None`: not a launcher call, or no command follows.
+    fn launched(&mut self, name: &str, args: &[Word]) -> Option<usize> {
+        let args_all = args;
+        // `npm --silent exec …`, `npm --prefix . run env …`: global options first.
+        let lead = if matches!(name, "npm" | "pnpm" | "yarn" | "bun") {
+            let mut k = 0;
+            while let Some(w) = args.get(k).filter(|w| w.value.starts_with('-')) {
+                k += if listed(NPM_VALUED, &w.value) { 2 } else { 1 };
+            }
+            k
+        } else {
+            0
+        };
+        let args = args.get(lead..)?;
+        let sub = args.first()?;
+        // `yarn prettier --write .`, `pnpm eslint --fix`: a name that is no subcommand runs
+        // the package's binary (or a script of `package.json`, read as a command of that name).
+        if matches!(name, "yarn" | "pnpm")
+            && !sub.dynamic
+            && !sub.value.starts_with('-')
+            && !listed(PM_SUBCOMMANDS, &sub.value)
+        {
+            self.launcher_options(name, &args_all[..lead]);
+            return Some(lead);
+        }
+        let start = if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
+            && matches!(sub.value.as_str(), "run" | "run-script")
+            && args.get(1).is_some_and(|w| w.value == "env")
+        {
+            // `npm run env -- CMD`: the built-in `env` script runs its arguments.
+            2
+        } else {
+            let (_, subs, _) = LAUNCHERS.iter().find(|(names, ..)| listed(names, name))?;
+            if sub.dynamic || !listed(subs, &sub.value) {
+                return None;
+            }
+            1
+        };
+        let valued = LAUNCHERS
+            .iter()
+            .find(|(names, ..)| listed(names, name))
+            .map_or("", |l| l.2);
+        let mut k = start;
+        while let Some(w) = args.get(k) {
+            let v = w.value.as_str();
+            if v == "--" {
+                k += 1;
+                break;
+            }
+            if !v.starts_with('-') || v == "-" {
+                break;
+            }
+            k += if listed(valued, v) { 2 } else { 1 };
+        }
+        if k >= args.len() {
+            return None;
+        }
+        self.launcher_options(name, &args_all[..lead + k]);
+        Some(lead + k)
+    }
+
+    /// The working directory, code directories and programs a launcher's own options name
+    /// (`npm --prefix DIR exec`, `uv run --directory DIR`, `npm exec --script-shell=P`): what
+    /// it runs is looked up there, so they are checked as for the launcher itself.
+    fn launcher_options(&mut self, name: &str, opts: &[Word]) {
+        self.working_dir_code(name);
+        if let Some(opt) = runs_by_option(name, opts) {
+            self.unknown(
+                opt.to_string(),
+                format!("{name} {opt}, an option that runs a program or writes a file"),
+            );
+        }
+        for code in code_by_option(name, opts) {
+            self.script(&code, &format!("{name} loads code from"));
         }
     }
 
@@ -534,7 +713,11 @@ impl Eval {
             for dir in value.split(':').filter_map(checked) {
                 self.script(&dir, &via);
             }
-        } else if listed(PROGRAMS, name) {
+        } else if program_setting(name) && (w.dynamic || value.split_whitespace().nth(1).is_some())
+        {
+            // `CARGO_TARGET_…_RUNNER='sh -c …'`: a command line cargo or npm runs.
+            self.unknown(w.raw.clone(), format!("{name} names a program to run"));
+        } else if listed(PROGRAMS, name) || program_setting(name) {
             // A bare name is looked up in PATH; a path is run as it is.
             if let Some(prog) = value
                 .split_whitespace()
@@ -647,6 +830,10 @@ impl Eval {
     }
 
     pub(super) fn emit(&mut self, w: &Word, tree: bool, via: &str) {
+        // `tee >(wc -l)`: a process substitution names a pipe to a command analysed on its own.
+        if w.value.is_empty() && (w.raw.starts_with(">(") || w.raw.starts_with("<(")) {
+            return;
+        }
         if !w.dynamic {
             let here = self.cwd.join(&w.value);
             let trimmed = here.trim_end_matches('/');
@@ -747,6 +934,24 @@ impl Eval {
         }
     }
 
+    /// The code a shell or interpreter reading the pipe gets from a literal `echo`/`printf`
+    /// before it (`echo 'print(1)' | python3`), when its stdin is that pipe. The analysis is
+    /// withdrawn if the command line also defines a function of that name (see [`super::analyze`]).
+    pub(super) fn take_pipe_code(&mut self) -> Option<String> {
+        if !self.piped || self.stdin_file.is_some() {
+            return None;
+        }
+        let code = self.pipe_code.take()?;
+        self.used_pipe_code = true;
+        Some(code)
+    }
+
+    /// Whether code was taken from a literal `echo`/`printf` while the command line defines a
+    /// function of that name somewhere: then that code is not known.
+    pub(super) fn pipe_code_unsure(&self) -> bool {
+        self.used_pipe_code && self.output_redefined
+    }
+
     /// Reports code read from a pipe (`… | bash`, `… | python3`): unknowable statically.
     pub(super) fn piped_code(&mut self, name: &str) {
         self.unknown("<stdin>", format!("{name} running code from a pipe"));
@@ -784,6 +989,17 @@ const SEARCH_PATHS: &str =
 const CONFIG_HOMES: &str = "HOME XDG_CONFIG_HOME ZDOTDIR CARGO_HOME RUSTUP_HOME PYTHONUSERBASE \
     PYTHONSTARTUP PYTHONHOME GEM_HOME BUNDLE_GEMFILE NPM_CONFIG_USERCONFIG \
     NPM_CONFIG_GLOBALCONFIG npm_config_userconfig npm_config_globalconfig";
+
+/// Settings naming a program (with arguments) that npm or cargo run: npm's `script-shell`,
+/// cargo's target runners and linkers and its wrappers, in any case.
+fn program_setting(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper == "NPM_CONFIG_SCRIPT_SHELL"
+        || (upper.starts_with("CARGO_")
+            && (upper.ends_with("_RUNNER")
+                || upper.ends_with("_LINKER")
+                || upper.contains("WRAPPER")))
+}
 
 /// Programs build tools run in place of the usual ones.
 const PROGRAMS: &str = "CC CXX CPP LD AR RUSTC RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER RUSTDOC \
@@ -834,7 +1050,24 @@ const RUNS_BY_OPTION: &[(&str, &[&str], &[&str])] = &[
     ),
     ("yq", &["-i", "--in-place", "-yi", "-iy"], &[]),
     ("ex vim vi nvim", &["-c", "--cmd", "-S"], &[]),
+    ("sort", &["--compress-program"], &[]),
+    // `npm test --script-shell=/tmp/x`: the shell npm runs scripts with.
+    ("npm pnpm yarn", &["--script-shell"], &[]),
+    ("m4", &["--debugfile", "-o", "--error-output"], &[]),
 ];
+
+/// yarn's and pnpm's own subcommands (any other name runs a binary or a script).
+const PM_SUBCOMMANDS: &str = "add audit autoclean bin cache check config create dedupe dlx doctor \
+    exec env explain fetch generate-lock-entry global help i import info init install licenses \
+    link list ln login logout ls node npm outdated owner pack patch patch-commit plugin policies \
+    prune publish rebuild remove rm root run search set setup stage store tag team test \
+    unlink unplug up update upgrade upgrade-interactive version versions why workspace \
+    workspaces constraints start restart stop t tst rb un uninstall import-meta-resolve \
+    deploy fetch licenses server self-update";
+
+/// npm's (pnpm's, yarn's) options that take a value, skipped before a subcommand.
+const NPM_VALUED: &str = "--prefix --dir --cwd -C -w --workspace --userconfig --globalconfig \
+    --cache --registry --loglevel --node-options --filter -F";
 
 /// Build tools, test runners and package managers that read their instructions (and code) from
 /// the working directory: a makefile, `package.json` scripts and `.npmrc`, `Cargo.toml` and
@@ -860,13 +1093,29 @@ fn reads_working_dir(name: &str, args: &[Word]) -> bool {
 /// Options whose value is a file or directory of code the command loads or runs (`node -r
 /// FILE`, `make -C DIR`): like `bash FILE`, it must be the project's or the system's.
 const CODE_BY_OPTION: &[(&str, &[&str])] = &[
-    ("awk gawk mawk nawk", &["-f", "--file"]),
+    ("awk gawk mawk nawk", &["-f", "--file", "-i", "--include"]),
     ("node", &["-r", "--require", "--import", "--loader"]),
     ("perl", &["-I"]),
     ("ruby", &["-I", "-r"]),
     ("bash sh", &["--rcfile", "--init-file"]),
     ("make gmake", &["-C", "--directory"]),
     ("npm pnpm yarn bun", &["--prefix", "--dir", "--cwd", "-C"]),
+    // Launchers' project directories and files (see `LAUNCHERS`).
+    (
+        "uv",
+        &[
+            "--directory",
+            "--project",
+            "--env-file",
+            "--with-requirements",
+        ],
+    ),
+    ("poetry", &["--directory", "-C", "--project", "-P"]),
+    ("bundle", &["--gemfile"]),
+    ("composer", &["-d", "--working-dir"]),
+    ("conda mamba micromamba", &["-p", "--prefix", "--cwd"]),
+    ("mise rtx", &["-C", "--cd"]),
+    ("pixi", &["--manifest-path"]),
     ("go", &["-C"]),
     ("cargo", &["--manifest-path"]),
 ];
@@ -918,6 +1167,8 @@ fn code_by_option(name: &str, args: &[Word]) -> Vec<Word> {
             }
         }
     }
+    // gawk's `-i inplace` is its in-place extension, not a file (see the awk rule).
+    out.retain(|w| w.dynamic || w.value != "inplace");
     out
 }
 
@@ -952,7 +1203,17 @@ fn runs_program_from_env(w: &Word) -> bool {
                 | "LD_AUDIT"
                 | "GIT_ALLOW_PROTOCOL"
         )
+        // `PYTHONBREAKPOINT=os.system`: the callable `breakpoint()` runs.
+        || (name == "PYTHONBREAKPOINT" && !matches!(value.trim(), "" | "0"))
         || name.starts_with("BASH_FUNC_")
+        // make reads the makefiles `MAKEFILES` names, and takes options from `MAKEFLAGS`.
+        || (name == "MAKEFILES" && !value.trim().is_empty())
+        || (matches!(name, "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS")
+            && value.split_whitespace().any(|o| {
+                ["-f", "--file", "--makefile", "-C", "--directory", "--eval", "-E", "-I", "--include"]
+                    .iter()
+                    .any(|p| o.starts_with(p))
+            }))
         || (matches!(name, "LESSOPEN" | "LESSCLOSE") && !value.trim().is_empty());
     let viewer = matches!(
         name,
@@ -1017,11 +1278,44 @@ fn expand_braces(words: &mut Vec<Word>, n_assign: usize, depth: usize) {
     *words = out;
 }
 
+/// What printf prints for a format without conversions, when its only escapes are `\n`, `\t`,
+/// `\\`, `\"` and `\'`.
+fn printf_plain(format: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            c @ ('\\' | '"' | '\'') => out.push(c),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+fn join_values(words: &[Word]) -> String {
+    words
+        .iter()
+        .map(|w| w.value.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub(super) fn is_assignment(w: &Word) -> bool {
     let Some((name, _)) = w.value.split_once('=') else {
         return false;
     };
     let name = name.strip_suffix('+').unwrap_or(name);
+    // `NAME[SUBSCRIPT]=…`: an array element (a substitution in the subscript was run already).
+    let name = match name.strip_suffix(']').and_then(|n| n.split_once('[')) {
+        Some((array, _)) => array,
+        None => name,
+    };
     !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -1040,7 +1334,11 @@ pub(super) fn canonical(word: &str) -> &str {
         _ if versioned("perl") => "perl",
         _ if versioned("ruby") => "ruby",
         _ if versioned("php") => "php",
-        "nodejs" => "node",
+        "nodejs" | "tsx" | "ts-node" | "esno" | "esr" => "node",
+        "ipython" | "ipython3" | "pypy" | "pypy3" | "micropython" | "graalpy" | "jython" => {
+            "python"
+        }
+        "jruby" | "truffleruby" => "ruby",
         "gawk" | "mawk" | "nawk" => "awk",
         "gsed" => "sed",
         "gtar" | "bsdtar" => "tar",

@@ -10,6 +10,9 @@ use super::lex::{Word, lossy};
 enum Call {
     /// These positional arguments are written paths.
     Write(&'static [usize]),
+    /// The first argument, when there is one, is a written path (`df.to_csv('f')`; without it
+    /// the text is returned).
+    WriteIfGiven,
     /// The first argument is read.
     Read,
     /// `open`/`fopen`: the mode decides (Python/Ruby/PHP `open(p, 'w')`, Perl `open(F, '>', p)` and
@@ -74,7 +77,45 @@ const CALLS: &[(&str, Call)] = &[
     // Python's `chmod(p, mode)` after `from os import chmod`; Perl's `chmod MODE, FILES`,
     // `chown UID, GID, FILES`, `utime ATIME, MTIME, FILES` (number literals are skipped).
     ("chmod chown utime", Call::Write(&[0, 1, 2, 3, 4, 5])),
-    ("move symlink link", Call::Write(&[0, 1])),
+    // Perl's File::Copy `mv`/`cp` (`-MFile::Copy=cp`).
+    ("move symlink link mv", Call::Write(&[0, 1])),
+    ("cp", Call::Write(&[1])),
+    // Log files are opened when the handler is made.
+    (
+        "*FileHandler *RotatingFileHandler *TimedRotatingFileHandler *WatchedFileHandler",
+        Call::Write(&[0]),
+    ),
+    ("File.truncate", Call::Write(&[0])),
+    // Data libraries' save functions (numpy, pandas, polars, matplotlib, torch, joblib).
+    (
+        ".to_csv .to_json .to_parquet .to_excel .to_pickle .to_feather .to_hdf .to_html \
+         .to_latex .to_markdown .to_xml .to_stata .to_orc .write_csv .write_parquet \
+         .write_json .write_ndjson .write_ipc .write_excel .savefig .tofile np.save np.savez \
+         np.savez_compressed np.savetxt numpy.save numpy.savez numpy.savetxt torch.save \
+         joblib.dump .save_pretrained",
+        Call::WriteIfGiven,
+    ),
+    // Deno's and Bun's file APIs.
+    (
+        "Deno.writeTextFile Deno.writeTextFileSync Deno.writeFile Deno.writeFileSync \
+         Deno.remove Deno.removeSync Deno.truncate Deno.truncateSync Deno.create \
+         Deno.createSync Deno.mkdir Deno.mkdirSync Deno.chmod Deno.chmodSync Deno.utime \
+         Deno.utimeSync Bun.write",
+        Call::Write(&[0]),
+    ),
+    (
+        "Deno.rename Deno.renameSync Deno.link Deno.linkSync",
+        Call::Write(&[0, 1]),
+    ),
+    (
+        "Deno.copyFile Deno.copyFileSync Deno.symlink Deno.symlinkSync",
+        Call::Write(&[1]),
+    ),
+    ("Deno.open Deno.openSync", Call::Open),
+    (
+        "Deno.Command Deno.run Bun.spawn Bun.spawnSync Bun.$",
+        Call::Opaque,
+    ),
     ("copyfile copytree copy2", Call::Write(&[1])),
     (
         "tempfile.mkstemp tempfile.mkdtemp tempfile.NamedTemporaryFile \
@@ -97,6 +138,7 @@ const CALLS: &[(&str, Call)] = &[
          *createRequire *runMain process.dlopen Worker worker_threads.Worker \
          create_function builtins.__import__ builtins.compile \
          fileinput.input fileinput.FileInput logging.basicConfig shutil.unpack_archive \
+         dictConfig fileConfig logging.config.dictConfig logging.config.fileConfig \
          .extractall .extract",
         Call::Opaque,
     ),
@@ -176,7 +218,9 @@ const CALLS: &[(&str, Call)] = &[
         "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
          subprocess.check_output subprocess.Popen subprocess.getoutput \
          subprocess.getstatusoutput *execSync child_process.exec system shell_exec passthru \
-         popen proc_open IO.popen Kernel.system Kernel.exec Kernel.spawn",
+         popen proc_open IO.popen Kernel.system Kernel.exec Kernel.spawn \
+         Open3.capture2 Open3.capture2e Open3.capture3 Open3.popen2 Open3.popen2e \
+         Open3.popen3 Open3.pipeline Open3.pipeline_r Open3.pipeline_w",
         Call::Shell,
     ),
 ];
@@ -498,7 +542,13 @@ fn names_a_writing_call(name: &str) -> bool {
     matches!(
         call_of(name, true).or_else(|| call_of(name, false)),
         Some(
-            Call::Write(_) | Call::Opaque | Call::Shell | Call::Code | Call::Open | Call::RecvWrite
+            Call::Write(_)
+                | Call::WriteIfGiven
+                | Call::Opaque
+                | Call::Shell
+                | Call::Code
+                | Call::Open
+                | Call::RecvWrite
         )
     ) || CALLS.iter().any(|(pats, call)| {
         matches!(call, Call::Write(_) | Call::Opaque | Call::Shell)
@@ -1079,11 +1129,24 @@ fn scan_tokens(
                         Some(a)
                             if a.lit().is_none()
                                 && (is_number(a.raw) || a.raw.trim() == "undef") => {}
+                        // `sqlite3.connect(':memory:')`: a database in memory, no file.
+                        Some(a)
+                            if a.lit().is_some_and(|l| {
+                                l == ":memory:" || l.is_empty() || l.starts_with("file::memory:")
+                            }) => {}
                         Some(a) => e.write(&a.word(), via),
                         // Arguments the analysis cannot count (`copy(*pair)`): the call itself.
                         None if Some(&i) == indexes.first() => e.write(&snippet, via),
                         None => {}
                     }
+                }
+            }
+            Call::WriteIfGiven => {
+                // `np.save(f, a)`, `torch.save(obj, f)`, `joblib.dump(obj, f)`: the file is
+                // the first argument of the methods, the second of these functions.
+                let i = usize::from(matches!(name, "torch.save" | "joblib.dump"));
+                if let Some(a) = positional.get(i) {
+                    e.write(&a.word(), via);
                 }
             }
             Call::Read => positional.first().iter().for_each(|a| e.read(&a.word())),
@@ -1106,6 +1169,13 @@ fn scan_tokens(
                                 .for_each(|a| e.write(&a.word(), via));
                         }
                     }
+                }
+            }
+            // `logging.basicConfig(level=…)` logs to stderr; only a `filename` (written) or
+            // handlers given to it can name a file.
+            Call::Opaque if name.ends_with("basicConfig") && kw("handlers").is_none() => {
+                if let Some(f) = kw("filename").or(positional.first().copied()) {
+                    e.write(&f.word(), via);
                 }
             }
             Call::Opaque => e.unknown(
@@ -1418,11 +1488,17 @@ pub(super) fn scan_awk(e: &mut Eval, program: &str) {
             CTok::Ident("system")
                 if matches!(toks.get(k + 1).map(|t| &t.tok), Some(CTok::Punct(b'('))) =>
             {
-                run(e, toks.get(k + 2), "awk system()");
+                // `system("cp a " $0)`: a string joined with more at run time.
+                let whole = matches!(toks.get(k + 3).map(|t| &t.tok), Some(CTok::Punct(b')')));
+                run(e, toks.get(k + 2).filter(|_| whole), "awk system()");
             }
             CTok::Punct(b'|') => {
                 if in_print {
-                    run(e, toks.get(k + 1), "awk print | command");
+                    let whole = matches!(
+                        toks.get(k + 2).map(|t| &t.tok),
+                        None | Some(CTok::Punct(b';' | b'}' | b'\n' | b')'))
+                    );
+                    run(e, toks.get(k + 1).filter(|_| whole), "awk print | command");
                 } else if matches!(
                     toks.get(k + 1).map(|t| &t.tok),
                     Some(CTok::Ident("getline"))

@@ -90,6 +90,8 @@ impl<'a> Lexer<'a> {
         let mut toks = Vec::new();
         let mut pending: Vec<(usize, bool)> = Vec::new();
         let mut parens = 0usize;
+        // Open `case` statements: the `)` after a pattern does not close a `$( … )`.
+        let mut cases = 0usize;
         loop {
             while let Some(c) = self.at(0) {
                 match c {
@@ -145,7 +147,7 @@ impl<'a> Lexer<'a> {
                 }
                 b')' => {
                     self.pos += 1;
-                    if close && parens == 0 {
+                    if close && parens == 0 && cases == 0 {
                         return toks;
                     }
                     parens = parens.saturating_sub(1);
@@ -155,7 +157,19 @@ impl<'a> Lexer<'a> {
                     self.redirect(String::new(), &mut toks, &mut pending)
                 }
                 _ => match self.word() {
-                    Lexed::Word(w) => toks.push(Tok::Word(w)),
+                    Lexed::Word(w) => {
+                        let after_in = matches!(toks.last(), Some(Tok::Word(p)) if p.value == "in" && !p.quoted);
+                        if !w.quoted && w.value == "case" && command_start(&toks) {
+                            cases += 1;
+                        } else if !w.quoted
+                            && w.value == "esac"
+                            && cases > 0
+                            && (command_start(&toks) || after_in)
+                        {
+                            cases -= 1;
+                        }
+                        toks.push(Tok::Word(w));
+                    }
                     Lexed::Fd(fd) => self.redirect(fd, &mut toks, &mut pending),
                 },
             }
@@ -299,6 +313,19 @@ impl<'a> Lexer<'a> {
         }
         while let Some(c) = self.at(0) {
             match c {
+                b'(' if !w.quoted && !w.dynamic && assignment_name(&val) => {
+                    // `NAME=(…)`, `NAME+=(…)`: an array assignment, one word. Its elements are
+                    // words, not commands; the substitutions in them run.
+                    self.pos += 1;
+                    let toks = self.nested();
+                    for tok in toks {
+                        if let Tok::Word(inner) = tok {
+                            w.substs.extend(inner.substs);
+                        }
+                    }
+                    w.dynamic = true;
+                    val.extend_from_slice(b"(...)");
+                }
                 b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' => break,
                 b'<' | b'>' => {
                     let fd = !val.is_empty()
@@ -562,6 +589,17 @@ impl<'a> Lexer<'a> {
         self.depth -= 1;
         toks
     }
+}
+
+/// Whether `val` is `NAME=` or `NAME+=` (what an array assignment's `(` follows).
+fn assignment_name(val: &[u8]) -> bool {
+    let Some(name) = val.strip_suffix(b"=") else {
+        return false;
+    };
+    let name = name.strip_suffix(b"+").unwrap_or(name);
+    !name.is_empty()
+        && !name[0].is_ascii_digit()
+        && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
 }
 
 /// Whether the next token stands where a command starts (so `((` is arithmetic, not two subshells).

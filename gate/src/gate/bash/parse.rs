@@ -30,22 +30,78 @@ const KEYWORDS: [&str; 12] = [
 /// as the arguments of a `:` command, so that a substitution in them (`for i in $(cmd)`) runs.
 const HEADERS: [&str; 3] = ["for", "select", "case"];
 
+/// Where the parser is inside a `case … in … esac`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Case {
+    /// `case WORD` before `in`.
+    Header,
+    /// Patterns, up to the `)` that ends them (after `in` and after each `;;`, `;&`, `;;&`).
+    Patterns,
+    /// The commands of one clause.
+    Body,
+}
+
 pub(super) fn parse(toks: Vec<Tok>) -> Vec<Event> {
     let mut p = Parser::default();
     let mut toks = toks.into_iter().peekable();
     let mut header = false;
     // `function NAME`: the next word is a name, not a command.
     let mut name_next = false;
+    // Open `case` statements, innermost last. Patterns are not commands: their words ride on a
+    // `:` command (a substitution in them runs), `|` between them is no pipe.
+    let mut cases: Vec<Case> = Vec::new();
     while let Some(tok) = toks.next() {
+        match (cases.last().copied(), &tok) {
+            (Some(Case::Header), Tok::Word(w)) if !w.quoted && w.value == "in" => {
+                header = false;
+                p.flush();
+                *cases.last_mut().unwrap() = Case::Patterns;
+                continue;
+            }
+            (Some(Case::Patterns), Tok::Word(w))
+                if !w.quoted && w.value == "esac" && p.cur.words.len() <= 1 =>
+            {
+                p.cur = Cmd::default();
+                cases.pop();
+                continue;
+            }
+            (Some(Case::Patterns), Tok::Word(_)) => {
+                if p.cur.words.is_empty() {
+                    p.cur.words.push(Word::synthetic(":", false));
+                }
+                if let Tok::Word(w) = tok {
+                    p.cur.words.push(w);
+                }
+                continue;
+            }
+            (Some(Case::Patterns), Tok::Op(")")) => {
+                p.flush();
+                *cases.last_mut().unwrap() = Case::Body;
+                continue;
+            }
+            (Some(Case::Patterns), Tok::Op(_)) => continue,
+            (Some(Case::Body), Tok::Op(";;" | ";&" | ";;&")) => {
+                p.flush();
+                *cases.last_mut().unwrap() = Case::Patterns;
+                continue;
+            }
+            _ => {}
+        }
         match tok {
             Tok::Word(_) if name_next => name_next = false,
             Tok::Word(w) if p.cur.words.is_empty() && !w.quoted && !header => {
                 match w.value.as_str() {
                     "{" => p.enter(false),
                     "}" if p.open.last() == Some(&false) => p.exit(&mut toks),
+                    "esac" => {
+                        cases.pop();
+                    }
                     v if KEYWORDS.contains(&v) => {}
                     v if HEADERS.contains(&v) => {
                         header = true;
+                        if v == "case" {
+                            cases.push(Case::Header);
+                        }
                         p.cur.words.push(Word::synthetic(":", false));
                     }
                     "function" => name_next = true,

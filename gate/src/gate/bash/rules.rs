@@ -19,6 +19,7 @@ use find::rule_find;
 use format::rule_formatter;
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
+pub(super) use output::{manifest_edits, tool_outputs};
 use output::{
     rule_ar, rule_compiler_output, rule_ctags, rule_fallocate, rule_gdb, rule_mktemp,
     rule_multiplexer, rule_opaque_interpreter, rule_openssl, rule_output_option, rule_sqlite,
@@ -27,7 +28,7 @@ use output::{
 use read::{rule_grep, rule_ls, rule_read};
 use script::{rule_awk, rule_interpreter, rule_perl_ruby, rule_pytest};
 use shell::{rule_builtin_callback, rule_cd, rule_command_string, rule_flock, rule_make};
-use shell::{rule_runs_unseen_command, rule_shell, rule_source};
+use shell::{rule_runs_unseen_command, rule_shell, rule_source, rule_ssh};
 
 use super::eval::{Eval, Inv};
 use super::lex::Word;
@@ -83,6 +84,22 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
         "-p --attach -c",
     ),
     ("exec", "a", "", 0, ""),
+    ("dbus-run-session toybox shx", "", "", 0, "--version --help"),
+    (
+        "xvfb-run",
+        "nsfep",
+        "--server-num --server-args --auth-file --error-file --xauth-protocol",
+        0,
+        "--help",
+    ),
+    ("faketime", "p", "", 1, "--help --version"),
+    (
+        "cpulimit",
+        "lpeP",
+        "--limit --pid --exe --path",
+        0,
+        "-p --pid -e --exe -P --path",
+    ),
     ("timeout", "sk", "--signal --kill-after", 1, ""),
     ("stdbuf", "ioe", "--input --output --error", 0, ""),
     (
@@ -92,6 +109,55 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
         0,
         "-v --version",
     ),
+    // `uvx TOOL`: `uv tool run TOOL`.
+    (
+        "uvx",
+        "p",
+        "--from --with --with-editable --with-requirements --python --index --index-url \
+         --extra-index-url --cache-dir",
+        0,
+        "--version --help",
+    ),
+];
+
+/// Package and environment managers whose subcommand runs the command after it (`uv run CMD`,
+/// `bundle exec CMD`, `npm exec -- CMD`), unwrapped like [`PREFIXES`]: names, subcommands,
+/// options with a value. Any other option word before the command is taken as a flag.
+pub(super) const LAUNCHERS: &[(&str, &str, &str)] = &[
+    (
+        "uv",
+        "run tool",
+        "--with --with-editable --with-requirements --python -p --package --extra --group \
+         --only-group --env-file --directory --project --index --index-url --extra-index-url \
+         --default-index --from --cache-dir --config-file",
+    ),
+    (
+        "poetry pipenv pdm hatch rye",
+        "run",
+        "--directory -C --project -P -e --env",
+    ),
+    ("bundle", "exec", "--gemfile"),
+    ("composer", "exec", "-d --working-dir"),
+    (
+        "pnpm",
+        "exec dlx",
+        "-C --dir --filter -F --package --workspace-root -w",
+    ),
+    ("yarn", "exec dlx", "-p --package"),
+    (
+        "npm",
+        "exec x",
+        "-p --package -w --workspace --prefix --node-options",
+    ),
+    (
+        "conda mamba micromamba",
+        "run",
+        "-n --name -p --prefix --cwd",
+    ),
+    ("mise rtx", "exec x", "-C --cd -E --env -j --jobs"),
+    ("pixi", "run exec", "-e --environment --manifest-path"),
+    ("pipx", "run", "--spec --python --index-url --pip-args"),
+    ("bun", "x", "-p --package"),
 ];
 
 type Rule = fn(&mut Eval, &Inv<'_>);
@@ -130,13 +196,16 @@ pub(super) const RULES: &[(&str, Rule)] = &[
         rule_builtin_callback,
     ),
     (
-        "chroot nsenter sg runuser perf ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
+        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn hyperfine \
+         entr nodemon watchexec concurrently start-stop-daemon daemonize papermill tcc ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
         rule_runs_unseen_command,
     ),
+    ("ssh", rule_ssh),
     ("sponge", rule_sponge),
     ("uniq", rule_uniq),
     (
-        "gzip gunzip bzip2 bunzip2 xz unxz lzma unlzma zstd unzstd lz4 compress uncompress",
+        "gzip gunzip bzip2 bunzip2 xz unxz lzma unlzma zstd unzstd lz4 compress uncompress \
+         pigz unpigz pbzip2 lbzip2 pixz plzip lzip lzop",
         rule_compress,
     ),
     ("split csplit", rule_split),
@@ -157,7 +226,9 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("ssh-keygen", rule_ssh_keygen),
     ("ar", rule_ar),
     (
-        "tclsh wish expect lua luajit Rscript julia osascript guile racket",
+        "tclsh wish expect lua luajit Rscript R julia osascript guile racket irb jshell groovy \
+         groovysh octave scala kotlin ghci runghc runhaskell iex elixir erl escript ocaml raku \
+         perl6 clojure clj swift rust-script kotlinc dotnet-script",
         rule_opaque_interpreter,
     ),
     ("gdb", rule_gdb),

@@ -24,7 +24,10 @@ pub(super) fn rule_tar(e: &mut Eval, inv: &Inv<'_>) {
     let file = a.value(&["-f", "--file"]);
     if a.has(&["-x", "--extract", "--get"]) {
         file.iter().for_each(|f| e.read(f));
-        e.write_tree(a.value(&["-C", "--directory"]).unwrap_or(&here()), "tar -x");
+        // `tar -xOf a.tar`: the members go to stdout.
+        if !a.has(&["-O", "--to-stdout"]) {
+            e.write_tree(a.value(&["-C", "--directory"]).unwrap_or(&here()), "tar -x");
+        }
     }
     if a.has(&[
         "-c",

@@ -55,9 +55,27 @@ pub(super) fn rule_formatter(e: &mut Eval, inv: &Inv<'_>) {
             operands(e, &a, in_place, false, name);
         }
         "ruff" => {
-            let Some((sub, rest)) = inv.args.split_first() else {
+            let Some((sub, mut rest)) = inv.args.split_first() else {
                 return;
             };
+            // `ruff [OPTIONS] PATHS`: the old spelling of `ruff check`.
+            let legacy = !matches!(
+                sub.value.as_str(),
+                "check"
+                    | "format"
+                    | "rule"
+                    | "config"
+                    | "linter"
+                    | "clean"
+                    | "version"
+                    | "help"
+                    | "server"
+                    | "analyze"
+                    | "generate-shell-completion"
+            );
+            if legacy {
+                rest = inv.args;
+            }
             let a = parse_opts(
                 rest,
                 &spec(
@@ -67,7 +85,10 @@ pub(super) fn rule_formatter(e: &mut Eval, inv: &Inv<'_>) {
             );
             let write = match sub.value.as_str() {
                 "format" => !a.has(&["--check", "--diff"]),
-                "check" => a.has(&["--fix", "--unsafe-fixes"]) && !a.has(&["--diff", "--no-fix"]),
+                _ if legacy || sub.value == "check" => {
+                    a.has(&["--fix", "--unsafe-fixes", "--fix-only"])
+                        && !a.has(&["--diff", "--no-fix"])
+                }
                 _ => false,
             };
             operands(e, &a, write, true, &format!("ruff {}", sub.value));

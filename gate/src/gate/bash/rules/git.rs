@@ -120,7 +120,8 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         {
             tree(e)
         }
-        "read-tree" | "checkout-index" | "update-index" | "filter-branch" | "sparse-checkout"
+        "read-tree" | "checkout-index" | "update-index" | "filter-branch" | "filter-repo"
+        | "sparse-checkout"
             if rest.iter().any(|w| {
                 matches!(
                     w.value.as_str(),
@@ -138,6 +139,21 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
             }) =>
         {
             tree(e)
+        }
+        // `git submodule foreach CMD`: CMD runs in each submodule's directory.
+        "submodule" if rest.first().is_some_and(|w| w.value == "foreach") => {
+            let words: Vec<&str> = rest[1..]
+                .iter()
+                .map(|w| w.value.as_str())
+                .skip_while(|w| matches!(*w, "--recursive" | "-q" | "--quiet"))
+                .collect();
+            let saved = e.cwd.clone();
+            e.cwd = crate::gate::bash::eval::Cwd {
+                path: "<each submodule's directory>".into(),
+                dynamic: true,
+            };
+            e.run_text(&words.join(" "));
+            e.cwd = saved;
         }
         // Their listing forms read (`git submodule status`, `git lfs ls-files`).
         "submodule" | "lfs"
@@ -379,7 +395,7 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                     || v.starts_with("--extcmd")
                     || v.starts_with("-O")
                     || v.starts_with("--open-files-in-pager")
-                    || v.starts_with("--tool")
+                    || (v.starts_with("--tool") && v != "--tool-help")
                     || v == "-t"
             }) =>
         {

@@ -100,6 +100,11 @@ pub(super) fn rule_rsync(e: &mut Eval, inv: &Inv<'_>) {
     let [_, .., dest] = a.operands.as_slice() else {
         return;
     };
+    if a.has(&["--remove-source-files", "--remove-sent-files"]) && !a.has(&["-n", "--dry-run"]) {
+        // The sources are deleted once sent.
+        let sources = &a.operands[..a.operands.len() - 1];
+        sources.iter().for_each(|s| e.write_tree(s, inv.name));
+    }
     let remote = dest.value.starts_with("rsync://")
         || dest
             .value

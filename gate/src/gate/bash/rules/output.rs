@@ -4,9 +4,10 @@
 //! deletes).
 
 use super::here;
+use crate::gate::bash::BashTarget;
 use crate::gate::bash::eval::{Eval, Inv};
 use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{parse_opts, spec};
+use crate::gate::bash::opts::{listed, parse_opts, spec};
 
 /// `-o FILE` / `--output FILE` / `--output=FILE` of `shuf`, `iconv`, `pandoc`, `xmllint`.
 pub(super) fn rule_output_option(e: &mut Eval, inv: &Inv<'_>) {
@@ -369,7 +370,10 @@ pub(super) fn rule_sqlite(e: &mut Eval, inv: &Inv<'_>) {
     ]
     .iter()
     .any(|k| text.contains(k));
-    let Some(db) = db else { return };
+    // `sqlite3 :memory:` (or no database): nothing on disk.
+    let Some(db) = db.filter(|d| d.dynamic || d.value != ":memory:") else {
+        return;
+    };
     if changes || (sql.is_empty() && a.values(&["-cmd"]).next().is_none()) {
         e.write(db, "sqlite3");
     } else {
@@ -484,5 +488,863 @@ pub(super) fn rule_multiplexer(e: &mut Eval, inv: &Inv<'_>) {
             inv.name,
             format!("{} runs a command in a session outside this one", inv.name),
         );
+    }
+}
+
+/// Build tools, test runners, linters and package managers with an option naming a file they
+/// write (`esbuild --outfile F`, `eslint -o F`, `go test -coverprofile F`, `phpunit --log-junit
+/// F`) or a directory they write into (`tsc --outDir D`, `javac -d D`, `pip install --target D`):
+/// names, file options, directory options. Matched as `-o F`, `-oF` (one-letter options),
+/// `--opt F` and `--opt=F`; go's single-dash long flags also with two dashes.
+const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
+    ("esbuild", "--outfile --metafile", "--outdir"),
+    (
+        "tsc",
+        "--outFile --out --tsBuildInfoFile",
+        "--outDir --declarationDir --generateTrace",
+    ),
+    ("babel swc", "-o --out-file", "-d --out-dir"),
+    ("rollup", "-o --file", "-d --dir"),
+    ("webpack webpack-cli", "", "-o --output-path"),
+    ("terser uglifyjs", "-o --output", ""),
+    ("postcss", "-o --output", "-d --dir"),
+    ("eslint stylelint ruff", "-o --output-file", ""),
+    (
+        "mypy dmypy",
+        "--junit-xml",
+        "--html-report --xml-report --txt-report --linecount-report --linecoverage-report \
+         --lineprecision-report --cobertura-xml-report --any-exprs-report --cache-dir",
+    ),
+    (
+        "pytest py.test",
+        "--resultlog --result-log --report-log --html --json-report-file",
+        "",
+    ),
+    ("coverage", "-o --data-file", "-d --directory"),
+    (
+        "go",
+        "-coverprofile -cpuprofile -memprofile -blockprofile -mutexprofile -trace",
+        "-o -outputdir",
+    ),
+    ("javac kotlinc", "", "-d -s -h"),
+    (
+        "phpunit pest paratest",
+        "--log-junit --log-teamcity --testdox-html --testdox-text --testdox-xml \
+         --coverage-clover --coverage-cobertura --coverage-crap4j --coverage-php \
+         --coverage-text --log-events-text --log-events-verbose-text",
+        "--coverage-html --coverage-xml --cache-directory",
+    ),
+    ("rspec rubocop", "-o --out", ""),
+    ("2to3", "", "-o --output-dir"),
+    ("cargo", "", "--out-dir --artifact-dir --target-dir"),
+    (
+        "pip pip3",
+        "--log --log-file --report",
+        "-t --target --prefix --root --src -d --dest -w --wheel-dir",
+    ),
+    ("npm pnpm", "", "--pack-destination"),
+    ("jest vitest", "--outputFile", "--coverageDirectory"),
+    ("exiftool", "-o -out", ""),
+    ("cpio", "-O -F --file", "-D --directory"),
+    ("aria2c", "-o --out", "-d --dir"),
+    ("uudecode", "-o --output-file", ""),
+    ("brotli enscript a2ps", "-o --output", ""),
+    ("libreoffice soffice", "", "--outdir"),
+    ("jupyter", "--output", "--output-dir"),
+    ("node", "--test-reporter-destination", ""),
+    ("mogrify", "", "-path"),
+];
+
+/// Formatters and fixers that rewrite their file operands (or the working directory without
+/// operands): names, the subcommand that does it (`""`: none), the options that make them write
+/// (`""`: always), the options that keep them from writing (check and dry-run modes).
+const IN_PLACE: &[(&str, &str, &str, &str)] = &[
+    (
+        "rubocop standardrb",
+        "",
+        "-a -A -x --autocorrect --autocorrect-all --auto-correct --auto-correct-all --fix-layout \
+         --fix",
+        "",
+    ),
+    ("autoflake docformatter", "", "-i --in-place", ""),
+    ("2to3", "", "-w --write", ""),
+    (
+        "pyupgrade dos2unix unix2dos mac2unix unix2mac mogrify reorder-python-imports \
+         add-trailing-comma",
+        "",
+        "",
+        "",
+    ),
+    ("pycln mdformat", "", "", "--check --diff"),
+    ("pint", "", "", "--test"),
+    ("rector", "process", "", "--dry-run -n"),
+    ("shfmt gofumpt", "", "-w --write", ""),
+    ("swift-format", "", "-i --in-place", ""),
+    (
+        "standard xo stylelint markdownlint markdownlint-cli2",
+        "",
+        "--fix",
+        "",
+    ),
+    ("golangci-lint", "run", "--fix", ""),
+    (
+        "biome",
+        "check format lint",
+        "--write --apply --apply-unsafe --fix",
+        "",
+    ),
+    ("ktlint", "", "-F --format", ""),
+    ("djlint", "", "--reformat", ""),
+    ("deno", "fmt", "", "--check"),
+    ("taplo", "fmt format", "", "--check"),
+    ("terraform tofu", "fmt", "", "-check --check"),
+    ("dart", "format", "", "--output=none --output=show -o"),
+    ("dart", "fix", "--apply", ""),
+    ("sqlfluff", "fix format", "", ""),
+    ("yamlfmt", "", "", "-lint -dry"),
+    ("tidy", "", "-m --modify", ""),
+    (
+        "recode patchelf",
+        "",
+        "",
+        "--print-interpreter --print-rpath --print-needed",
+    ),
+    ("indent astyle", "", "", "--dry-run --stdout -st"),
+    ("perltidy", "", "-b --backup-and-modify-in-place", ""),
+    (
+        "js-beautify html-beautify css-beautify",
+        "",
+        "-r --replace",
+        "",
+    ),
+    (
+        "jpegoptim optipng pngcrush advpng zopflipng oxipng svgo",
+        "",
+        "",
+        "--stdout --dry-run -simulate",
+    ),
+    (
+        "rename prename file-rename perl-rename",
+        "",
+        "",
+        "-n --nono --dry-run --just-print",
+    ),
+    ("json", "", "-I --in-place", ""),
+    ("xmlstarlet", "ed edit", "-L --inplace", ""),
+    ("jupyter", "nbconvert", "--inplace", ""),
+];
+
+/// The output options of [`OUTPUT_OPTIONS`] and the in-place edits of [`IN_PLACE`] in the
+/// arguments of `name`, whatever rule the command also has; pytest's `--cov-report=TYPE:PATH`,
+/// exiftool's tag assignments (`-TAG=VALUE` writes the operands), protoc's `--*_out=DIR`.
+pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word]) {
+    // `python -m pip …`, `python -m pytest …`: the module's options.
+    if name == "python" {
+        if let Some(k) = args.iter().position(|w| w.value == "-m")
+            && let Some(module) = args.get(k + 1)
+        {
+            tool_outputs(e, &module.value.clone(), &args[k + 2..]);
+        }
+        return;
+    }
+    // `php artisan test …` passes its options to PHPUnit; `make:*` generators and `*:publish`
+    // write files into the project.
+    if name == "php"
+        && let Some(k) = args
+            .iter()
+            .position(|w| w.value.rsplit('/').next() == Some("artisan"))
+        && let Some(sub) = args.get(k + 1)
+    {
+        let sub = sub.value.as_str();
+        if sub == "test" {
+            tool_outputs(e, "phpunit", &args[k + 2..]);
+        } else if sub.starts_with("make:")
+            || sub.ends_with(":publish")
+            || matches!(
+                sub,
+                "key:generate" | "ide-helper:generate" | "ide-helper:models"
+            )
+        {
+            e.write_tree(&here(), &format!("php artisan {sub}"));
+        }
+        return;
+    }
+    let via = format!("{name} output");
+    // `cargo --config KEY=VALUE`: keys that name programs cargo runs (`target.….runner`,
+    // `build.rustc-wrapper`, `alias.…`) or where it writes; `--config FILE` is configuration
+    // that can, checked like `bash FILE`.
+    if name == "cargo" {
+        for (k, w) in args.iter().enumerate() {
+            let value = match w.value.strip_prefix("--config") {
+                Some("") => args.get(k + 1).map(|v| (v.value.clone(), v.dynamic)),
+                Some(r) if r.starts_with('=') => Some((r[1..].to_string(), w.dynamic)),
+                _ => None,
+            };
+            let Some((value, dynamic)) = value else {
+                continue;
+            };
+            match value.split_once('=') {
+                Some((key, _)) => {
+                    let key = key.to_ascii_lowercase();
+                    if dynamic
+                        || [
+                            "runner",
+                            "wrapper",
+                            "rustc",
+                            "rustdoc",
+                            "linker",
+                            "credential",
+                            "alias",
+                            "target-dir",
+                            "env",
+                            "include",
+                        ]
+                        .iter()
+                        .any(|p| key.contains(p))
+                    {
+                        e.unknown(value.clone(), "cargo --config names a program or output");
+                    }
+                }
+                None => e.script(
+                    &Word::synthetic(&value, dynamic),
+                    "cargo --config reads a configuration that can run programs",
+                ),
+            }
+        }
+    }
+    // `docker exec C CMD`, `docker run IMAGE CMD`, `docker compose exec|run SERVICE CMD`: CMD
+    // runs in a container, which may mount the project anywhere: what it writes is unknown.
+    if matches!(name, "docker" | "podman" | "nerdctl" | "docker-compose") {
+        container_command(e, name, args);
+    }
+    // `docker run -v HOST:CONTAINER`, `--mount …,source=HOST`: the container writes HOST.
+    if matches!(name, "docker" | "podman" | "nerdctl")
+        && args
+            .first()
+            .is_some_and(|w| matches!(w.value.as_str(), "run" | "create" | "container"))
+    {
+        let mut k = 0;
+        while k < args.len() {
+            let w = &args[k];
+            let v = w.value.as_str();
+            let spec = match v {
+                "-v" | "--volume" | "--mount" => {
+                    k += 1;
+                    args.get(k).map(|x| x.value.clone())
+                }
+                _ => ["-v", "--volume=", "--mount="]
+                    .iter()
+                    .find_map(|p| v.strip_prefix(p))
+                    .map(str::to_string),
+            };
+            if let Some(spec) = spec {
+                let dynamic = args.get(k).is_some_and(|x| x.dynamic) || w.dynamic;
+                let host = if v.starts_with("--mount") {
+                    spec.split(',')
+                        .find_map(|kv| {
+                            kv.strip_prefix("source=")
+                                .or(kv.strip_prefix("src="))
+                                .map(str::to_string)
+                        })
+                        .unwrap_or_default()
+                } else {
+                    spec.split(':').next().unwrap_or_default().to_string()
+                };
+                let read_only = spec
+                    .split([':', ','])
+                    .skip(1)
+                    .any(|o| matches!(o, "ro" | "readonly" | "ro=true" | "readonly=true"));
+                // A named volume (`data:/x`) is not a path.
+                if !read_only
+                    && (host.contains('/')
+                        || host.starts_with('.')
+                        || host.starts_with('~')
+                        || dynamic)
+                {
+                    e.write_tree(&Word::synthetic(&host, dynamic), &via);
+                }
+            }
+            k += 1;
+        }
+        return;
+    }
+    // 7-Zip extracts into `-oDIR` (or here) and writes the archive it adds to.
+    if matches!(name, "7z" | "7za" | "7zr" | "7zz") {
+        let cmd = args.first().map(|w| w.value.as_str());
+        let out = args.iter().find_map(|w| {
+            w.value
+                .strip_prefix("-o")
+                .map(|d| Word::synthetic(d, w.dynamic))
+        });
+        match cmd {
+            Some("x" | "e") => e.write_tree(&out.unwrap_or_else(here), &via),
+            Some("a" | "u" | "d" | "rn") => {
+                if let Some(archive) = args[1..].iter().find(|w| !w.value.starts_with('-')) {
+                    e.write(archive, &via);
+                }
+            }
+            _ => {}
+        }
+        return;
+    }
+    // `cpio -i` / `pax -r` extract here; `cpio -p DIR`, `pax -rw … DIR` copy into DIR.
+    if name == "cpio" || name == "pax" {
+        let flag = |c: char| {
+            args.iter().any(|w| {
+                w.value.starts_with('-') && !w.value.starts_with("--") && w.value.contains(c)
+            })
+        };
+        let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+        let long = |o: &str| args.iter().any(|w| w.value == o);
+        if (name == "cpio" && (flag('p') || long("--pass-through")))
+            || (name == "pax" && flag('r') && flag('w'))
+        {
+            if let Some(dir) = operands.last() {
+                e.write_tree(dir, &via);
+            }
+        } else if (name == "cpio" && (flag('i') || long("--extract")))
+            || (name == "pax" && flag('r'))
+        {
+            e.write_tree(&here(), &via);
+        }
+    }
+    // `docker cp CONTAINER:SRC DEST`, `kubectl cp POD:SRC DEST`: DEST on this machine.
+    if matches!(name, "docker" | "podman" | "kubectl" | "nerdctl")
+        && args.first().is_some_and(|w| w.value == "cp")
+    {
+        let operands: Vec<&Word> = args[1..]
+            .iter()
+            .filter(|w| !w.value.starts_with('-'))
+            .collect();
+        if let [_, .., dest] = operands.as_slice() {
+            if dest.dynamic || !dest.value.contains(':') {
+                e.write_tree(dest, &via);
+            } else {
+                e.unknown(
+                    dest.raw.clone(),
+                    format!("{name} cp into a container that may mount the project"),
+                );
+            }
+        }
+        return;
+    }
+    if other_tools(e, name, args) {
+        return;
+    }
+    // ImageMagick's `convert IN… OUT`, `magick IN… OUT`: the last operand is written.
+    if matches!(name, "convert" | "magick") {
+        let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+        if operands.len() >= 2
+            && let Some(out) = operands.last()
+        {
+            e.write(out, &via);
+        }
+        return;
+    }
+    let glued = !matches!(
+        name,
+        "javac" | "kotlinc" | "go" | "exiftool" | "mogrify" | "node" | "jupyter" | "tidy"
+    );
+    let valued = |v: &str, opt: &str| -> Option<String> {
+        if let Some(r) = v.strip_prefix(opt) {
+            if let Some(val) = r.strip_prefix('=') {
+                return Some(val.to_string());
+            }
+            // `-oFILE`, for tools whose parsers take it (not javac's `-sourcepath` or go's
+            // `-overlay`, single-dash long options).
+            if !r.is_empty() && opt.len() == 2 && !opt.starts_with("--") && glued {
+                return Some(r.to_string());
+            }
+        }
+        None
+    };
+    let (files, trees) = OUTPUT_OPTIONS
+        .iter()
+        .find(|(names, ..)| names.split(' ').any(|n| n == name))
+        .map_or(("", ""), |(_, f, t)| (*f, *t));
+    let mut operands = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        let mut v = w.value.as_str();
+        i += 1;
+        if v == "--" {
+            operands.extend(args[i..].iter());
+            break;
+        }
+        if name == "go" && v.starts_with("--") {
+            v = &v[1..];
+        }
+        // tsc's options are case-insensitive (`--outdir` is `--outDir`).
+        let folded;
+        if name == "tsc" && v.starts_with("--") {
+            folded = tsc_option(v);
+            v = &folded;
+        }
+        let mut hit = false;
+        for (opts, tree) in [(files, false), (trees, true)] {
+            for opt in opts.split_whitespace() {
+                let target = if v == opt {
+                    let t = args.get(i).cloned();
+                    i += 1;
+                    t
+                } else {
+                    valued(v, opt).map(|val| Word::synthetic(&val, w.dynamic))
+                };
+                // node's `--test-reporter-destination=stdout`.
+                if let Some(t) = target.filter(|t| !matches!(t.value.as_str(), "stdout" | "stderr"))
+                {
+                    if tree {
+                        e.write_tree(&t, &via);
+                    } else {
+                        e.write(&t, &via);
+                    }
+                    hit = true;
+                    break;
+                }
+            }
+            if hit {
+                break;
+            }
+        }
+        if hit {
+            continue;
+        }
+        if matches!(name, "pytest" | "py.test") {
+            let report = if v == "--cov-report" {
+                i += 1;
+                args.get(i - 1).map(|x| x.value.clone())
+            } else {
+                v.strip_prefix("--cov-report=").map(str::to_string)
+            };
+            // `term-missing:skip-covered` is a terminal report, not a file.
+            if let Some((kind, path)) = report.as_deref().and_then(|r| r.split_once(':'))
+                && !path.is_empty()
+                && !kind.starts_with("term")
+            {
+                let p = Word::synthetic(path, w.dynamic);
+                if matches!(kind, "html" | "annotate") {
+                    e.write_tree(&p, &via);
+                } else {
+                    e.write(&p, &via);
+                }
+            }
+        }
+        if name == "protoc" && v.starts_with("--") && v.contains("_out") {
+            let dir = v
+                .split_once('=')
+                .map(|(_, d)| d.rsplit(':').next().unwrap_or(d));
+            match dir {
+                Some(d) => e.write_tree(&Word::synthetic(d, w.dynamic), &via),
+                None => {
+                    if let Some(d) = args.get(i) {
+                        e.write_tree(d, &via);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        if !v.starts_with('-') || v == "-" {
+            operands.push(w);
+        }
+    }
+    let exif_writes = name == "exiftool"
+        && args
+            .iter()
+            .any(|w| w.value.starts_with('-') && (w.value.contains('=') || w.dynamic));
+    let given = |flags: &str| {
+        args.iter().any(|w| {
+            flags.split_whitespace().any(|f| {
+                w.value == f
+                    || w.value.strip_prefix(f).is_some_and(|r| r.starts_with('='))
+                    || (f.len() == 2
+                        && glued
+                        && !w.value.starts_with("--")
+                        && w.value.starts_with('-')
+                        && w.value[1..].contains(&f[1..]))
+            })
+        })
+    };
+    let mut in_place = exif_writes;
+    for (names, sub, on, off) in IN_PLACE {
+        if !names.split_whitespace().any(|n| n == name)
+            || (!sub.is_empty() && !operands.first().is_some_and(|w| listed(sub, &w.value)))
+        {
+            continue;
+        }
+        if !sub.is_empty() {
+            operands.remove(0);
+        }
+        in_place = (on.is_empty() || given(on)) && (off.is_empty() || !given(off));
+        break;
+    }
+    if in_place {
+        let via = format!("{name} (rewrites its files)");
+        if operands.is_empty() {
+            e.write_tree(&here(), &via);
+        }
+        for w in operands {
+            e.write_tree(w, &via);
+        }
+    }
+}
+
+/// Package-manager commands that edit the project's own files, not only their dependency
+/// directories: `npm pkg set|delete|fix`, `npm version V`, `npm init`/`create` (also pnpm,
+/// yarn) edit `package.json` (and the lock file) of the working directory, `npm pack` writes a
+/// tarball there; `go fmt`/`go fix` rewrite the packages' files, `go mod tidy|edit|init|vendor`
+/// and `go get` write `go.mod`/`go.sum`; `cargo add|remove|update|init|new` write `Cargo.toml`,
+/// `Cargo.lock` or a new package. (`npm install` and the like stay a known limit.)
+pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Word]) {
+    let subs: Vec<&str> = args
+        .iter()
+        .filter(|w| !w.value.starts_with('-'))
+        .map(|w| w.value.as_str())
+        .collect();
+    if args.iter().any(|w| {
+        matches!(
+            w.value.as_str(),
+            "--dry-run" | "--help" | "-h" | "-n" | "-diff"
+        )
+    }) {
+        return;
+    }
+    let via = format!("{name} {}", subs.first().copied().unwrap_or_default());
+    if matches!(name, "npm" | "pnpm" | "yarn")
+        && matches!(
+            subs.as_slice(),
+            ["config" | "c", "set" | "delete" | "edit" | "fix", ..] | ["set" | "set-script", ..]
+        )
+    {
+        // `npm config set script-shell …`: settings can name programs npm runs later.
+        e.unknown(
+            format!("<{via} …>"),
+            format!("{via} changes settings npm reads"),
+        );
+        return;
+    }
+    let files: &[&str] = match (name, subs.as_slice()) {
+        ("npm" | "pnpm" | "yarn", ["pkg", "set" | "delete" | "fix", ..] | ["version", _, ..]) => {
+            &["package.json", "package-lock.json"]
+        }
+        ("npm" | "pnpm" | "yarn", ["init" | "create", ..]) | ("cargo", ["init" | "new", ..]) => {
+            return e.write_tree(&here(), &via);
+        }
+        ("npm" | "pnpm", ["pack", ..]) => {
+            if !args
+                .iter()
+                .any(|w| w.value.starts_with("--pack-destination"))
+            {
+                e.write_tree(&here(), &via);
+            }
+            return;
+        }
+        ("go", ["fmt" | "fix", ..]) => return e.write_tree(&here(), &via),
+        ("go", ["mod", "tidy" | "edit" | "init" | "vendor", ..] | ["get", ..]) => {
+            &["go.mod", "go.sum"]
+        }
+        ("go", ["work", "init" | "use" | "edit" | "sync" | "vendor", ..]) => {
+            &["go.work", "go.work.sum"]
+        }
+        ("cargo", ["add" | "remove" | "rm" | "update" | "generate-lockfile", ..]) => {
+            &["Cargo.toml", "Cargo.lock"]
+        }
+        _ => &[],
+    };
+    for f in files {
+        e.write(&Word::synthetic(f, false), &via);
+    }
+}
+
+/// The command a container runs (see [`tool_outputs`]): its writes become unknowns.
+fn container_command(e: &mut Eval, name: &str, args: &[Word]) {
+    let mut args = args;
+    if name != "docker-compose" && args.first().is_some_and(|w| w.value == "compose") {
+        args = &args[1..];
+        // `docker compose -f FILE -p NAME exec …`.
+        while let Some(w) = args.first().filter(|w| w.value.starts_with('-')) {
+            let valued = matches!(
+                w.value.as_str(),
+                "-f" | "--file"
+                    | "-p"
+                    | "--project-name"
+                    | "--profile"
+                    | "--env-file"
+                    | "--project-directory"
+            );
+            args = args.get(if valued { 2 } else { 1 }..).unwrap_or_default();
+        }
+    } else if name == "docker-compose" {
+        while let Some(w) = args.first().filter(|w| w.value.starts_with('-')) {
+            let valued = matches!(w.value.as_str(), "-f" | "--file" | "-p" | "--project-name");
+            args = args.get(if valued { 2 } else { 1 }..).unwrap_or_default();
+        }
+    }
+    let Some((sub, rest)) = args.split_first() else {
+        return;
+    };
+    if sub.value == "container" {
+        return container_command(e, "docker", rest);
+    }
+    if !matches!(sub.value.as_str(), "exec" | "run") {
+        return;
+    }
+    let valued = "-e --env --env-file -u --user -w --workdir --name --network --net -v --volume \
+        --mount -p --publish --entrypoint -l --label --add-host --cpus -m --memory --hostname \
+        -h --restart --volumes-from --device --cap-add --cap-drop --security-opt --tmpfs \
+        --ulimit --pull --gpus --ipc --pid --log-driver --log-opt --shm-size --platform \
+        --expose --dns --link --detach-keys --index --cidfile --runtime --userns --uts";
+    let mut k = 0;
+    while let Some(w) = rest.get(k).filter(|w| w.value.starts_with('-')) {
+        k += if listed(valued, &w.value) { 2 } else { 1 };
+    }
+    // The container, image or service, then the command.
+    let inner = rest.get(k + 1..).unwrap_or_default();
+    if inner.is_empty() {
+        return;
+    }
+    // `--entrypoint sh IMAGE -c '…'`: the words are the arguments of that program.
+    let entry = rest[..k].iter().enumerate().find_map(|(j, w)| {
+        match w.value.strip_prefix("--entrypoint") {
+            Some("") => rest.get(j + 1).cloned(),
+            Some(v) => v.strip_prefix('=').map(|v| Word::synthetic(v, w.dynamic)),
+            None => None,
+        }
+    });
+    let mut words: Vec<Word> = entry.into_iter().collect();
+    words.extend(inner.iter().cloned());
+    let inner = &words[..];
+    let verb = sub.value.clone();
+    let found = e.capture(|e| e.invoke(inner, None));
+    for w in found.writes {
+        // A script relative to the container's working directory is the project's (as on this
+        // machine); an absolute one cannot be judged.
+        if matches!(&w.target, BashTarget::Script(p) if !p.starts_with('/')) {
+            continue;
+        }
+        e.unknown(
+            format!("<{} in a container>", w.via),
+            format!(
+                "{name} {verb}: {} in a container that may mount the project",
+                w.via
+            ),
+        );
+    }
+}
+
+/// More tools that write or run what their arguments name: `fd -x CMD` (like `find -exec`; what
+/// CMD writes is unknown), `rg --pre CMD` (runs CMD on every file), `uudecode` without `-o`
+/// (the file its input names), `rclone copy|sync|move SRC DEST` (a local DEST), `ffmpeg`/`sox`/
+/// `wkhtmltopdf` (the last operand), `sqlite-utils` (the database), `man -P CMD` (a pager other
+/// than cat, less, more), and code loaded from a file by `java FILE.java`/`-jar`, `go run FILE`,
+/// `bun run FILE`, `deno run FILE`, `nvim -l FILE` (checked like `bash FILE`); `bun -e`/`deno
+/// eval` code is JavaScript. Whether `tool_outputs` is done with the command.
+fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
+    let via = format!("{name} output");
+    let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+    match name {
+        "fd" | "fdfind" => {
+            if let Some(k) = args
+                .iter()
+                .position(|w| matches!(w.value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
+            {
+                // Each result is appended, or put where `{}` (and its variants) stand.
+                let mut inner: Vec<Word> = args[k + 1..]
+                    .iter()
+                    .map(|w| Word {
+                        dynamic: w.dynamic || w.value.contains('{'),
+                        ..w.clone()
+                    })
+                    .collect();
+                if !args[k + 1..].iter().any(|w| w.value.contains('{')) {
+                    inner.push(Word::synthetic("<fd result>", true));
+                }
+                let found = e.capture(|e| e.invoke(&inner, None));
+                for w in found.writes {
+                    e.unknown(format!("<fd {}>", w.via), format!("fd -x runs {}", w.via));
+                }
+            }
+        }
+        "rg" => {
+            if let Some(w) = args
+                .iter()
+                .find(|w| w.value.starts_with("--pre") && !w.value.starts_with("--pre-glob"))
+            {
+                e.unknown(w.raw.clone(), "rg --pre runs a program on every file");
+            }
+            return false;
+        }
+        "uudecode"
+            if !args
+                .iter()
+                .any(|w| w.value.starts_with("-o") || w.value.starts_with("--output")) =>
+        {
+            e.unknown(
+                "<uudecode output>",
+                "uudecode writes the file its input names",
+            );
+        }
+        "rclone" => {
+            if let [sub, .., dest] = operands.as_slice()
+                && matches!(
+                    sub.value.as_str(),
+                    "copy" | "sync" | "move" | "copyto" | "moveto" | "bisync" | "copyurl" | "mount"
+                )
+                && operands.len() >= 3
+                && (dest.dynamic || !dest.value.contains(':') || dest.value.starts_with('/'))
+            {
+                e.write_tree(dest, &via);
+            }
+        }
+        "ffmpeg" | "sox" | "wkhtmltopdf" | "wkhtmltoimage" => {
+            if let Some(out) = args.last().filter(|w| !w.value.starts_with('-'))
+                && args.len() >= 2
+            {
+                e.write(out, &via);
+            }
+        }
+        "sqlite-utils" => {
+            if let [sub, db, ..] = operands.as_slice()
+                && !matches!(
+                    sub.value.as_str(),
+                    "query"
+                        | "tables"
+                        | "views"
+                        | "schema"
+                        | "rows"
+                        | "indexes"
+                        | "triggers"
+                        | "search"
+                        | "dump"
+                )
+            {
+                e.write(db, &via);
+            }
+        }
+        "man" => {
+            let pager = args
+                .iter()
+                .enumerate()
+                .find_map(|(k, w)| match w.value.as_str() {
+                    "-P" | "--pager" => args.get(k + 1).map(|p| p.value.clone()),
+                    v => v.strip_prefix("--pager=").map(str::to_string),
+                });
+            if let Some(p) = pager
+                && !matches!(p.trim(), "cat" | "less" | "more" | "less -R" | "")
+            {
+                e.unknown(p, "man -P runs the pager it names");
+            }
+        }
+        "java" => {
+            let mut k = 0;
+            while let Some(w) = args.get(k) {
+                match w.value.as_str() {
+                    "-jar" => {
+                        if let Some(f) = args.get(k + 1) {
+                            e.script(f, "java -jar runs code from");
+                        }
+                        break;
+                    }
+                    "-cp" | "-classpath" | "--class-path" | "-p" | "--module-path" => {
+                        if let Some(cp) = args.get(k + 1) {
+                            for dir in cp.value.split(':').filter(|d| !d.is_empty()) {
+                                e.script(
+                                    &Word::synthetic(dir, cp.dynamic),
+                                    "java loads classes from",
+                                );
+                            }
+                        }
+                        k += 2;
+                        continue;
+                    }
+                    v if v.starts_with('-') => {}
+                    v => {
+                        if v.ends_with(".java") || v.contains('/') {
+                            e.script(w, "java runs a source file");
+                        }
+                        break;
+                    }
+                }
+                k += 1;
+            }
+        }
+        "go" if args.first().is_some_and(|w| w.value == "run") => {
+            for w in operands.iter().skip(1) {
+                if w.value.ends_with(".go") || w.value.starts_with('/') || w.value.starts_with("..")
+                {
+                    e.script(w, "go run builds and runs");
+                }
+            }
+        }
+        "bun" | "deno" => {
+            let code = args
+                .iter()
+                .enumerate()
+                .find_map(|(k, w)| match w.value.as_str() {
+                    "-e" | "--eval" | "-p" | "--print" | "eval" => args.get(k + 1),
+                    _ => None,
+                });
+            if let Some(code) = code {
+                let mut words = vec![Word::synthetic("node", false), Word::synthetic("-e", false)];
+                words.push(code.clone());
+                e.invoke(&words, None);
+            } else if let Some(f) = operands
+                .iter()
+                .find(|w| !matches!(w.value.as_str(), "run" | "x" | "test" | "task" | "repl"))
+                .filter(|w| {
+                    w.value.contains('/')
+                        || [".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx"]
+                            .iter()
+                            .any(|x| w.value.ends_with(x))
+                })
+            {
+                e.script(f, &format!("{name} runs a script file"));
+            }
+            // `deno fmt` is an in-place formatter (below).
+            return false;
+        }
+        "nvim" | "vim" => {
+            if let Some(k) = args.iter().position(|w| w.value == "-l")
+                && let Some(f) = args.get(k + 1)
+            {
+                e.script(f, "nvim -l runs a Lua script");
+            }
+            return false;
+        }
+        "jupyter" => {
+            // `jupyter nbconvert NB` writes the converted file beside the notebook (`--stdout`:
+            // not); `--execute` runs the notebook's code.
+            if args.first().is_some_and(|w| w.value == "nbconvert") {
+                let to_stdout = args.iter().any(|w| w.value == "--stdout");
+                for nb in operands.iter().skip(1) {
+                    if args.iter().any(|w| w.value == "--execute") {
+                        e.script(nb, "jupyter nbconvert --execute runs");
+                    }
+                    if !to_stdout {
+                        let dir = nb.value.rsplit_once('/').map_or(".", |(d, _)| d);
+                        e.write_tree(&Word::synthetic(dir, nb.dynamic), &via);
+                    }
+                }
+            }
+            return false;
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// A tsc option spelled as [`OUTPUT_OPTIONS`] lists it, whatever its case (`--OUTDIR=x` ->
+/// `--outDir=x`).
+fn tsc_option(v: &str) -> String {
+    let (opt, rest) = v.split_once('=').map_or((v, None), |(o, r)| (o, Some(r)));
+    let listed = OUTPUT_OPTIONS
+        .iter()
+        .filter(|(names, ..)| names.split(' ').any(|n| n == "tsc"))
+        .flat_map(|(_, f, t)| f.split_whitespace().chain(t.split_whitespace()))
+        .find(|o| o.eq_ignore_ascii_case(opt));
+    match (listed, rest) {
+        (Some(o), Some(r)) => format!("{o}={r}"),
+        (Some(o), None) => o.to_string(),
+        (None, _) => v.to_string(),
     }
 }

@@ -322,6 +322,46 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         if let Some(code) = code {
             code_built_at_run_time(e, code, &format!("{} {flag}", inv.name));
             scan_code(e, &code.value, &format!("{} {flag}", inv.name));
+            if inv.name == "php" {
+                // PHP's backtick operator runs a shell command line.
+                for cmd in backtick_commands(&code.value) {
+                    e.run_text(&cmd);
+                }
+            }
+        }
+    }
+    // `php artisan tinker --execute=CODE` runs CODE; without it, the code on stdin.
+    if inv.name == "php"
+        && let [script, sub, rest @ ..] = a.operands.as_slice()
+        && script.value.rsplit('/').next() == Some("artisan")
+        && sub.value == "tinker"
+    {
+        let via = "php artisan tinker";
+        let exec = rest.iter().enumerate().find_map(|(k, w)| {
+            if w.value == "--execute" {
+                rest.get(k + 1).map(|c| (*c).clone())
+            } else {
+                w.value
+                    .strip_prefix("--execute=")
+                    .map(|c| Word::synthetic(c, w.dynamic))
+            }
+        });
+        match (exec, inv.stdin) {
+            (Some(c), _) => {
+                code_built_at_run_time(e, &c, via);
+                scan_code(e, &c.value, via);
+                backtick_commands(&c.value)
+                    .iter()
+                    .for_each(|cmd| e.run_text(cmd));
+            }
+            (None, Some(stdin)) => stdin_code(e, via, stdin),
+            (None, None) => match e.take_pipe_code() {
+                Some(c) => scan_code(e, &c, via),
+                None if e.piped || e.stdin_file.is_some() => {
+                    e.unknown("<tinker input>", format!("{via} runs the code on stdin"))
+                }
+                None => {}
+            },
         }
     }
     // Code given inline or on stdin imports modules (and node `require`s packages) from the
@@ -348,6 +388,24 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         stdin_code(e, inv.name, stdin);
     } else {
         script_or_pipe(e, inv.name, a.operands.first().copied());
+        // `php vendor/bin/pint`, `node node_modules/.bin/prettier --write .`: a package's
+        // command-line tool, analysed as the command of its name.
+        if let Some(script) = a.operands.first().filter(|w| !w.dynamic)
+            && ["vendor/bin/", "node_modules/.bin/", "/bin/"]
+                .iter()
+                .any(|d| script.value.contains(d))
+            && let Some(tool) = script.value.rsplit('/').next()
+        {
+            let tool = [".phar", ".php", ".cjs", ".mjs", ".js"]
+                .iter()
+                .find_map(|x| tool.strip_suffix(x))
+                .unwrap_or(tool);
+            let mut words = vec![Word::synthetic(tool, false)];
+            words.extend(a.operands[1..].iter().map(|w| (*w).clone()));
+            if tool != inv.name {
+                e.invoke(&words, None);
+            }
+        }
     }
 }
 
@@ -356,7 +414,11 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
 fn script_or_pipe(e: &mut Eval, name: &str, first: Option<&crate::gate::bash::lex::Word>) {
     match first {
         Some(f) if f.value != "-" => e.script(f, &format!("{name} runs a script file")),
-        _ if e.piped => e.piped_code(name),
+        _ if e.piped => match e.take_pipe_code() {
+            // `echo 'print(1)' | python3`: the literal text is the code.
+            Some(code) => scan_code(e, &code, &format!("{name} stdin")),
+            None => e.piped_code(name),
+        },
         // `python3 < /tmp/x.py`: the script is the file on stdin.
         _ => {
             if let Some(file) = e.stdin_file.clone() {
@@ -534,6 +596,34 @@ fn python_module(e: &mut Eval, module: &str, args: &[Word]) {
             }
         }
         "venv" | "virtualenv" => operands.iter().for_each(|w| e.write_tree(w, &via)),
+        // `compileall -b` writes `.pyc` files next to the sources (not in `__pycache__`).
+        "compileall" if args.iter().any(|w| w.value == "-b") => {
+            let a = parse_opts(args, &spec("dlrqxeijo", "--invalidation-mode"));
+            if a.operands.is_empty() {
+                e.write_tree(&Word::synthetic(".", false), &via);
+            }
+            a.operands.iter().for_each(|w| e.write_tree(w, &via));
+        }
+        // `zipapp SRC -o OUT` writes OUT, else `SRC.pyz` beside SRC.
+        "zipapp" => {
+            let a = parse_opts(args, &spec("opmc", "--output --python --main"));
+            match a.value(&["-o", "--output"]) {
+                Some(out) => e.write(out, &via),
+                None => a.operands.iter().for_each(|w| {
+                    let pyz = format!("{}.pyz", w.value.trim_end_matches('/'));
+                    e.write(&Word::synthetic(&pyz, w.dynamic), &via);
+                }),
+            }
+        }
+        // Formatters and fixers run as modules are the commands of the same name
+        // (`python -m black src` is `black src`).
+        "black" | "isort" | "autopep8" | "yapf" | "ruff" | "autoflake" | "pyupgrade"
+        | "docformatter" | "pycln" | "mdformat" | "sqlfluff" | "djlint" | "lib2to3" => {
+            let name = if module == "lib2to3" { "2to3" } else { module };
+            let mut words = vec![Word::synthetic(name, false)];
+            words.extend(args.iter().cloned());
+            e.invoke(&words, None);
+        }
         _ => {}
     }
 }

@@ -40,10 +40,24 @@ pub(super) fn rule_shell(e: &mut Eval, inv: &Inv<'_>) {
     }
     let a = parse_opts(inv.args, &SHELL_SPEC);
     if a.has(&["-c"]) {
-        a.operands
-            .first()
-            .iter()
-            .for_each(|cmd| e.run_text(&cmd.value));
+        match a.operands.first() {
+            // The whole command line is `xargs` input or the `{}` of `find -exec`/`xargs -I`:
+            // no text to read. (A `{}` inside a script text is read as one word there.)
+            Some(cmd)
+                if cmd.dynamic && (cmd.value.trim() == "{}" || cmd.value.starts_with("<xargs")) =>
+            {
+                e.unknown(
+                    cmd.raw.clone(),
+                    format!("{} -c with a command line known only at run time", inv.name),
+                )
+            }
+            Some(cmd) => e.run_text(&cmd.value),
+            None if e.piped => e.unknown(
+                "<-c without a command line>",
+                format!("{} -c with a command line known only at run time", inv.name),
+            ),
+            None => {}
+        }
     } else if let (true, Some(stdin)) = (a.operands.is_empty() || a.has(&["-s"]), inv.stdin) {
         e.run_text(stdin);
     } else if let (true, Some(file)) = (
@@ -54,6 +68,9 @@ pub(super) fn rule_shell(e: &mut Eval, inv: &Inv<'_>) {
         e.script(&file, &format!("{} runs a script on stdin", inv.name));
     } else if let Some(file) = a.operands.first().filter(|_| !a.has(&["-s"])) {
         e.script(file, &format!("{} runs a script file", inv.name));
+    } else if let Some(code) = e.take_pipe_code() {
+        // `echo 'ls src' | bash`: the literal text is the script.
+        e.run_text(&code);
     } else if e.piped {
         e.piped_code(inv.name);
     }
@@ -74,7 +91,15 @@ pub(super) fn rule_make(e: &mut Eval, inv: &Inv<'_>) {
         ),
     );
     for f in a.values(&["-f", "--file", "--makefile"]) {
-        e.script(f, "make -f runs a makefile");
+        if !f.dynamic && matches!(f.value.as_str(), "-" | "/dev/stdin" | "/proc/self/fd/0") {
+            // `make -f - <<< …`: a makefile on stdin, whose recipes run.
+            e.unknown(
+                "<makefile on stdin>",
+                "make -f - runs recipes read from stdin",
+            );
+        } else {
+            e.script(f, "make -f runs a makefile");
+        }
     }
     for code in a.values(&["-E", "--eval"]) {
         e.unknown(code.value.clone(), "make --eval");
@@ -144,7 +169,13 @@ pub(super) fn rule_builtin_callback(e: &mut Eval, inv: &Inv<'_>) {
 /// Commands that run another command in a way the gate does not unwrap (another root, another
 /// namespace or user, the dynamic loader, a profiler): the command is unknown.
 pub(super) fn rule_runs_unseen_command(e: &mut Eval, inv: &Inv<'_>) {
-    if inv.args.is_empty()
+    let only = |flags: &[&str]| {
+        !inv.args.is_empty() && inv.args.iter().all(|w| flags.contains(&w.value.as_str()))
+    };
+    if (inv.args.is_empty() && !matches!(inv.name, "batch" | "crontab"))
+        || only(&["--version", "-V", "--help", "-h"])
+        || (inv.name == "at" && inv.args.iter().any(|w| matches!(w.value.as_str(), "-l")))
+        || (inv.name == "crontab" && only(&["-l", "-u", "root"]))
         || (inv.name == "perf"
             && inv
                 .args
@@ -217,4 +248,17 @@ pub(super) fn rule_command_string(e: &mut Eval, inv: &Inv<'_>) {
             }
         }
     }
+}
+
+/// `ssh [OPTIONS] HOST COMMAND…`: the command runs on HOST, which may be this machine; what it
+/// writes is unknown. `ssh -G HOST`, `ssh -V` and a session without a command run nothing here.
+pub(super) fn rule_ssh(e: &mut Eval, inv: &Inv<'_>) {
+    let a = parse_opts(inv.args, &spec("BbcDEeFIiJLlmOopQRSWw", ""));
+    if a.has(&["-G", "-V"]) || a.operands.len() < 2 {
+        return;
+    }
+    e.unknown(
+        format!("<ssh {} …>", a.operands[0].value),
+        "ssh runs a command on a host that may be this machine",
+    );
 }
