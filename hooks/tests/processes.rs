@@ -462,6 +462,8 @@ fn worktrees_cron_and_unknown_tools_are_gated() {
 /// session, `strict` mode: any write into the repository is denied, so an allowed command means
 /// the write was not seen). docs/GATE.md's table is this list.
 pub const HIDDEN_WRITES: &[&str] = &[
+    "scala -version -e 'new java.io.PrintWriter(\"src/m1.py\").close()'",
+    "echo 'import java.io._' | kotlin -version",
     "echo 'echo x > src/m1.py' | bash",
     "echo 'open(\"src/m1.py\", \"w\")' | python3",
     "cat /tmp/x.sh | sh",
@@ -712,6 +714,10 @@ pub const HIDDEN_WRITES: &[&str] = &[
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
 pub const READ_ONLY: &[&str] = &[
+    "kotlin -version",
+    "scala -version",
+    "erl -version",
+    "ocaml -version",
     "ls",
     "ls -la src",
     "cat src/m1.py",

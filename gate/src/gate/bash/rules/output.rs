@@ -416,6 +416,18 @@ pub(super) fn rule_ar(e: &mut Eval, inv: &Inv<'_>) {
 /// `julia`, `osascript`): code given inline or on stdin is a run-time unknown; a script file is
 /// a script.
 pub(super) fn rule_opaque_interpreter(e: &mut Eval, inv: &Inv<'_>) {
+    // `kotlin -version`, `scala -version`, `erl -version`: a version or help request runs no
+    // code (read as short options, `-version` would hold `-e`).
+    let asks_version = |w: &Word| {
+        matches!(
+            w.value.as_str(),
+            "-version" | "--version" | "-v" | "-V" | "-help" | "--help" | "-h"
+        )
+    };
+    if !inv.args.is_empty() && inv.args.iter().all(asks_version) && inv.stdin.is_none() && !e.piped
+    {
+        return;
+    }
     let a = parse_opts(inv.args, &spec("ecf", "--eval --command --file"));
     if a.has(&["-e", "-c", "--eval", "--command"]) || inv.stdin.is_some() || e.piped {
         return e.unknown(
