@@ -481,12 +481,7 @@ impl Eval {
                     format!("{name} makes a command name run another program"),
                 );
             }
-            if let Some(opt) = runs_by_option(name, &words[1..]) {
-                self.unknown(
-                    opt.to_string(),
-                    format!("{name} {opt}, an option that runs a program or writes a file"),
-                );
-            }
+            self.option_runs(name, &words[1..]);
             let code = code_by_option(name, &words[1..]);
             // A directory named by an option (`make -C DIR`) is checked below instead; cargo
             // also reads `.cargo/config.toml` of the working directory.
@@ -539,6 +534,7 @@ impl Eval {
             self.launcher_options(name, &args_all[..lead]);
             return Some(lead);
         }
+        let launcher = LAUNCHERS.iter().find(|(names, ..)| listed(names, name));
         let start = if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
             && matches!(sub.value.as_str(), "run" | "run-script")
             && args.get(1).is_some_and(|w| w.value == "env")
@@ -546,16 +542,13 @@ impl Eval {
             // `npm run env -- CMD`: the built-in `env` script runs its arguments.
             2
         } else {
-            let (_, subs, _) = LAUNCHERS.iter().find(|(names, ..)| listed(names, name))?;
+            let (_, subs, _) = launcher?;
             if sub.dynamic || !listed(subs, &sub.value) {
                 return None;
             }
             1
         };
-        let valued = LAUNCHERS
-            .iter()
-            .find(|(names, ..)| listed(names, name))
-            .map_or("", |l| l.2);
+        let valued = launcher.map_or("", |l| l.2);
         let mut k = start;
         while let Some(w) = args.get(k) {
             let v = w.value.as_str();
@@ -580,14 +573,20 @@ impl Eval {
     /// it runs is looked up there, so they are checked as for the launcher itself.
     fn launcher_options(&mut self, name: &str, opts: &[Word]) {
         self.working_dir_code(name);
+        self.option_runs(name, opts);
+        for code in code_by_option(name, opts) {
+            self.script(&code, &format!("{name} loads code from"));
+        }
+    }
+
+    /// An option of `name` among `opts` that runs a program or writes a file
+    /// ([`runs_by_option`]) makes the call a run-time unknown.
+    fn option_runs(&mut self, name: &str, opts: &[Word]) {
         if let Some(opt) = runs_by_option(name, opts) {
             self.unknown(
                 opt.to_string(),
                 format!("{name} {opt}, an option that runs a program or writes a file"),
             );
-        }
-        for code in code_by_option(name, opts) {
-            self.script(&code, &format!("{name} loads code from"));
         }
     }
 
