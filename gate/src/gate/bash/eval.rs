@@ -271,7 +271,6 @@ impl Eval {
         self.piped = false;
         self.stdin_file = None;
         self.stdin_dynamic = false;
-        self.pipe_code = None;
         // Exactly what a literal `echo`/`printf` prints: its words, when none holds an escape
         // (`echo -e`, `printf`'s format) or a `printf` format.
         let literal =
