@@ -51,7 +51,7 @@ pub struct EvalQuery {
 }
 
 /// One result chunk of a search, in rank order (the best chunk of each result file).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResultChunk {
     /// Repository-relative path, `/`-separated.
     pub file: String,

@@ -376,6 +376,24 @@ fn eval_queries_scores_hand_written_gold() {
     );
     assert_eq!(report["queries"][0]["function_hit"], true, "{report:#}");
     assert!(report["queries"][1].get("function_hit").is_none());
+    // `shown`: the chunks the function-level hit looked at, one per result file here, the
+    // first inside the gold range (lines 13-20 of src/cart.py).
+    let shown = report["queries"][0]["shown"].as_array().unwrap();
+    let shown_files: Vec<&Value> = shown.iter().map(|c| &c["file"]).collect();
+    assert_eq!(
+        shown_files,
+        report["queries"][0]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect::<Vec<_>>(),
+        "{report:#}"
+    );
+    let (start, end) = (
+        shown[0]["start_line"].as_u64().unwrap(),
+        shown[0]["end_line"].as_u64().unwrap(),
+    );
+    assert!(13 <= start && end <= 20, "{report:#}");
     assert!(s["latency_p95_ms"].as_f64().unwrap() >= s["latency_p50_ms"].as_f64().unwrap());
 
     // The text form: the table and one line per query.

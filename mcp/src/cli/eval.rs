@@ -115,6 +115,9 @@ struct QueryRow {
     /// Function-level hit; absent without gold ranges.
     #[serde(skip_serializing_if = "Option::is_none")]
     function_hit: Option<bool>,
+    /// The first 10 result chunks (file and line range), which the function-level hit looks
+    /// at: why a query with its gold file at rank 1 can still miss its gold function.
+    shown: Vec<ResultChunk>,
     /// The mode that ranked the results (a hybrid request without vectors is lexical).
     mode: String,
     /// Search time, ms.
@@ -344,6 +347,7 @@ fn search_all(
             }
         }
         let s = eval::score(q, &chunks);
+        let shown: Vec<ResultChunk> = chunks.into_iter().take(CUTOFF).collect();
         let baseline = grep.as_deref_mut().map(|g| {
             let started = Instant::now();
             let files = g.search(&q.query, top.max(CUTOFF));
@@ -365,6 +369,7 @@ fn search_all(
             gold_ranges: q.gold_ranges.clone(),
             all_found: s.all_found,
             function_hit: s.function_hit,
+            shown,
             mode: answer["mode"].as_str().unwrap_or("lexical").to_string(),
             latency_ms,
             baseline,
