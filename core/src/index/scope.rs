@@ -372,6 +372,8 @@ impl FileRole {
             "fixtures",
             "__fixtures__",
             "__mocks__",
+            // Jest's and Vitest's stored snapshots.
+            "__snapshots__",
             "e2e",
             "playground",
             "playgrounds",
@@ -400,7 +402,11 @@ impl FileRole {
                     let stem = original_stem(rel);
                     stem.len() > s.len() && stem.ends_with(s)
                 }))
-            || name == "conftest.py";
+            || name == "conftest.py"
+            // Stored snapshots of snapshot tests: Jest/Vitest and insta (`.snap`), syrupy
+            // (`.ambr`).
+            || name.ends_with(".snap")
+            || name.ends_with(".ambr");
         // .NET test projects: `Newtonsoft.Json.Tests/`, `App.UnitTests/`, `App.Specs/`.
         const TEST_PROJECT_SUFFIXES: &[&str] = &[".tests", ".test", ".unittests", ".specs"];
         let test_project = |d: &&str| TEST_PROJECT_SUFFIXES.iter().any(|s| d.ends_with(s));
@@ -665,6 +671,9 @@ mod tests {
             "benchmarks/db_bench.cc",
             "benchsuite/runs/raw.csv",
             "pkg/bench/parse.go",
+            "src/components/__snapshots__/Button.test.tsx.snap",
+            "src/snapshots/parser__tests__expr.snap",
+            "src/app/api_snapshots.ambr",
         ] {
             assert_eq!(FileRole::of(p), FileRole::Test, "{p}");
         }
