@@ -179,22 +179,37 @@ const CALLS: &[(&str, Call)] = &[
          os.mkdir os.makedirs os.truncate shutil.rmtree File.write IO.write \
          File.delete File.unlink FileUtils.rm FileUtils.rm_f FileUtils.rm_rf \
          FileUtils.touch FileUtils.mkdir_p unlink mkdir rmdir touch os.open *openSync \
-         os.chmod os.utime os.mkfifo os.mknod *chmodSync *utimesSync *symlinkSync \
-         *linkSync os.symlink os.link",
+         os.chmod os.utime os.mkfifo os.mknod *chmodSync *utimesSync *lchmodSync \
+         *lchownSync *chownSync *lutimesSync *mkdtempSync fs.chmod fs.lchmod fs.chown \
+         fs.lchown fs.utimes fs.lutimes fs.mkdtemp os.lchmod os.chown os.lchown \
+         os.removedirs",
         Call::Write(&[0]),
     ),
-    ("sysopen", Call::Write(&[1])),
+    // A link and what it points to: writing through the link writes the target, as for `ln`.
     (
-        ".symlink_to .hardlink_to .chmod .write_text .write_bytes",
-        Call::RecvWrite,
+        "*symlinkSync *linkSync os.symlink os.link fs.symlink fs.link",
+        Call::Write(&[0, 1]),
     ),
+    (
+        "shutil.copymode shutil.copystat *copy_file",
+        Call::Write(&[1]),
+    ),
+    ("os.renames *move_file", Call::Write(&[0, 1])),
+    ("shutil.make_archive", Call::Write(&[0])),
+    (
+        "py_compile.compile compileall.compile_file compileall.compile_dir \
+         compileall.compile_path",
+        Call::Opaque,
+    ),
+    ("sysopen", Call::Write(&[1])),
+    (".chmod .write_text .write_bytes", Call::RecvWrite),
     (
         "*renameSync fs.rename os.rename os.replace shutil.move File.rename \
          FileUtils.mv rename",
         Call::Write(&[0, 1]),
     ),
     (
-        "*copyFileSync *cpSync fs.copyFile shutil.copy shutil.copyfile shutil.copy2 \
+        "*copyFileSync *cpSync fs.copyFile fs.cp shutil.copy shutil.copyfile shutil.copy2 \
          shutil.copytree FileUtils.cp FileUtils.cp_r copy",
         Call::Write(&[1]),
     ),
@@ -213,7 +228,7 @@ const CALLS: &[(&str, Call)] = &[
     ),
     (".open", Call::RecvOpen),
     (".read_text .read_bytes", Call::RecvRead),
-    (".rename .replace", Call::RecvMove),
+    (".rename .replace .symlink_to .hardlink_to", Call::RecvMove),
     (
         "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
          subprocess.check_output subprocess.Popen subprocess.getoutput \
@@ -574,7 +589,12 @@ fn aliases(toks: &[Spanned<'_>], pair: &[usize]) -> std::collections::HashMap<St
     // What the expression at `k` names (a dotted name, or `require('m')` with an optional
     // `.member`) and the index after it.
     let target = |k: usize| -> Option<(String, usize)> {
-        if ident(k) == Some("require") && punct(k + 1, b'(') && punct(k + 3, b')') {
+        // `await import('fs')` is the module as `require('fs')` is.
+        let k = if ident(k) == Some("await") { k + 1 } else { k };
+        if matches!(ident(k), Some("require" | "import"))
+            && punct(k + 1, b'(')
+            && punct(k + 3, b')')
+        {
             let Some(CTok::Str {
                 value,
                 dynamic: false,
@@ -595,6 +615,62 @@ fn aliases(toks: &[Spanned<'_>], pair: &[usize]) -> std::collections::HashMap<St
         ident(k).map(|n| (n.to_string(), k + 1))
     };
     for j in 0..toks.len() {
+        // ECMAScript imports: `import {a as b, c} from 'm'`, `import * as f from 'm'`,
+        // `import d, {…} from 'm'`.
+        if ident(j) == Some("import") && !(j > 0 && punct(j - 1, b'.')) {
+            let mut bound: Vec<(String, Option<String>)> = Vec::new();
+            let mut k = j + 1;
+            loop {
+                if punct(k, b'{')
+                    && let Some(&close) = pair.get(k).filter(|&&c| c != usize::MAX && c > k)
+                {
+                    let mut i = k + 1;
+                    while i < close {
+                        match (ident(i), ident(i + 1), ident(i + 2)) {
+                            (Some(f), Some("as"), Some(a)) => {
+                                bound.push((a.to_string(), Some(f.to_string())));
+                                i += 3;
+                            }
+                            (Some(f), _, _) => {
+                                bound.push((f.to_string(), Some(f.to_string())));
+                                i += 1;
+                            }
+                            _ => i += 1,
+                        }
+                    }
+                    k = close + 1;
+                } else if punct(k, b'*')
+                    && ident(k + 1) == Some("as")
+                    && let Some(a) = ident(k + 2)
+                {
+                    bound.push((a.to_string(), None));
+                    k += 3;
+                } else if let Some(d) = ident(k).filter(|&d| d != "from") {
+                    bound.push((d.to_string(), None));
+                    k += 1;
+                } else {
+                    break;
+                }
+                if !punct(k, b',') {
+                    break;
+                }
+                k += 1;
+            }
+            if ident(k) == Some("from")
+                && let Some(CTok::Str {
+                    value,
+                    dynamic: false,
+                }) = toks.get(k + 1).map(|t| &t.tok)
+            {
+                let m = value.trim_start_matches("node:");
+                for (a, member) in bound {
+                    let full = member.map_or_else(|| m.to_string(), |f| format!("{m}.{f}"));
+                    if a != full {
+                        out.insert(a, full);
+                    }
+                }
+            }
+        }
         if ident(j) == Some("import") {
             let from = (j >= 2 && ident(j - 2) == Some("from"))
                 .then(|| ident(j - 1))
@@ -856,6 +932,23 @@ fn scan_tokens(
             }
             None => resolve(name, aliases),
         };
+        // Node's promise API under any spelling (`require('fs/promises').rm`, `fs.promises.cp`,
+        // `const {promises: p} = require('fs')`) is the `fs` member of the same name.
+        let canonical = node_fs(&canonical);
+        // A writing function called or bound through `bind`/`call`/`apply`
+        // (`fs.writeFileSync.bind(fs)`, `os.remove.__call__`): where its arguments go is out of
+        // sight.
+        if let Some((fun, how)) = canonical.rsplit_once('.')
+            && matches!(how, "bind" | "call" | "apply" | "__call__" | "__func__")
+            && fun.contains('.')
+            && names_a_writing_call(fun.rsplit('.').next().unwrap_or(fun))
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[j].end).unwrap_or(name),
+                format!("{via}: {fun} called through {how}"),
+            );
+            continue;
+        }
         // A program-running member of child_process taken as a value, not called here
         // (`util.promisify(cp.exec)`, `[cp.exec][0](…)`): what it runs is out of sight.
         if (after_dot || name.contains('.'))
@@ -867,6 +960,48 @@ fn scan_tokens(
             e.unknown(
                 code.get(toks[j].start..toks[j].end).unwrap_or(name),
                 format!("{via}: {canonical} passed as a value (what it runs is out of sight)"),
+            );
+            continue;
+        }
+        // A module's writing or program-running function taken as a value, not called here
+        // (`map(os.remove, files)`, `{'r': os.remove}`, `.then(fs.unlinkSync)`,
+        // `Reflect.apply(fs.writeFileSync, …)`): what it is later called with is out of sight.
+        // An alias made of it (`w = fs.writeFileSync`) is followed to its calls instead.
+        let next = toks.get(j + 1).map(|t| &t.tok);
+        // Where the reference starts: `require('fs').writeFileSync` at `require`.
+        let start = match required_module(toks, pair, j) {
+            Some(_) => pair
+                .get(j - 2)
+                .and_then(|&open| open.checked_sub(1))
+                .unwrap_or(j),
+            None => j,
+        };
+        let start = if start > 0 && matches!(toks[start - 1].tok, CTok::Ident("await")) {
+            start - 1
+        } else {
+            start
+        };
+        let alias_definition = start >= 2
+            && matches!(toks[start - 1].tok, CTok::Punct(b'='))
+            && matches!(toks[start - 2].tok, CTok::Ident(_));
+        if (after_dot || name.contains('.'))
+            && canonical.contains('.')
+            && !alias_definition
+            && !matches!(
+                next,
+                Some(CTok::Punct(b'(' | b'.' | b'=' | b'[')) | Some(CTok::Ident("as" | "import"))
+            )
+            && !(j > 0 && matches!(toks[j - 1].tok, CTok::Ident("import" | "from")))
+            && matches!(
+                call_of(&canonical, after_dot),
+                Some(Call::Write(_) | Call::WriteIfGiven | Call::Shell)
+            )
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[j].end).unwrap_or(name),
+                format!(
+                    "{via}: {canonical} passed as a value (what it is called with is out of sight)"
+                ),
             );
             continue;
         }
@@ -1027,6 +1162,21 @@ fn scan_tokens(
             Some(CTok::Punct(c)) if c.is_ascii_digit() && !after_dot && !name.contains('.') => {
                 bare_args(toks, pair, j + 1, code)
             }
+            // Perl's writing builtins on `$_` (`map { unlink } @f`, `unlink;`) or on a glob
+            // (`unlink <src/*.py>`): the files are known only at run time.
+            Some(CTok::Punct(_)) | None
+                if via.starts_with("perl")
+                    && toks.len() > 1
+                    && !after_dot
+                    && !name.contains('.')
+                    && matches!(call, Call::Write(_)) =>
+            {
+                e.unknown(
+                    name,
+                    format!("{via}: {name} of $_ or a glob (files known only at run time)"),
+                );
+                continue;
+            }
             _ => continue,
         };
         let snippet = Word::synthetic(code.get(toks[j].start..end).unwrap_or(name), true);
@@ -1178,6 +1328,23 @@ fn scan_tokens(
                     e.write(&f.word(), via);
                 }
             }
+            // `py_compile.compile(f, doraise=True)` (a syntax check) writes only under
+            // `__pycache__`; a `cfile` names the output. `compileall` the same unless `legacy`
+            // puts `.pyc` files next to the sources (or options the analysis does not read).
+            Call::Opaque if canonical.ends_with("py_compile.compile") => {
+                if let Some(f) = kw("cfile").or(positional.get(1).copied()) {
+                    e.write(&f.word(), via);
+                }
+            }
+            Call::Opaque
+                if canonical.starts_with("compileall.")
+                    && positional.len() <= 1
+                    && args.iter().all(|a| {
+                        matches!(
+                            a.kw,
+                            None | Some("quiet" | "force" | "maxlevels" | "workers")
+                        )
+                    }) => {}
             Call::Opaque => e.unknown(
                 snippet.value.clone(),
                 format!("{via}: {name} (runs code the analysis cannot follow)"),
@@ -1329,7 +1496,7 @@ fn required_module(toks: &[Spanned<'_>], pair: &[usize], j: usize) -> Option<Str
         open + 2 == close,
     ) {
         (
-            CTok::Ident("require"),
+            CTok::Ident("require" | "import"),
             CTok::Str {
                 value,
                 dynamic: false,
@@ -1338,6 +1505,23 @@ fn required_module(toks: &[Spanned<'_>], pair: &[usize], j: usize) -> Option<Str
         ) => Some(value.trim_start_matches("node:").to_string()),
         _ => None,
     }
+}
+
+/// `fs/promises.rm`, `fs.promises.rm`, `node:fs.rm` → `fs.rm`: the rows of [`CALLS`] name
+/// Node's file API once.
+fn node_fs(name: &str) -> String {
+    let n = name.trim_start_matches("node:");
+    for prefix in [
+        "fs/promises.",
+        "fs.promises.",
+        "fsPromises.",
+        "node:fs/promises.",
+    ] {
+        if let Some(rest) = n.strip_prefix(prefix) {
+            return format!("fs.{rest}");
+        }
+    }
+    n.to_string()
 }
 
 /// Whether an argument is a number literal (`0755`, `0o644`, `1_000`), not a path.
