@@ -609,6 +609,10 @@ impl Eval {
                 })
             });
         let mut inner: Vec<Word> = words[a.end..].to_vec();
+        if inner.is_empty() {
+            // Without a command xargs runs `echo`.
+            inner.push(Word::synthetic("echo", false));
+        }
         match repl {
             Some(r) if !r.is_empty() => inner
                 .iter_mut()
