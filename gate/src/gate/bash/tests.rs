@@ -1316,6 +1316,8 @@ fn working_directories_search_paths_and_configuration_homes() {
               write script build (make reads code or instructions from the working directory)
             $ cd web && yarn install
               write script web (yarn reads code or instructions from the working directory)
+              write path web/package.json (yarn install (changes the dependencies))
+              write path web/yarn.lock (yarn install (changes the dependencies))
             $ cd crates/core && cargo test
               write script crates/core (cargo reads code or instructions from the working directory)
             $ (cd docs && make html)

@@ -1066,6 +1066,306 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
     for f in files {
         e.write(&Word::synthetic(f, false), &via);
     }
+    dependency_changes(e, name, args, &subs);
+    build_goals_that_rewrite(e, name, &subs);
+    named_output_files(e, name, args);
+}
+
+/// Long options that name an output file or directory in most command-line tools
+/// (`--out FILE`, `--output=FILE`, `--outfile`, `--output-file`, `--out-dir`, …), for a program
+/// the tables above do not know (`npx license-checker --out f`, `npx some-tool --output-file f`).
+/// Only a value that looks like a path counts: `--output json`, `--output=jsonpath={.x}` are
+/// formats.
+fn named_output_files(e: &mut Eval, name: &str, args: &[Word]) {
+    const FILES: &str = "--out --output --outfile --out-file --output-file --outFile \
+        --outputFile --report-file --log-file --logfile";
+    const DIRS: &str = "--outdir --out-dir --output-dir --outDir --outputDir --output-path";
+    // git, curl and wget have their own rules; an interpreter's options after its script are
+    // the script's (a project script is trusted, see docs/GATE.md "Known limits").
+    if matches!(
+        name,
+        "git"
+            | "curl"
+            | "wget"
+            | "python"
+            | "node"
+            | "perl"
+            | "ruby"
+            | "php"
+            | "bash"
+            | "sh"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "deno"
+            | "bun"
+            | "java"
+            | "Rscript"
+            | "lua"
+    ) {
+        return;
+    }
+    let looks_like_path = |v: &str| {
+        !v.is_empty()
+            && v != "-"
+            && !v.contains(['=', '{', '}', '$', '@', ':'])
+            && (v.contains('/')
+                || v.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty()
+                        && !ext.is_empty()
+                        && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                }))
+    };
+    let mut k = 0;
+    while let Some(w) = args.get(k) {
+        if w.value == "--" {
+            break;
+        }
+        let (opt, value) = match w.value.split_once('=') {
+            Some((o, v)) if o.starts_with("--") => (o, Some(Word::synthetic(v, w.dynamic))),
+            _ => (w.value.as_str(), args.get(k + 1).cloned()),
+        };
+        let tree = listed(DIRS, opt);
+        if (tree || listed(FILES, opt))
+            && let Some(v) = value
+            && (v.dynamic
+                || looks_like_path(&v.value)
+                || (tree && !v.value.starts_with('-') && !v.value.contains(['=', '{', '$', ':'])))
+        {
+            let via = format!("{name} {opt}");
+            if tree {
+                e.write_tree(&v, &via);
+            } else {
+                e.write(&v, &via);
+            }
+        }
+        k += 1;
+    }
+}
+
+/// The subcommands that change a project's dependency set, per package manager, and the
+/// manifest and lock files they rewrite in the project directory (the working directory, or the
+/// one an option names): `npm install|i|add|uninstall|update|prune|dedupe|shrinkwrap`,
+/// `npm audit fix`, `yarn` (alone or `add|install|remove|upgrade|up`), `pnpm`, `bun`, `poetry`,
+/// `uv`, `pipenv`, `pdm`, `bundle`, `composer`, `mix deps.*`, `swift package update|resolve`,
+/// `dotnet add|remove`, `cargo fetch`. `npm ci` writes only `node_modules/`. `pip install` of a
+/// local project (`.`, `-e DIR`) builds it in place (`*.egg-info`, `build/`).
+const DEPENDENCY_CHANGES: &[(&str, &str, &str)] = &[
+    (
+        "npm",
+        "install i in ins inst insta instal isnt isnta isntal isntall add uninstall unin un \
+         remove rm r unlink update up upgrade udpate dedupe ddp prune shrinkwrap",
+        "package.json package-lock.json npm-shrinkwrap.json",
+    ),
+    (
+        "yarn",
+        "add install remove upgrade up upgrade-interactive dedupe import",
+        "package.json yarn.lock",
+    ),
+    (
+        "pnpm",
+        "add install i remove rm uninstall un update up upgrade dedupe import prune",
+        "package.json pnpm-lock.yaml",
+    ),
+    (
+        "bun",
+        "add a install i remove rm update",
+        "package.json bun.lockb bun.lock",
+    ),
+    (
+        "poetry",
+        "add remove lock install update sync",
+        "pyproject.toml poetry.lock",
+    ),
+    ("uv", "add remove lock sync", "pyproject.toml uv.lock"),
+    (
+        "pipenv",
+        "install uninstall lock update upgrade sync",
+        "Pipfile Pipfile.lock",
+    ),
+    (
+        "pdm",
+        "add remove lock install sync update",
+        "pyproject.toml pdm.lock",
+    ),
+    (
+        "bundle",
+        "install update add remove lock",
+        "Gemfile Gemfile.lock",
+    ),
+    (
+        "composer",
+        "install update upgrade u require remove bump",
+        "composer.json composer.lock",
+    ),
+    ("mix", "deps.get deps.update deps.unlock", "mix.lock"),
+    ("cargo", "fetch", "Cargo.lock"),
+];
+
+fn dependency_changes(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
+    if subs.is_empty() && !matches!(name, "yarn" | "bundle") {
+        return;
+    }
+    // `python -m pip …`, `uv pip …`: pip.
+    let (name, args) = match name {
+        "python" if args.len() > 1 && args[0].value == "-m" && args[1].value == "pip" => {
+            ("pip", &args[2..])
+        }
+        "uv" if subs.first() == Some(&"pip") => ("pip", &args[1..]),
+        "pip3" => ("pip", args),
+        _ => (name, args),
+    };
+    // Options with a value; those naming the project directory (`npm --prefix DIR`,
+    // `yarn --cwd DIR`, `pnpm -C DIR`, `poetry -C DIR`, `composer -d DIR`) move the files.
+    const DIR_OPTS: &str = "--prefix -C --dir --cwd --directory --project --working-dir -d";
+    const OTHER_VALUED: &str = "-w --workspace --filter --gemfile";
+    let mut dir: Option<(String, bool)> = None;
+    let mut words: Vec<&str> = Vec::new();
+    let mut k = 0;
+    while let Some(w) = args.get(k) {
+        let v = w.value.as_str();
+        if let Some((opt, val)) = v.split_once('=')
+            && listed(DIR_OPTS, opt)
+        {
+            dir = Some((val.to_string(), w.dynamic));
+        } else if listed(DIR_OPTS, v) {
+            dir = args.get(k + 1).map(|d| (d.value.clone(), d.dynamic));
+            k += 1;
+        } else if listed(OTHER_VALUED, v) {
+            k += 1;
+        } else if !v.starts_with('-') {
+            words.push(v);
+        }
+        k += 1;
+    }
+    if name == "pip" {
+        // `pip install .`, `pip install -e DIR`, `pip wheel .`: the local project is built where
+        // it is.
+        if !matches!(words.first(), Some(&("install" | "wheel"))) {
+            return;
+        }
+        let mut k = 0;
+        while let Some(w) = args.get(k) {
+            let v = w.value.as_str();
+            let local = |p: &str| {
+                let p = p.split('[').next().unwrap_or(p);
+                p == "."
+                    || p == ".."
+                    || p.starts_with("./")
+                    || p.starts_with("../")
+                    || p.starts_with('/')
+                    || (p.contains('/') && !p.contains("://") && !p.contains('@'))
+            };
+            if matches!(v, "-e" | "--editable") {
+                if let Some(p) = args.get(k + 1) {
+                    e.write_tree(
+                        &Word::synthetic(p.value.split('[').next().unwrap_or("."), p.dynamic),
+                        "pip install -e (builds the project in place)",
+                    );
+                }
+                k += 2;
+                continue;
+            }
+            if let Some(p) = v.strip_prefix("--editable=") {
+                e.write_tree(
+                    &Word::synthetic(p.split('[').next().unwrap_or("."), w.dynamic),
+                    "pip install -e (builds the project in place)",
+                );
+            } else if !v.starts_with('-')
+                && k > 0
+                && local(v)
+                && !args[k - 1].value.starts_with('-')
+            {
+                e.write_tree(
+                    &Word::synthetic(v.split('[').next().unwrap_or("."), w.dynamic),
+                    "pip install (builds the project in place)",
+                );
+            }
+            k += 1;
+        }
+        return;
+    }
+    let Some(&(_, subcommands, files)) = DEPENDENCY_CHANGES.iter().find(|(n, _, _)| *n == name)
+    else {
+        return;
+    };
+    let first = words.first().copied();
+    let changes = match (name, first) {
+        // `yarn` and `bundle` alone install.
+        ("yarn" | "bundle", None) => true,
+        ("npm", Some("audit")) => words.get(1) == Some(&"fix"),
+        (_, Some(sub)) => subcommands.split_whitespace().any(|s| s == sub),
+        _ => false,
+    };
+    // Installing exactly what the lock file says (`pnpm install --frozen-lockfile`, `yarn
+    // install --immutable`, `uv sync --locked`, `bundle install --frozen`) rewrites neither.
+    let pinned = args.iter().any(|w| {
+        matches!(
+            w.value.as_str(),
+            "--frozen-lockfile"
+                | "--immutable"
+                | "--frozen"
+                | "--locked"
+                | "--deploy"
+                | "--deployment"
+                | "--no-save"
+                | "--check"
+        )
+    });
+    if !changes || pinned {
+        return;
+    }
+    let via = match first {
+        Some(sub) => format!("{name} {sub} (changes the dependencies)"),
+        None => format!("{name} (changes the dependencies)"),
+    };
+    for f in files.split_whitespace() {
+        let w = match &dir {
+            Some((d, dynamic)) => {
+                Word::synthetic(&format!("{}/{f}", d.trim_end_matches('/')), *dynamic)
+            }
+            None => Word::synthetic(f, false),
+        };
+        e.write(&w, &via);
+    }
+}
+
+/// Maven goals and Gradle tasks that rewrite the project's sources or build files: formatters
+/// and fixers (`spotless:apply`, `spotlessApply`, `fmt:format`, `ktlintFormat`,
+/// `rewrite:run`), sorters and version setters (`sortpom:sort`, `versions:set`,
+/// `versions:use-latest-versions`).
+fn build_goals_that_rewrite(e: &mut Eval, name: &str, subs: &[&str]) {
+    let maven = matches!(name, "mvn" | "mvnw" | "mvnd");
+    let gradle = matches!(name, "gradle" | "gradlew");
+    if !maven && !gradle {
+        return;
+    }
+    for goal in subs {
+        let task = goal.rsplit(':').next().unwrap_or(goal);
+        let lower = task.to_ascii_lowercase();
+        let rewrites = if maven {
+            goal.contains(':')
+                && ([
+                    "apply", "format", "fix", "sort", "set", "update", "use-", "remove", "commit",
+                ]
+                .iter()
+                .any(|p| lower.starts_with(p))
+                    || (goal.starts_with("rewrite:") && lower == "run")
+                    || (goal.starts_with("tidy:") && lower == "pom"))
+        } else {
+            ["apply", "format", "fix"]
+                .iter()
+                .any(|p| lower.ends_with(p))
+                || lower.starts_with("format")
+                || lower.starts_with("spotlessapply")
+        };
+        if rewrites {
+            e.write_tree(
+                &here(),
+                &format!("{name} {goal} (rewrites the project's files)"),
+            );
+        }
+    }
 }
 
 /// The command a container runs (see [`tool_outputs`]): its writes become unknowns.
