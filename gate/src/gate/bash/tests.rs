@@ -2339,3 +2339,158 @@ fn read_only_interpreter_one_liners_stay_analysable() {
         "#]],
     );
 }
+
+/// The fourth red-team round (2026-11-27, docs/GATE.md): each class of bypass found, next to
+/// the read-only forms that must stay free of writes.
+#[test]
+fn fourth_red_team_round() {
+    check(
+        &[
+            // Links made by interpreter code: the link and what it points to.
+            "python3 -c \"import os; os.symlink('/etc/passwd', 'src/l')\"",
+            "node -e \"require('fs').symlinkSync('/etc/passwd', 'src/l')\"",
+            "node -e \"require('fs').link('src/b.py', 'src/h.py', () => {})\"",
+            "python3 -c \"import pathlib; pathlib.Path('/tmp/l').symlink_to('src/a.py')\"",
+            // Node's promise API under any spelling, ECMAScript import aliases.
+            "node -e \"require('fs/promises').rm('src/a.py')\"",
+            "node -e \"require('fs').promises.cp('x', 'src/a.py')\"",
+            "node -e \"const {open} = require('fs/promises'); open('src/a.py', 'w')\"",
+            "node --input-type=module -e \"import {rmSync as r} from 'node:fs'; r('src/a.py')\"",
+            "node --input-type=module -e \"import * as f from 'fs'; f.rmSync('src/a.py')\"",
+            "node --input-type=module -e \"const {rmSync: r} = await import('fs'); r('a.py')\"",
+            // Writing functions bound, passed or stored as values.
+            "node -e \"const fs = require('fs'); const w = fs.writeFileSync.bind(fs); w('a', 'x')\"",
+            "node -e \"const fs = require('fs'); ['src/a.py'].map(fs.unlinkSync)\"",
+            "python3 -c \"import os; list(map(os.remove, ['src/a.py']))\"",
+            "python3 -c \"import os; d = {'r': os.remove}; d['r']('src/a.py')\"",
+            // Perl builtins on $_ or a glob.
+            "perl -e 'unlink <src/*.py>'",
+            "perl -e 'map { unlink } (\"src/a.py\")'",
+            // Python calls missing from the table.
+            "python3 -c \"import os; os.renames('src/a.py', 'src/x/a.py')\"",
+            "python3 -c \"import shutil; shutil.copymode('/bin/ls', 'src/a.py')\"",
+            "python3 -c \"import py_compile; py_compile.compile('b.py', cfile='src/a.py')\"",
+            "python3 -c \"import compileall; compileall.compile_file('b.py', legacy=True)\"",
+            // Package managers changing the dependencies; build goals that format.
+            "npm i -D typescript",
+            "npm --prefix web install",
+            "yarn",
+            "pip install -e .",
+            "python3 -m pip install --editable ./lib",
+            "bundle install",
+            "mvn spotless:apply",
+            "gradle ktlintFormat",
+            // Output options of tools the tables do not know.
+            "npx license-checker --out src/licenses.txt",
+            "some-tool --output-dir=reports",
+            // Read-only neighbours.
+            "xargs -n1 <<< 'a b c'",
+            "node -e \"const {execSync} = require('child_process'); execSync('git log')\"",
+            "node --input-type=module -e \"import {readFileSync as r} from 'fs'; r('a.json')\"",
+            "python3 -c \"import py_compile; py_compile.compile('src/a.py', doraise=True)\"",
+            "python3 -c \"import compileall; compileall.compile_dir('src', quiet=1)\"",
+            "python3 -c \"import os; r = os.remove; print(callable(r))\"",
+            "perl -e 'print for <src/*.py>'",
+            "npm ci",
+            "pnpm install --frozen-lockfile",
+            "npm ls --depth=0",
+            "pip install requests",
+            "mvn test",
+            "mvn dependency:tree",
+            "gradle test",
+            "kubectl get pods --output=jsonpath='{.items[0]}'",
+            "aws s3 ls --output json",
+        ],
+        expect![[r#"
+            $ python3 -c "import os; os.symlink('/etc/passwd', 'src/l')"
+              write path /etc/passwd (python -c)
+              write path src/l (python -c)
+            $ node -e "require('fs').symlinkSync('/etc/passwd', 'src/l')"
+              write path /etc/passwd (node -e)
+              write path src/l (node -e)
+            $ node -e "require('fs').link('src/b.py', 'src/h.py', () => {})"
+              write path src/b.py (node -e)
+              write path src/h.py (node -e)
+            $ python3 -c "import pathlib; pathlib.Path('/tmp/l').symlink_to('src/a.py')"
+              write path /tmp/l (python -c)
+              write path src/a.py (python -c)
+            $ node -e "require('fs/promises').rm('src/a.py')"
+              write path src/a.py (node -e)
+            $ node -e "require('fs').promises.cp('x', 'src/a.py')"
+              write path src/a.py (node -e)
+            $ node -e "const {open} = require('fs/promises'); open('src/a.py', 'w')"
+              write path src/a.py (node -e)
+            $ node --input-type=module -e "import {rmSync as r} from 'node:fs'; r('src/a.py')"
+              write path src/a.py (node -e)
+            $ node --input-type=module -e "import * as f from 'fs'; f.rmSync('src/a.py')"
+              write path src/a.py (node -e)
+            $ node --input-type=module -e "const {rmSync: r} = await import('fs'); r('a.py')"
+              write path a.py (node -e)
+            $ node -e "const fs = require('fs'); const w = fs.writeFileSync.bind(fs); w('a', 'x')"
+              write dynamic fs.writeFileSync.bind (node -e: fs.writeFileSync called through bind)
+            $ node -e "const fs = require('fs'); ['src/a.py'].map(fs.unlinkSync)"
+              write dynamic fs.unlinkSync (node -e: fs.unlinkSync passed as a value (what it is called with is out of sight))
+            $ python3 -c "import os; list(map(os.remove, ['src/a.py']))"
+              write dynamic os.remove (python -c: os.remove passed as a value (what it is called with is out of sight))
+            $ python3 -c "import os; d = {'r': os.remove}; d['r']('src/a.py')"
+              write dynamic os.remove (python -c: os.remove passed as a value (what it is called with is out of sight))
+            $ perl -e 'unlink <src/*.py>'
+              write dynamic unlink (perl -e: unlink of $_ or a glob (files known only at run time))
+            $ perl -e 'map { unlink } ("src/a.py")'
+              write dynamic unlink (perl -e: unlink of $_ or a glob (files known only at run time))
+            $ python3 -c "import os; os.renames('src/a.py', 'src/x/a.py')"
+              write path src/a.py (python -c)
+              write path src/x/a.py (python -c)
+            $ python3 -c "import shutil; shutil.copymode('/bin/ls', 'src/a.py')"
+              write path src/a.py (python -c)
+            $ python3 -c "import py_compile; py_compile.compile('b.py', cfile='src/a.py')"
+              write path src/a.py (python -c)
+            $ python3 -c "import compileall; compileall.compile_file('b.py', legacy=True)"
+              write dynamic compileall.compile_file('b.py', legacy=True) (python -c: compileall.compile_file (runs code the analysis cannot follow))
+            $ npm i -D typescript
+              write path package.json (npm i (changes the dependencies))
+              write path package-lock.json (npm i (changes the dependencies))
+              write path npm-shrinkwrap.json (npm i (changes the dependencies))
+            $ npm --prefix web install
+              write script web (npm loads code from)
+              write path web/package.json (npm install (changes the dependencies))
+              write path web/package-lock.json (npm install (changes the dependencies))
+              write path web/npm-shrinkwrap.json (npm install (changes the dependencies))
+            $ yarn
+              write path package.json (yarn (changes the dependencies))
+              write path yarn.lock (yarn (changes the dependencies))
+            $ pip install -e .
+              write tree . (pip install -e (builds the project in place))
+            $ python3 -m pip install --editable ./lib
+              write tree ./lib (pip install -e (builds the project in place))
+            $ bundle install
+              write path Gemfile (bundle install (changes the dependencies))
+              write path Gemfile.lock (bundle install (changes the dependencies))
+            $ mvn spotless:apply
+              write tree . (mvn spotless:apply (rewrites the project's files))
+            $ gradle ktlintFormat
+              write tree . (gradle ktlintFormat (rewrites the project's files))
+            $ npx license-checker --out src/licenses.txt
+              write path src/licenses.txt (license-checker --out)
+            $ some-tool --output-dir=reports
+              write tree reports (some-tool --output-dir)
+            $ xargs -n1 <<< 'a b c'
+            $ node -e "const {execSync} = require('child_process'); execSync('git log')"
+            $ node --input-type=module -e "import {readFileSync as r} from 'fs'; r('a.json')"
+              read path a.json
+            $ python3 -c "import py_compile; py_compile.compile('src/a.py', doraise=True)"
+            $ python3 -c "import compileall; compileall.compile_dir('src', quiet=1)"
+            $ python3 -c "import os; r = os.remove; print(callable(r))"
+            $ perl -e 'print for <src/*.py>'
+            $ npm ci
+            $ pnpm install --frozen-lockfile
+            $ npm ls --depth=0
+            $ pip install requests
+            $ mvn test
+            $ mvn dependency:tree
+            $ gradle test
+            $ kubectl get pods --output=jsonpath='{.items[0]}'
+            $ aws s3 ls --output json
+        "#]],
+    );
+}
