@@ -768,6 +768,14 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "./gradlew ktlintFormat",
     "npx license-checker --out src/m1.py",
     "npx some-tool --output-file=src/m1.py",
+    "git difftool -y -x cp HEAD~1",
+    "git difftool --extcmd='sh -c \"cp $1 src/m1.py\"' HEAD~1",
+    "node -e \"require('child_process').spawnSync('rm', ['src/m1.py'])\"",
+    "node -e \"require('child_process').spawnSync('sh', ['-c', 'rm src/m1.py'])\"",
+    "node -e \"require('child_process').spawnSync('rm src/m1.py', {shell: true})\"",
+    "node -e \"require('child_process').spawnSync('rm', ['m1.py'], {cwd: 'src'})\"",
+    "python3 -c \"import sqlite3; sqlite3.connect('file:src/m1.py', uri=True)\"",
+    "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro')\"",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -931,6 +939,12 @@ pub const READ_ONLY: &[&str] = &[
     "kubectl get pods --output=jsonpath='{.items[0]}'",
     "aws s3 ls --output json",
     "npx jest --json --outputFile=/tmp/jest.json",
+    "git difftool --no-prompt --extcmd='diff -u' HEAD~1",
+    "node -e \"const {spawnSync} = require('child_process'); spawnSync('ls', {stdio: 'inherit'})\"",
+    "node -e \"require('child_process').execFileSync('git', ['status'], {stdio: 'inherit'})\"",
+    "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro', uri=True)\"",
+    "python3 -c \"import dis; dis.dis(compile('x = 1', 's', 'exec'))\"",
+    "ls | xargs -n 1",
 ];
 
 #[test]

@@ -133,10 +133,10 @@ const CALLS: &[(&str, Call)] = &[
          pickle.load pickle.loads pickle.Unpickler marshal.load marshal.loads dill.load \
          dill.loads cloudpickle.load cloudpickle.loads yaml.unsafe_load yaml.unsafe_load_all \
          types.FunctionType types.CodeType code.interact code.InteractiveConsole \
-         code.InteractiveInterpreter .interact compile \
+         code.InteractiveInterpreter .interact \
          Function globalThis.Function global.Function .constructor *_load *_compile \
          *createRequire *runMain process.dlopen Worker worker_threads.Worker \
-         create_function builtins.__import__ builtins.compile \
+         create_function builtins.__import__ \
          fileinput.input fileinput.FileInput logging.basicConfig shutil.unpack_archive \
          dictConfig fileConfig logging.config.dictConfig logging.config.fileConfig \
          .extractall .extract",
@@ -144,7 +144,8 @@ const CALLS: &[(&str, Call)] = &[
     ),
     // Python's interactive interpreter runs the source string it is given; node's `vm` too.
     (
-        ".runsource .runcode vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script \
+        "compile builtins.compile .runsource .runcode vm.runInThisContext vm.runInNewContext \
+         vm.runInContext vm.Script \
          vm.compileFunction .runInThisContext .runInNewContext .runInContext \
          globalThis.eval global.eval Kernel.eval binding.eval TOPLEVEL_BINDING.eval \
          *instance_eval *class_eval *module_eval *instance_exec *class_exec *module_exec \
@@ -1284,6 +1285,26 @@ fn scan_tokens(
                             if a.lit().is_some_and(|l| {
                                 l == ":memory:" || l.is_empty() || l.starts_with("file::memory:")
                             }) => {}
+                        // `sqlite3.connect('file:db?mode=ro', uri=True)`: a URI names the
+                        // file; read-only and immutable opens write nothing. (Without
+                        // `uri=True` the name is a file name, colon and all.)
+                        Some(a)
+                            if a.lit().is_some_and(|l| l.starts_with("file:"))
+                                && kw("uri").is_some_and(|u| u.raw.trim() == "True") =>
+                        {
+                            let uri = a.lit().unwrap_or_default();
+                            let (path, query) = uri["file:".len()..]
+                                .split_once('?')
+                                .unwrap_or((&uri["file:".len()..], ""));
+                            let path = path.strip_prefix("//localhost").unwrap_or(path);
+                            let path = path.strip_prefix("//").map_or(path, |p| p);
+                            if !query
+                                .split('&')
+                                .any(|kv| matches!(kv, "mode=ro" | "immutable=1"))
+                            {
+                                e.write(&Word::synthetic(path, false), via);
+                            }
+                        }
                         Some(a) => e.write(&a.word(), via),
                         // Arguments the analysis cannot count (`copy(*pair)`): the call itself.
                         None if Some(&i) == indexes.first() => e.write(&snippet, via),
@@ -1345,6 +1366,37 @@ fn scan_tokens(
                             None | Some("quiet" | "force" | "maxlevels" | "workers")
                         )
                     }) => {}
+            // Node's `spawnSync('git', ['log'], {stdio: 'inherit'})`, `execFileSync(…)`: a
+            // program and a literal argument list are analysed as that command line (with
+            // `shell: true` also as the words joined into one); options that move the working
+            // directory or set the environment, or arguments built at run time, stay unknown.
+            Call::Opaque
+                if matches!(
+                    canonical.rsplit('.').next(),
+                    Some("spawnSync" | "spawn" | "execFileSync" | "execFile")
+                ) && !canonical.starts_with("os.")
+                    && let Some(program) = positional.first().and_then(|a| a.lit())
+                    && let Some(argv) = match positional.get(1) {
+                        None => Some(Vec::new()),
+                        Some(a) if a.raw.trim_start().starts_with('{') => Some(Vec::new()),
+                        Some(a) if a.raw.trim_start().starts_with('[') => {
+                            let w = list_words(a);
+                            w.iter().all(|w| !w.dynamic).then_some(w)
+                        }
+                        Some(_) => None,
+                    }
+                    && !args.iter().any(|a| {
+                        a.raw.trim_start().starts_with('{')
+                            && (a.raw.contains("cwd") || a.raw.contains("env"))
+                    }) =>
+            {
+                let words = std::iter::once(program.to_string())
+                    .chain(argv.iter().map(|w| w.value.clone()));
+                e.run_text(&argv_text(words.clone().map(Some)));
+                if args.iter().any(|a| a.raw.contains("shell")) {
+                    e.run_text(&words.collect::<Vec<_>>().join(" "));
+                }
+            }
             Call::Opaque => e.unknown(
                 snippet.value.clone(),
                 format!("{via}: {name} (runs code the analysis cannot follow)"),

@@ -2151,7 +2151,7 @@ fn interpreter_code_built_or_loaded_at_run_time() {
               write dynamic types.FunctionType(marshal.loads(b''), {}) (python -c: types.FunctionType (runs code the analysis cannot follow))
               write dynamic marshal.loads(b'') (python -c: marshal.loads (runs code the analysis cannot follow))
             $ python3 -c "x = compile(s, 'f', 'exec')"
-              write dynamic compile(s, 'f', 'exec') (python -c: compile (runs code the analysis cannot follow))
+              write dynamic compile(s, 'f', 'exec') (python -c: compile of code built at run time)
             $ python3 -c "list(map(exec, ['1']))"
               write dynamic exec (python -c: exec taken as a value (the code it runs is out of sight))
             $ node -e "new Function('r', 'r(\"fs\").writeFileSync(\"src/app.py\",\"x\")')(require)"
@@ -2383,7 +2383,21 @@ fn fourth_red_team_round() {
             // Output options of tools the tables do not know.
             "npx license-checker --out src/licenses.txt",
             "some-tool --output-dir=reports",
+            // git difftool's external command, analysed with the two files appended.
+            "git difftool -y -x cp HEAD~1",
+            // Node's spawn/execFile with a literal argument list: that command line.
+            "node -e \"require('child_process').spawnSync('rm', ['src/a.py'])\"",
+            "node -e \"require('child_process').spawnSync('rm src/a.py', {shell: true})\"",
+            "node -e \"require('child_process').spawnSync('rm', ['a.py'], {cwd: 'src'})\"",
+            "python3 -c \"import sqlite3; sqlite3.connect('file:src/a.db', uri=True)\"",
+            "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro')\"",
+            "python3 -c \"exec(compile('open(1, 2)', 's', 'exec'))\"",
             // Read-only neighbours.
+            "node -e \"const {spawnSync} = require('child_process'); spawnSync('ls', {stdio: 'inherit'})\"",
+            "node -e \"require('child_process').execFileSync('git', ['status'])\"",
+            "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro', uri=True)\"",
+            "python3 -c \"import dis; dis.dis(compile('x = 1', 's', 'exec'))\"",
+            "git difftool --no-prompt --extcmd='diff -u' HEAD~1",
             "xargs -n1 <<< 'a b c'",
             "node -e \"const {execSync} = require('child_process'); execSync('git log')\"",
             "node --input-type=module -e \"import {readFileSync as r} from 'fs'; r('a.json')\"",
@@ -2474,6 +2488,28 @@ fn fourth_red_team_round() {
               write path src/licenses.txt (license-checker --out)
             $ some-tool --output-dir=reports
               write tree reports (some-tool --output-dir)
+            $ git difftool -y -x cp HEAD~1
+              write dynamic "$REMOTE" (cp)
+            $ node -e "require('child_process').spawnSync('rm', ['src/a.py'])"
+              write path src/a.py (rm)
+            $ node -e "require('child_process').spawnSync('rm src/a.py', {shell: true})"
+              write script rm src/a.py (runs a program by path)
+              write path src/a.py (rm)
+            $ node -e "require('child_process').spawnSync('rm', ['a.py'], {cwd: 'src'})"
+              write dynamic spawnSync('rm', ['a.py'], {cwd: 'src'}) (node -e: spawnSync (runs code the analysis cannot follow))
+            $ python3 -c "import sqlite3; sqlite3.connect('file:src/a.db', uri=True)"
+              write path src/a.db (python -c)
+            $ python3 -c "import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro')"
+              write path file:/tmp/x.db?mode=ro (python -c)
+            $ python3 -c "exec(compile('open(1, 2)', 's', 'exec'))"
+              write dynamic exec(compile('open(1, 2)', 's', 'exec')) (python -c: exec of code built at run time)
+              write dynamic 1 (python -c)
+            $ node -e "const {spawnSync} = require('child_process'); spawnSync('ls', {stdio: 'inherit'})"
+              read tree .
+            $ node -e "require('child_process').execFileSync('git', ['status'])"
+            $ python3 -c "import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro', uri=True)"
+            $ python3 -c "import dis; dis.dis(compile('x = 1', 's', 'exec'))"
+            $ git difftool --no-prompt --extcmd='diff -u' HEAD~1
             $ xargs -n1 <<< 'a b c'
             $ node -e "const {execSync} = require('child_process'); execSync('git log')"
             $ node --input-type=module -e "import {readFileSync as r} from 'fs'; r('a.json')"
