@@ -776,6 +776,26 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "node -e \"require('child_process').spawnSync('rm', ['m1.py'], {cwd: 'src'})\"",
     "python3 -c \"import sqlite3; sqlite3.connect('file:src/m1.py', uri=True)\"",
     "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro')\"",
+    "python3 -c \"import os; g = getattr; g(os, 'remove')('src/m1.py')\"",
+    "python3 -c \"import operator, os; operator.methodcaller('remove', 'src/m1.py')(os)\"",
+    "python3 -c \"import sys; sys.modules['os'].remove('src/m1.py')\"",
+    "python3 -c \"import posix as p; p.remove('src/m1.py')\"",
+    "python3 -c \"import threading, os; threading.Thread(target=os.remove, args=['src/m1.py']).start()\"",
+    "python3 -c \"import bz2; bz2.BZ2File('src/m1.py', 'w').write(b'x')\"",
+    "python3 -c \"import lzma; lzma.LZMAFile('src/m1.py', 'w').write(b'x')\"",
+    "python3 -c \"import wave; wave.open('src/m1.py', 'wb')\"",
+    "python3 -c \"import asyncio; asyncio.run(asyncio.create_subprocess_exec('rm', 'src/m1.py'))\"",
+    "python3 -c \"import asyncio; asyncio.run(asyncio.create_subprocess_shell('rm src/m1.py'))\"",
+    "perl -MPOSIX -e 'POSIX::remove(\"src/m1.py\")'",
+    "perl -e 'my $u = \\&CORE::unlink; $u->(\"src/m1.py\")'",
+    "perl -e 'use Path::Tiny; path(\"src/m1.py\")->spew(\"x\")'",
+    "perl -e 'use IO::File; IO::File->new(\"src/m1.py\", \"w\")'",
+    "perl -MFile::Temp -e 'File::Temp->new(DIR => \"src\")'",
+    "proot rm src/m1.py",
+    "bwrap --bind / / rm src/m1.py",
+    "dtach -n /tmp/s rm src/m1.py",
+    "caffeinate rm src/m1.py",
+    "retry rm src/m1.py",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -945,6 +965,10 @@ pub const READ_ONLY: &[&str] = &[
     "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro', uri=True)\"",
     "python3 -c \"import dis; dis.dis(compile('x = 1', 's', 'exec'))\"",
     "ls | xargs -n 1",
+    "python3 -c \"import sys; print(sys.modules['os'].getcwd())\"",
+    "python3 -c \"import threading; threading.Thread(target=print, args=[1]).start()\"",
+    "python3 -c \"import bz2; print(bz2.BZ2File('/tmp/x.bz2').read())\"",
+    "perl -e 'use Path::Tiny; print path(\"src/m0.py\")->slurp'",
 ];
 
 #[test]

@@ -68,6 +68,7 @@ const CALLS: &[(&str, Call)] = &[
     // Compressed and archive files opened like files (before `.open` below).
     (
         "gzip.open bz2.open lzma.open tarfile.open zipfile.ZipFile tarfile.TarFile \
+         gzip.GzipFile bz2.BZ2File lzma.LZMAFile wave.open aifc.open sunau.open \
          fs.open promises.open fsPromises.open",
         Call::Open,
     ),
@@ -125,6 +126,7 @@ const CALLS: &[(&str, Call)] = &[
     (
         "os.execv os.execvp os.execve os.execvpe os.execl os.execlp os.execle os.execlpe \
          os.spawnl os.spawnlp os.spawnv os.spawnvp os.posix_spawn os.posix_spawnp pty.spawn \
+         asyncio.create_subprocess_exec \
          *execFileSync *execFile *spawnSync *spawn *fork __import__ importlib.import_module \
          runpy.run_path runpy.run_module \
          *spec_from_file_location *spec_from_loader *module_from_spec .exec_module .load_module \
@@ -236,7 +238,8 @@ const CALLS: &[(&str, Call)] = &[
          subprocess.getstatusoutput *execSync child_process.exec system shell_exec passthru \
          popen proc_open IO.popen Kernel.system Kernel.exec Kernel.spawn \
          Open3.capture2 Open3.capture2e Open3.capture3 Open3.popen2 Open3.popen2e \
-         Open3.popen3 Open3.pipeline Open3.pipeline_r Open3.pipeline_w",
+         Open3.popen3 Open3.pipeline Open3.pipeline_r Open3.pipeline_w \
+         asyncio.create_subprocess_shell",
         Call::Shell,
     ),
 ];
@@ -818,6 +821,32 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
     e.cwd = saved_cwd;
 }
 
+/// Perl methods of file objects (Path::Tiny, IO::All, File::Slurper-style APIs) that write.
+const PERL_WRITING_METHODS: [&str; 22] = [
+    "spew",
+    "spew_utf8",
+    "spew_raw",
+    "append",
+    "append_utf8",
+    "append_raw",
+    "edit",
+    "edit_lines",
+    "edit_utf8",
+    "openw",
+    "opena",
+    "openrw",
+    "openw_utf8",
+    "opena_utf8",
+    "touch",
+    "touchpath",
+    "mkpath",
+    "remove",
+    "remove_tree",
+    "move",
+    "copy",
+    "chmod",
+];
+
 /// Code run by name as a value, not called in place (`(0, eval)(s)`, `F = Function`, Perl's
 /// `eval <STDIN>`): what it runs is out of sight.
 const CODE_VALUES: [&str; 6] = [
@@ -875,14 +904,60 @@ fn scan_tokens(
             continue;
         };
         let after_dot = j > 0 && matches!(toks[j - 1].tok, CTok::Punct(b'.'));
+        // A module looked up at run time, then a writing member called on it
+        // (`sys.modules['os'].remove(p)`, `importlib.sys.modules[m].system(c)`).
+        if name.ends_with("sys.modules")
+            && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'[')))
+            && let Some(&close) = pair.get(j + 1).filter(|&&c| c != usize::MAX)
+            && matches!(toks.get(close + 1).map(|t| &t.tok), Some(CTok::Punct(b'.')))
+            && let Some(CTok::Ident(member)) = toks.get(close + 2).map(|t| &t.tok)
+            && names_a_writing_call(member.rsplit('.').next().unwrap_or(member))
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[close + 2].end).unwrap_or(name),
+                format!("{via}: a member of a module looked up in sys.modules"),
+            );
+            continue;
+        }
+        // Perl: a reference to a writing builtin (`\&CORE::unlink`, `\&unlink`) called later,
+        // and methods of file objects that write (`path(…)->spew`, `IO::File->new(f, "w")`,
+        // `File::Temp->new(DIR => d)`): the files are out of sight.
+        if via.starts_with("perl") {
+            let prev = |k: usize| j.checked_sub(k).map(|i| &toks[i].tok);
+            let last = name.rsplit(':').next().unwrap_or(name);
+            let reference = matches!(prev(1), Some(CTok::Punct(b'&')))
+                && matches!(prev(2), Some(CTok::Punct(b'\\')))
+                && names_a_writing_call(last);
+            let method = matches!(prev(1), Some(CTok::Punct(b'>')))
+                && matches!(prev(2), Some(CTok::Punct(b'-')))
+                && (PERL_WRITING_METHODS.contains(&name)
+                    || (matches!(name, "new" | "open" | "new_from_fd")
+                        && matches!(
+                            prev(3),
+                            Some(CTok::Ident(
+                                "IO::File" | "File::Temp" | "IO::AtomicFile" | "IO::Handle"
+                            ))
+                        )));
+            if reference || method {
+                e.unknown(
+                    name,
+                    format!("{via}: {name} (writes files the analysis cannot name)"),
+                );
+                continue;
+            }
+        }
         // A member looked up by a name: `getattr(os, 'remove')`, `getattr(os, n)`.
-        if name == "getattr"
-            && !after_dot
+        let looked_up = resolve(name, aliases);
+        if matches!(
+            looked_up.as_str(),
+            "getattr" | "operator.methodcaller" | "operator.attrgetter"
+        ) && (looked_up != "getattr" || !after_dot)
             && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
             && pair[j + 1] != usize::MAX
         {
             let (args, _) = paren_args(toks, pair, j + 1, code);
-            let member = args.get(1).map(|a| a.lit().map(str::to_owned));
+            let at = usize::from(looked_up == "getattr");
+            let member = args.get(at).map(|a| a.lit().map(str::to_owned));
             if let Some(member) = member
                 && member.as_deref().is_none_or(names_a_writing_call)
             {
@@ -936,6 +1011,15 @@ fn scan_tokens(
         // Node's promise API under any spelling (`require('fs/promises').rm`, `fs.promises.cp`,
         // `const {promises: p} = require('fs')`) is the `fs` member of the same name.
         let canonical = node_fs(&canonical);
+        // Python's `posix`/`nt` are `os`; Perl's `CORE::unlink`, `POSIX::remove` the builtins.
+        let canonical = match canonical.split_once('.') {
+            Some(("posix" | "nt", rest)) => format!("os.{rest}"),
+            _ => canonical
+                .strip_prefix("CORE::GLOBAL::")
+                .or_else(|| canonical.strip_prefix("CORE::"))
+                .or_else(|| canonical.strip_prefix("POSIX::"))
+                .map_or(canonical.clone(), str::to_string),
+        };
         // A writing function called or bound through `bind`/`call`/`apply`
         // (`fs.writeFileSync.bind(fs)`, `os.remove.__call__`): where its arguments go is out of
         // sight.
@@ -982,9 +1066,17 @@ fn scan_tokens(
         } else {
             start
         };
+        // `w = fs.writeFileSync` as a statement (not `f(target=os.remove)`, a keyword
+        // argument).
         let alias_definition = start >= 2
             && matches!(toks[start - 1].tok, CTok::Punct(b'='))
-            && matches!(toks[start - 2].tok, CTok::Ident(_));
+            && matches!(toks[start - 2].tok, CTok::Ident(_))
+            && (start == 2
+                || matches!(
+                    toks[start - 3].tok,
+                    CTok::Punct(b';' | b'\n' | b'{' | b'}')
+                        | CTok::Ident("const" | "let" | "var" | "my" | "our" | "local")
+                ));
         if (after_dot || name.contains('.'))
             && canonical.contains('.')
             && !alias_definition

@@ -2392,7 +2392,24 @@ fn fourth_red_team_round() {
             "python3 -c \"import sqlite3; sqlite3.connect('file:src/a.db', uri=True)\"",
             "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro')\"",
             "python3 -c \"exec(compile('open(1, 2)', 's', 'exec'))\"",
+            // Modules and members reached another way; Perl file objects; wrappers.
+            "python3 -c \"import os; g = getattr; g(os, 'remove')('a.py')\"",
+            "python3 -c \"import operator, os; operator.methodcaller('remove', 'a.py')(os)\"",
+            "python3 -c \"import sys; sys.modules['os'].remove('a.py')\"",
+            "python3 -c \"import posix as p; p.remove('a.py')\"",
+            "python3 -c \"import threading, os; threading.Thread(target=os.remove, args=['a.py'])\"",
+            "python3 -c \"import bz2; bz2.BZ2File('a.py', 'w')\"",
+            "python3 -c \"import asyncio; asyncio.create_subprocess_shell('rm a.py')\"",
+            "perl -MPOSIX -e 'POSIX::remove(\"a.py\")'",
+            "perl -e 'my $u = \\&CORE::unlink; $u->(\"a.py\")'",
+            "perl -e 'use Path::Tiny; path(\"a.py\")->spew(\"x\")'",
+            "perl -e 'File::Temp->new(DIR => \"src\")'",
+            "bwrap --bind / / rm a.py",
+            "retry rm a.py",
             // Read-only neighbours.
+            "python3 -c \"import sys; print(sys.modules['os'].getcwd())\"",
+            "python3 -c \"import threading; threading.Thread(target=print, args=[1]).start()\"",
+            "perl -e 'use Path::Tiny; print path(\"a.py\")->slurp'",
             "node -e \"const {spawnSync} = require('child_process'); spawnSync('ls', {stdio: 'inherit'})\"",
             "node -e \"require('child_process').execFileSync('git', ['status'])\"",
             "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro', uri=True)\"",
@@ -2504,6 +2521,35 @@ fn fourth_red_team_round() {
             $ python3 -c "exec(compile('open(1, 2)', 's', 'exec'))"
               write dynamic exec(compile('open(1, 2)', 's', 'exec')) (python -c: exec of code built at run time)
               write dynamic 1 (python -c)
+            $ python3 -c "import os; g = getattr; g(os, 'remove')('a.py')"
+              write dynamic g(os, 'remove') (python -c: getattr of a member the analysis cannot follow)
+            $ python3 -c "import operator, os; operator.methodcaller('remove', 'a.py')(os)"
+              write dynamic operator.methodcaller('remove', 'a.py') (python -c: getattr of a member the analysis cannot follow)
+            $ python3 -c "import sys; sys.modules['os'].remove('a.py')"
+              write dynamic sys.modules['os'].remove (python -c: a member of a module looked up in sys.modules)
+            $ python3 -c "import posix as p; p.remove('a.py')"
+              write path a.py (python -c)
+            $ python3 -c "import threading, os; threading.Thread(target=os.remove, args=['a.py'])"
+              write dynamic os.remove (python -c: os.remove passed as a value (what it is called with is out of sight))
+            $ python3 -c "import bz2; bz2.BZ2File('a.py', 'w')"
+              write path a.py (python -c)
+            $ python3 -c "import asyncio; asyncio.create_subprocess_shell('rm a.py')"
+              write path a.py (rm)
+            $ perl -MPOSIX -e 'POSIX::remove("a.py")'
+              write path a.py (perl -e)
+            $ perl -e 'my $u = \&CORE::unlink; $u->("a.py")'
+              write dynamic CORE::unlink (perl -e: CORE::unlink (writes files the analysis cannot name))
+            $ perl -e 'use Path::Tiny; path("a.py")->spew("x")'
+              write dynamic spew (perl -e: spew (writes files the analysis cannot name))
+            $ perl -e 'File::Temp->new(DIR => "src")'
+              write dynamic new (perl -e: new (writes files the analysis cannot name))
+            $ bwrap --bind / / rm a.py
+              write dynamic <bwrap …> (bwrap runs a command the gate does not unwrap)
+            $ retry rm a.py
+              write dynamic <retry …> (retry runs a command the gate does not unwrap)
+            $ python3 -c "import sys; print(sys.modules['os'].getcwd())"
+            $ python3 -c "import threading; threading.Thread(target=print, args=[1]).start()"
+            $ perl -e 'use Path::Tiny; print path("a.py")->slurp'
             $ node -e "const {spawnSync} = require('child_process'); spawnSync('ls', {stdio: 'inherit'})"
               read tree .
             $ node -e "require('child_process').execFileSync('git', ['status'])"
