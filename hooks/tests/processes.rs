@@ -796,6 +796,18 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "dtach -n /tmp/s rm src/m1.py",
     "caffeinate rm src/m1.py",
     "retry rm src/m1.py",
+    "dotnet format",
+    "mix format",
+    "swift format -i -r src",
+    "dotnet add package X",
+    "swift package resolve",
+    "cmake -S . -B src",
+    "gem install rails -i src",
+    "npx sass src/m0.scss src/m1.py",
+    "sass src/m0.scss:src/m1.py",
+    "npx jscodeshift -t /tmp/t.js src",
+    "git read-tree -mu HEAD~1",
+    "git checkout-index -fa",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -969,6 +981,13 @@ pub const READ_ONLY: &[&str] = &[
     "python3 -c \"import threading; threading.Thread(target=print, args=[1]).start()\"",
     "python3 -c \"import bz2; print(bz2.BZ2File('/tmp/x.bz2').read())\"",
     "perl -e 'use Path::Tiny; print path(\"src/m0.py\")->slurp'",
+    "dotnet format --verify-no-changes",
+    "mix format --check-formatted",
+    "swift format lint -r src",
+    "cmake --build /tmp/build",
+    "gem install rails",
+    "git read-tree -m HEAD~1",
+    "npx jscodeshift --dry -t /tmp/t.js src",
 ];
 
 #[test]

@@ -2406,7 +2406,24 @@ fn fourth_red_team_round() {
             "perl -e 'File::Temp->new(DIR => \"src\")'",
             "bwrap --bind / / rm a.py",
             "retry rm a.py",
+            // Formatters run as subcommands, build and install directories, combined git flags.
+            "dotnet format",
+            "mix format",
+            "swift format -i -r Sources",
+            "dotnet add package X",
+            "swift package resolve",
+            "cmake -S . -B out",
+            "gem install rails -i vendor/gems",
+            "sass src/a.scss src/a.css",
+            "npx jscodeshift -t /tmp/t.js src",
+            "git read-tree -mu HEAD~1",
             // Read-only neighbours.
+            "dotnet format --verify-no-changes",
+            "mix format --check-formatted",
+            "swift format lint -r Sources",
+            "cmake --build build",
+            "gem install rails",
+            "git read-tree -m HEAD~1",
             "python3 -c \"import sys; print(sys.modules['os'].getcwd())\"",
             "python3 -c \"import threading; threading.Thread(target=print, args=[1]).start()\"",
             "perl -e 'use Path::Tiny; print path(\"a.py\")->slurp'",
@@ -2547,6 +2564,35 @@ fn fourth_red_team_round() {
               write dynamic <bwrap …> (bwrap runs a command the gate does not unwrap)
             $ retry rm a.py
               write dynamic <retry …> (retry runs a command the gate does not unwrap)
+            $ dotnet format
+              write tree . (dotnet format)
+            $ mix format
+              write tree . (mix format)
+            $ swift format -i -r Sources
+              write tree Sources (swift format -i)
+              write script format (swift runs a script file)
+            $ dotnet add package X
+              write tree . (dotnet add/remove)
+            $ swift package resolve
+              write path Package.resolved (swift package)
+              write script package (swift runs a script file)
+            $ cmake -S . -B out
+              write tree out (cmake -B)
+            $ gem install rails -i vendor/gems
+              write tree vendor/gems (gem -i)
+            $ sass src/a.scss src/a.css
+              write path src/a.css (sass output)
+            $ npx jscodeshift -t /tmp/t.js src
+              write tree src (jscodeshift (rewrites its paths))
+            $ git read-tree -mu HEAD~1
+              write tree . (git read-tree)
+            $ dotnet format --verify-no-changes
+            $ mix format --check-formatted
+            $ swift format lint -r Sources
+              write script format (swift runs a script file)
+            $ cmake --build build
+            $ gem install rails
+            $ git read-tree -m HEAD~1
             $ python3 -c "import sys; print(sys.modules['os'].getcwd())"
             $ python3 -c "import threading; threading.Thread(target=print, args=[1]).start()"
             $ perl -e 'use Path::Tiny; print path("a.py")->slurp'

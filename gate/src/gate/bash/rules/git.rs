@@ -135,7 +135,11 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                         | "init"
                         | "disable"
                         | "--tree-filter"
-                )
+                ) || (matches!(sub, "read-tree" | "checkout-index")
+                    && w.value.len() > 2
+                    && w.value.starts_with('-')
+                    && !w.value.starts_with("--")
+                    && w.value[1..].contains(['u', 'a', 'f']))
             }) =>
         {
             tree(e)

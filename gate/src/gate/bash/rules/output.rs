@@ -1006,7 +1006,8 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
 /// yarn) edit `package.json` (and the lock file) of the working directory, `npm pack` writes a
 /// tarball there; `go fmt`/`go fix` rewrite the packages' files, `go mod tidy|edit|init|vendor`
 /// and `go get` write `go.mod`/`go.sum`; `cargo add|remove|update|init|new` write `Cargo.toml`,
-/// `Cargo.lock` or a new package. (`npm install` and the like stay a known limit.)
+/// `Cargo.lock` or a new package; the dependency changes of [`DEPENDENCY_CHANGES`] (`npm
+/// install`, `poetry add`, …) write the manifest and lock files.
 pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Word]) {
     let subs: Vec<&str> = args
         .iter()
@@ -1069,6 +1070,98 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
     dependency_changes(e, name, args, &subs);
     build_goals_that_rewrite(e, name, &subs);
     named_output_files(e, name, args);
+    other_rewrites(e, name, args, &subs);
+}
+
+/// Formatters and project editors run as subcommands, and build tools' output directories:
+/// `dotnet format` (not `--verify-no-changes`), `mix format` (not `--check-formatted`),
+/// `swift format -i`/`swift-format -i`, `dotnet add|remove` (the project file), `swift package
+/// update|resolve` (`Package.resolved`), `cmake -B DIR`, `gem install -i|--install-dir DIR`,
+/// `sass IN OUT`/`IN:OUT`, `jscodeshift PATHS` (not `--dry`).
+fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
+    let has = |flags: &[&str]| {
+        args.iter().any(|w| {
+            flags
+                .iter()
+                .any(|f| w.value == *f || w.value.starts_with(&format!("{f}=")))
+        })
+    };
+    let via = |what: &str| format!("{name} {what}");
+    match (name, subs) {
+        ("dotnet", ["format", ..]) if !has(&["--verify-no-changes"]) => {
+            e.write_tree(&here(), &via("format"));
+        }
+        ("dotnet", ["add" | "remove", ..]) => e.write_tree(&here(), &via("add/remove")),
+        ("mix", ["format", ..]) if !has(&["--check-formatted", "--dry-run"]) => {
+            e.write_tree(&here(), &via("format"));
+        }
+        ("swift", ["format", rest @ ..]) | ("swift-format", rest) if has(&["-i", "--in-place"]) => {
+            let paths: Vec<&str> = rest
+                .iter()
+                .copied()
+                .filter(|p| !matches!(*p, "format" | "lint"))
+                .collect();
+            if paths.is_empty() {
+                e.write_tree(&here(), &via("format -i"));
+            }
+            for p in paths {
+                e.write_tree(&Word::synthetic(p, false), &via("format -i"));
+            }
+        }
+        ("swift", ["package", "update" | "resolve", ..]) => {
+            e.write(&Word::synthetic("Package.resolved", false), &via("package"));
+        }
+        ("jscodeshift", _) if !has(&["-d", "--dry"]) => {
+            let mut k = 0;
+            while let Some(w) = args.get(k) {
+                if matches!(
+                    w.value.as_str(),
+                    "-t" | "--transform" | "--parser" | "--extensions"
+                ) {
+                    k += 2;
+                    continue;
+                }
+                if !w.value.starts_with('-') {
+                    e.write_tree(w, &via("(rewrites its paths)"));
+                }
+                k += 1;
+            }
+        }
+        ("sass" | "node-sass" | "dart-sass", _) => {
+            let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+            for w in &operands {
+                if let Some((_, out)) = w.value.split_once(':') {
+                    e.write(&Word::synthetic(out, w.dynamic), &via("output"));
+                }
+            }
+            if operands.len() == 2 && !operands[0].value.contains(':') {
+                e.write(operands[1], &via("output"));
+            }
+        }
+        _ => {}
+    }
+    // `cmake -B DIR`, `-BDIR`; `gem install -i DIR`, `--install-dir DIR`, `--bindir DIR`.
+    let dir_opts: &[&str] = match (name, subs.first()) {
+        ("cmake", _) => &["-B"],
+        ("gem", Some(&"install")) => &["-i", "--install-dir", "-n", "--bindir"],
+        _ => &[],
+    };
+    for (k, w) in args.iter().enumerate() {
+        for opt in dir_opts {
+            let value = if w.value == *opt {
+                args.get(k + 1).cloned()
+            } else if opt.len() == 2 && w.value.starts_with(opt) && w.value.len() > 2 {
+                Some(Word::synthetic(&w.value[2..], w.dynamic))
+            } else {
+                w.value
+                    .strip_prefix(&format!("{opt}="))
+                    .map(|v| Word::synthetic(v, w.dynamic))
+            };
+            if let Some(v) = value {
+                e.write_tree(&v, &via(opt));
+            }
+        }
+    }
 }
 
 /// Long options that name an output file or directory in most command-line tools
