@@ -808,6 +808,26 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "npx jscodeshift -t /tmp/t.js src",
     "git read-tree -mu HEAD~1",
     "git checkout-index -fa",
+    "cmake -E copy src/m0.py src/m1.py",
+    "cmake -E touch src/m1.py",
+    "cmake -E rm src/m1.py",
+    "PS4='$(rm src/m1.py)' bash -xc ls",
+    "npx jest -u",
+    "npx vitest run -u",
+    "python3 -m pytest --snapshot-update",
+    "go test ./... -update",
+    "cargo insta accept",
+    "UPDATE_EXPECT=1 cargo test",
+    "INSTA_UPDATE=always cargo test",
+    "pre-commit run --all-files",
+    "pre-commit install",
+    "nbstripout src/m1.py",
+    "clang-tidy -fix src/m1.py",
+    "npx npm-check-updates -u",
+    "vimdiff -c wqa src/m0.py src/m1.py",
+    "git mergetool -y",
+    "perl -MFile::Slurp -e 'write_file(\"src/m1.py\", \"x\")'",
+    "node -e \"process.binding('fs').writeString\"",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -988,6 +1008,13 @@ pub const READ_ONLY: &[&str] = &[
     "gem install rails",
     "git read-tree -m HEAD~1",
     "npx jscodeshift --dry -t /tmp/t.js src",
+    "cmake -E md5sum src/m0.py",
+    "PS4='+ ' bash -xc ls",
+    "INSTA_UPDATE=no cargo test",
+    "pre-commit --version",
+    "nbstripout --dry-run src/m0.py",
+    "npx ncu",
+    "git mergetool --tool-help",
 ];
 
 #[test]

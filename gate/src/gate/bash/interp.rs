@@ -199,6 +199,17 @@ const CALLS: &[(&str, Call)] = &[
     ),
     ("os.renames *move_file", Call::Write(&[0, 1])),
     ("shutil.make_archive", Call::Write(&[0])),
+    // Perl's File::Slurp / File::Slurper.
+    (
+        "write_file append_file edit_file edit_file_lines overwrite_file write_text \
+         write_binary",
+        Call::Write(&[0]),
+    ),
+    // Node's internal bindings: raw file and process calls.
+    (
+        "process.binding process._linkedBinding internalBinding",
+        Call::Opaque,
+    ),
     (
         "py_compile.compile compileall.compile_file compileall.compile_dir \
          compileall.compile_path",

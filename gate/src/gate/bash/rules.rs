@@ -211,7 +211,10 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ),
     ("split csplit", rule_split),
     ("mkfifo mknod", rule_operands),
-    ("vim vi nvim view ex ed", rule_editor),
+    (
+        "vim vi nvim view ex ed vimdiff gvim gvimdiff rvim rview evim vimx nvim-qt",
+        rule_editor,
+    ),
     ("find", rule_find),
     ("shuf iconv pandoc xmllint", rule_output_option),
     (

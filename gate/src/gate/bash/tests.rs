@@ -2417,7 +2417,30 @@ fn fourth_red_team_round() {
             "sass src/a.scss src/a.css",
             "npx jscodeshift -t /tmp/t.js src",
             "git read-tree -mu HEAD~1",
+            // cmake's command mode, prompts, snapshot updates, fixers, editors, bindings.
+            "cmake -E copy README.md src/a.py",
+            "cmake -E env FOO=1 rm a.py",
+            "PS4='$(rm a.py)' bash -xc ls",
+            "npx jest -u",
+            "go test ./... -update",
+            "UPDATE_EXPECT=1 cargo test",
+            "pre-commit run --all-files",
+            "nbstripout nb.ipynb",
+            "clang-tidy -fix a.cpp",
+            "npx ncu -u",
+            "vimdiff -c wqa a.py b.py",
+            "git mergetool -y",
+            "perl -MFile::Slurp -e 'write_file(\"a.py\", \"x\")'",
+            "node -e \"process.binding('fs')\"",
             // Read-only neighbours.
+            "cmake -E md5sum src/a.py",
+            "PS4='+ ' bash -xc ls",
+            "npx jest --ci",
+            "INSTA_UPDATE=no cargo test",
+            "pre-commit --version",
+            "nbstripout --dry-run nb.ipynb",
+            "npx ncu",
+            "perl -MFile::Slurp -e 'print read_file(\"a.py\")'",
             "dotnet format --verify-no-changes",
             "mix format --check-formatted",
             "swift format lint -r Sources",
@@ -2586,6 +2609,45 @@ fn fourth_red_team_round() {
               write tree src (jscodeshift (rewrites its paths))
             $ git read-tree -mu HEAD~1
               write tree . (git read-tree)
+            $ cmake -E copy README.md src/a.py
+              write tree src/a.py (cmake -E copy)
+            $ cmake -E env FOO=1 rm a.py
+              write dynamic <cmake -E env …> (cmake -E env (a command mode the gate does not model))
+            $ PS4='$(rm a.py)' bash -xc ls
+              write dynamic PS4='$(rm a.py)' (an environment setting that makes git or the shell run a program)
+              read tree .
+            $ npx jest -u
+              write tree . (jest (updates its snapshots))
+            $ go test ./... -update
+              write tree . (go (updates its snapshots))
+            $ UPDATE_EXPECT=1 cargo test
+              write tree . (UPDATE_EXPECT (updates snapshots))
+            $ pre-commit run --all-files
+              write tree . (pre-commit run)
+            $ nbstripout nb.ipynb
+              write path nb.ipynb (nbstripout (strips in place))
+            $ clang-tidy -fix a.cpp
+              write path a.cpp (clang-tidy -fix)
+            $ npx ncu -u
+              write path package.json (ncu -u)
+            $ vimdiff -c wqa a.py b.py
+              write path a.py (vimdiff)
+              write path b.py (vimdiff)
+            $ git mergetool -y
+              write dynamic mergetool (git mergetool (runs a program named on its command line))
+            $ perl -MFile::Slurp -e 'write_file("a.py", "x")'
+              write path a.py (perl -e)
+            $ node -e "process.binding('fs')"
+              write dynamic process.binding('fs') (node -e: process.binding (runs code the analysis cannot follow))
+            $ cmake -E md5sum src/a.py
+            $ PS4='+ ' bash -xc ls
+              read tree .
+            $ npx jest --ci
+            $ INSTA_UPDATE=no cargo test
+            $ pre-commit --version
+            $ nbstripout --dry-run nb.ipynb
+            $ npx ncu
+            $ perl -MFile::Slurp -e 'print read_file("a.py")'
             $ dotnet format --verify-no-changes
             $ mix format --check-formatted
             $ swift format lint -r Sources

@@ -410,15 +410,16 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         }
         // Commands that run a program given on the command line.
         "difftool" | "grep" | "mergetool"
-            if rest.iter().any(|w| {
-                let v = w.value.as_str();
-                v == "-x"
-                    || v.starts_with("--extcmd")
-                    || v.starts_with("-O")
-                    || v.starts_with("--open-files-in-pager")
-                    || (v.starts_with("--tool") && v != "--tool-help")
-                    || v == "-t"
-            }) =>
+            if (sub == "mergetool" && rest.iter().all(|w| w.value != "--tool-help"))
+                || rest.iter().any(|w| {
+                    let v = w.value.as_str();
+                    v == "-x"
+                        || v.starts_with("--extcmd")
+                        || v.starts_with("-O")
+                        || v.starts_with("--open-files-in-pager")
+                        || (v.starts_with("--tool") && v != "--tool-help")
+                        || v == "-t"
+                }) =>
         {
             e.unknown(
                 sub,

@@ -1079,6 +1079,20 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
 /// update|resolve` (`Package.resolved`), `cmake -B DIR`, `gem install -i|--install-dir DIR`,
 /// `sass IN OUT`/`IN:OUT`, `jscodeshift PATHS` (not `--dry`).
 fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
+    // `python -m pytest …`, `python -m nbstripout …`: the module's options.
+    if name == "python" {
+        if args.len() > 1 && args[0].value == "-m" {
+            let module = args[1].value.clone();
+            let rest = &args[2..];
+            let subs: Vec<&str> = rest
+                .iter()
+                .filter(|w| !w.value.starts_with('-'))
+                .map(|w| w.value.as_str())
+                .collect();
+            other_rewrites(e, &module, rest, &subs);
+        }
+        return;
+    }
     let has = |flags: &[&str]| {
         args.iter().any(|w| {
             flags
@@ -1139,6 +1153,68 @@ fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
             }
         }
         _ => {}
+    }
+    match (name, subs) {
+        // `cmake -E copy|touch|remove|rename|… ARGS`: the file commands of cmake.
+        ("cmake", _) if args.first().is_some_and(|w| w.value == "-E") => {
+            cmake_command(e, &args[1..]);
+        }
+        // `npm-check-updates -u` rewrites package.json.
+        ("ncu" | "npm-check-updates", _) if has(&["-u", "--upgrade"]) => {
+            e.write(&Word::synthetic("package.json", false), &via("-u"));
+        }
+        // pre-commit: `run` runs the configured hooks (formatters and fixers among them),
+        // `install` writes git hooks, `autoupdate` the configuration.
+        ("pre-commit", [sub, ..])
+            if matches!(
+                *sub,
+                "run" | "install" | "install-hooks" | "autoupdate" | "migrate-config"
+            ) =>
+        {
+            e.write_tree(&here(), &via(sub));
+        }
+        ("pre-commit", []) if args.is_empty() => e.write_tree(&here(), &via("run")),
+        // `nbstripout NB` strips outputs in place (not `--dry-run`, `--verify`, `--install`'s
+        // git configuration: `.git/config`).
+        ("nbstripout", _) if !has(&["--dry-run", "--verify", "--status", "--is-installed"]) => {
+            let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+            if has(&["--install", "--uninstall"]) {
+                e.write(&Word::synthetic(".git/config", false), &via("--install"));
+            }
+            for w in operands {
+                e.write(w, &via("(strips in place)"));
+            }
+        }
+        ("clang-tidy", _) if has(&["-fix", "--fix", "-fix-errors", "--fix-errors"]) => {
+            for w in args.iter().filter(|w| !w.value.starts_with('-')) {
+                e.write(w, &via("-fix"));
+            }
+        }
+        _ => {}
+    }
+    // Test runs asked to rewrite their expectations (snapshots, golden files) write the tree:
+    // `jest -u`, `vitest -u`, `playwright test --update-snapshots`, `pytest --snapshot-update`,
+    // `go test … -update`, `cargo insta accept|review`.
+    let updates_snapshots = match (name, subs) {
+        ("jest" | "vitest" | "playwright" | "react-scripts", _) => {
+            has(&["-u", "--updateSnapshot", "--update-snapshots", "--update"])
+        }
+        ("pytest" | "py.test", _) => has(&[
+            "--snapshot-update",
+            "--update-snapshots",
+            "--force-regen",
+            "--regen-all",
+            "--inline-snapshot=fix",
+            "--inline-snapshot=create",
+        ]),
+        ("go", ["test", ..]) => has(&["-update", "--update", "-update-golden", "-golden"]),
+        ("cargo", ["insta", "accept" | "review" | "test", ..]) => {
+            subs.get(1) != Some(&"test") || has(&["--accept", "--review"])
+        }
+        _ => false,
+    };
+    if updates_snapshots {
+        e.write_tree(&here(), &via("(updates its snapshots)"));
     }
     // `cmake -B DIR`, `-BDIR`; `gem install -i DIR`, `--install-dir DIR`, `--bindir DIR`.
     let dir_opts: &[&str] = match (name, subs.first()) {
@@ -1751,5 +1827,64 @@ fn tsc_option(v: &str) -> String {
         (Some(o), Some(r)) => format!("{o}={r}"),
         (Some(o), None) => o.to_string(),
         (None, _) => v.to_string(),
+    }
+}
+
+/// `cmake -E COMMAND ARGS`: the file-writing commands of cmake's command mode, and the ones that
+/// run a command (`chdir DIR CMD`, `env … CMD`, `time CMD`: unknown).
+fn cmake_command(e: &mut Eval, args: &[Word]) {
+    let Some((cmd, rest)) = args.split_first() else {
+        return;
+    };
+    let via = format!("cmake -E {}", cmd.value);
+    let operands: Vec<&Word> = rest.iter().filter(|w| !w.value.starts_with('-')).collect();
+    match cmd.value.as_str() {
+        "copy"
+        | "copy_if_different"
+        | "copy_if_newer"
+        | "copy_directory"
+        | "copy_directory_if_different"
+        | "copy_directory_if_newer" => {
+            if let Some(dest) = operands.last() {
+                e.write_tree(dest, &via);
+            }
+        }
+        "rename" | "create_symlink" | "create_hardlink" => {
+            for w in operands {
+                e.write(w, &via);
+            }
+        }
+        "touch" | "touch_nocreate" | "remove" | "rm" | "remove_directory" | "make_directory"
+        | "tar" | "md5sum" | "true" | "false" | "echo" | "echo_append" | "cat" | "sha1sum"
+        | "sha256sum" | "sha512sum" | "compare_files" | "capabilities" | "environment"
+        | "sleep" => {
+            if matches!(
+                cmd.value.as_str(),
+                "touch"
+                    | "touch_nocreate"
+                    | "remove"
+                    | "rm"
+                    | "remove_directory"
+                    | "make_directory"
+            ) {
+                for w in operands {
+                    e.write_tree(w, &via);
+                }
+            } else if cmd.value == "tar" {
+                // `cmake -E tar xf A` extracts here, `cf A …` writes A.
+                let mode = operands.first().map_or("", |w| w.value.as_str());
+                if mode.contains('x') {
+                    e.write_tree(&here(), &via);
+                } else if mode.contains('c')
+                    && let Some(a) = operands.get(1)
+                {
+                    e.write(a, &via);
+                }
+            }
+        }
+        _ => e.unknown(
+            format!("<cmake -E {} …>", cmd.value),
+            format!("{via} (a command mode the gate does not model)"),
+        ),
     }
 }
