@@ -108,8 +108,9 @@
 //! where tools read them (`~/.gitconfig`, `~/.npmrc`, another repository's `.git/config` for
 //! `git -C DIR`); programs that write files as a side
 //! effect of their job: `make`, compilers and build tools (`cargo build`), formatters run from
-//! npm scripts, package managers writing into their own directories (`npm install`, `pip
-//! install`); commands the tables do not know. (Launchers — `uv run`, `bundle exec`, `npm exec`,
+//! npm scripts, package managers writing into their own directories (`node_modules/`,
+//! site-packages; the manifest and lock files `npm install` and the like rewrite are reported,
+//! see `manifest_edits` in `rules/output.rs`); commands the tables do not know. (Launchers — `uv run`, `bundle exec`, `npm exec`,
 //! `yarn NAME`, `python -m black`, `php vendor/bin/X` — are unwrapped, and the output options
 //! and in-place modes of common build, test, lint and format tools are writes: `LAUNCHERS` in
 //! `rules.rs`, `tool_outputs` in `rules/output.rs`.) `tar`'s old-style bundles

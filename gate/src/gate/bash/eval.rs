@@ -609,6 +609,10 @@ impl Eval {
                 })
             });
         let mut inner: Vec<Word> = words[a.end..].to_vec();
+        if inner.is_empty() {
+            // Without a command xargs runs `echo`.
+            inner.push(Word::synthetic("echo", false));
+        }
         match repl {
             Some(r) if !r.is_empty() => inner
                 .iter_mut()
@@ -645,6 +649,29 @@ impl Eval {
     /// are run-time unknowns, and settings that point a lookup of code or configuration at a
     /// directory ([`env_locations`]) must point at the project or the system, like `bash FILE`.
     fn setting(&mut self, w: &Word) {
+        // Settings that make a test run rewrite its expectations (`UPDATE_EXPECT=1 cargo
+        // test`, `INSTA_UPDATE=always`, `UPDATE_SNAPSHOTS=1`, `TRYBUILD=overwrite`): the
+        // snapshots are in the project.
+        if let Some((name, value)) = w.value.split_once('=')
+            && matches!(
+                name,
+                "UPDATE_EXPECT"
+                    | "INSTA_UPDATE"
+                    | "INSTA_FORCE_PASS"
+                    | "UPDATE_SNAPSHOTS"
+                    | "SNAPSHOT_UPDATE"
+                    | "UPDATE_GOLDEN"
+                    | "GOLDEN_UPDATE"
+                    | "TRYBUILD"
+                    | "BLESS"
+            )
+            && (w.dynamic || !matches!(value.trim(), "" | "0" | "no" | "false" | "never"))
+        {
+            self.write_tree(
+                &Word::synthetic(".", false),
+                &format!("{name} (updates snapshots)"),
+            );
+        }
         if runs_program_from_env(w) {
             self.unknown(
                 w.raw.clone(),
@@ -1212,7 +1239,11 @@ fn runs_program_from_env(w: &Word) -> bool {
                     .iter()
                     .any(|p| o.starts_with(p))
             }))
-        || (matches!(name, "LESSOPEN" | "LESSCLOSE") && !value.trim().is_empty());
+        || (matches!(name, "LESSOPEN" | "LESSCLOSE") && !value.trim().is_empty())
+        // Prompts are expanded by the shell (`PS4` for every traced command): a command
+        // substitution in one runs.
+        || (matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4")
+            && (value.contains("$(") || value.contains('`')));
     let viewer = matches!(
         name,
         "GIT_PAGER"

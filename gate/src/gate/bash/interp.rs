@@ -68,6 +68,7 @@ const CALLS: &[(&str, Call)] = &[
     // Compressed and archive files opened like files (before `.open` below).
     (
         "gzip.open bz2.open lzma.open tarfile.open zipfile.ZipFile tarfile.TarFile \
+         gzip.GzipFile bz2.BZ2File lzma.LZMAFile wave.open aifc.open sunau.open \
          fs.open promises.open fsPromises.open",
         Call::Open,
     ),
@@ -125,6 +126,7 @@ const CALLS: &[(&str, Call)] = &[
     (
         "os.execv os.execvp os.execve os.execvpe os.execl os.execlp os.execle os.execlpe \
          os.spawnl os.spawnlp os.spawnv os.spawnvp os.posix_spawn os.posix_spawnp pty.spawn \
+         asyncio.create_subprocess_exec \
          *execFileSync *execFile *spawnSync *spawn *fork __import__ importlib.import_module \
          runpy.run_path runpy.run_module \
          *spec_from_file_location *spec_from_loader *module_from_spec .exec_module .load_module \
@@ -133,10 +135,10 @@ const CALLS: &[(&str, Call)] = &[
          pickle.load pickle.loads pickle.Unpickler marshal.load marshal.loads dill.load \
          dill.loads cloudpickle.load cloudpickle.loads yaml.unsafe_load yaml.unsafe_load_all \
          types.FunctionType types.CodeType code.interact code.InteractiveConsole \
-         code.InteractiveInterpreter .interact compile \
+         code.InteractiveInterpreter .interact \
          Function globalThis.Function global.Function .constructor *_load *_compile \
          *createRequire *runMain process.dlopen Worker worker_threads.Worker \
-         create_function builtins.__import__ builtins.compile \
+         create_function builtins.__import__ \
          fileinput.input fileinput.FileInput logging.basicConfig shutil.unpack_archive \
          dictConfig fileConfig logging.config.dictConfig logging.config.fileConfig \
          .extractall .extract",
@@ -144,7 +146,8 @@ const CALLS: &[(&str, Call)] = &[
     ),
     // Python's interactive interpreter runs the source string it is given; node's `vm` too.
     (
-        ".runsource .runcode vm.runInThisContext vm.runInNewContext vm.runInContext vm.Script \
+        "compile builtins.compile .runsource .runcode vm.runInThisContext vm.runInNewContext \
+         vm.runInContext vm.Script \
          vm.compileFunction .runInThisContext .runInNewContext .runInContext \
          globalThis.eval global.eval Kernel.eval binding.eval TOPLEVEL_BINDING.eval \
          *instance_eval *class_eval *module_eval *instance_exec *class_exec *module_exec \
@@ -179,22 +182,48 @@ const CALLS: &[(&str, Call)] = &[
          os.mkdir os.makedirs os.truncate shutil.rmtree File.write IO.write \
          File.delete File.unlink FileUtils.rm FileUtils.rm_f FileUtils.rm_rf \
          FileUtils.touch FileUtils.mkdir_p unlink mkdir rmdir touch os.open *openSync \
-         os.chmod os.utime os.mkfifo os.mknod *chmodSync *utimesSync *symlinkSync \
-         *linkSync os.symlink os.link",
+         os.chmod os.utime os.mkfifo os.mknod *chmodSync *utimesSync *lchmodSync \
+         *lchownSync *chownSync *lutimesSync *mkdtempSync fs.chmod fs.lchmod fs.chown \
+         fs.lchown fs.utimes fs.lutimes fs.mkdtemp os.lchmod os.chown os.lchown \
+         os.removedirs",
         Call::Write(&[0]),
     ),
-    ("sysopen", Call::Write(&[1])),
+    // A link and what it points to: writing through the link writes the target, as for `ln`.
     (
-        ".symlink_to .hardlink_to .chmod .write_text .write_bytes",
-        Call::RecvWrite,
+        "*symlinkSync *linkSync os.symlink os.link fs.symlink fs.link",
+        Call::Write(&[0, 1]),
     ),
+    (
+        "shutil.copymode shutil.copystat *copy_file",
+        Call::Write(&[1]),
+    ),
+    ("os.renames *move_file", Call::Write(&[0, 1])),
+    ("shutil.make_archive", Call::Write(&[0])),
+    // Perl's File::Slurp / File::Slurper.
+    (
+        "write_file append_file edit_file edit_file_lines overwrite_file write_text \
+         write_binary",
+        Call::Write(&[0]),
+    ),
+    // Node's internal bindings: raw file and process calls.
+    (
+        "process.binding process._linkedBinding internalBinding",
+        Call::Opaque,
+    ),
+    (
+        "py_compile.compile compileall.compile_file compileall.compile_dir \
+         compileall.compile_path",
+        Call::Opaque,
+    ),
+    ("sysopen", Call::Write(&[1])),
+    (".chmod .write_text .write_bytes", Call::RecvWrite),
     (
         "*renameSync fs.rename os.rename os.replace shutil.move File.rename \
          FileUtils.mv rename",
         Call::Write(&[0, 1]),
     ),
     (
-        "*copyFileSync *cpSync fs.copyFile shutil.copy shutil.copyfile shutil.copy2 \
+        "*copyFileSync *cpSync fs.copyFile fs.cp shutil.copy shutil.copyfile shutil.copy2 \
          shutil.copytree FileUtils.cp FileUtils.cp_r copy",
         Call::Write(&[1]),
     ),
@@ -213,14 +242,15 @@ const CALLS: &[(&str, Call)] = &[
     ),
     (".open", Call::RecvOpen),
     (".read_text .read_bytes", Call::RecvRead),
-    (".rename .replace", Call::RecvMove),
+    (".rename .replace .symlink_to .hardlink_to", Call::RecvMove),
     (
         "os.system os.popen subprocess.run subprocess.call subprocess.check_call \
          subprocess.check_output subprocess.Popen subprocess.getoutput \
          subprocess.getstatusoutput *execSync child_process.exec system shell_exec passthru \
          popen proc_open IO.popen Kernel.system Kernel.exec Kernel.spawn \
          Open3.capture2 Open3.capture2e Open3.capture3 Open3.popen2 Open3.popen2e \
-         Open3.popen3 Open3.pipeline Open3.pipeline_r Open3.pipeline_w",
+         Open3.popen3 Open3.pipeline Open3.pipeline_r Open3.pipeline_w \
+         asyncio.create_subprocess_shell",
         Call::Shell,
     ),
 ];
@@ -574,7 +604,12 @@ fn aliases(toks: &[Spanned<'_>], pair: &[usize]) -> std::collections::HashMap<St
     // What the expression at `k` names (a dotted name, or `require('m')` with an optional
     // `.member`) and the index after it.
     let target = |k: usize| -> Option<(String, usize)> {
-        if ident(k) == Some("require") && punct(k + 1, b'(') && punct(k + 3, b')') {
+        // `await import('fs')` is the module as `require('fs')` is.
+        let k = if ident(k) == Some("await") { k + 1 } else { k };
+        if matches!(ident(k), Some("require" | "import"))
+            && punct(k + 1, b'(')
+            && punct(k + 3, b')')
+        {
             let Some(CTok::Str {
                 value,
                 dynamic: false,
@@ -595,6 +630,62 @@ fn aliases(toks: &[Spanned<'_>], pair: &[usize]) -> std::collections::HashMap<St
         ident(k).map(|n| (n.to_string(), k + 1))
     };
     for j in 0..toks.len() {
+        // ECMAScript imports: `import {a as b, c} from 'm'`, `import * as f from 'm'`,
+        // `import d, {…} from 'm'`.
+        if ident(j) == Some("import") && !(j > 0 && punct(j - 1, b'.')) {
+            let mut bound: Vec<(String, Option<String>)> = Vec::new();
+            let mut k = j + 1;
+            loop {
+                if punct(k, b'{')
+                    && let Some(&close) = pair.get(k).filter(|&&c| c != usize::MAX && c > k)
+                {
+                    let mut i = k + 1;
+                    while i < close {
+                        match (ident(i), ident(i + 1), ident(i + 2)) {
+                            (Some(f), Some("as"), Some(a)) => {
+                                bound.push((a.to_string(), Some(f.to_string())));
+                                i += 3;
+                            }
+                            (Some(f), _, _) => {
+                                bound.push((f.to_string(), Some(f.to_string())));
+                                i += 1;
+                            }
+                            _ => i += 1,
+                        }
+                    }
+                    k = close + 1;
+                } else if punct(k, b'*')
+                    && ident(k + 1) == Some("as")
+                    && let Some(a) = ident(k + 2)
+                {
+                    bound.push((a.to_string(), None));
+                    k += 3;
+                } else if let Some(d) = ident(k).filter(|&d| d != "from") {
+                    bound.push((d.to_string(), None));
+                    k += 1;
+                } else {
+                    break;
+                }
+                if !punct(k, b',') {
+                    break;
+                }
+                k += 1;
+            }
+            if ident(k) == Some("from")
+                && let Some(CTok::Str {
+                    value,
+                    dynamic: false,
+                }) = toks.get(k + 1).map(|t| &t.tok)
+            {
+                let m = value.trim_start_matches("node:");
+                for (a, member) in bound {
+                    let full = member.map_or_else(|| m.to_string(), |f| format!("{m}.{f}"));
+                    if a != full {
+                        out.insert(a, full);
+                    }
+                }
+            }
+        }
         if ident(j) == Some("import") {
             let from = (j >= 2 && ident(j - 2) == Some("from"))
                 .then(|| ident(j - 1))
@@ -741,6 +832,32 @@ pub(super) fn scan_code(e: &mut Eval, code: &str, via: &str) {
     e.cwd = saved_cwd;
 }
 
+/// Perl methods of file objects (Path::Tiny, IO::All, File::Slurper-style APIs) that write.
+const PERL_WRITING_METHODS: [&str; 22] = [
+    "spew",
+    "spew_utf8",
+    "spew_raw",
+    "append",
+    "append_utf8",
+    "append_raw",
+    "edit",
+    "edit_lines",
+    "edit_utf8",
+    "openw",
+    "opena",
+    "openrw",
+    "openw_utf8",
+    "opena_utf8",
+    "touch",
+    "touchpath",
+    "mkpath",
+    "remove",
+    "remove_tree",
+    "move",
+    "copy",
+    "chmod",
+];
+
 /// Code run by name as a value, not called in place (`(0, eval)(s)`, `F = Function`, Perl's
 /// `eval <STDIN>`): what it runs is out of sight.
 const CODE_VALUES: [&str; 6] = [
@@ -798,14 +915,60 @@ fn scan_tokens(
             continue;
         };
         let after_dot = j > 0 && matches!(toks[j - 1].tok, CTok::Punct(b'.'));
+        // A module looked up at run time, then a writing member called on it
+        // (`sys.modules['os'].remove(p)`, `importlib.sys.modules[m].system(c)`).
+        if name.ends_with("sys.modules")
+            && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'[')))
+            && let Some(&close) = pair.get(j + 1).filter(|&&c| c != usize::MAX)
+            && matches!(toks.get(close + 1).map(|t| &t.tok), Some(CTok::Punct(b'.')))
+            && let Some(CTok::Ident(member)) = toks.get(close + 2).map(|t| &t.tok)
+            && names_a_writing_call(member.rsplit('.').next().unwrap_or(member))
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[close + 2].end).unwrap_or(name),
+                format!("{via}: a member of a module looked up in sys.modules"),
+            );
+            continue;
+        }
+        // Perl: a reference to a writing builtin (`\&CORE::unlink`, `\&unlink`) called later,
+        // and methods of file objects that write (`path(…)->spew`, `IO::File->new(f, "w")`,
+        // `File::Temp->new(DIR => d)`): the files are out of sight.
+        if via.starts_with("perl") {
+            let prev = |k: usize| j.checked_sub(k).map(|i| &toks[i].tok);
+            let last = name.rsplit(':').next().unwrap_or(name);
+            let reference = matches!(prev(1), Some(CTok::Punct(b'&')))
+                && matches!(prev(2), Some(CTok::Punct(b'\\')))
+                && names_a_writing_call(last);
+            let method = matches!(prev(1), Some(CTok::Punct(b'>')))
+                && matches!(prev(2), Some(CTok::Punct(b'-')))
+                && (PERL_WRITING_METHODS.contains(&name)
+                    || (matches!(name, "new" | "open" | "new_from_fd")
+                        && matches!(
+                            prev(3),
+                            Some(CTok::Ident(
+                                "IO::File" | "File::Temp" | "IO::AtomicFile" | "IO::Handle"
+                            ))
+                        )));
+            if reference || method {
+                e.unknown(
+                    name,
+                    format!("{via}: {name} (writes files the analysis cannot name)"),
+                );
+                continue;
+            }
+        }
         // A member looked up by a name: `getattr(os, 'remove')`, `getattr(os, n)`.
-        if name == "getattr"
-            && !after_dot
+        let looked_up = resolve(name, aliases);
+        if matches!(
+            looked_up.as_str(),
+            "getattr" | "operator.methodcaller" | "operator.attrgetter"
+        ) && (looked_up != "getattr" || !after_dot)
             && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
             && pair[j + 1] != usize::MAX
         {
             let (args, _) = paren_args(toks, pair, j + 1, code);
-            let member = args.get(1).map(|a| a.lit().map(str::to_owned));
+            let at = usize::from(looked_up == "getattr");
+            let member = args.get(at).map(|a| a.lit().map(str::to_owned));
             if let Some(member) = member
                 && member.as_deref().is_none_or(names_a_writing_call)
             {
@@ -856,6 +1019,32 @@ fn scan_tokens(
             }
             None => resolve(name, aliases),
         };
+        // Node's promise API under any spelling (`require('fs/promises').rm`, `fs.promises.cp`,
+        // `const {promises: p} = require('fs')`) is the `fs` member of the same name.
+        let canonical = node_fs(&canonical);
+        // Python's `posix`/`nt` are `os`; Perl's `CORE::unlink`, `POSIX::remove` the builtins.
+        let canonical = match canonical.split_once('.') {
+            Some(("posix" | "nt", rest)) => format!("os.{rest}"),
+            _ => canonical
+                .strip_prefix("CORE::GLOBAL::")
+                .or_else(|| canonical.strip_prefix("CORE::"))
+                .or_else(|| canonical.strip_prefix("POSIX::"))
+                .map_or(canonical.clone(), str::to_string),
+        };
+        // A writing function called or bound through `bind`/`call`/`apply`
+        // (`fs.writeFileSync.bind(fs)`, `os.remove.__call__`): where its arguments go is out of
+        // sight.
+        if let Some((fun, how)) = canonical.rsplit_once('.')
+            && matches!(how, "bind" | "call" | "apply" | "__call__" | "__func__")
+            && fun.contains('.')
+            && names_a_writing_call(fun.rsplit('.').next().unwrap_or(fun))
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[j].end).unwrap_or(name),
+                format!("{via}: {fun} called through {how}"),
+            );
+            continue;
+        }
         // A program-running member of child_process taken as a value, not called here
         // (`util.promisify(cp.exec)`, `[cp.exec][0](…)`): what it runs is out of sight.
         if (after_dot || name.contains('.'))
@@ -867,6 +1056,56 @@ fn scan_tokens(
             e.unknown(
                 code.get(toks[j].start..toks[j].end).unwrap_or(name),
                 format!("{via}: {canonical} passed as a value (what it runs is out of sight)"),
+            );
+            continue;
+        }
+        // A module's writing or program-running function taken as a value, not called here
+        // (`map(os.remove, files)`, `{'r': os.remove}`, `.then(fs.unlinkSync)`,
+        // `Reflect.apply(fs.writeFileSync, …)`): what it is later called with is out of sight.
+        // An alias made of it (`w = fs.writeFileSync`) is followed to its calls instead.
+        let next = toks.get(j + 1).map(|t| &t.tok);
+        // Where the reference starts: `require('fs').writeFileSync` at `require`.
+        let start = match required_module(toks, pair, j) {
+            Some(_) => pair
+                .get(j - 2)
+                .and_then(|&open| open.checked_sub(1))
+                .unwrap_or(j),
+            None => j,
+        };
+        let start = if start > 0 && matches!(toks[start - 1].tok, CTok::Ident("await")) {
+            start - 1
+        } else {
+            start
+        };
+        // `w = fs.writeFileSync` as a statement (not `f(target=os.remove)`, a keyword
+        // argument).
+        let alias_definition = start >= 2
+            && matches!(toks[start - 1].tok, CTok::Punct(b'='))
+            && matches!(toks[start - 2].tok, CTok::Ident(_))
+            && (start == 2
+                || matches!(
+                    toks[start - 3].tok,
+                    CTok::Punct(b';' | b'\n' | b'{' | b'}')
+                        | CTok::Ident("const" | "let" | "var" | "my" | "our" | "local")
+                ));
+        if (after_dot || name.contains('.'))
+            && canonical.contains('.')
+            && !alias_definition
+            && !matches!(
+                next,
+                Some(CTok::Punct(b'(' | b'.' | b'=' | b'[')) | Some(CTok::Ident("as" | "import"))
+            )
+            && !(j > 0 && matches!(toks[j - 1].tok, CTok::Ident("import" | "from")))
+            && matches!(
+                call_of(&canonical, after_dot),
+                Some(Call::Write(_) | Call::WriteIfGiven | Call::Shell)
+            )
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[j].end).unwrap_or(name),
+                format!(
+                    "{via}: {canonical} passed as a value (what it is called with is out of sight)"
+                ),
             );
             continue;
         }
@@ -1027,6 +1266,21 @@ fn scan_tokens(
             Some(CTok::Punct(c)) if c.is_ascii_digit() && !after_dot && !name.contains('.') => {
                 bare_args(toks, pair, j + 1, code)
             }
+            // Perl's writing builtins on `$_` (`map { unlink } @f`, `unlink;`) or on a glob
+            // (`unlink <src/*.py>`): the files are known only at run time.
+            Some(CTok::Punct(_)) | None
+                if via.starts_with("perl")
+                    && toks.len() > 1
+                    && !after_dot
+                    && !name.contains('.')
+                    && matches!(call, Call::Write(_)) =>
+            {
+                e.unknown(
+                    name,
+                    format!("{via}: {name} of $_ or a glob (files known only at run time)"),
+                );
+                continue;
+            }
             _ => continue,
         };
         let snippet = Word::synthetic(code.get(toks[j].start..end).unwrap_or(name), true);
@@ -1134,6 +1388,26 @@ fn scan_tokens(
                             if a.lit().is_some_and(|l| {
                                 l == ":memory:" || l.is_empty() || l.starts_with("file::memory:")
                             }) => {}
+                        // `sqlite3.connect('file:db?mode=ro', uri=True)`: a URI names the
+                        // file; read-only and immutable opens write nothing. (Without
+                        // `uri=True` the name is a file name, colon and all.)
+                        Some(a)
+                            if a.lit().is_some_and(|l| l.starts_with("file:"))
+                                && kw("uri").is_some_and(|u| u.raw.trim() == "True") =>
+                        {
+                            let uri = a.lit().unwrap_or_default();
+                            let (path, query) = uri["file:".len()..]
+                                .split_once('?')
+                                .unwrap_or((&uri["file:".len()..], ""));
+                            let path = path.strip_prefix("//localhost").unwrap_or(path);
+                            let path = path.strip_prefix("//").map_or(path, |p| p);
+                            if !query
+                                .split('&')
+                                .any(|kv| matches!(kv, "mode=ro" | "immutable=1"))
+                            {
+                                e.write(&Word::synthetic(path, false), via);
+                            }
+                        }
                         Some(a) => e.write(&a.word(), via),
                         // Arguments the analysis cannot count (`copy(*pair)`): the call itself.
                         None if Some(&i) == indexes.first() => e.write(&snippet, via),
@@ -1176,6 +1450,54 @@ fn scan_tokens(
             Call::Opaque if name.ends_with("basicConfig") && kw("handlers").is_none() => {
                 if let Some(f) = kw("filename").or(positional.first().copied()) {
                     e.write(&f.word(), via);
+                }
+            }
+            // `py_compile.compile(f, doraise=True)` (a syntax check) writes only under
+            // `__pycache__`; a `cfile` names the output. `compileall` the same unless `legacy`
+            // puts `.pyc` files next to the sources (or options the analysis does not read).
+            Call::Opaque if canonical.ends_with("py_compile.compile") => {
+                if let Some(f) = kw("cfile").or(positional.get(1).copied()) {
+                    e.write(&f.word(), via);
+                }
+            }
+            Call::Opaque
+                if canonical.starts_with("compileall.")
+                    && positional.len() <= 1
+                    && args.iter().all(|a| {
+                        matches!(
+                            a.kw,
+                            None | Some("quiet" | "force" | "maxlevels" | "workers")
+                        )
+                    }) => {}
+            // Node's `spawnSync('git', ['log'], {stdio: 'inherit'})`, `execFileSync(…)`: a
+            // program and a literal argument list are analysed as that command line (with
+            // `shell: true` also as the words joined into one); options that move the working
+            // directory or set the environment, or arguments built at run time, stay unknown.
+            Call::Opaque
+                if matches!(
+                    canonical.rsplit('.').next(),
+                    Some("spawnSync" | "spawn" | "execFileSync" | "execFile")
+                ) && !canonical.starts_with("os.")
+                    && let Some(program) = positional.first().and_then(|a| a.lit())
+                    && let Some(argv) = match positional.get(1) {
+                        None => Some(Vec::new()),
+                        Some(a) if a.raw.trim_start().starts_with('{') => Some(Vec::new()),
+                        Some(a) if a.raw.trim_start().starts_with('[') => {
+                            let w = list_words(a);
+                            w.iter().all(|w| !w.dynamic).then_some(w)
+                        }
+                        Some(_) => None,
+                    }
+                    && !args.iter().any(|a| {
+                        a.raw.trim_start().starts_with('{')
+                            && (a.raw.contains("cwd") || a.raw.contains("env"))
+                    }) =>
+            {
+                let words = std::iter::once(program.to_string())
+                    .chain(argv.iter().map(|w| w.value.clone()));
+                e.run_text(&argv_text(words.clone().map(Some)));
+                if args.iter().any(|a| a.raw.contains("shell")) {
+                    e.run_text(&words.collect::<Vec<_>>().join(" "));
                 }
             }
             Call::Opaque => e.unknown(
@@ -1329,7 +1651,7 @@ fn required_module(toks: &[Spanned<'_>], pair: &[usize], j: usize) -> Option<Str
         open + 2 == close,
     ) {
         (
-            CTok::Ident("require"),
+            CTok::Ident("require" | "import"),
             CTok::Str {
                 value,
                 dynamic: false,
@@ -1338,6 +1660,23 @@ fn required_module(toks: &[Spanned<'_>], pair: &[usize], j: usize) -> Option<Str
         ) => Some(value.trim_start_matches("node:").to_string()),
         _ => None,
     }
+}
+
+/// `fs/promises.rm`, `fs.promises.rm`, `node:fs.rm` → `fs.rm`: the rows of [`CALLS`] name
+/// Node's file API once.
+fn node_fs(name: &str) -> String {
+    let n = name.trim_start_matches("node:");
+    for prefix in [
+        "fs/promises.",
+        "fs.promises.",
+        "fsPromises.",
+        "node:fs/promises.",
+    ] {
+        if let Some(rest) = n.strip_prefix(prefix) {
+            return format!("fs.{rest}");
+        }
+    }
+    n.to_string()
 }
 
 /// Whether an argument is a number literal (`0755`, `0o644`, `1_000`), not a path.

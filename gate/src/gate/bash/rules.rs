@@ -197,7 +197,8 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ),
     (
         "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn hyperfine \
-         entr nodemon watchexec concurrently start-stop-daemon daemonize papermill tcc ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1",
+         entr nodemon watchexec concurrently start-stop-daemon daemonize papermill tcc ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 \
+         proot bwrap bubblewrap dtach abduco caffeinate retry chpst numactl cgexec tsp nq pueue",
         rule_runs_unseen_command,
     ),
     ("ssh", rule_ssh),
@@ -210,7 +211,10 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ),
     ("split csplit", rule_split),
     ("mkfifo mknod", rule_operands),
-    ("vim vi nvim view ex ed", rule_editor),
+    (
+        "vim vi nvim view ex ed vimdiff gvim gvimdiff rvim rview evim vimx nvim-qt",
+        rule_editor,
+    ),
     ("find", rule_find),
     ("shuf iconv pandoc xmllint", rule_output_option),
     (

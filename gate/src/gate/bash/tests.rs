@@ -1316,6 +1316,8 @@ fn working_directories_search_paths_and_configuration_homes() {
               write script build (make reads code or instructions from the working directory)
             $ cd web && yarn install
               write script web (yarn reads code or instructions from the working directory)
+              write path web/package.json (yarn install (changes the dependencies))
+              write path web/yarn.lock (yarn install (changes the dependencies))
             $ cd crates/core && cargo test
               write script crates/core (cargo reads code or instructions from the working directory)
             $ (cd docs && make html)
@@ -2149,7 +2151,7 @@ fn interpreter_code_built_or_loaded_at_run_time() {
               write dynamic types.FunctionType(marshal.loads(b''), {}) (python -c: types.FunctionType (runs code the analysis cannot follow))
               write dynamic marshal.loads(b'') (python -c: marshal.loads (runs code the analysis cannot follow))
             $ python3 -c "x = compile(s, 'f', 'exec')"
-              write dynamic compile(s, 'f', 'exec') (python -c: compile (runs code the analysis cannot follow))
+              write dynamic compile(s, 'f', 'exec') (python -c: compile of code built at run time)
             $ python3 -c "list(map(exec, ['1']))"
               write dynamic exec (python -c: exec taken as a value (the code it runs is out of sight))
             $ node -e "new Function('r', 'r(\"fs\").writeFileSync(\"src/app.py\",\"x\")')(require)"
@@ -2334,6 +2336,351 @@ fn read_only_interpreter_one_liners_stay_analysable() {
               read path f
             $ php -d memory_limit=1G -d display_errors=1 -r 'echo 1;'
             $ python3 <<EOF\nprint(1)\nEOF
+        "#]],
+    );
+}
+
+/// The fourth red-team round (2026-11-27, docs/GATE.md): each class of bypass found, next to
+/// the read-only forms that must stay free of writes.
+#[test]
+fn fourth_red_team_round() {
+    check(
+        &[
+            // Links made by interpreter code: the link and what it points to.
+            "python3 -c \"import os; os.symlink('/etc/passwd', 'src/l')\"",
+            "node -e \"require('fs').symlinkSync('/etc/passwd', 'src/l')\"",
+            "node -e \"require('fs').link('src/b.py', 'src/h.py', () => {})\"",
+            "python3 -c \"import pathlib; pathlib.Path('/tmp/l').symlink_to('src/a.py')\"",
+            // Node's promise API under any spelling, ECMAScript import aliases.
+            "node -e \"require('fs/promises').rm('src/a.py')\"",
+            "node -e \"require('fs').promises.cp('x', 'src/a.py')\"",
+            "node -e \"const {open} = require('fs/promises'); open('src/a.py', 'w')\"",
+            "node --input-type=module -e \"import {rmSync as r} from 'node:fs'; r('src/a.py')\"",
+            "node --input-type=module -e \"import * as f from 'fs'; f.rmSync('src/a.py')\"",
+            "node --input-type=module -e \"const {rmSync: r} = await import('fs'); r('a.py')\"",
+            // Writing functions bound, passed or stored as values.
+            "node -e \"const fs = require('fs'); const w = fs.writeFileSync.bind(fs); w('a', 'x')\"",
+            "node -e \"const fs = require('fs'); ['src/a.py'].map(fs.unlinkSync)\"",
+            "python3 -c \"import os; list(map(os.remove, ['src/a.py']))\"",
+            "python3 -c \"import os; d = {'r': os.remove}; d['r']('src/a.py')\"",
+            // Perl builtins on $_ or a glob.
+            "perl -e 'unlink <src/*.py>'",
+            "perl -e 'map { unlink } (\"src/a.py\")'",
+            // Python calls missing from the table.
+            "python3 -c \"import os; os.renames('src/a.py', 'src/x/a.py')\"",
+            "python3 -c \"import shutil; shutil.copymode('/bin/ls', 'src/a.py')\"",
+            "python3 -c \"import py_compile; py_compile.compile('b.py', cfile='src/a.py')\"",
+            "python3 -c \"import compileall; compileall.compile_file('b.py', legacy=True)\"",
+            // Package managers changing the dependencies; build goals that format.
+            "npm i -D typescript",
+            "npm --prefix web install",
+            "yarn",
+            "pip install -e .",
+            "python3 -m pip install --editable ./lib",
+            "bundle install",
+            "mvn spotless:apply",
+            "gradle ktlintFormat",
+            // Output options of tools the tables do not know.
+            "npx license-checker --out src/licenses.txt",
+            "some-tool --output-dir=reports",
+            // git difftool's external command, analysed with the two files appended.
+            "git difftool -y -x cp HEAD~1",
+            // Node's spawn/execFile with a literal argument list: that command line.
+            "node -e \"require('child_process').spawnSync('rm', ['src/a.py'])\"",
+            "node -e \"require('child_process').spawnSync('rm src/a.py', {shell: true})\"",
+            "node -e \"require('child_process').spawnSync('rm', ['a.py'], {cwd: 'src'})\"",
+            "python3 -c \"import sqlite3; sqlite3.connect('file:src/a.db', uri=True)\"",
+            "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro')\"",
+            "python3 -c \"exec(compile('open(1, 2)', 's', 'exec'))\"",
+            // Modules and members reached another way; Perl file objects; wrappers.
+            "python3 -c \"import os; g = getattr; g(os, 'remove')('a.py')\"",
+            "python3 -c \"import operator, os; operator.methodcaller('remove', 'a.py')(os)\"",
+            "python3 -c \"import sys; sys.modules['os'].remove('a.py')\"",
+            "python3 -c \"import posix as p; p.remove('a.py')\"",
+            "python3 -c \"import threading, os; threading.Thread(target=os.remove, args=['a.py'])\"",
+            "python3 -c \"import bz2; bz2.BZ2File('a.py', 'w')\"",
+            "python3 -c \"import asyncio; asyncio.create_subprocess_shell('rm a.py')\"",
+            "perl -MPOSIX -e 'POSIX::remove(\"a.py\")'",
+            "perl -e 'my $u = \\&CORE::unlink; $u->(\"a.py\")'",
+            "perl -e 'use Path::Tiny; path(\"a.py\")->spew(\"x\")'",
+            "perl -e 'File::Temp->new(DIR => \"src\")'",
+            "bwrap --bind / / rm a.py",
+            "retry rm a.py",
+            // Formatters run as subcommands, build and install directories, combined git flags.
+            "dotnet format",
+            "mix format",
+            "swift format -i -r Sources",
+            "dotnet add package X",
+            "swift package resolve",
+            "cmake -S . -B out",
+            "gem install rails -i vendor/gems",
+            "sass src/a.scss src/a.css",
+            "npx jscodeshift -t /tmp/t.js src",
+            "git read-tree -mu HEAD~1",
+            // cmake's command mode, prompts, snapshot updates, fixers, editors, bindings.
+            "cmake -E copy README.md src/a.py",
+            "cmake -E env FOO=1 rm a.py",
+            "PS4='$(rm a.py)' bash -xc ls",
+            "npx jest -u",
+            "go test ./... -update",
+            "UPDATE_EXPECT=1 cargo test",
+            "pre-commit run --all-files",
+            "nbstripout nb.ipynb",
+            "clang-tidy -fix a.cpp",
+            "npx ncu -u",
+            "vimdiff -c wqa a.py b.py",
+            "git mergetool -y",
+            "perl -MFile::Slurp -e 'write_file(\"a.py\", \"x\")'",
+            "node -e \"process.binding('fs')\"",
+            // Read-only neighbours.
+            "cmake -E md5sum src/a.py",
+            "PS4='+ ' bash -xc ls",
+            "npx jest --ci",
+            "INSTA_UPDATE=no cargo test",
+            "pre-commit --version",
+            "nbstripout --dry-run nb.ipynb",
+            "npx ncu",
+            "perl -MFile::Slurp -e 'print read_file(\"a.py\")'",
+            "dotnet format --verify-no-changes",
+            "mix format --check-formatted",
+            "swift format lint -r Sources",
+            "cmake --build build",
+            "gem install rails",
+            "git read-tree -m HEAD~1",
+            "python3 -c \"import sys; print(sys.modules['os'].getcwd())\"",
+            "python3 -c \"import threading; threading.Thread(target=print, args=[1]).start()\"",
+            "perl -e 'use Path::Tiny; print path(\"a.py\")->slurp'",
+            "node -e \"const {spawnSync} = require('child_process'); spawnSync('ls', {stdio: 'inherit'})\"",
+            "node -e \"require('child_process').execFileSync('git', ['status'])\"",
+            "python3 -c \"import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro', uri=True)\"",
+            "python3 -c \"import dis; dis.dis(compile('x = 1', 's', 'exec'))\"",
+            "git difftool --no-prompt --extcmd='diff -u' HEAD~1",
+            "xargs -n1 <<< 'a b c'",
+            "node -e \"const {execSync} = require('child_process'); execSync('git log')\"",
+            "node --input-type=module -e \"import {readFileSync as r} from 'fs'; r('a.json')\"",
+            "python3 -c \"import py_compile; py_compile.compile('src/a.py', doraise=True)\"",
+            "python3 -c \"import compileall; compileall.compile_dir('src', quiet=1)\"",
+            "python3 -c \"import os; r = os.remove; print(callable(r))\"",
+            "perl -e 'print for <src/*.py>'",
+            "npm ci",
+            "pnpm install --frozen-lockfile",
+            "npm ls --depth=0",
+            "pip install requests",
+            "mvn test",
+            "mvn dependency:tree",
+            "gradle test",
+            "kubectl get pods --output=jsonpath='{.items[0]}'",
+            "aws s3 ls --output json",
+        ],
+        expect![[r#"
+            $ python3 -c "import os; os.symlink('/etc/passwd', 'src/l')"
+              write path /etc/passwd (python -c)
+              write path src/l (python -c)
+            $ node -e "require('fs').symlinkSync('/etc/passwd', 'src/l')"
+              write path /etc/passwd (node -e)
+              write path src/l (node -e)
+            $ node -e "require('fs').link('src/b.py', 'src/h.py', () => {})"
+              write path src/b.py (node -e)
+              write path src/h.py (node -e)
+            $ python3 -c "import pathlib; pathlib.Path('/tmp/l').symlink_to('src/a.py')"
+              write path /tmp/l (python -c)
+              write path src/a.py (python -c)
+            $ node -e "require('fs/promises').rm('src/a.py')"
+              write path src/a.py (node -e)
+            $ node -e "require('fs').promises.cp('x', 'src/a.py')"
+              write path src/a.py (node -e)
+            $ node -e "const {open} = require('fs/promises'); open('src/a.py', 'w')"
+              write path src/a.py (node -e)
+            $ node --input-type=module -e "import {rmSync as r} from 'node:fs'; r('src/a.py')"
+              write path src/a.py (node -e)
+            $ node --input-type=module -e "import * as f from 'fs'; f.rmSync('src/a.py')"
+              write path src/a.py (node -e)
+            $ node --input-type=module -e "const {rmSync: r} = await import('fs'); r('a.py')"
+              write path a.py (node -e)
+            $ node -e "const fs = require('fs'); const w = fs.writeFileSync.bind(fs); w('a', 'x')"
+              write dynamic fs.writeFileSync.bind (node -e: fs.writeFileSync called through bind)
+            $ node -e "const fs = require('fs'); ['src/a.py'].map(fs.unlinkSync)"
+              write dynamic fs.unlinkSync (node -e: fs.unlinkSync passed as a value (what it is called with is out of sight))
+            $ python3 -c "import os; list(map(os.remove, ['src/a.py']))"
+              write dynamic os.remove (python -c: os.remove passed as a value (what it is called with is out of sight))
+            $ python3 -c "import os; d = {'r': os.remove}; d['r']('src/a.py')"
+              write dynamic os.remove (python -c: os.remove passed as a value (what it is called with is out of sight))
+            $ perl -e 'unlink <src/*.py>'
+              write dynamic unlink (perl -e: unlink of $_ or a glob (files known only at run time))
+            $ perl -e 'map { unlink } ("src/a.py")'
+              write dynamic unlink (perl -e: unlink of $_ or a glob (files known only at run time))
+            $ python3 -c "import os; os.renames('src/a.py', 'src/x/a.py')"
+              write path src/a.py (python -c)
+              write path src/x/a.py (python -c)
+            $ python3 -c "import shutil; shutil.copymode('/bin/ls', 'src/a.py')"
+              write path src/a.py (python -c)
+            $ python3 -c "import py_compile; py_compile.compile('b.py', cfile='src/a.py')"
+              write path src/a.py (python -c)
+            $ python3 -c "import compileall; compileall.compile_file('b.py', legacy=True)"
+              write dynamic compileall.compile_file('b.py', legacy=True) (python -c: compileall.compile_file (runs code the analysis cannot follow))
+            $ npm i -D typescript
+              write path package.json (npm i (changes the dependencies))
+              write path package-lock.json (npm i (changes the dependencies))
+              write path npm-shrinkwrap.json (npm i (changes the dependencies))
+            $ npm --prefix web install
+              write script web (npm loads code from)
+              write path web/package.json (npm install (changes the dependencies))
+              write path web/package-lock.json (npm install (changes the dependencies))
+              write path web/npm-shrinkwrap.json (npm install (changes the dependencies))
+            $ yarn
+              write path package.json (yarn (changes the dependencies))
+              write path yarn.lock (yarn (changes the dependencies))
+            $ pip install -e .
+              write tree . (pip install -e (builds the project in place))
+            $ python3 -m pip install --editable ./lib
+              write tree ./lib (pip install -e (builds the project in place))
+            $ bundle install
+              write path Gemfile (bundle install (changes the dependencies))
+              write path Gemfile.lock (bundle install (changes the dependencies))
+            $ mvn spotless:apply
+              write tree . (mvn spotless:apply (rewrites the project's files))
+            $ gradle ktlintFormat
+              write tree . (gradle ktlintFormat (rewrites the project's files))
+            $ npx license-checker --out src/licenses.txt
+              write path src/licenses.txt (license-checker --out)
+            $ some-tool --output-dir=reports
+              write tree reports (some-tool --output-dir)
+            $ git difftool -y -x cp HEAD~1
+              write dynamic "$REMOTE" (cp)
+            $ node -e "require('child_process').spawnSync('rm', ['src/a.py'])"
+              write path src/a.py (rm)
+            $ node -e "require('child_process').spawnSync('rm src/a.py', {shell: true})"
+              write script rm src/a.py (runs a program by path)
+              write path src/a.py (rm)
+            $ node -e "require('child_process').spawnSync('rm', ['a.py'], {cwd: 'src'})"
+              write dynamic spawnSync('rm', ['a.py'], {cwd: 'src'}) (node -e: spawnSync (runs code the analysis cannot follow))
+            $ python3 -c "import sqlite3; sqlite3.connect('file:src/a.db', uri=True)"
+              write path src/a.db (python -c)
+            $ python3 -c "import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro')"
+              write path file:/tmp/x.db?mode=ro (python -c)
+            $ python3 -c "exec(compile('open(1, 2)', 's', 'exec'))"
+              write dynamic exec(compile('open(1, 2)', 's', 'exec')) (python -c: exec of code built at run time)
+              write dynamic 1 (python -c)
+            $ python3 -c "import os; g = getattr; g(os, 'remove')('a.py')"
+              write dynamic g(os, 'remove') (python -c: getattr of a member the analysis cannot follow)
+            $ python3 -c "import operator, os; operator.methodcaller('remove', 'a.py')(os)"
+              write dynamic operator.methodcaller('remove', 'a.py') (python -c: getattr of a member the analysis cannot follow)
+            $ python3 -c "import sys; sys.modules['os'].remove('a.py')"
+              write dynamic sys.modules['os'].remove (python -c: a member of a module looked up in sys.modules)
+            $ python3 -c "import posix as p; p.remove('a.py')"
+              write path a.py (python -c)
+            $ python3 -c "import threading, os; threading.Thread(target=os.remove, args=['a.py'])"
+              write dynamic os.remove (python -c: os.remove passed as a value (what it is called with is out of sight))
+            $ python3 -c "import bz2; bz2.BZ2File('a.py', 'w')"
+              write path a.py (python -c)
+            $ python3 -c "import asyncio; asyncio.create_subprocess_shell('rm a.py')"
+              write path a.py (rm)
+            $ perl -MPOSIX -e 'POSIX::remove("a.py")'
+              write path a.py (perl -e)
+            $ perl -e 'my $u = \&CORE::unlink; $u->("a.py")'
+              write dynamic CORE::unlink (perl -e: CORE::unlink (writes files the analysis cannot name))
+            $ perl -e 'use Path::Tiny; path("a.py")->spew("x")'
+              write dynamic spew (perl -e: spew (writes files the analysis cannot name))
+            $ perl -e 'File::Temp->new(DIR => "src")'
+              write dynamic new (perl -e: new (writes files the analysis cannot name))
+            $ bwrap --bind / / rm a.py
+              write dynamic <bwrap …> (bwrap runs a command the gate does not unwrap)
+            $ retry rm a.py
+              write dynamic <retry …> (retry runs a command the gate does not unwrap)
+            $ dotnet format
+              write tree . (dotnet format)
+            $ mix format
+              write tree . (mix format)
+            $ swift format -i -r Sources
+              write tree Sources (swift format -i)
+              write script format (swift runs a script file)
+            $ dotnet add package X
+              write tree . (dotnet add/remove)
+            $ swift package resolve
+              write path Package.resolved (swift package)
+              write script package (swift runs a script file)
+            $ cmake -S . -B out
+              write tree out (cmake -B)
+            $ gem install rails -i vendor/gems
+              write tree vendor/gems (gem -i)
+            $ sass src/a.scss src/a.css
+              write path src/a.css (sass output)
+            $ npx jscodeshift -t /tmp/t.js src
+              write tree src (jscodeshift (rewrites its paths))
+            $ git read-tree -mu HEAD~1
+              write tree . (git read-tree)
+            $ cmake -E copy README.md src/a.py
+              write tree src/a.py (cmake -E copy)
+            $ cmake -E env FOO=1 rm a.py
+              write dynamic <cmake -E env …> (cmake -E env (a command mode the gate does not model))
+            $ PS4='$(rm a.py)' bash -xc ls
+              write dynamic PS4='$(rm a.py)' (an environment setting that makes git or the shell run a program)
+              read tree .
+            $ npx jest -u
+              write tree . (jest (updates its snapshots))
+            $ go test ./... -update
+              write tree . (go (updates its snapshots))
+            $ UPDATE_EXPECT=1 cargo test
+              write tree . (UPDATE_EXPECT (updates snapshots))
+            $ pre-commit run --all-files
+              write tree . (pre-commit run)
+            $ nbstripout nb.ipynb
+              write path nb.ipynb (nbstripout (strips in place))
+            $ clang-tidy -fix a.cpp
+              write path a.cpp (clang-tidy -fix)
+            $ npx ncu -u
+              write path package.json (ncu -u)
+            $ vimdiff -c wqa a.py b.py
+              write path a.py (vimdiff)
+              write path b.py (vimdiff)
+            $ git mergetool -y
+              write dynamic mergetool (git mergetool (runs a program named on its command line))
+            $ perl -MFile::Slurp -e 'write_file("a.py", "x")'
+              write path a.py (perl -e)
+            $ node -e "process.binding('fs')"
+              write dynamic process.binding('fs') (node -e: process.binding (runs code the analysis cannot follow))
+            $ cmake -E md5sum src/a.py
+            $ PS4='+ ' bash -xc ls
+              read tree .
+            $ npx jest --ci
+            $ INSTA_UPDATE=no cargo test
+            $ pre-commit --version
+            $ nbstripout --dry-run nb.ipynb
+            $ npx ncu
+            $ perl -MFile::Slurp -e 'print read_file("a.py")'
+            $ dotnet format --verify-no-changes
+            $ mix format --check-formatted
+            $ swift format lint -r Sources
+              write script format (swift runs a script file)
+            $ cmake --build build
+            $ gem install rails
+            $ git read-tree -m HEAD~1
+            $ python3 -c "import sys; print(sys.modules['os'].getcwd())"
+            $ python3 -c "import threading; threading.Thread(target=print, args=[1]).start()"
+            $ perl -e 'use Path::Tiny; print path("a.py")->slurp'
+            $ node -e "const {spawnSync} = require('child_process'); spawnSync('ls', {stdio: 'inherit'})"
+              read tree .
+            $ node -e "require('child_process').execFileSync('git', ['status'])"
+            $ python3 -c "import sqlite3; sqlite3.connect('file:/tmp/x.db?mode=ro', uri=True)"
+            $ python3 -c "import dis; dis.dis(compile('x = 1', 's', 'exec'))"
+            $ git difftool --no-prompt --extcmd='diff -u' HEAD~1
+            $ xargs -n1 <<< 'a b c'
+            $ node -e "const {execSync} = require('child_process'); execSync('git log')"
+            $ node --input-type=module -e "import {readFileSync as r} from 'fs'; r('a.json')"
+              read path a.json
+            $ python3 -c "import py_compile; py_compile.compile('src/a.py', doraise=True)"
+            $ python3 -c "import compileall; compileall.compile_dir('src', quiet=1)"
+            $ python3 -c "import os; r = os.remove; print(callable(r))"
+            $ perl -e 'print for <src/*.py>'
+            $ npm ci
+            $ pnpm install --frozen-lockfile
+            $ npm ls --depth=0
+            $ pip install requests
+            $ mvn test
+            $ mvn dependency:tree
+            $ gradle test
+            $ kubectl get pods --output=jsonpath='{.items[0]}'
+            $ aws s3 ls --output json
         "#]],
     );
 }

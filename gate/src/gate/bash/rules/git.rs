@@ -135,7 +135,11 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                         | "init"
                         | "disable"
                         | "--tree-filter"
-                )
+                ) || (matches!(sub, "read-tree" | "checkout-index")
+                    && w.value.len() > 2
+                    && w.value.starts_with('-')
+                    && !w.value.starts_with("--")
+                    && w.value[1..].contains(['u', 'a', 'f']))
             }) =>
         {
             tree(e)
@@ -387,17 +391,35 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                 );
             }
         }
-        // Commands that run a program given on the command line.
-        "difftool" | "grep" | "mergetool"
-            if rest.iter().any(|w| {
+        // `git difftool -x 'diff -u'`: the command given runs with the two versions of each file
+        // appended (a temporary copy and the working-tree file); analysed as that command line.
+        "difftool"
+            if rest.iter().all(|w| {
                 let v = w.value.as_str();
-                v == "-x"
-                    || v.starts_with("--extcmd")
-                    || v.starts_with("-O")
+                !(v.starts_with("-O")
                     || v.starts_with("--open-files-in-pager")
                     || (v.starts_with("--tool") && v != "--tool-help")
                     || v == "-t"
-            }) =>
+                    || v == "-g"
+                    || v == "--gui")
+            }) && extcmd(rest).is_some_and(|c| c.iter().all(|w| !w.dynamic)) =>
+        {
+            for c in extcmd(rest).unwrap_or_default() {
+                e.run_text(&format!("{} \"$LOCAL\" \"$REMOTE\"", c.value));
+            }
+        }
+        // Commands that run a program given on the command line.
+        "difftool" | "grep" | "mergetool"
+            if (sub == "mergetool" && rest.iter().all(|w| w.value != "--tool-help"))
+                || rest.iter().any(|w| {
+                    let v = w.value.as_str();
+                    v == "-x"
+                        || v.starts_with("--extcmd")
+                        || v.starts_with("-O")
+                        || v.starts_with("--open-files-in-pager")
+                        || (v.starts_with("--tool") && v != "--tool-help")
+                        || v == "-t"
+                }) =>
         {
             e.unknown(
                 sub,
@@ -413,4 +435,24 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         }
         _ => {}
     }
+}
+
+/// The commands of `git difftool -x CMD` / `--extcmd=CMD` / `--extcmd CMD` (none: `None`).
+fn extcmd(rest: &[Word]) -> Option<Vec<Word>> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while let Some(w) = rest.get(k) {
+        let v = w.value.as_str();
+        if v == "--" {
+            break;
+        }
+        if v == "-x" || v == "--extcmd" {
+            out.push(rest.get(k + 1)?.clone());
+            k += 1;
+        } else if let Some(c) = v.strip_prefix("--extcmd=") {
+            out.push(Word::synthetic(c, w.dynamic));
+        }
+        k += 1;
+    }
+    (!out.is_empty()).then_some(out)
 }

@@ -1006,7 +1006,8 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
 /// yarn) edit `package.json` (and the lock file) of the working directory, `npm pack` writes a
 /// tarball there; `go fmt`/`go fix` rewrite the packages' files, `go mod tidy|edit|init|vendor`
 /// and `go get` write `go.mod`/`go.sum`; `cargo add|remove|update|init|new` write `Cargo.toml`,
-/// `Cargo.lock` or a new package. (`npm install` and the like stay a known limit.)
+/// `Cargo.lock` or a new package; the dependency changes of [`DEPENDENCY_CHANGES`] (`npm
+/// install`, `poetry add`, …) write the manifest and lock files.
 pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Word]) {
     let subs: Vec<&str> = args
         .iter()
@@ -1065,6 +1066,474 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
     };
     for f in files {
         e.write(&Word::synthetic(f, false), &via);
+    }
+    dependency_changes(e, name, args, &subs);
+    build_goals_that_rewrite(e, name, &subs);
+    named_output_files(e, name, args);
+    other_rewrites(e, name, args, &subs);
+}
+
+/// Formatters and project editors run as subcommands, and build tools' output directories:
+/// `dotnet format` (not `--verify-no-changes`), `mix format` (not `--check-formatted`),
+/// `swift format -i`/`swift-format -i`, `dotnet add|remove` (the project file), `swift package
+/// update|resolve` (`Package.resolved`), `cmake -B DIR`, `gem install -i|--install-dir DIR`,
+/// `sass IN OUT`/`IN:OUT`, `jscodeshift PATHS` (not `--dry`).
+fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
+    // `python -m pytest …`, `python -m nbstripout …`: the module's options.
+    if name == "python" {
+        if args.len() > 1 && args[0].value == "-m" {
+            let module = args[1].value.clone();
+            let rest = &args[2..];
+            let subs: Vec<&str> = rest
+                .iter()
+                .filter(|w| !w.value.starts_with('-'))
+                .map(|w| w.value.as_str())
+                .collect();
+            other_rewrites(e, &module, rest, &subs);
+        }
+        return;
+    }
+    let has = |flags: &[&str]| {
+        args.iter().any(|w| {
+            flags
+                .iter()
+                .any(|f| w.value == *f || w.value.starts_with(&format!("{f}=")))
+        })
+    };
+    let via = |what: &str| format!("{name} {what}");
+    match (name, subs) {
+        ("dotnet", ["format", ..]) if !has(&["--verify-no-changes"]) => {
+            e.write_tree(&here(), &via("format"));
+        }
+        ("dotnet", ["add" | "remove", ..]) => e.write_tree(&here(), &via("add/remove")),
+        ("mix", ["format", ..]) if !has(&["--check-formatted", "--dry-run"]) => {
+            e.write_tree(&here(), &via("format"));
+        }
+        ("swift", ["format", rest @ ..]) | ("swift-format", rest) if has(&["-i", "--in-place"]) => {
+            let paths: Vec<&str> = rest
+                .iter()
+                .copied()
+                .filter(|p| !matches!(*p, "format" | "lint"))
+                .collect();
+            if paths.is_empty() {
+                e.write_tree(&here(), &via("format -i"));
+            }
+            for p in paths {
+                e.write_tree(&Word::synthetic(p, false), &via("format -i"));
+            }
+        }
+        ("swift", ["package", "update" | "resolve", ..]) => {
+            e.write(&Word::synthetic("Package.resolved", false), &via("package"));
+        }
+        ("jscodeshift", _) if !has(&["-d", "--dry"]) => {
+            let mut k = 0;
+            while let Some(w) = args.get(k) {
+                if matches!(
+                    w.value.as_str(),
+                    "-t" | "--transform" | "--parser" | "--extensions"
+                ) {
+                    k += 2;
+                    continue;
+                }
+                if !w.value.starts_with('-') {
+                    e.write_tree(w, &via("(rewrites its paths)"));
+                }
+                k += 1;
+            }
+        }
+        ("sass" | "node-sass" | "dart-sass", _) => {
+            let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+            for w in &operands {
+                if let Some((_, out)) = w.value.split_once(':') {
+                    e.write(&Word::synthetic(out, w.dynamic), &via("output"));
+                }
+            }
+            if operands.len() == 2 && !operands[0].value.contains(':') {
+                e.write(operands[1], &via("output"));
+            }
+        }
+        _ => {}
+    }
+    match (name, subs) {
+        // `cmake -E copy|touch|remove|rename|… ARGS`: the file commands of cmake.
+        ("cmake", _) if args.first().is_some_and(|w| w.value == "-E") => {
+            cmake_command(e, &args[1..]);
+        }
+        // `npm-check-updates -u` rewrites package.json.
+        ("ncu" | "npm-check-updates", _) if has(&["-u", "--upgrade"]) => {
+            e.write(&Word::synthetic("package.json", false), &via("-u"));
+        }
+        // pre-commit: `run` runs the configured hooks (formatters and fixers among them),
+        // `install` writes git hooks, `autoupdate` the configuration.
+        ("pre-commit", [sub, ..])
+            if matches!(
+                *sub,
+                "run" | "install" | "install-hooks" | "autoupdate" | "migrate-config"
+            ) =>
+        {
+            e.write_tree(&here(), &via(sub));
+        }
+        ("pre-commit", []) if args.is_empty() => e.write_tree(&here(), &via("run")),
+        // `nbstripout NB` strips outputs in place (not `--dry-run`, `--verify`, `--install`'s
+        // git configuration: `.git/config`).
+        ("nbstripout", _) if !has(&["--dry-run", "--verify", "--status", "--is-installed"]) => {
+            let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+            if has(&["--install", "--uninstall"]) {
+                e.write(&Word::synthetic(".git/config", false), &via("--install"));
+            }
+            for w in operands {
+                e.write(w, &via("(strips in place)"));
+            }
+        }
+        ("clang-tidy", _) if has(&["-fix", "--fix", "-fix-errors", "--fix-errors"]) => {
+            for w in args.iter().filter(|w| !w.value.starts_with('-')) {
+                e.write(w, &via("-fix"));
+            }
+        }
+        _ => {}
+    }
+    // Test runs asked to rewrite their expectations (snapshots, golden files) write the tree:
+    // `jest -u`, `vitest -u`, `playwright test --update-snapshots`, `pytest --snapshot-update`,
+    // `go test … -update`, `cargo insta accept|review`.
+    let updates_snapshots = match (name, subs) {
+        ("jest" | "vitest" | "playwright" | "react-scripts", _) => {
+            has(&["-u", "--updateSnapshot", "--update-snapshots", "--update"])
+        }
+        ("pytest" | "py.test", _) => has(&[
+            "--snapshot-update",
+            "--update-snapshots",
+            "--force-regen",
+            "--regen-all",
+            "--inline-snapshot=fix",
+            "--inline-snapshot=create",
+        ]),
+        ("go", ["test", ..]) => has(&["-update", "--update", "-update-golden", "-golden"]),
+        ("cargo", ["insta", "accept" | "review" | "test", ..]) => {
+            subs.get(1) != Some(&"test") || has(&["--accept", "--review"])
+        }
+        _ => false,
+    };
+    if updates_snapshots {
+        e.write_tree(&here(), &via("(updates its snapshots)"));
+    }
+    // `cmake -B DIR`, `-BDIR`; `gem install -i DIR`, `--install-dir DIR`, `--bindir DIR`.
+    let dir_opts: &[&str] = match (name, subs.first()) {
+        ("cmake", _) => &["-B"],
+        ("gem", Some(&"install")) => &["-i", "--install-dir", "-n", "--bindir"],
+        _ => &[],
+    };
+    for (k, w) in args.iter().enumerate() {
+        for opt in dir_opts {
+            let value = if w.value == *opt {
+                args.get(k + 1).cloned()
+            } else if opt.len() == 2 && w.value.starts_with(opt) && w.value.len() > 2 {
+                Some(Word::synthetic(&w.value[2..], w.dynamic))
+            } else {
+                w.value
+                    .strip_prefix(&format!("{opt}="))
+                    .map(|v| Word::synthetic(v, w.dynamic))
+            };
+            if let Some(v) = value {
+                e.write_tree(&v, &via(opt));
+            }
+        }
+    }
+}
+
+/// Long options that name an output file or directory in most command-line tools
+/// (`--out FILE`, `--output=FILE`, `--outfile`, `--output-file`, `--out-dir`, …), for a program
+/// the tables above do not know (`npx license-checker --out f`, `npx some-tool --output-file f`).
+/// Only a value that looks like a path counts: `--output json`, `--output=jsonpath={.x}` are
+/// formats.
+fn named_output_files(e: &mut Eval, name: &str, args: &[Word]) {
+    const FILES: &str = "--out --output --outfile --out-file --output-file --outFile \
+        --outputFile --report-file --log-file --logfile";
+    const DIRS: &str = "--outdir --out-dir --output-dir --outDir --outputDir --output-path";
+    // git, curl and wget have their own rules; an interpreter's options after its script are
+    // the script's (a project script is trusted, see docs/GATE.md "Known limits").
+    if matches!(
+        name,
+        "git"
+            | "curl"
+            | "wget"
+            | "python"
+            | "node"
+            | "perl"
+            | "ruby"
+            | "php"
+            | "bash"
+            | "sh"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "deno"
+            | "bun"
+            | "java"
+            | "Rscript"
+            | "lua"
+    ) {
+        return;
+    }
+    let looks_like_path = |v: &str| {
+        !v.is_empty()
+            && v != "-"
+            && !v.contains(['=', '{', '}', '$', '@', ':'])
+            && (v.contains('/')
+                || v.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty()
+                        && !ext.is_empty()
+                        && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                }))
+    };
+    let mut k = 0;
+    while let Some(w) = args.get(k) {
+        if w.value == "--" {
+            break;
+        }
+        let (opt, value) = match w.value.split_once('=') {
+            Some((o, v)) if o.starts_with("--") => (o, Some(Word::synthetic(v, w.dynamic))),
+            _ => (w.value.as_str(), args.get(k + 1).cloned()),
+        };
+        let tree = listed(DIRS, opt);
+        if (tree || listed(FILES, opt))
+            && let Some(v) = value
+            && (v.dynamic
+                || looks_like_path(&v.value)
+                || (tree && !v.value.starts_with('-') && !v.value.contains(['=', '{', '$', ':'])))
+        {
+            let via = format!("{name} {opt}");
+            if tree {
+                e.write_tree(&v, &via);
+            } else {
+                e.write(&v, &via);
+            }
+        }
+        k += 1;
+    }
+}
+
+/// The subcommands that change a project's dependency set, per package manager, and the
+/// manifest and lock files they rewrite in the project directory (the working directory, or the
+/// one an option names): `npm install|i|add|uninstall|update|prune|dedupe|shrinkwrap`,
+/// `npm audit fix`, `yarn` (alone or `add|install|remove|upgrade|up`), `pnpm`, `bun`, `poetry`,
+/// `uv`, `pipenv`, `pdm`, `bundle`, `composer`, `mix deps.*`, `swift package update|resolve`,
+/// `dotnet add|remove`, `cargo fetch`. `npm ci` writes only `node_modules/`. `pip install` of a
+/// local project (`.`, `-e DIR`) builds it in place (`*.egg-info`, `build/`).
+const DEPENDENCY_CHANGES: &[(&str, &str, &str)] = &[
+    (
+        "npm",
+        "install i in ins inst insta instal isnt isnta isntal isntall add uninstall unin un \
+         remove rm r unlink update up upgrade udpate dedupe ddp prune shrinkwrap",
+        "package.json package-lock.json npm-shrinkwrap.json",
+    ),
+    (
+        "yarn",
+        "add install remove upgrade up upgrade-interactive dedupe import",
+        "package.json yarn.lock",
+    ),
+    (
+        "pnpm",
+        "add install i remove rm uninstall un update up upgrade dedupe import prune",
+        "package.json pnpm-lock.yaml",
+    ),
+    (
+        "bun",
+        "add a install i remove rm update",
+        "package.json bun.lockb bun.lock",
+    ),
+    (
+        "poetry",
+        "add remove lock install update sync",
+        "pyproject.toml poetry.lock",
+    ),
+    ("uv", "add remove lock sync", "pyproject.toml uv.lock"),
+    (
+        "pipenv",
+        "install uninstall lock update upgrade sync",
+        "Pipfile Pipfile.lock",
+    ),
+    (
+        "pdm",
+        "add remove lock install sync update",
+        "pyproject.toml pdm.lock",
+    ),
+    (
+        "bundle",
+        "install update add remove lock",
+        "Gemfile Gemfile.lock",
+    ),
+    (
+        "composer",
+        "install update upgrade u require remove bump",
+        "composer.json composer.lock",
+    ),
+    ("mix", "deps.get deps.update deps.unlock", "mix.lock"),
+    ("cargo", "fetch", "Cargo.lock"),
+];
+
+fn dependency_changes(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
+    if subs.is_empty() && !matches!(name, "yarn" | "bundle") {
+        return;
+    }
+    // `python -m pip …`, `uv pip …`: pip.
+    let (name, args) = match name {
+        "python" if args.len() > 1 && args[0].value == "-m" && args[1].value == "pip" => {
+            ("pip", &args[2..])
+        }
+        "uv" if subs.first() == Some(&"pip") => ("pip", &args[1..]),
+        "pip3" => ("pip", args),
+        _ => (name, args),
+    };
+    // Options with a value; those naming the project directory (`npm --prefix DIR`,
+    // `yarn --cwd DIR`, `pnpm -C DIR`, `poetry -C DIR`, `composer -d DIR`) move the files.
+    const DIR_OPTS: &str = "--prefix -C --dir --cwd --directory --project --working-dir -d";
+    const OTHER_VALUED: &str = "-w --workspace --filter --gemfile";
+    let mut dir: Option<(String, bool)> = None;
+    let mut words: Vec<&str> = Vec::new();
+    let mut k = 0;
+    while let Some(w) = args.get(k) {
+        let v = w.value.as_str();
+        if let Some((opt, val)) = v.split_once('=')
+            && listed(DIR_OPTS, opt)
+        {
+            dir = Some((val.to_string(), w.dynamic));
+        } else if listed(DIR_OPTS, v) {
+            dir = args.get(k + 1).map(|d| (d.value.clone(), d.dynamic));
+            k += 1;
+        } else if listed(OTHER_VALUED, v) {
+            k += 1;
+        } else if !v.starts_with('-') {
+            words.push(v);
+        }
+        k += 1;
+    }
+    if name == "pip" {
+        // `pip install .`, `pip install -e DIR`, `pip wheel .`: the local project is built where
+        // it is.
+        if !matches!(words.first(), Some(&("install" | "wheel"))) {
+            return;
+        }
+        let mut k = 0;
+        while let Some(w) = args.get(k) {
+            let v = w.value.as_str();
+            let local = |p: &str| {
+                let p = p.split('[').next().unwrap_or(p);
+                p == "."
+                    || p == ".."
+                    || p.starts_with("./")
+                    || p.starts_with("../")
+                    || p.starts_with('/')
+                    || (p.contains('/') && !p.contains("://") && !p.contains('@'))
+            };
+            if matches!(v, "-e" | "--editable") {
+                if let Some(p) = args.get(k + 1) {
+                    e.write_tree(
+                        &Word::synthetic(p.value.split('[').next().unwrap_or("."), p.dynamic),
+                        "pip install -e (builds the project in place)",
+                    );
+                }
+                k += 2;
+                continue;
+            }
+            if let Some(p) = v.strip_prefix("--editable=") {
+                e.write_tree(
+                    &Word::synthetic(p.split('[').next().unwrap_or("."), w.dynamic),
+                    "pip install -e (builds the project in place)",
+                );
+            } else if !v.starts_with('-')
+                && k > 0
+                && local(v)
+                && !args[k - 1].value.starts_with('-')
+            {
+                e.write_tree(
+                    &Word::synthetic(v.split('[').next().unwrap_or("."), w.dynamic),
+                    "pip install (builds the project in place)",
+                );
+            }
+            k += 1;
+        }
+        return;
+    }
+    let Some(&(_, subcommands, files)) = DEPENDENCY_CHANGES.iter().find(|(n, _, _)| *n == name)
+    else {
+        return;
+    };
+    let first = words.first().copied();
+    let changes = match (name, first) {
+        // `yarn` and `bundle` alone install.
+        ("yarn" | "bundle", None) => true,
+        ("npm", Some("audit")) => words.get(1) == Some(&"fix"),
+        (_, Some(sub)) => subcommands.split_whitespace().any(|s| s == sub),
+        _ => false,
+    };
+    // Installing exactly what the lock file says (`pnpm install --frozen-lockfile`, `yarn
+    // install --immutable`, `uv sync --locked`, `bundle install --frozen`) rewrites neither.
+    let pinned = args.iter().any(|w| {
+        matches!(
+            w.value.as_str(),
+            "--frozen-lockfile"
+                | "--immutable"
+                | "--frozen"
+                | "--locked"
+                | "--deploy"
+                | "--deployment"
+                | "--no-save"
+                | "--check"
+        )
+    });
+    if !changes || pinned {
+        return;
+    }
+    let via = match first {
+        Some(sub) => format!("{name} {sub} (changes the dependencies)"),
+        None => format!("{name} (changes the dependencies)"),
+    };
+    for f in files.split_whitespace() {
+        let w = match &dir {
+            Some((d, dynamic)) => {
+                Word::synthetic(&format!("{}/{f}", d.trim_end_matches('/')), *dynamic)
+            }
+            None => Word::synthetic(f, false),
+        };
+        e.write(&w, &via);
+    }
+}
+
+/// Maven goals and Gradle tasks that rewrite the project's sources or build files: formatters
+/// and fixers (`spotless:apply`, `spotlessApply`, `fmt:format`, `ktlintFormat`,
+/// `rewrite:run`), sorters and version setters (`sortpom:sort`, `versions:set`,
+/// `versions:use-latest-versions`).
+fn build_goals_that_rewrite(e: &mut Eval, name: &str, subs: &[&str]) {
+    let maven = matches!(name, "mvn" | "mvnw" | "mvnd");
+    let gradle = matches!(name, "gradle" | "gradlew");
+    if !maven && !gradle {
+        return;
+    }
+    for goal in subs {
+        let task = goal.rsplit(':').next().unwrap_or(goal);
+        let lower = task.to_ascii_lowercase();
+        let rewrites = if maven {
+            goal.contains(':')
+                && ([
+                    "apply", "format", "fix", "sort", "set", "update", "use-", "remove", "commit",
+                ]
+                .iter()
+                .any(|p| lower.starts_with(p))
+                    || (goal.starts_with("rewrite:") && lower == "run")
+                    || (goal.starts_with("tidy:") && lower == "pom"))
+        } else {
+            ["apply", "format", "fix"]
+                .iter()
+                .any(|p| lower.ends_with(p))
+                || lower.starts_with("format")
+                || lower.starts_with("spotlessapply")
+        };
+        if rewrites {
+            e.write_tree(
+                &here(),
+                &format!("{name} {goal} (rewrites the project's files)"),
+            );
+        }
     }
 }
 
@@ -1358,5 +1827,64 @@ fn tsc_option(v: &str) -> String {
         (Some(o), Some(r)) => format!("{o}={r}"),
         (Some(o), None) => o.to_string(),
         (None, _) => v.to_string(),
+    }
+}
+
+/// `cmake -E COMMAND ARGS`: the file-writing commands of cmake's command mode, and the ones that
+/// run a command (`chdir DIR CMD`, `env … CMD`, `time CMD`: unknown).
+fn cmake_command(e: &mut Eval, args: &[Word]) {
+    let Some((cmd, rest)) = args.split_first() else {
+        return;
+    };
+    let via = format!("cmake -E {}", cmd.value);
+    let operands: Vec<&Word> = rest.iter().filter(|w| !w.value.starts_with('-')).collect();
+    match cmd.value.as_str() {
+        "copy"
+        | "copy_if_different"
+        | "copy_if_newer"
+        | "copy_directory"
+        | "copy_directory_if_different"
+        | "copy_directory_if_newer" => {
+            if let Some(dest) = operands.last() {
+                e.write_tree(dest, &via);
+            }
+        }
+        "rename" | "create_symlink" | "create_hardlink" => {
+            for w in operands {
+                e.write(w, &via);
+            }
+        }
+        "touch" | "touch_nocreate" | "remove" | "rm" | "remove_directory" | "make_directory"
+        | "tar" | "md5sum" | "true" | "false" | "echo" | "echo_append" | "cat" | "sha1sum"
+        | "sha256sum" | "sha512sum" | "compare_files" | "capabilities" | "environment"
+        | "sleep" => {
+            if matches!(
+                cmd.value.as_str(),
+                "touch"
+                    | "touch_nocreate"
+                    | "remove"
+                    | "rm"
+                    | "remove_directory"
+                    | "make_directory"
+            ) {
+                for w in operands {
+                    e.write_tree(w, &via);
+                }
+            } else if cmd.value == "tar" {
+                // `cmake -E tar xf A` extracts here, `cf A …` writes A.
+                let mode = operands.first().map_or("", |w| w.value.as_str());
+                if mode.contains('x') {
+                    e.write_tree(&here(), &via);
+                } else if mode.contains('c')
+                    && let Some(a) = operands.get(1)
+                {
+                    e.write(a, &via);
+                }
+            }
+        }
+        _ => e.unknown(
+            format!("<cmake -E {} …>", cmd.value),
+            format!("{via} (a command mode the gate does not model)"),
+        ),
     }
 }
