@@ -173,6 +173,38 @@ enum Target {
     Protected { path: String, what: &'static str },
 }
 
+/// What a denied call writes, for the reason that denies it without a session: up to three of
+/// its non-ignored targets (`this call writes package-lock.json and package.json`), so an agent
+/// that ran `npm install` or `jest -u` to look around learns which files it would have changed.
+fn what_is_written(targets: &[Target]) -> String {
+    let named: Vec<String> = targets
+        .iter()
+        .filter_map(|t| match t {
+            Target::Path(p) if p.as_str().is_empty() || p.as_str() == "." => {
+                Some("files anywhere in the repository".to_string())
+            }
+            Target::Path(p) => Some(p.as_str().to_string()),
+            Target::Dynamic { word, .. } => Some(format!("`{word}` (known only when it runs)")),
+            Target::Protected { path, .. } => Some(path.clone()),
+            Target::Ignored(_) => None,
+        })
+        .collect();
+    let shown = named.iter().take(3).cloned().collect::<Vec<_>>();
+    match (shown.len(), named.len()) {
+        (0, _) => "this call writes into the repository".to_string(),
+        (1, _) => format!("this call writes {}", shown[0]),
+        (n, total) if total > n => format!(
+            "this call writes {} and {} more",
+            shown.join(", "),
+            total - n
+        ),
+        _ => {
+            let (last, rest) = shown.split_last().expect("two or more");
+            format!("this call writes {} and {last}", rest.join(", "))
+        }
+    }
+}
+
 /// The directory part of `word` before its first shell expansion (`target/debug/*.o` →
 /// `target/debug`), if the expansion comes after a `/`. `~`-prefixed words have no literal prefix.
 fn literal_dir_prefix(word: &str) -> Option<&str> {
@@ -416,16 +448,17 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
         // Ignored build output needs no session.
         (None, GateMode::Strict)
             if targets.iter().all(|t| {
-                matches!(t, Target::Ignored(_))
-                    || (kernel_decides && kernel_can_refuse(t))
+                matches!(t, Target::Ignored(_)) || (kernel_decides && kernel_can_refuse(t))
             }) =>
         {
             Verdict::Allow
         }
         (None, GateMode::Strict) => Verdict::Deny {
-            reason: "code-intel: no code-intel session is active for this conversation, and writes need one. Start one with the /code skill \
-                     (or call the code-intel MCP tool start_session(intent, query)), explore until READY, then edit explored files."
-                .into(),
+            reason: format!(
+                "code-intel: {}; no code-intel session is active for this conversation, and writes need one. Start one with the /code skill \
+                 (or call the code-intel MCP tool start_session(intent, query)), explore until READY, then edit explored files.",
+                what_is_written(&targets)
+            ),
         },
         (Some(id), mode) => {
             let state = store.load(&id)?;

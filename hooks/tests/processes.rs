@@ -104,7 +104,40 @@ fn write_without_session_is_denied_with_json_stderr_and_exit_2() {
         ),
         &[],
     );
-    assert!(assert_denied(&out).contains("start_session"));
+    let reason = assert_denied(&out);
+    assert!(reason.contains("start_session"), "{reason}");
+    assert!(reason.contains("this call writes src/m1.py"), "{reason}");
+}
+
+/// Without a session the reason names what the call would have written, so an agent that ran
+/// an install or a snapshot update to look around learns which files it changes.
+#[test]
+fn a_denial_without_session_names_what_the_call_writes() {
+    let dir = repo();
+    std::fs::write(dir.path().join("package.json"), "{}\n").unwrap();
+    let bash = |command: &str| {
+        assert_denied(&run(
+            PRE,
+            dir.path(),
+            &hook_input(dir.path(), "s1", "Bash", json!({ "command": command })),
+            &[],
+        ))
+    };
+    let reason = bash("npm install");
+    assert!(
+        reason.contains("package.json") && reason.contains("package-lock.json"),
+        "{reason}"
+    );
+    let reason = bash("sed -i s/1/2/ src/m1.py src/m2.py src/m3.py src/m4.py src/m5.py");
+    assert!(
+        reason.contains("this call writes src/m1.py, src/m2.py, src/m3.py and 2 more"),
+        "{reason}"
+    );
+    let reason = bash("jest -u");
+    assert!(
+        reason.contains("this call writes files anywhere in the repository"),
+        "{reason}"
+    );
 }
 
 #[test]
