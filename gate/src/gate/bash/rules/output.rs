@@ -1341,20 +1341,23 @@ const DEPENDENCY_CHANGES: &[(&str, &str, &str)] = &[
         "add a install i remove rm update",
         "package.json bun.lockb bun.lock",
     ),
+    // `poetry install`/`sync`, `pipenv sync`, `pdm sync` and `composer install` install what
+    // the lock file says and never rewrite it (a stale lock is an error, or is left alone);
+    // the others may rewrite it even without a package named (`npm install`, `uv sync`).
     (
         "poetry",
-        "add remove lock install update sync",
+        "add remove lock update",
         "pyproject.toml poetry.lock",
     ),
     ("uv", "add remove lock sync", "pyproject.toml uv.lock"),
     (
         "pipenv",
-        "install uninstall lock update upgrade sync",
+        "install uninstall lock update upgrade",
         "Pipfile Pipfile.lock",
     ),
     (
         "pdm",
-        "add remove lock install sync update",
+        "add remove lock install update",
         "pyproject.toml pdm.lock",
     ),
     (
@@ -1364,7 +1367,7 @@ const DEPENDENCY_CHANGES: &[(&str, &str, &str)] = &[
     ),
     (
         "composer",
-        "install update upgrade u require remove bump",
+        "update upgrade u require remove bump",
         "composer.json composer.lock",
     ),
     ("mix", "deps.get deps.update deps.unlock", "mix.lock"),
