@@ -4,7 +4,8 @@
 //!
 //! The selection follows the development benchmark kit (`bench-kit/make_queries.py`), simplified:
 //!
-//! - non-merge commits with a parent, newest first, until `limit` are kept;
+//! - non-merge commits with a parent, newest first (`git log --topo-order`: one line of history
+//!   after the other), until `limit` are kept;
 //! - the subject is cleaned ([`clean_subject`]): `[1.x]`-style tags, a conventional-commit
 //!   `type(scope):` prefix and trailing PR numbers (`(#123)`) are removed; maintenance subjects
 //!   (docs, tests, CI, chores, releases, bumps and dependencies, typos, formatting, lint, merges,
@@ -136,8 +137,12 @@ pub struct Extraction {
 }
 
 /// Change requests from the non-merge commits of `range` (any `git log` revision range, e.g.
-/// `HEAD~200..HEAD`) in the repository at `repo`: the newest `limit` that qualify (see the
-/// module docs), returned oldest first.
+/// `HEAD~200..HEAD`) in the repository at `repo`: the first `limit` that qualify (see the
+/// module docs) in `git log --topo-order` (newest first), returned in the reverse order. In
+/// topological order the commits of one line of history stay together, so consecutive
+/// snapshots share their base and each re-index is small. In date order, a repository that
+/// merges maintenance branches upward (Symfony: 6.4 into 7.x) alternated between versions, and
+/// a snapshot could re-index most of its 12,000 files.
 ///
 /// # Errors
 /// [`HistoryError`] when git cannot run or rejects the range.
@@ -146,6 +151,7 @@ pub fn change_requests(repo: &Path, range: &str, limit: usize) -> Result<Extract
         repo,
         &[
             "log",
+            "--topo-order",
             "--no-merges",
             "--no-renames",
             "--name-status",

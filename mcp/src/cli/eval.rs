@@ -37,7 +37,7 @@ pub struct EvalArgs {
     /// (indexed in a temporary git worktree, removed afterwards).
     #[arg(long, value_name = "REV_RANGE")]
     pub from_git: Option<String>,
-    /// With --from-git: at most this many change requests (the newest that qualify).
+    /// With --from-git: at most this many change requests (the newest that qualify, in `git log --topo-order`).
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
     /// Result files retrieved per query (the metrics look at the first 10).
