@@ -472,6 +472,49 @@ fn innermost_touched(chunks: &[(u32, u32)], hunks: &[(u32, u32)]) -> Vec<(u32, u
     inner
 }
 
+/// An order in which to index the snapshots `revs` (commits of the repository at `repo`) that
+/// keeps each re-index small: greedy nearest neighbour from the first, the distance between
+/// two snapshots the number of `(path, blob)` entries of their trees (`git ls-tree -r`) that
+/// only one of them has — the files a sync from one to the other indexes, adds or deletes.
+/// Returns the positions of `revs` in that order; `revs` of at most two give `0, 1, …`.
+///
+/// # Errors
+/// [`HistoryError`] when git cannot list a tree.
+pub fn snapshot_order(repo: &Path, revs: &[&str]) -> Result<Vec<usize>, HistoryError> {
+    if revs.len() <= 2 {
+        return Ok((0..revs.len()).collect());
+    }
+    let trees: Vec<HashSet<u64>> = revs
+        .iter()
+        .map(|rev| {
+            let listing = git(repo, &["ls-tree", "-r", "--full-tree", rev])?;
+            Ok(listing
+                .lines()
+                .map(|line| {
+                    use std::hash::{Hash, Hasher};
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    line.hash(&mut h);
+                    h.finish()
+                })
+                .collect())
+        })
+        .collect::<Result<_, HistoryError>>()?;
+    let distance = |a: usize, b: usize| trees[a].symmetric_difference(&trees[b]).count();
+    let mut order = vec![0];
+    let mut left: Vec<usize> = (1..revs.len()).collect();
+    while !left.is_empty() {
+        let last = *order.last().expect("starts with one");
+        // Ties keep the given (oldest-first) order.
+        let (i, _) = left
+            .iter()
+            .enumerate()
+            .min_by_key(|&(_, &r)| distance(last, r))
+            .expect("not empty");
+        order.push(left.remove(i));
+    }
+    Ok(order)
+}
+
 /// A temporary linked worktree of a repository (`git worktree add --detach`), checked out at one
 /// revision after another; [`remove`](Self::remove) (or drop) deletes it and its administrative
 /// files, untracked files such as its `.code-intel/` included.
@@ -581,6 +624,41 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, HistoryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three snapshots: the base, a commit that rewrites ten files, and a branch from the base
+    /// that changes one. From the base, the branch is nearer than the rewrite.
+    #[test]
+    fn snapshots_are_ordered_nearest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        let run = |args: &[&str]| {
+            git(
+                repo,
+                &[&["-c", "user.name=t", "-c", "user.email=t@t"], args].concat(),
+            )
+            .unwrap()
+        };
+        run(&["init", "-q", "-b", "main"]);
+        let write = |i: usize, text: &str| {
+            std::fs::write(repo.join(format!("f{i}.py")), text).unwrap();
+        };
+        (0..10).for_each(|i| write(i, "x = 1\n"));
+        run(&["add", "-A"]);
+        run(&["commit", "-qm", "base"]);
+        let base = run(&["rev-parse", "HEAD"]).trim().to_string();
+        (0..10).for_each(|i| write(i, "x = 2\n"));
+        run(&["commit", "-qam", "rewrite"]);
+        let rewrite = run(&["rev-parse", "HEAD"]).trim().to_string();
+        run(&["checkout", "-q", "-b", "side", &base]);
+        write(0, "x = 3\n");
+        run(&["commit", "-qam", "side"]);
+        let side = run(&["rev-parse", "HEAD"]).trim().to_string();
+        assert_eq!(
+            snapshot_order(repo, &[&base, &rewrite, &side]).unwrap(),
+            [0, 2, 1]
+        );
+        assert_eq!(snapshot_order(repo, &[&base, &rewrite]).unwrap(), [0, 1]);
+    }
 
     #[test]
     fn subjects_lose_prefixes_tags_and_pr_numbers() {

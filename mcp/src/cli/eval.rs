@@ -405,6 +405,15 @@ fn from_git(
             None => groups.push((&r.parent, vec![r])),
         }
     }
+    // Index the snapshots in the order that keeps each re-index small (a repository that
+    // merges maintenance branches upward alternates between versions in any log order), then
+    // report the queries in the history's order.
+    let parents: Vec<&str> = groups.iter().map(|(p, _)| *p).collect();
+    let order = history::snapshot_order(root.path(), &parents)
+        .context("cannot list the snapshots' trees")?;
+    let groups: Vec<(&str, Vec<&ChangeRequest>)> =
+        order.iter().map(|&i| groups[i].clone()).collect();
+    let first_row = rows.len();
     let tmp = tempfile::Builder::new()
         .prefix("code-intel-eval-")
         .tempdir()
@@ -415,6 +424,16 @@ fn from_git(
     let removed = worktree.remove();
     searched?;
     removed.context("cannot remove the temporary git worktree")?;
+    let position = |row: &QueryRow| {
+        extraction
+            .requests
+            .iter()
+            .position(|r| {
+                row.id.as_ref().and_then(|id| id.as_str()) == r.commit.get(..12).or(Some(&r.commit))
+            })
+            .unwrap_or(usize::MAX)
+    };
+    rows[first_row..].sort_by_key(position);
     Ok(HistoryReport {
         range: range.to_string(),
         considered: extraction.considered,
