@@ -372,6 +372,11 @@ fn is_damage(e: &IndexError) -> bool {
 
 /// Syncs `index`; when the sync finds the index files damaged, rebuilds the index from the
 /// sources (said on stderr) and syncs once more. Returns the index the report describes.
+///
+/// A failed write (a full disk, a quota, a read-only `.code-intel/`) looks like damage from
+/// here (tantivy reports it as a writer error), but leaves the last commit intact: the index is
+/// reopened and checked first, and when it is whole the sync is tried once more on it instead
+/// of wiping it, so a second failure keeps the index searchable and says what to free.
 fn sync_or_repair(
     root: &RepoRoot,
     config: &Config,
@@ -382,6 +387,16 @@ fn sync_or_repair(
         Ok(report) => Ok((index, report)),
         Err(e) if e.downcast_ref::<IndexError>().is_some_and(is_damage) => {
             drop(index);
+            let reopened = open_index(root, config)?;
+            if reopened.repaired().is_none() && reopened.verify().is_ok() {
+                let report = sync_with_progress(&reopened, on_chunks).context(
+                    "the index files are intact and keep the last sync; free disk space or make \
+                     .code-intel/ writable, then run `code-intel index` again (`code-intel \
+                     repair` rebuilds the index from the sources)",
+                )?;
+                return Ok((reopened, report));
+            }
+            drop(reopened);
             let why = format!("the index was damaged ({e:#}); rebuilt it from the sources");
             warn(&why);
             let index =
