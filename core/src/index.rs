@@ -323,6 +323,17 @@ pub struct SkipCount {
 pub const SKIP_EXAMPLES: usize = 3;
 
 /// Counts per reason of the paths `state` records as skipped, most frequent first.
+/// The first entry of the lexical index directory `dir` that is not a regular file (a FIFO,
+/// socket, device, symlink or directory planted among tantivy's files), by name; `None` when
+/// there is none or `dir` cannot be listed (opening then says why).
+fn foreign_entry(dir: &Path) -> Option<String> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .find(|e| !e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+}
+
 fn skip_counts(state: &sync::SyncState) -> Vec<SkipCount> {
     let mut by: std::collections::BTreeMap<String, SkipCount> = std::collections::BTreeMap::new();
     let reasons = state
@@ -476,7 +487,11 @@ impl CodeIndex {
             _ => {}
         }
         let state = sync::SyncState::path(root);
-        match std::fs::remove_file(&state) {
+        let remove = match std::fs::symlink_metadata(&state) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&state),
+            _ => std::fs::remove_file(&state),
+        };
+        match remove {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(IndexError::Io {
                 path: state,
                 source: e,
@@ -511,6 +526,12 @@ impl CodeIndex {
             path: dir.clone(),
             source,
         };
+        // tantivy opens its files with plain blocking calls: a FIFO among them would hang it.
+        if let Some(name) = foreign_entry(&dir) {
+            return Err(corrupt(tantivy::TantivyError::InvalidArgument(format!(
+                "{name} is not a regular file"
+            ))));
+        }
         let index = if dir.join("meta.json").exists() {
             let index = Index::open_in_dir(&dir).map_err(corrupt)?;
             if index.schema() == schema {

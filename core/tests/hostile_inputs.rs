@@ -11,6 +11,7 @@
     reason = "a case that needs root says so on stderr when skipped (visible with --nocapture)"
 )]
 
+use std::os::unix::fs::FileTypeExt as _;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -291,4 +292,65 @@ fn a_huge_single_line_and_an_empty_file_are_handled() {
     let index = CodeIndex::open(&root, &config).unwrap();
     index.sync(&mut |_| {}).unwrap();
     assert_eq!(index.chunks_of("empty.py").unwrap(), vec![]);
+}
+
+#[test]
+fn a_fifo_planted_in_the_state_directory_is_damage_to_repair_not_a_hang() {
+    // Each of these was read with a plain blocking open (ours or tantivy's): a FIFO there hung
+    // `index`, `search` and `status` forever.
+    let victims = [
+        "sync_state.json",
+        "index/lexical/meta.json",
+        "index/lexical/.managed.json",
+        "index/lexical/.tantivy-meta.lock",
+        "index/lexical/*.store",
+    ];
+    for victim in victims {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "src/app.py",
+            b"def planted_fifo_probe():\n    return 1\n",
+        );
+        let root = RepoRoot::new(dir.path()).unwrap();
+        CodeIndex::open(&root, &Config::default())
+            .unwrap()
+            .sync(&mut |_| {})
+            .unwrap();
+        let state_dir = root.state_dir();
+        let path = match victim.strip_prefix("index/lexical/*") {
+            Some(suffix) => std::fs::read_dir(state_dir.join("index/lexical"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.to_str().unwrap().ends_with(suffix))
+                .unwrap(),
+            None => state_dir.join(victim),
+        };
+        std::fs::remove_file(&path).unwrap();
+        mkfifo(&path);
+        if victim == "sync_state.json" {
+            let damage = SyncState::damage(&SyncState::path(&root)).unwrap();
+            assert!(damage.contains("not a regular file"), "{damage}");
+        }
+        let hits = bounded(
+            &format!("open and sync with a FIFO as {victim}"),
+            move || {
+                let index = CodeIndex::open(&root, &Config::default()).unwrap();
+                let report = index.sync(&mut |_| {}).unwrap();
+                assert!(report.full_rebuild, "{victim}: {report:?}");
+                let said = index
+                    .repaired()
+                    .map(str::to_string)
+                    .or(report.rebuild_reason)
+                    .unwrap_or_default();
+                assert!(said.contains("not a regular file"), "{victim}: {said}");
+                index.search("planted_fifo_probe", 5).unwrap()
+            },
+        );
+        assert_eq!(hits[0].symbol, "planted_fifo_probe", "{victim}: {hits:?}");
+        assert!(
+            !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_fifo()),
+            "{victim}: the FIFO is gone"
+        );
+    }
 }

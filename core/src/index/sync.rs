@@ -77,6 +77,15 @@ const MERGE_THREADS: usize = 1;
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 /// Poll interval while waiting for the sync lock.
 const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+/// Upper bound of `sync_state.json` when read (an entry is about 200 bytes: millions of files).
+const MAX_STATE_BYTES: u64 = 1 << 30;
+
+/// The bytes of the state file at `path`, through [`persist::read_regular`]: `Ok(None)` when
+/// there is none, an error when something else than a regular file is there (a plain read of a
+/// FIFO planted there would block forever) or it cannot be read.
+fn read_state(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    persist::read_regular(path, MAX_STATE_BYTES)
+}
 
 /// What the index holds, per file. Persisted as `.code-intel/sync_state.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,7 +148,7 @@ impl SyncState {
     /// Loads the state; `None` when missing, unreadable, not valid JSON, or of another version
     /// (all of which mean "rebuild").
     pub fn load(path: &Path) -> Option<Self> {
-        Self::from_bytes(&std::fs::read(path).ok()?)
+        Self::from_bytes(&read_state(path).ok()??)
     }
 
     /// [`load`](Self::load) from the file's bytes.
@@ -158,16 +167,19 @@ impl SyncState {
             version: u32,
             commit: String,
         }
-        let bytes = std::fs::read(path).ok()?;
+        let bytes = read_state(path).ok()??;
         let head: Head = serde_json::from_slice(&bytes).ok()?;
         (head.version == STATE_VERSION).then_some(head.commit)
     }
 
-    /// Why the state file at `path` is damaged: it exists but does not parse, or has a version
-    /// this code does not know. `None` when it is missing or fine. (Either way [`load`](Self::load)
+    /// Why the state file at `path` is damaged: it exists but does not parse, has a version
+    /// this code does not know, or cannot be read (not a regular file: a FIFO, a directory). `None` when it is missing or fine. (Either way [`load`](Self::load)
     /// gives `None` and the next sync rebuilds; this tells the two apart for the message.)
     pub fn damage(path: &Path) -> Option<String> {
-        let bytes = std::fs::read(path).ok()?;
+        let bytes = match read_state(path) {
+            Ok(bytes) => bytes?,
+            Err(e) => return Some(format!("{STATE_FILE} cannot be read ({e})")),
+        };
         match serde_json::from_slice::<Self>(&bytes) {
             Err(e) => Some(format!("{STATE_FILE} does not parse ({e})")),
             Ok(s) if s.version != STATE_VERSION => {
@@ -641,7 +653,14 @@ fn try_lock(ctx: &SyncContext<'_>) -> Result<Option<FileLock>, IndexError> {
 /// Why the state file does not describe the index (see [`SyncReport::rebuild_reason`]); `None`
 /// when there is simply no state file yet.
 fn rebuild_reason(ctx: &SyncContext<'_>) -> Option<String> {
-    let bytes = std::fs::read(&ctx.state_path).ok()?;
+    let bytes = match read_state(&ctx.state_path) {
+        Ok(bytes) => bytes?,
+        Err(e) => {
+            return Some(format!(
+                "{STATE_FILE} cannot be read ({e}); rebuilt the index from the sources"
+            ));
+        }
+    };
     let Ok(state) = serde_json::from_slice::<SyncState>(&bytes) else {
         return Some(format!(
             "{STATE_FILE} does not parse (damaged); rebuilt the index from the sources"
@@ -698,7 +717,7 @@ pub(crate) fn run(
 ) -> Result<SyncReport, IndexError> {
     let _lock = wait_for_lock(ctx, progress)?;
     let frameworks = Frameworks::detect(ctx.root.path());
-    let saved = std::fs::read(&ctx.state_path).ok();
+    let saved = read_state(&ctx.state_path).ok().flatten();
     if let Some(report) = saved
         .as_deref()
         .and_then(|bytes| unchanged(ctx, &frameworks, bytes))
