@@ -328,6 +328,24 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The error and its causes joined by `: `, as `{e:#}` prints them, without a cause whose text
+/// the message already ends with: most errors print their source in their own message (`cannot
+/// write X: Is a directory (os error 21)`), and the chain would say it twice.
+pub fn error_chain(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.ends_with(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
@@ -397,7 +415,10 @@ fn sync_or_repair(
                 return Ok((reopened, report));
             }
             drop(reopened);
-            let why = format!("the index was damaged ({e:#}); rebuilt it from the sources");
+            let why = format!(
+                "the index was damaged ({}); rebuilt it from the sources",
+                error_chain(&e)
+            );
             warn(&why);
             let index =
                 CodeIndex::rebuild(root, config, &why).context("cannot rebuild the index")?;
