@@ -653,6 +653,11 @@ fn open_verified(root: &RepoRoot, config: &Config) -> anyhow::Result<(CodeIndex,
     let why = match (index.verify(), state_damage) {
         (Ok(()), None) => {
             let repaired = index.repaired().map(str::to_string);
+            if repaired.is_some() {
+                // Rebuilt empty on open: refill it, as for the damage found below, so that
+                // `status` does not report an empty index it has just said it rebuilt.
+                sync_with_progress(&index, None)?;
+            }
             return Ok((index, repaired));
         }
         (Err(e), _) => format!("{e}; rebuilt it from the sources"),

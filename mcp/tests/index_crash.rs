@@ -405,6 +405,11 @@ fn a_damaged_index_is_rebuilt_by_index_search_and_status() {
                 .and_then(Value::as_str)
                 .unwrap_or_else(|| panic!("{case}: no repaired/rebuild_reason field: {answer}"));
             assert!(said.contains("rebuilt"), "{case}: {said}");
+            if cmd[0] == "status" {
+                // What it rebuilt, refilled: not an empty index due for a sync.
+                assert_eq!(answer["index"]["files"], 12, "{case}: {answer}");
+                assert_eq!(answer["needs_sync"], false, "{case}: {answer}");
+            }
             // Search works afterwards, without another repair.
             let (found, stderr) = json(repo.path(), &["search", "--json", "renderWidget1"]);
             assert!(!stderr.contains("warning"), "{case}: {stderr}");
