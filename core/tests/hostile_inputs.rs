@@ -354,3 +354,64 @@ fn a_fifo_planted_in_the_state_directory_is_damage_to_repair_not_a_hang() {
         );
     }
 }
+
+/// `text` as UTF-16 with a byte-order mark, little- or big-endian.
+fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
+    let mut out = if little_endian {
+        vec![0xFF, 0xFE]
+    } else {
+        vec![0xFE, 0xFF]
+    };
+    for unit in text.encode_utf16() {
+        out.extend(if little_endian {
+            unit.to_le_bytes()
+        } else {
+            unit.to_be_bytes()
+        });
+    }
+    out
+}
+
+#[test]
+fn a_utf16_source_file_is_indexed_by_its_text() {
+    // Windows editors save "Unicode" files as UTF-16 with a byte-order mark: their NUL bytes
+    // made them "binary file", so their symbols were nowhere.
+    let dir = tempfile::tempdir().unwrap();
+    let py = "# Übersicht\ndef utf16_le_function():\n    return 'é'\n";
+    write(dir.path(), "src/le.py", &utf16(py, true));
+    let js = "function utf16BeFunction() {\n  return 1;\n}\n";
+    write(dir.path(), "src/be.js", &utf16(js, false));
+    // Without the mark there is no telling it from binary data: skipped as before.
+    write(dir.path(), "src/nomark.py", &utf16(py, true)[2..]);
+    let root = RepoRoot::new(dir.path()).unwrap();
+    let index = CodeIndex::open(&root, &Config::default()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let state = SyncState::load(&SyncState::path(&root)).unwrap();
+    assert_eq!(state.files["src/le.py"].skipped, None);
+    assert_eq!(state.files["src/be.js"].skipped, None);
+    assert_eq!(
+        state.files["src/nomark.py"].skipped.as_deref(),
+        Some("binary file")
+    );
+    let symbols = |query: &str| -> Vec<(String, String, u32)> {
+        let hits = index.search(query, 5).unwrap();
+        hits.into_iter()
+            .map(|h| (h.file, h.symbol, h.end_line))
+            .collect()
+    };
+    // Lines of the file (the comment above is the function's doc comment).
+    let found = symbols("utf16_le_function");
+    assert!(
+        found.contains(&("src/le.py".into(), "utf16_le_function".into(), 3)),
+        "{found:?}"
+    );
+    let found = symbols("utf16BeFunction");
+    assert!(
+        found.contains(&("src/be.js".into(), "utf16BeFunction".into(), 3)),
+        "{found:?}"
+    );
+    assert_eq!(
+        function_at(&root, "src/le.py", 3),
+        Ok("Some(\"utf16_le_function\")".into())
+    );
+}
