@@ -546,13 +546,28 @@ fn search(
     let mut repaired = index.repaired().map(str::to_string);
     if index.needs_sync() {
         tracing::info!("the index is out of date; syncing first");
-        let (synced, report) = sync_or_repair(root, config, index, None)?;
-        index = synced;
-        repaired = index
-            .repaired()
-            .map(str::to_string)
-            .or(repaired)
-            .or(report.rebuild_reason);
+        match sync_or_repair(root, config, index, None) {
+            Ok((synced, report)) => {
+                index = synced;
+                repaired = index
+                    .repaired()
+                    .map(str::to_string)
+                    .or(repaired)
+                    .or(report.rebuild_reason);
+            }
+            Err(e) => {
+                // A sync that cannot run (a full disk, another indexer holding the lock) leaves
+                // the last sync's index: answer from it, saying so, rather than not at all.
+                index = open_index(root, config)?;
+                if index.stats().last_sync.is_none() {
+                    return Err(e);
+                }
+                warn(&format!(
+                    "{}; searched the index of the last sync",
+                    error_chain(&e)
+                ));
+            }
+        }
     }
     let mut searcher = semantic::Searcher::new(root, config, &index, &args.semantic)?;
     if args.batch {

@@ -454,7 +454,36 @@ fn a_write_that_fails_for_want_of_space_keeps_the_last_index() {
         stderr.contains("the index files are intact") && stderr.contains("free disk space"),
         "says what to do: {stderr}"
     );
-    // The last sync's index is still there, whole and searchable.
+    // The last sync's index is still there, whole and searchable: a search under the same
+    // limit (a sync due before every search) answers from it, with a warning.
+    assert_eq!(snapshot(repo.path()), before);
+    std::fs::write(
+        repo.path().join(".code-intel/config.json"),
+        r#"{"sync_ttl_hours": 0}"#,
+    )
+    .unwrap();
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 128; exec \"$0\" search --json renderWidget1 --repo \"$1\"",
+        ])
+        .arg(env!("CARGO_BIN_EXE_code-intel"))
+        .arg(repo.path())
+        .env("CODE_INTEL_LOG", "warn")
+        .env("CODE_INTEL_MODEL_DIR", "/nonexistent/code-intel-models")
+        .env_remove("CODE_INTEL_PROJECT")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("searched the index of the last sync"),
+        "{stderr}"
+    );
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(found["hits"][0]["file"], "pkg1/sub1/mod_1.js", "{found}");
     assert_eq!(snapshot(repo.path()), before);
     let (status, _) = json(repo.path(), &["status", "--json"]);
     assert_eq!(status["index"]["files"], 12, "{status}");
