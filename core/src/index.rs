@@ -476,28 +476,20 @@ impl CodeIndex {
 
     /// Removes the lexical index and the sync state that describes it. Caller holds the lock.
     fn wipe(root: &RepoRoot) -> Result<(), IndexError> {
-        let dir = Self::lexical_dir(root);
-        match std::fs::remove_dir_all(&dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(IndexError::Io {
-                    path: dir,
-                    source: e,
-                });
+        for path in [Self::lexical_dir(root), sync::SyncState::path(root)] {
+            // Whatever is there: a directory, a file, a FIFO or a symlink planted in its place.
+            let removed = match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+                _ => std::fs::remove_file(&path),
+            };
+            match removed {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(IndexError::Io { path, source: e });
+                }
+                _ => {}
             }
-            _ => {}
         }
-        let state = sync::SyncState::path(root);
-        let remove = match std::fs::symlink_metadata(&state) {
-            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&state),
-            _ => std::fs::remove_file(&state),
-        };
-        match remove {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(IndexError::Io {
-                path: state,
-                source: e,
-            }),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     /// Opens (or creates) the index and a reader on it; [`IndexError::Corrupt`] when the index
@@ -527,6 +519,12 @@ impl CodeIndex {
             source,
         };
         // tantivy opens its files with plain blocking calls: a FIFO among them would hang it.
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(corrupt(tantivy::TantivyError::InvalidArgument(format!(
+                "{} is not a directory",
+                dir.display()
+            ))));
+        }
         if let Some(name) = foreign_entry(&dir) {
             return Err(corrupt(tantivy::TantivyError::InvalidArgument(format!(
                 "{name} is not a regular file"

@@ -297,13 +297,14 @@ fn a_huge_single_line_and_an_empty_file_are_handled() {
 #[test]
 fn a_fifo_planted_in_the_state_directory_is_damage_to_repair_not_a_hang() {
     // Each of these was read with a plain blocking open (ours or tantivy's): a FIFO there hung
-    // `index`, `search` and `status` forever.
+    // `index`, `search` and `status` forever. And a file in place of the index directory.
     let victims = [
         "sync_state.json",
         "index/lexical/meta.json",
         "index/lexical/.managed.json",
         "index/lexical/.tantivy-meta.lock",
         "index/lexical/*.store",
+        "index/lexical",
     ];
     for victim in victims {
         let dir = tempfile::tempdir().unwrap();
@@ -326,8 +327,14 @@ fn a_fifo_planted_in_the_state_directory_is_damage_to_repair_not_a_hang() {
                 .unwrap(),
             None => state_dir.join(victim),
         };
-        std::fs::remove_file(&path).unwrap();
-        mkfifo(&path);
+        if victim == "index/lexical" {
+            // The whole index directory replaced by a file: opening it failed with EEXIST.
+            std::fs::remove_dir_all(&path).unwrap();
+            std::fs::write(&path, "x").unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+            mkfifo(&path);
+        }
         if victim == "sync_state.json" {
             let damage = SyncState::damage(&SyncState::path(&root)).unwrap();
             assert!(damage.contains("not a regular file"), "{damage}");
@@ -343,7 +350,10 @@ fn a_fifo_planted_in_the_state_directory_is_damage_to_repair_not_a_hang() {
                     .map(str::to_string)
                     .or(report.rebuild_reason)
                     .unwrap_or_default();
-                assert!(said.contains("not a regular file"), "{victim}: {said}");
+                assert!(
+                    said.contains("not a regular file") || said.contains("not a directory"),
+                    "{victim}: {said}"
+                );
                 index.search("planted_fifo_probe", 5).unwrap()
             },
         );
@@ -352,6 +362,9 @@ fn a_fifo_planted_in_the_state_directory_is_damage_to_repair_not_a_hang() {
             !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_fifo()),
             "{victim}: the FIFO is gone"
         );
+        if victim == "index/lexical" {
+            assert!(path.is_dir(), "{victim}: a directory again");
+        }
     }
 }
 
