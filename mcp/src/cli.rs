@@ -329,13 +329,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// The error and its causes joined by `: `, as `{e:#}` prints them, without a cause whose text
-/// the message already ends with: most errors print their source in their own message (`cannot
+/// the message already holds: most errors print their source in their own message (`cannot
 /// write X: Is a directory (os error 21)`), and the chain would say it twice.
 pub fn error_chain(e: &anyhow::Error) -> String {
     let mut msg = String::new();
     for cause in e.chain() {
         let text = cause.to_string();
-        if msg.ends_with(&text) {
+        if msg.contains(&text) {
             continue;
         }
         if !msg.is_empty() {

@@ -64,3 +64,30 @@ fn a_bad_repo_path_is_one_clear_line_that_says_each_cause_once() {
         }
     }
 }
+
+#[test]
+fn a_broken_config_is_named_with_its_fix_and_its_parse_error_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".code-intel")).unwrap();
+    std::fs::write(dir.path().join(".code-intel/config.json"), "{bad").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_code-intel"))
+        .args(["index", "--repo"])
+        .arg(dir.path())
+        .env("CODE_INTEL_LOG", "warn")
+        .env("CODE_INTEL_EMBEDDINGS", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("fix the JSON or delete the file"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr
+            .matches("key must be a string at line 1 column 2")
+            .count(),
+        1,
+        "{stderr}"
+    );
+}
