@@ -427,4 +427,24 @@ fn a_utf16_source_file_is_indexed_by_its_text() {
         function_at(&root, "src/le.py", 3),
         Ok("Some(\"utf16_le_function\")".into())
     );
+    // Its body as text, not as UTF-16 bytes.
+    let config = Config::default();
+    let cx = ExploreContext {
+        root: &root,
+        config: &config,
+        index: None,
+    };
+    let at = get_function_at_line(
+        &cx,
+        &FunctionAtLineParams {
+            file: "src/le.py".into(),
+            line: 3,
+        },
+    )
+    .unwrap();
+    let body = at.function.unwrap().content;
+    assert!(
+        body.ends_with("def utf16_le_function():\n    return 'é'\n"),
+        "{body:?}"
+    );
 }
