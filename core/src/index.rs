@@ -323,6 +323,17 @@ pub struct SkipCount {
 pub const SKIP_EXAMPLES: usize = 3;
 
 /// Counts per reason of the paths `state` records as skipped, most frequent first.
+/// The first entry of the lexical index directory `dir` that is not a regular file (a FIFO,
+/// socket, device, symlink or directory planted among tantivy's files), by name; `None` when
+/// there is none or `dir` cannot be listed (opening then says why).
+fn foreign_entry(dir: &Path) -> Option<String> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .find(|e| !e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+}
+
 fn skip_counts(state: &sync::SyncState) -> Vec<SkipCount> {
     let mut by: std::collections::BTreeMap<String, SkipCount> = std::collections::BTreeMap::new();
     let reasons = state
@@ -465,24 +476,20 @@ impl CodeIndex {
 
     /// Removes the lexical index and the sync state that describes it. Caller holds the lock.
     fn wipe(root: &RepoRoot) -> Result<(), IndexError> {
-        let dir = Self::lexical_dir(root);
-        match std::fs::remove_dir_all(&dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(IndexError::Io {
-                    path: dir,
-                    source: e,
-                });
+        for path in [Self::lexical_dir(root), sync::SyncState::path(root)] {
+            // Whatever is there: a directory, a file, a FIFO or a symlink planted in its place.
+            let removed = match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+                _ => std::fs::remove_file(&path),
+            };
+            match removed {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(IndexError::Io { path, source: e });
+                }
+                _ => {}
             }
-            _ => {}
         }
-        let state = sync::SyncState::path(root);
-        match std::fs::remove_file(&state) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(IndexError::Io {
-                path: state,
-                source: e,
-            }),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     /// Opens (or creates) the index and a reader on it; [`IndexError::Corrupt`] when the index
@@ -511,6 +518,18 @@ impl CodeIndex {
             path: dir.clone(),
             source,
         };
+        // tantivy opens its files with plain blocking calls: a FIFO among them would hang it.
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(corrupt(tantivy::TantivyError::InvalidArgument(format!(
+                "{} is not a directory",
+                dir.display()
+            ))));
+        }
+        if let Some(name) = foreign_entry(&dir) {
+            return Err(corrupt(tantivy::TantivyError::InvalidArgument(format!(
+                "{name} is not a regular file"
+            ))));
+        }
         let index = if dir.join("meta.json").exists() {
             let index = Index::open_in_dir(&dir).map_err(corrupt)?;
             if index.schema() == schema {

@@ -191,6 +191,37 @@ fn a_foreign_file_is_ignored_then_replaced() {
 }
 
 #[test]
+fn a_fifo_in_place_of_the_file_is_replaced_not_read() {
+    // A plain read of a FIFO blocks until a writer appears: `index --embed` hung.
+    let dir = tempfile::tempdir().unwrap();
+    let mut cache = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    fill(&mut cache, 0..1);
+    cache.flush().unwrap();
+    let file = only_file(dir.path());
+    std::fs::remove_file(&file).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = dir.path().to_path_buf();
+    std::thread::spawn(move || {
+        let mut reopened = EmbeddingCache::open(&path, MODEL, 4).unwrap();
+        let reset = reopened.open_report().reset.clone();
+        fill(&mut reopened, 1..2);
+        reopened.flush().unwrap();
+        let _ = tx.send((reopened.len(), reset));
+    });
+    let (len, reset) = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("opening and flushing the cache returned");
+    assert_eq!((len, reset.as_deref()), (1, Some("not a regular file")));
+    assert!(std::fs::metadata(&file).unwrap().is_file());
+    assert_eq!(EmbeddingCache::open(dir.path(), MODEL, 4).unwrap().len(), 1);
+}
+
+#[test]
 fn retain_removes_dead_vectors_and_compacts() {
     let dir = tempfile::tempdir().unwrap();
     let mut cache = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();

@@ -11,6 +11,7 @@
     reason = "a case that needs root says so on stderr when skipped (visible with --nocapture)"
 )]
 
+use std::os::unix::fs::FileTypeExt as _;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -291,4 +292,159 @@ fn a_huge_single_line_and_an_empty_file_are_handled() {
     let index = CodeIndex::open(&root, &config).unwrap();
     index.sync(&mut |_| {}).unwrap();
     assert_eq!(index.chunks_of("empty.py").unwrap(), vec![]);
+}
+
+#[test]
+fn a_fifo_planted_in_the_state_directory_is_damage_to_repair_not_a_hang() {
+    // Each of these was read with a plain blocking open (ours or tantivy's): a FIFO there hung
+    // `index`, `search` and `status` forever. And a file in place of the index directory.
+    let victims = [
+        "sync_state.json",
+        "index/lexical/meta.json",
+        "index/lexical/.managed.json",
+        "index/lexical/.tantivy-meta.lock",
+        "index/lexical/*.store",
+        "index/lexical",
+    ];
+    for victim in victims {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "src/app.py",
+            b"def planted_fifo_probe():\n    return 1\n",
+        );
+        let root = RepoRoot::new(dir.path()).unwrap();
+        CodeIndex::open(&root, &Config::default())
+            .unwrap()
+            .sync(&mut |_| {})
+            .unwrap();
+        let state_dir = root.state_dir();
+        let path = match victim.strip_prefix("index/lexical/*") {
+            Some(suffix) => std::fs::read_dir(state_dir.join("index/lexical"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.to_str().unwrap().ends_with(suffix))
+                .unwrap(),
+            None => state_dir.join(victim),
+        };
+        if victim == "index/lexical" {
+            // The whole index directory replaced by a file: opening it failed with EEXIST.
+            std::fs::remove_dir_all(&path).unwrap();
+            std::fs::write(&path, "x").unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+            mkfifo(&path);
+        }
+        if victim == "sync_state.json" {
+            let damage = SyncState::damage(&SyncState::path(&root)).unwrap();
+            assert!(damage.contains("not a regular file"), "{damage}");
+        }
+        let hits = bounded(
+            &format!("open and sync with a FIFO as {victim}"),
+            move || {
+                let index = CodeIndex::open(&root, &Config::default()).unwrap();
+                let report = index.sync(&mut |_| {}).unwrap();
+                assert!(report.full_rebuild, "{victim}: {report:?}");
+                let said = index
+                    .repaired()
+                    .map(str::to_string)
+                    .or(report.rebuild_reason)
+                    .unwrap_or_default();
+                assert!(
+                    said.contains("not a regular file") || said.contains("not a directory"),
+                    "{victim}: {said}"
+                );
+                index.search("planted_fifo_probe", 5).unwrap()
+            },
+        );
+        assert_eq!(hits[0].symbol, "planted_fifo_probe", "{victim}: {hits:?}");
+        assert!(
+            !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_fifo()),
+            "{victim}: the FIFO is gone"
+        );
+        if victim == "index/lexical" {
+            assert!(path.is_dir(), "{victim}: a directory again");
+        }
+    }
+}
+
+/// `text` as UTF-16 with a byte-order mark, little- or big-endian.
+fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
+    let mut out = if little_endian {
+        vec![0xFF, 0xFE]
+    } else {
+        vec![0xFE, 0xFF]
+    };
+    for unit in text.encode_utf16() {
+        out.extend(if little_endian {
+            unit.to_le_bytes()
+        } else {
+            unit.to_be_bytes()
+        });
+    }
+    out
+}
+
+#[test]
+fn a_utf16_source_file_is_indexed_by_its_text() {
+    // Windows editors save "Unicode" files as UTF-16 with a byte-order mark: their NUL bytes
+    // made them "binary file", so their symbols were nowhere.
+    let dir = tempfile::tempdir().unwrap();
+    let py = "# Übersicht\ndef utf16_le_function():\n    return 'é'\n";
+    write(dir.path(), "src/le.py", &utf16(py, true));
+    let js = "function utf16BeFunction() {\n  return 1;\n}\n";
+    write(dir.path(), "src/be.js", &utf16(js, false));
+    // Without the mark there is no telling it from binary data: skipped as before.
+    write(dir.path(), "src/nomark.py", &utf16(py, true)[2..]);
+    let root = RepoRoot::new(dir.path()).unwrap();
+    let index = CodeIndex::open(&root, &Config::default()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let state = SyncState::load(&SyncState::path(&root)).unwrap();
+    assert_eq!(state.files["src/le.py"].skipped, None);
+    assert_eq!(state.files["src/be.js"].skipped, None);
+    assert_eq!(
+        state.files["src/nomark.py"].skipped.as_deref(),
+        Some("binary file")
+    );
+    let symbols = |query: &str| -> Vec<(String, String, u32)> {
+        let hits = index.search(query, 5).unwrap();
+        hits.into_iter()
+            .map(|h| (h.file, h.symbol, h.end_line))
+            .collect()
+    };
+    // Lines of the file (the comment above is the function's doc comment).
+    let found = symbols("utf16_le_function");
+    assert!(
+        found.contains(&("src/le.py".into(), "utf16_le_function".into(), 3)),
+        "{found:?}"
+    );
+    let found = symbols("utf16BeFunction");
+    assert!(
+        found.contains(&("src/be.js".into(), "utf16BeFunction".into(), 3)),
+        "{found:?}"
+    );
+    assert_eq!(
+        function_at(&root, "src/le.py", 3),
+        Ok("Some(\"utf16_le_function\")".into())
+    );
+    // Its body as text, not as UTF-16 bytes.
+    let config = Config::default();
+    let cx = ExploreContext {
+        root: &root,
+        config: &config,
+        index: None,
+    };
+    let at = get_function_at_line(
+        &cx,
+        &FunctionAtLineParams {
+            file: "src/le.py".into(),
+            line: 3,
+        },
+    )
+    .unwrap();
+    let body = at.function.unwrap().content;
+    assert!(
+        body.ends_with("def utf16_le_function():\n    return 'é'\n"),
+        "{body:?}"
+    );
 }

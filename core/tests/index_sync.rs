@@ -1104,3 +1104,56 @@ fn a_template_brings_the_script_of_its_name_along() {
         ("src/app/panel/panel.component.ts", "companion")
     );
 }
+
+#[test]
+fn an_unreadable_file_is_listed_with_its_reason_until_it_can_be_read() {
+    let (dir, root) = base();
+    write_old(
+        dir.path(),
+        "src/secret.py",
+        "def locked_away():\n    pass\n",
+    );
+    let secret = dir.path().join("src/secret.py");
+    let mode = |m: u32| {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(m)).unwrap();
+    };
+    mode(0o000);
+    if std::fs::read(&secret).is_ok() {
+        // Root reads it anyway (run this test as an ordinary user).
+        return;
+    }
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    let report = sync(&index);
+    let listed: Vec<_> = report
+        .files_skipped
+        .iter()
+        .map(|s| (s.path.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [(
+            "src/secret.py",
+            "cannot read: Permission denied (os error 13)"
+        )]
+    );
+    // `status` lists it too, not only this sync's report.
+    let stats = index.stats();
+    assert!(
+        stats
+            .skipped
+            .iter()
+            .any(|c| c.examples == ["src/secret.py"] && c.reason.starts_with("cannot read")),
+        "{:?}",
+        stats.skipped
+    );
+    mode(0o644);
+    let report = sync(&index);
+    assert_eq!(report.files_added, 1, "{report:?}");
+    assert!(
+        index.stats().skipped.is_empty(),
+        "{:?}",
+        index.stats().skipped
+    );
+    assert_matches_from_scratch(&index, dir.path(), &[]);
+}

@@ -86,7 +86,7 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
     };
     check(&file.metadata()?)?;
     let mut buf = Vec::new();
-    file.take(max + 1).read_to_end(&mut buf)?;
+    file.take(max.saturating_add(1)).read_to_end(&mut buf)?;
     if buf.len() as u64 > max {
         return Err(Error::new(
             ErrorKind::FileTooLarge,
@@ -364,6 +364,11 @@ mod tests {
             std::io::ErrorKind::FileTooLarge
         );
         assert_eq!(read_regular(&big, 11).unwrap().unwrap(), b"0123456789a");
+        // No bound at all (the index's own state files) is a bound too, not an overflow.
+        assert_eq!(
+            read_regular(&big, u64::MAX).unwrap().unwrap(),
+            b"0123456789a"
+        );
         assert_eq!(read_regular(&dir.path().join("none"), 10).unwrap(), None);
         assert_eq!(read_regular(&big.join("under-a-file"), 10).unwrap(), None);
         // A FIFO where a journal or its lock goes fails instead of blocking.

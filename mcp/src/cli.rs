@@ -328,6 +328,24 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The error and its causes joined by `: `, as `{e:#}` prints them, without a cause whose text
+/// the message already holds: most errors print their source in their own message (`cannot
+/// write X: Is a directory (os error 21)`), and the chain would say it twice.
+pub fn error_chain(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
@@ -372,6 +390,11 @@ fn is_damage(e: &IndexError) -> bool {
 
 /// Syncs `index`; when the sync finds the index files damaged, rebuilds the index from the
 /// sources (said on stderr) and syncs once more. Returns the index the report describes.
+///
+/// A failed write (a full disk, a quota, a read-only `.code-intel/`) looks like damage from
+/// here (tantivy reports it as a writer error), but leaves the last commit intact: the index is
+/// reopened and checked first, and when it is whole the sync is tried once more on it instead
+/// of wiping it, so a second failure keeps the index searchable and says what to free.
 fn sync_or_repair(
     root: &RepoRoot,
     config: &Config,
@@ -382,7 +405,20 @@ fn sync_or_repair(
         Ok(report) => Ok((index, report)),
         Err(e) if e.downcast_ref::<IndexError>().is_some_and(is_damage) => {
             drop(index);
-            let why = format!("the index was damaged ({e:#}); rebuilt it from the sources");
+            let reopened = open_index(root, config)?;
+            if reopened.repaired().is_none() && reopened.verify().is_ok() {
+                let report = sync_with_progress(&reopened, on_chunks).context(
+                    "the index files are intact and keep the last sync; free disk space or make \
+                     .code-intel/ writable, then run `code-intel index` again (`code-intel \
+                     repair` rebuilds the index from the sources)",
+                )?;
+                return Ok((reopened, report));
+            }
+            drop(reopened);
+            let why = format!(
+                "the index was damaged ({}); rebuilt it from the sources",
+                error_chain(&e)
+            );
             warn(&why);
             let index =
                 CodeIndex::rebuild(root, config, &why).context("cannot rebuild the index")?;
@@ -510,13 +546,28 @@ fn search(
     let mut repaired = index.repaired().map(str::to_string);
     if index.needs_sync() {
         tracing::info!("the index is out of date; syncing first");
-        let (synced, report) = sync_or_repair(root, config, index, None)?;
-        index = synced;
-        repaired = index
-            .repaired()
-            .map(str::to_string)
-            .or(repaired)
-            .or(report.rebuild_reason);
+        match sync_or_repair(root, config, index, None) {
+            Ok((synced, report)) => {
+                index = synced;
+                repaired = index
+                    .repaired()
+                    .map(str::to_string)
+                    .or(repaired)
+                    .or(report.rebuild_reason);
+            }
+            Err(e) => {
+                // A sync that cannot run (a full disk, another indexer holding the lock) leaves
+                // the last sync's index: answer from it, saying so, rather than not at all.
+                index = open_index(root, config)?;
+                if index.stats().last_sync.is_none() {
+                    return Err(e);
+                }
+                warn(&format!(
+                    "{}; searched the index of the last sync",
+                    error_chain(&e)
+                ));
+            }
+        }
     }
     let mut searcher = semantic::Searcher::new(root, config, &index, &args.semantic)?;
     if args.batch {
@@ -617,6 +668,11 @@ fn open_verified(root: &RepoRoot, config: &Config) -> anyhow::Result<(CodeIndex,
     let why = match (index.verify(), state_damage) {
         (Ok(()), None) => {
             let repaired = index.repaired().map(str::to_string);
+            if repaired.is_some() {
+                // Rebuilt empty on open: refill it, as for the damage found below, so that
+                // `status` does not report an empty index it has just said it rebuilt.
+                sync_with_progress(&index, None)?;
+            }
             return Ok((index, repaired));
         }
         (Err(e), _) => format!("{e}; rebuilt it from the sources"),

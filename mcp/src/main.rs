@@ -42,7 +42,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            report(&format!("error: {e:#}"));
+            report(&format!("error: {}", cli::error_chain(&e)));
             ExitCode::from(1)
         }
     }

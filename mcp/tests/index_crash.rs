@@ -405,6 +405,11 @@ fn a_damaged_index_is_rebuilt_by_index_search_and_status() {
                 .and_then(Value::as_str)
                 .unwrap_or_else(|| panic!("{case}: no repaired/rebuild_reason field: {answer}"));
             assert!(said.contains("rebuilt"), "{case}: {said}");
+            if cmd[0] == "status" {
+                // What it rebuilt, refilled: not an empty index due for a sync.
+                assert_eq!(answer["index"]["files"], 12, "{case}: {answer}");
+                assert_eq!(answer["needs_sync"], false, "{case}: {answer}");
+            }
             // Search works afterwards, without another repair.
             let (found, stderr) = json(repo.path(), &["search", "--json", "renderWidget1"]);
             assert!(!stderr.contains("warning"), "{case}: {stderr}");
@@ -414,6 +419,78 @@ fn a_damaged_index_is_rebuilt_by_index_search_and_status() {
             );
         }
     }
+}
+
+#[test]
+fn a_write_that_fails_for_want_of_space_keeps_the_last_index() {
+    // A full disk, reproduced without a file system of its own: the file size limit makes every
+    // write past 64 KiB fail (EFBIG; SIGXFSZ ignored, as a full disk's ENOSPC raises none), so
+    // the sync cannot write its new segment. Before, that read as damage: the index was wiped,
+    // the rebuild failed the same way, and nothing was searchable any more.
+    let repo = small_indexed_repo();
+    let before = snapshot(repo.path());
+    for i in 12..200 {
+        let (rel, body) = generated(i, 0);
+        write(repo.path(), &rel, &body);
+    }
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 128; exec \"$0\" index --repo \"$1\"",
+        ])
+        .arg(env!("CARGO_BIN_EXE_code-intel"))
+        .arg(repo.path())
+        .env("CODE_INTEL_LOG", "warn")
+        .env("CODE_INTEL_MODEL_DIR", "/nonexistent/code-intel-models")
+        .env_remove("CODE_INTEL_PROJECT")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the write cannot succeed: {stderr}");
+    assert!(!stderr.contains("damaged"), "not damage: {stderr}");
+    assert!(
+        stderr.contains("the index files are intact") && stderr.contains("free disk space"),
+        "says what to do: {stderr}"
+    );
+    // The last sync's index is still there, whole and searchable: a search under the same
+    // limit (a sync due before every search) answers from it, with a warning.
+    assert_eq!(snapshot(repo.path()), before);
+    std::fs::write(
+        repo.path().join(".code-intel/config.json"),
+        r#"{"sync_ttl_hours": 0}"#,
+    )
+    .unwrap();
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 128; exec \"$0\" search --json renderWidget1 --repo \"$1\"",
+        ])
+        .arg(env!("CARGO_BIN_EXE_code-intel"))
+        .arg(repo.path())
+        .env("CODE_INTEL_LOG", "warn")
+        .env("CODE_INTEL_MODEL_DIR", "/nonexistent/code-intel-models")
+        .env_remove("CODE_INTEL_PROJECT")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("searched the index of the last sync"),
+        "{stderr}"
+    );
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(found["hits"][0]["file"], "pkg1/sub1/mod_1.js", "{found}");
+    assert_eq!(snapshot(repo.path()), before);
+    let (status, _) = json(repo.path(), &["status", "--json"]);
+    assert_eq!(status["index"]["files"], 12, "{status}");
+    // With room again, the next run indexes the new files.
+    let (answer, stderr) = json(repo.path(), &["index", "--json"]);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert_eq!(answer["files_added"], 188, "{answer}");
 }
 
 #[test]

@@ -86,6 +86,12 @@ pub struct CacheOpen {
     pub reset: Option<String>,
 }
 
+/// The cache file's bytes without ever blocking ([`crate::persist::read_regular`], no size
+/// bound): `Ok(None)` when there is none, `InvalidInput` for a FIFO, socket, device or directory.
+fn read_cache_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    crate::persist::read_regular(path, u64::MAX)
+}
+
 /// Vectors by chunk content SHA-256 for one model, loaded in memory and persisted in one file.
 ///
 /// Keys are the lowercase or uppercase 64-digit hex SHA-256 of a chunk's content (as
@@ -138,9 +144,16 @@ impl EmbeddingCache {
             rewrite: false,
             opened: CacheOpen::default(),
         };
-        let bytes = match std::fs::read(&cache.path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(cache),
+        let bytes = match read_cache_file(&cache.path) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(cache),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                // A FIFO, socket, device or directory where the file goes: never read (a FIFO
+                // would block), replaced by the next flush.
+                cache.opened.reset = Some("not a regular file".into());
+                cache.rewrite = true;
+                return Ok(cache);
+            }
             Err(source) => {
                 return Err(CacheError::Read {
                     path: cache.path,
@@ -328,6 +341,13 @@ impl EmbeddingCache {
             path: self.path.clone(),
             source,
         };
+        // Only a regular file is ours (opening a FIFO would block).
+        match std::fs::metadata(&self.path) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => return Ok(false),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(source) => return Err(read_err(source)),
+        }
         let mut f = match std::fs::File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
@@ -430,13 +450,15 @@ impl EmbeddingCache {
 
     /// Adds the valid records another process wrote since we opened (call under the lock).
     fn merge_from_disk(&mut self) -> Result<(), CacheError> {
-        match std::fs::read(&self.path) {
-            Ok(bytes) => {
+        match read_cache_file(&self.path) {
+            Ok(Some(bytes)) => {
                 let parsed = self.parse(&bytes);
                 self.rewrite |= parsed.damaged;
                 Ok(())
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Ok(None) => Ok(()),
+            // Not a regular file: nothing of ours to merge; the rewrite replaces it.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
             Err(source) => Err(CacheError::Read {
                 path: self.path.clone(),
                 source,

@@ -7,7 +7,7 @@ use super::{
     Budget, ExploreContext, ExploreError, Span, TouchedFiles, chunks_from_disk, chunks_of_bytes,
     cut_line, dedup_files, read_file, resolve_existing,
 };
-use crate::index::chunk::{Chunk, ChunkKind};
+use crate::index::chunk::{Chunk, ChunkKind, utf16_text};
 use crate::index::lang::{self, Language};
 use crate::index::{SkippedFile, framework, sync};
 
@@ -333,7 +333,11 @@ pub fn get_function_at_line(
     }
     // Type, size and location are checked before a byte is read; the bytes are read once.
     let bytes = read_file(cx, &rel)?;
-    let text = String::from_utf8_lossy(&bytes);
+    // The text the chunker reads: a UTF-16 file decoded, anything else as (lossy) UTF-8.
+    let text = match utf16_text(&bytes) {
+        Some(text) => std::borrow::Cow::Owned(text),
+        None => String::from_utf8_lossy(&bytes),
+    };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let line_count = u32::try_from(lines.len()).unwrap_or(u32::MAX);
     if params.line == 0 || params.line > line_count {

@@ -62,7 +62,7 @@ pub const MIN_GAP_LINES: usize = 3;
 
 /// Version of the chunker's output for unchanged input and options; part of the index's options
 /// fingerprint, so a change (a language added, a query changed) re-chunks every file once.
-pub const CHUNKER_VERSION: u32 = 4;
+pub const CHUNKER_VERSION: u32 = 5;
 
 /// Longest signature kept, in bytes.
 const SIGNATURE_MAX_BYTES: usize = 256;
@@ -276,6 +276,30 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(BINARY_PROBE_BYTES)].contains(&0)
 }
 
+/// The text of a UTF-16 file that starts with a byte-order mark (as Windows editors write
+/// "Unicode" source files), as UTF-8 without the mark, unpaired surrogates as U+FFFD; `None` for
+/// any other file, and for one that decodes to a NUL character (UTF-32, binary data after a
+/// mark-like start). Such a file's NUL bytes would otherwise make it look binary.
+pub fn utf16_text(bytes: &[u8]) -> Option<String> {
+    let (little_endian, body) = match bytes {
+        [0xFF, 0xFE, body @ ..] => (true, body),
+        [0xFE, 0xFF, body @ ..] => (false, body),
+        _ => return None,
+    };
+    let units = body.chunks_exact(2).map(|pair| {
+        let pair = [pair[0], pair[1]];
+        if little_endian {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    let text: String = char::decode_utf16(units)
+        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect();
+    (body.len() % 2 == 0 && !text.contains('\0')).then_some(text)
+}
+
 /// Estimates the number of model tokens in `text`: `ceil(chars / 4)`.
 ///
 /// The 4-characters-per-token rule of thumb is OpenAI's published estimate for English text and
@@ -301,8 +325,9 @@ pub fn estimate_tokens(text: &str) -> usize {
 /// A chunk over `chunk_max_tokens` ([`estimate_tokens`]) is split into consecutive parts at line
 /// ends (or at char boundaries inside a long line, preferring a break after whitespace or
 /// punctuation), each with the same kind and names and `meta.part` = 1..=n, `meta.parts` = n.
-/// Invalid UTF-8 is decoded lossily (U+FFFD) and every chunk gets `meta.lossy = true`; byte ranges
-/// are then offsets into the decoded text. If a bundled grammar fails to load, or the file is over
+/// Invalid UTF-8 is decoded lossily (U+FFFD) and every chunk gets `meta.lossy = true`; a UTF-16
+/// file with a byte-order mark is decoded ([`utf16_text`]) and every chunk gets
+/// `meta.encoding = "utf-16"`; byte ranges are then offsets into the decoded text. If a bundled grammar fails to load, or the file is over
 /// a parser budget ([`MAX_SYNTAX_DEPTH`], [`MAX_SYNTAX_NODES`], [`ChunkOptions::parse_budget_ms`]), the file
 /// is chunked as line windows and every chunk carries `meta.fallback` with the reason
 /// ([`fallback_reason`] reads it back). A file of only whitespace has no chunks. Never panics.
@@ -322,6 +347,8 @@ pub fn chunk_source(
             limit: opts.max_file_bytes,
         });
     }
+    let utf16 = utf16_text(bytes);
+    let bytes = utf16.as_ref().map_or(bytes, String::as_bytes);
     if looks_binary(bytes) {
         return Err(SkipReason::Binary);
     }
@@ -360,6 +387,9 @@ pub fn chunk_source(
     let mut extra = serde_json::Map::new();
     if lossy {
         extra.insert("lossy".into(), true.into());
+    }
+    if utf16.is_some() {
+        extra.insert("encoding".into(), "utf-16".into());
     }
     if let Some(reason) = fallback {
         extra.insert("fallback".into(), reason.into());

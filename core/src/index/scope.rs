@@ -237,6 +237,9 @@ pub fn skip_file_by_name(rel: &str) -> Option<ScopeSkip> {
 /// which reports it as binary; the minified rule applies to the languages bundlers emit
 /// ([`MINIFIED_EXTENSIONS`]), not to templates that inline a minified style or script.
 pub fn skip_by_content(rel: &str, bytes: &[u8]) -> Option<ScopeSkip> {
+    // A UTF-16 file is judged by its text, as the chunker reads it.
+    let utf16 = super::chunk::utf16_text(bytes);
+    let bytes = utf16.as_ref().map_or(bytes, String::as_bytes);
     if super::chunk::looks_binary(bytes) {
         return None;
     }

@@ -163,7 +163,7 @@ impl VectorIndex {
     /// Reads the saved state without opening the index (for `status`): `None` when there is none
     /// or it is unreadable.
     pub fn peek_state(root: &RepoRoot) -> Option<VectorState> {
-        let bytes = std::fs::read(Self::dir(root).join(STATE_FILE)).ok()?;
+        let bytes = persist::read_regular(&Self::dir(root).join(STATE_FILE), u64::MAX).ok()??;
         serde_json::from_slice::<VectorState>(&bytes)
             .ok()
             .filter(|s| s.version == STATE_VERSION)
@@ -171,7 +171,7 @@ impl VectorIndex {
 
     /// Reads `vectors/summary.json` ([`VectorSummary`]); `None` when missing or unreadable.
     pub fn peek_summary(root: &RepoRoot) -> Option<VectorSummary> {
-        let bytes = std::fs::read(Self::dir(root).join(SUMMARY_FILE)).ok()?;
+        let bytes = persist::read_regular(&Self::dir(root).join(SUMMARY_FILE), u64::MAX).ok()??;
         serde_json::from_slice(&bytes).ok()
     }
 
@@ -300,8 +300,9 @@ impl VectorIndex {
 pub(super) fn load_dump(dir: &Path, base: &str, bytes: [u64; 2]) -> Option<Graph> {
     let [graph_file, data_file] = dump_paths(dir, base);
     for (path, expected) in [(&graph_file, bytes[0]), (&data_file, bytes[1])] {
-        let file = std::fs::File::open(path).ok()?;
-        if file.metadata().ok()?.len() != expected {
+        // Regular files only: opening a FIFO planted there would block.
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() != expected {
             return None;
         }
     }
