@@ -174,7 +174,8 @@ enum Target {
 }
 
 /// What a denied call writes, for the reason that denies it without a session: up to three of
-/// its non-ignored targets (`this call writes package-lock.json and package.json`), so an agent
+/// its non-ignored targets (`this call writes package.json, package-lock.json and
+/// npm-shrinkwrap.json`), so an agent
 /// that ran `npm install` or `jest -u` to look around learns which files it would have changed.
 fn what_is_written(targets: &[Target]) -> String {
     let named: Vec<String> = targets
