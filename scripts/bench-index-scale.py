@@ -6,6 +6,7 @@ with what a user would otherwise run on the same files, in one run.
     scripts/bench-index-scale.py                 # 1k, 3k, 10k files
     scripts/bench-index-scale.py 1000 3000 10000 50000
     scripts/bench-index-scale.py --repo DIR      # an existing tree (e.g. an unpacked git archive)
+    scripts/bench-index-scale.py 1000 3000 10000 50000 --plot docs/index-scale.svg   # and the plot
 
 Per repository (runs interleaved with the comparison tool, median of RUNS):
 - full lexical index from scratch (`code-intel index`, no embedding model) vs `ctags -R`: wall and
@@ -145,6 +146,8 @@ def bench(root, label):
         found += any(h.get("symbol") == name for h in json.loads(hits).get("hits", []))
     i_wall, i_cpu, i_rss = (med([r[j] for r in index]) for j in range(3))
     c_wall, c_cpu, c_rss = (med([r[j] for r in ctags]) for j in range(3))
+    POINTS.append({"files": len(files), "index": i_wall, "ctags": c_wall, "resync": med(resync),
+                   "sha256sum": med(sha), "edit": med(edit)})
     return (f"| {label} | {len(files):,} / {report['chunks']:,} | {i_wall:.2f} s / {i_cpu:.2f} s / {i_rss:.0f} MiB "
             f"| {c_wall:.2f} s / {c_cpu:.2f} s / {c_rss:.0f} MiB | {i_wall / c_wall:.1f}× / {i_cpu / c_cpu:.1f}× "
             f"| {med(resync) * 1e3:.0f} ms ({med(resync_ms):.0f} ms in sync; walked {walked}/{RUNS + 2}) "
@@ -153,8 +156,62 @@ def bench(root, label):
             f"| {med(edit) * 1e3:.0f} ms ({med(edit_ms):.0f} ms in sync), found {found}/{RUNS + 2} |")
 
 
+POINTS = []
+
+# (key, legend, colour, dashed): each series of the plot; the comparison tools dashed.
+SERIES = [
+    ("index", "full index (code-intel index)", "#1f77b4", False),
+    ("ctags", "ctags -R", "#1f77b4", True),
+    ("resync", "no-change re-sync (code-intel index)", "#d62728", False),
+    ("sha256sum", "sha256sum over the files", "#d62728", True),
+    ("edit", "one edited file searchable (index + search)", "#2ca02c", False),
+]
+
+
+def plot(points, path):
+    """A log-log SVG of each series' wall time against the number of files (no plotting library:
+    the chart is a few lines and circles)."""
+    import math
+    w, h, left, right, top, bottom = 820, 440, 70, 340, 20, 50
+    xs = [p["files"] for p in points]
+    ys = [p[k] for p in points for k, *_ in SERIES]
+    x0, x1 = math.log10(min(xs)), math.log10(max(xs))
+    y0, y1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+    x1 = x1 if x1 > x0 else x0 + 1
+    px = lambda x: left + (math.log10(x) - x0) / (x1 - x0) * (w - left - right)
+    py = lambda y: top + (y1 - math.log10(y)) / (y1 - y0) * (h - top - bottom)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h}" fill="white"/>']
+    for e in range(y0, y1 + 1):
+        y = py(10 ** e)
+        label = f"{10 ** e * 1000:g} ms" if e < 0 else f"{10 ** e:g} s"
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{w - right}" y2="{y:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
+    for x in xs:
+        out.append(f'<line x1="{px(x):.1f}" y1="{top}" x2="{px(x):.1f}" y2="{h - bottom}" stroke="#eee"/>')
+        out.append(f'<text x="{px(x):.1f}" y="{h - bottom + 16}" text-anchor="middle">{x:,}</text>')
+    out.append(f'<text x="{(left + w - right) / 2:.0f}" y="{h - 10}" text-anchor="middle">files in the repository (log scale)</text>')
+    out.append(f'<text x="14" y="{(top + h - bottom) / 2:.0f}" transform="rotate(-90 14 {(top + h - bottom) / 2:.0f})" text-anchor="middle">wall time, median (log scale)</text>')
+    for i, (key, legend, colour, dashed) in enumerate(SERIES):
+        dash = ' stroke-dasharray="6 4"' if dashed else ""
+        pts = " ".join(f"{px(p['files']):.1f},{py(p[key]):.1f}" for p in points)
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+        out += [f'<circle cx="{px(p["files"]):.1f}" cy="{py(p[key]):.1f}" r="3" fill="{colour}"/>' for p in points]
+        ly = top + 20 + i * 22
+        out.append(f'<line x1="{w - right + 15}" y1="{ly}" x2="{w - right + 45}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/>')
+        out.append(f'<text x="{w - right + 52}" y="{ly + 4}">{legend}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def main():
     args = sys.argv[1:]
+    svg = None
+    if "--plot" in args:
+        k = args.index("--plot")
+        svg = args[k + 1]
+        del args[k:k + 2]
     print("| repository | files / chunks | full index wall / CPU / peak RSS | `ctags -R` wall / CPU / RSS "
           "| index ÷ ctags (wall / CPU) | no-change re-sync (process) | `sha256sum` | re-sync ÷ sha256sum "
           "| edit → searchable (index + search processes) |")
@@ -166,6 +223,8 @@ def main():
         with tempfile.TemporaryDirectory() as root:
             generate(n, root)
             print(bench(root, f"generated {n:,}"), flush=True)
+    if svg:
+        plot(POINTS, svg)
 
 
 if __name__ == "__main__":
