@@ -19,6 +19,23 @@ use serde_json::Value;
 fn command(repo: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_code-intel"));
     cmd.args(args).arg("--repo").arg(repo);
+    with_test_env(cmd)
+}
+
+/// `code-intel ARGS --repo REPO` under a file size limit of 64 KiB (`ulimit -f 128`, SIGXFSZ
+/// ignored): every write past it fails with EFBIG, as a full disk's writes fail with ENOSPC.
+fn under_file_limit(repo: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "trap '' XFSZ; ulimit -f 128; exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_code-intel"))
+        .args(args)
+        .arg("--repo")
+        .arg(repo);
+    with_test_env(cmd).output().unwrap()
+}
+
+/// The environment every code-intel process of these tests runs in.
+fn with_test_env(mut cmd: Command) -> Command {
     for var in [
         "CLAUDE_CODE_SESSION_ID",
         "CLAUDE_PROJECT_DIR",
@@ -433,20 +450,7 @@ fn a_write_that_fails_for_want_of_space_keeps_the_last_index() {
         let (rel, body) = generated(i, 0);
         write(repo.path(), &rel, &body);
     }
-    let out = Command::new("sh")
-        .args([
-            "-c",
-            "trap '' XFSZ; ulimit -f 128; exec \"$0\" index --repo \"$1\"",
-        ])
-        .arg(env!("CARGO_BIN_EXE_code-intel"))
-        .arg(repo.path())
-        .env("CODE_INTEL_LOG", "warn")
-        .env("CODE_INTEL_MODEL_DIR", "/nonexistent/code-intel-models")
-        .env_remove("CODE_INTEL_PROJECT")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = under_file_limit(repo.path(), &["index"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the write cannot succeed: {stderr}");
     assert!(!stderr.contains("damaged"), "not damage: {stderr}");
@@ -462,20 +466,7 @@ fn a_write_that_fails_for_want_of_space_keeps_the_last_index() {
         r#"{"sync_ttl_hours": 0}"#,
     )
     .unwrap();
-    let out = Command::new("sh")
-        .args([
-            "-c",
-            "trap '' XFSZ; ulimit -f 128; exec \"$0\" search --json renderWidget1 --repo \"$1\"",
-        ])
-        .arg(env!("CARGO_BIN_EXE_code-intel"))
-        .arg(repo.path())
-        .env("CODE_INTEL_LOG", "warn")
-        .env("CODE_INTEL_MODEL_DIR", "/nonexistent/code-intel-models")
-        .env_remove("CODE_INTEL_PROJECT")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = under_file_limit(repo.path(), &["search", "--json", "renderWidget1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
