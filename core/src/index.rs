@@ -322,7 +322,6 @@ pub struct SkipCount {
 /// Examples kept per reason in [`IndexStats::skipped`].
 pub const SKIP_EXAMPLES: usize = 3;
 
-/// Counts per reason of the paths `state` records as skipped, most frequent first.
 /// The first entry of the lexical index directory `dir` that is not a regular file (a FIFO,
 /// socket, device, symlink or directory planted among tantivy's files), by name; `None` when
 /// there is none or `dir` cannot be listed (opening then says why).
@@ -334,6 +333,7 @@ fn foreign_entry(dir: &Path) -> Option<String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
 }
 
+/// Counts per reason of the paths `state` records as skipped, most frequent first.
 fn skip_counts(state: &sync::SyncState) -> Vec<SkipCount> {
     let mut by: std::collections::BTreeMap<String, SkipCount> = std::collections::BTreeMap::new();
     let reasons = state
