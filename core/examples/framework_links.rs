@@ -4,7 +4,13 @@
 //!
 //! ```text
 //! cargo run --release -p code-intel-core --example framework_links -- DIR [SAMPLE_FILE...]
+//! cargo run --release -p code-intel-core --example framework_links -- DIR --edges > edges.jsonl
 //! ```
+//!
+//! `--edges` prints instead one JSON line per indexed file with framework neighbours:
+//! `{"file": PATH, "neighbors": [{"kind", "file", "key", "outgoing"}]}` (the neighbours
+//! ranked search may follow, at most `FRAMEWORK_MAX_PER_KEY` per key), for reachability
+//! analyses such as the ceiling in docs/EVALUATION.md.
 //!
 //! Nothing is asserted; results go to stdout.
 
@@ -27,6 +33,25 @@ fn main() {
     let config = Config::default();
     let index = CodeIndex::open(&root, &config).expect("open the index");
     let state = SyncState::load(&SyncState::path(&root)).expect("index it first");
+    let rest: Vec<String> = args.collect();
+    if rest.iter().any(|a| a == "--edges") {
+        for file in state.files.keys() {
+            let neighbors = index
+                .framework_neighbors(file, code_intel_core::index::FRAMEWORK_MAX_PER_KEY)
+                .expect("neighbors");
+            if neighbors.is_empty() {
+                continue;
+            }
+            let list: Vec<_> = neighbors
+                .iter()
+                .map(|n| {
+                    serde_json::json!({"kind": n.kind, "file": n.file, "key": n.key, "outgoing": n.outgoing})
+                })
+                .collect();
+            println!("{}", serde_json::json!({"file": file, "neighbors": list}));
+        }
+        return;
+    }
     println!("frameworks: {}", state.frameworks.join(", "));
     let (mut with_facts, mut provided) = (0usize, BTreeMap::<String, usize>::new());
     let mut links = BTreeMap::<String, (usize, usize)>::new();
@@ -61,7 +86,7 @@ fn main() {
     for (kind, (n, resolved)) in &links {
         println!("  {kind:14} {n:6} {resolved:6}");
     }
-    for sample in args {
+    for sample in rest {
         println!("\n{sample}:");
         for n in index
             .framework_neighbors(&sample, code_intel_core::index::FRAMEWORK_MAX_PER_KEY)
