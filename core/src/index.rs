@@ -652,6 +652,56 @@ impl CodeIndex {
         self.sync_observed(progress, None)
     }
 
+    /// Merges the index's segments into one when any holds deleted documents, so BM25 statistics
+    /// count only the documents the index holds ([`sync::merge_deleted`]); `Ok(false)` when there
+    /// were none. `code-intel eval --from-git` runs it after each snapshot's sync, so a query's
+    /// ranks depend on its snapshot, not on the snapshots indexed before it.
+    ///
+    /// # Errors
+    /// [`IndexError::Busy`] when another sync holds the lock too long, [`IndexError::Tantivy`]
+    /// when the merge or the reload fails (the index is left as it was).
+    pub fn merge_deleted(&self) -> Result<bool, IndexError> {
+        let ctx = sync::SyncContext {
+            root: &self.root,
+            config: &self.config,
+            index: &self.index,
+            fields: &self.fields,
+            lock_base: Self::lock_base(&self.root),
+            lock_wait: self.lock_wait,
+            state_path: sync::SyncState::path(&self.root),
+            on_chunks: None,
+        };
+        let merged = sync::merge_deleted(&ctx, &mut |_| {})?;
+        if merged {
+            self.reader.reload().map_err(|source| IndexError::Tantivy {
+                action: "reload",
+                path: Self::lexical_dir(&self.root),
+                source,
+            })?;
+        }
+        Ok(merged)
+    }
+
+    /// The share of deleted documents in each segment of the index as last loaded (0.0 to 1.0,
+    /// one entry per segment): what BM25's statistics still count until the segment is merged
+    /// (see [`Self::merge_deleted`]; a sync's merge policy keeps each at most 0.2).
+    ///
+    /// # Errors
+    /// None today; the `Result` keeps the shape of the other index reads.
+    pub fn deleted_ratios(&self) -> Result<Vec<f32>, IndexError> {
+        Ok(self
+            .reader
+            .searcher()
+            .segment_readers()
+            .iter()
+            .map(|r| {
+                #[allow(clippy::cast_precision_loss)]
+                let ratio = f64::from(r.num_deleted_docs()) / f64::from(r.max_doc().max(1));
+                ratio as f32
+            })
+            .collect())
+    }
+
     /// [`Self::sync`], showing every file it chunks to `on_chunks` (see [`sync::ChunkObserver`];
     /// e.g. [`vector::RowHandoff::offer`], so the vector refresh after the sync does not chunk
     /// the same files again).

@@ -1157,3 +1157,120 @@ fn an_unreadable_file_is_listed_with_its_reason_until_it_can_be_read() {
     );
     assert_matches_from_scratch(&index, dir.path(), &[]);
 }
+
+/// (file, start, score) of every hit for `query`, scores rounded to 1e-4, best first and ties
+/// by path (the order of equal scores follows document ids, which differ between indexes).
+fn scored(index: &CodeIndex, query: &str) -> Vec<(String, u32, i64)> {
+    let mut hits: Vec<_> = index
+        .search(query, 100)
+        .unwrap()
+        .into_iter()
+        .map(|h| {
+            (
+                h.file,
+                h.start_line,
+                (f64::from(h.score) * 1e4).round() as i64,
+            )
+        })
+        .collect();
+    hits.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    hits
+}
+
+#[test]
+fn merging_deleted_documents_gives_the_scores_of_a_fresh_index() {
+    let file = |i: usize, words: usize| {
+        (
+            format!("src/m{i}.py"),
+            format!(
+                "def handler_{i}():\n    return '{}'\n",
+                "ledger ".repeat(words)
+            ),
+        )
+    };
+    let first: Vec<(String, String)> = (0..30).map(|i| file(i, 1 + i % 7)).collect();
+    let refs: Vec<(&str, &str)> = first
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let (dir, root) = fixture(&refs);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    // Rewrite three files of thirty (under the share of deleted documents that makes a sync
+    // merge) several times: each sync deletes their old documents, which tantivy's BM25
+    // statistics keep counting until a merge.
+    let mut last = first.clone();
+    for round in 0..3 {
+        for i in 0..3 {
+            last[i] = file(i, 20 + 7 * round + i);
+            write_old(dir.path(), &last[i].0, &last[i].1);
+        }
+        sync(&index);
+    }
+    let refs: Vec<(&str, &str)> = last.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let (_fresh_dir, fresh_root) = fixture(&refs);
+    let fresh = CodeIndex::open(&fresh_root, &config()).unwrap();
+    sync(&fresh);
+    let want = scored(&fresh, "ledger");
+    assert_eq!(want.len(), 30, "{want:?}");
+    assert!(
+        index.deleted_ratios().unwrap().iter().any(|r| *r > 0.0),
+        "{:?}",
+        index.deleted_ratios()
+    );
+    assert_ne!(
+        scored(&index, "ledger"),
+        want,
+        "the deleted documents should skew the statistics before the merge"
+    );
+
+    assert!(
+        index.merge_deleted().unwrap(),
+        "there were deleted documents to merge"
+    );
+    assert_eq!(scored(&index, "ledger"), want);
+    assert!(!index.merge_deleted().unwrap(), "nothing left to merge");
+    assert!(index.deleted_ratios().unwrap().iter().all(|r| *r == 0.0));
+    // The sync state still matches the index: the next sync has nothing to do.
+    let r = sync(&index);
+    assert_eq!(
+        (r.files_added, r.files_modified, r.files_deleted),
+        (0, 0, 0),
+        "{r:?}"
+    );
+    assert_eq!(scored(&index, "ledger"), want);
+}
+
+#[test]
+fn a_sync_leaves_no_segment_with_a_fifth_of_its_documents_deleted() {
+    let files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("src/m{i}.py"),
+                format!("def f_{i}():\n    return {i}\n"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let (dir, root) = fixture(&refs);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    // A third of the files change at once (a branch switch): their documents in the first
+    // segment are deleted, over the 20 % the merge policy tolerates.
+    for (path, _) in files.iter().take(14) {
+        write_old(
+            dir.path(),
+            path,
+            "def changed_function():\n    return 'changed'\n",
+        );
+    }
+    sync(&index);
+    let ratios = index.deleted_ratios().unwrap();
+    assert!(
+        ratios.iter().all(|r| *r <= 0.2),
+        "segments' deleted shares: {ratios:?}"
+    );
+}

@@ -72,6 +72,11 @@ const WRITER_THREADS: usize = 1;
 /// Merge threads of the tantivy writer (tantivy's default is 4): one is enough for the merges a
 /// sync's few segments need, and keeps the other core for chunking.
 const MERGE_THREADS: usize = 1;
+/// Share of a segment's documents that may be deleted before tantivy's merge policy rewrites
+/// it (tantivy's default, 1.0, never does: a large segment kept the documents of every file
+/// edited since it was written in its BM25 statistics). 0.2 is the least Lucene's
+/// `TieredMergePolicy` allows for its `deletesPctAllowed` (20 %; default 33 %).
+const DELETED_RATIO_BEFORE_MERGE: f32 = 0.2;
 /// How long a sync waits for another process's sync (the sync lock) before it reports
 /// [`IndexError::Busy`] (60 s: a full index of a 10k-file repository takes well under that).
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
@@ -752,6 +757,51 @@ pub(crate) fn run(
     pass.finish(changes.dirty)
 }
 
+/// Merges the segments of `ctx`'s index into one when any of them holds deleted documents, under
+/// the sync lock; `Ok(false)` when none does (nothing written). tantivy's BM25 statistics
+/// (document frequencies, average field length) count deleted documents until their segment is
+/// merged, so after incremental syncs a query's scores depend on which files were replaced
+/// before, not only on what the index holds; after this they do not. The merge rewrites the
+/// whole index (about as long as indexing it, minus the parsing) and publishes it atomically,
+/// keeping the commit payload the sync state points at.
+pub(crate) fn merge_deleted(
+    ctx: &SyncContext<'_>,
+    progress: &mut dyn FnMut(SyncProgress),
+) -> Result<bool, IndexError> {
+    let _lock = wait_for_lock(ctx, progress)?;
+    let tantivy_err = |action, source| IndexError::Tantivy {
+        action,
+        path: index_dir(ctx),
+        source,
+    };
+    let reader = ctx
+        .index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()
+        .map_err(|e| tantivy_err("read", e))?;
+    let searcher = reader.searcher();
+    let readers = searcher.segment_readers();
+    if readers.iter().all(|r| r.num_deleted_docs() == 0) {
+        return Ok(false);
+    }
+    let ids = ctx
+        .index
+        .searchable_segment_ids()
+        .map_err(|e| tantivy_err("list the segments of", e))?;
+    let mut writer = LazyWriter::new(ctx, SMALL_WRITER_HEAP_BYTES, false);
+    writer.open()?;
+    let Some(mut w) = writer.writer.take() else {
+        return Ok(false);
+    };
+    w.merge(&ids)
+        .wait()
+        .map_err(|e| tantivy_err("merge segments of", e))?;
+    w.wait_merging_threads()
+        .map_err(|e| tantivy_err("merge segments of", e))?;
+    Ok(true)
+}
+
 /// The parts of a saved [`SyncState`] that decide whether a sync has anything to do, borrowed
 /// from the file's bytes: no per-file strings are built and the hashes are only skipped over
 /// (parsing the whole state was the largest user-space cost of a no-change sync, ~1.8 ms of
@@ -1269,6 +1319,9 @@ impl<'c, 'a> LazyWriter<'c, 'a> {
                         path: index_dir(self.ctx),
                         source,
                     })?;
+                let mut policy = tantivy::merge_policy::LogMergePolicy::default();
+                policy.set_del_docs_ratio_before_merge(DELETED_RATIO_BEFORE_MERGE);
+                w.set_merge_policy(Box::new(policy));
                 if self.clear {
                     w.delete_all_documents()
                         .map_err(|source| IndexError::Tantivy {

@@ -34,7 +34,8 @@ pub struct EvalArgs {
     pub queries: Option<PathBuf>,
     /// Build the queries from the non-merge commits of this revision range (e.g. `HEAD~200..HEAD`):
     /// subject → query, changed source files → gold, each searched in its parent's snapshot
-    /// (indexed in a temporary git worktree, removed afterwards).
+    /// (indexed in a temporary git worktree, removed afterwards; its segments merged after each
+    /// snapshot, so ranks do not depend on the snapshots indexed before).
     #[arg(long, value_name = "REV_RANGE")]
     pub from_git: Option<String>,
     /// With --from-git: at most this many change requests (the newest that qualify, in `git log --topo-order`).
@@ -468,6 +469,11 @@ fn search_snapshots(
         let report = index
             .sync(&mut |_| {})
             .with_context(|| format!("cannot index the snapshot {parent}"))?;
+        // Without deleted documents in the statistics, a query's ranks depend on its snapshot
+        // alone, not on the snapshots indexed before it.
+        index
+            .merge_deleted()
+            .with_context(|| format!("cannot merge the index of the snapshot {parent}"))?;
         say(&format!(
             "code-intel eval: snapshot {}/{} {}: {} files indexed or updated, {} queries",
             n + 1,
