@@ -1201,9 +1201,9 @@ fn merging_deleted_documents_gives_the_scores_of_a_fresh_index() {
     // statistics keep counting until a merge.
     let mut last = first.clone();
     for round in 0..3 {
-        for i in 0..3 {
-            last[i] = file(i, 20 + 7 * round + i);
-            write_old(dir.path(), &last[i].0, &last[i].1);
+        for (i, entry) in last.iter_mut().enumerate().take(3) {
+            *entry = file(i, 20 + 7 * round + i);
+            write_old(dir.path(), &entry.0, &entry.1);
         }
         sync(&index);
     }
