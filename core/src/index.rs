@@ -912,11 +912,15 @@ impl CodeIndex {
         if top == 0 {
             return Ok(Vec::new());
         }
+        let named = rank::code_names(query);
         let candidates = self.search_candidates(
             query,
             params.candidates.max(top),
             params,
-            lexical::ColumnSet::default(),
+            lexical::ColumnSet {
+                symbol: params.named_pick > 0.0 && !named.is_empty(),
+                sha256: false,
+            },
         )?;
         let items: Vec<(SearchHit, Option<tantivy::DocAddress>)> = candidates
             .hits
@@ -925,7 +929,11 @@ impl CodeIndex {
             .collect();
         let groups = rank::group_files(
             items,
-            |(h, _)| h.rank_view(),
+            |(h, _)| {
+                let mut v = h.rank_view();
+                v.named = !h.symbol.is_empty() && named.contains(&h.symbol);
+                v
+            },
             self.file_chunk_counter(),
             params,
             Self::framework_pool(params, top),

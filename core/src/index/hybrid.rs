@@ -591,7 +591,7 @@ fn candidates_for(
     rank_params: &RankParams,
     mode: SearchMode,
 ) -> Result<LexicalCandidates, IndexError> {
-    let symbol = needs_symbol(opts, mode);
+    let symbol = needs_symbol(opts, mode, query, rank_params);
     let with = super::lexical::ColumnSet {
         symbol,
         sha256: true,
@@ -605,8 +605,9 @@ fn candidates_for(
 
 /// Whether ranking in `mode` reads the candidates' symbols: they feed the definition and
 /// reference signals, which only hybrid fusion weighs.
-fn needs_symbol(opts: &SearchOptions, mode: SearchMode) -> bool {
+fn needs_symbol(opts: &SearchOptions, mode: SearchMode, query: &str, params: &RankParams) -> bool {
     mode == SearchMode::Hybrid && (opts.weights.definition > 0.0 || opts.weights.reference > 0.0)
+        || params.named_pick > 0.0 && !rank::code_names(query).is_empty()
 }
 
 /// [`search_ranked`] with the BM25 candidates already searched ([`lexical_candidates`] with
@@ -665,7 +666,7 @@ pub fn search_ranked_from(
     if mode != SearchMode::Vector {
         let lexical = match lexical {
             // Searched for a mode that did not read the symbols this one needs: again.
-            Some(l) if l.symbol || !needs_symbol(opts, mode) => l,
+            Some(l) if l.symbol || !needs_symbol(opts, mode, query, rank_params) => l,
             _ => candidates_for(index, query, top, opts, rank_params, mode)?,
         };
         let found = lexical.found;
@@ -810,7 +811,18 @@ pub fn search_ranked_from(
     }
     let file_chunks = index.file_chunk_counter();
     let pool = CodeIndex::framework_pool(rank_params, top);
-    let groups = rank::group_files(ranked, |h| view(h, lexical), file_chunks, rank_params, pool);
+    let named = rank::code_names(query);
+    let groups = rank::group_files(
+        ranked,
+        |h| {
+            let mut v = view(h, lexical);
+            v.named = !h.hit.symbol.is_empty() && named.contains(&h.hit.symbol);
+            v
+        },
+        file_chunks,
+        rank_params,
+        pool,
+    );
     // Framework links (off unless `rank_params.framework_link` > 0): linked files rise or join.
     let groups = index.framework_rerank(
         groups,

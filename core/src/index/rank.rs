@@ -22,8 +22,9 @@
 //!    [`RankParams::member_ratio`] of it, and among chunks of one class a longer one of nearly the
 //!    score wins ([`RankParams::length_pick`]); a chunk inside the representative's lines (a
 //!    method of the object a plugin factory returns) scoring at least
-//!    [`RankParams::nested_ratio`] of it wins over it. This changes which chunk is shown, never
-//!    the file's score or rank.
+//!    [`RankParams::nested_ratio`] of it wins over it; last, a function or method the request
+//!    writes as code ([`code_names`], [`RankParams::named_pick`]) wins over a representative it
+//!    does not name. This changes which chunk is shown, never the file's score or rank.
 //!
 //! The parameters are chosen on the development kit by two-fold selection (docs/EVALUATION.md,
 //! "Ranking for change requests"): values chosen on two corpora, reported on the other two.
@@ -243,6 +244,12 @@ pub struct RankParams {
     /// controller and views where a change request is implemented (docs/EVALUATION.md,
     /// "Framework links").
     pub route_factor: f32,
+    /// A request that writes a function's or method's name as code ([`code_names`]:
+    /// `forgetChannel`, `Gate::forUser`, `insert()`, `get_queryset`) says which code to change:
+    /// when the file's representative is not so named and one of its other candidate chunks
+    /// (neither a container nor the whole file) is, that chunk stands for the file (0 = off,
+    /// 1 = on). Only the representative changes.
+    pub named_pick: f32,
 }
 
 impl Default for RankParams {
@@ -296,6 +303,8 @@ impl Default for RankParams {
             // numbers of an index without route chunks, 1 costs R@10 and MRR@10; the largest
             // value at the best.
             route_factor: ROUTE_FACTOR,
+            // Not tuned: on or off (2026-11-27, docs/EVALUATION.md, "A chunk the request names").
+            named_pick: 1.0,
         }
     }
 }
@@ -327,6 +336,50 @@ impl RankParams {
             FileRole::Locale => self.locale_factor,
         }
     }
+}
+
+/// Names of functions and methods that `query` writes as code: identifiers starting with a
+/// lower-case letter that are camelCase (`forgetChannel`), snake_case (`get_queryset`), called
+/// (`insert()`) or qualified (`Gate::forUser`, `$request->input`, `model.save`, `Foo#bar`).
+/// Plain words (`port`, `insert` alone) are not: a request's English often names a method by
+/// accident. Sorted, without duplicates. See [`RankParams::named_pick`].
+pub fn code_names(query: &str) -> Vec<String> {
+    let bytes = query.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    let mut names = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_ident(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_ident(bytes[i]) {
+            i += 1;
+        }
+        let word = query[start..i].trim_start_matches('$');
+        if word.len() < 3 || !word.as_bytes()[0].is_ascii_lowercase() {
+            continue;
+        }
+        let before = &query[..start];
+        let qualified = ["::", "->", ".", "#"].iter().any(|p| {
+            before
+                .strip_suffix(p)
+                .is_some_and(|b| b.bytes().last().is_some_and(is_ident))
+        });
+        let called = query[i..].starts_with("()");
+        let camel = word
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+        let snake = word.trim_matches('_').contains('_');
+        if qualified || called || camel || snake {
+            names.push(word.to_string());
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The weight of one query word (whole form, lower-cased, before stemming).
@@ -401,6 +454,9 @@ pub struct ItemView<'a> {
     pub start_line: u32,
     /// A route chunk ([`RankParams::route_factor`]).
     pub route: bool,
+    /// The request writes this item's name as code ([`RankParams::named_pick`]); set by the
+    /// caller, which knows the request.
+    pub named: bool,
 }
 
 impl ItemView<'_> {
@@ -519,6 +575,16 @@ pub fn group_files<T>(
                     promote(&mut best, &mut rest, i);
                 }
             }
+            // A chunk the request names as code stands for the file (`RankParams::named_pick`).
+            if params.named_pick > 0.0
+                && !view(&best.0).named
+                && let Some(i) = rest.iter().position(|(t, _)| {
+                    let v = view(t);
+                    v.named && !v.container && !v.whole_file
+                })
+            {
+                promote(&mut best, &mut rest, i);
+            }
             rest.truncate(MAX_FOLDED);
             Some((
                 file,
@@ -599,6 +665,7 @@ impl SearchHit {
             lines: self.end_line.saturating_sub(self.start_line) + 1,
             start_line: self.start_line,
             route: self.kind == ChunkKind::Route,
+            named: false,
         }
     }
 }
@@ -850,6 +917,77 @@ mod tests {
         // big: 5 × (1 + 0.5 × ln 100) = 16.5 > small: 10.
         assert_eq!(files, vec!["big.py", "small.py"]);
         assert!((got[0].best.score - 5.0 * (1.0 + 0.5 * 100f32.ln())).abs() < 1e-4);
+    }
+
+    #[test]
+    fn names_written_as_code_are_function_names() {
+        assert_eq!(
+            code_names("Fix TypeError when passing an enum to LogManager::forgetChannel"),
+            vec!["forgetChannel"]
+        );
+        assert_eq!(
+            code_names("Fix Factory::insert() with a count of zero"),
+            vec!["insert"]
+        );
+        assert_eq!(
+            code_names("Use $request->input and model.save in get_queryset"),
+            vec!["get_queryset", "input", "save"]
+        );
+        // Plain words, class names, short pieces and version numbers are not.
+        assert!(code_names("Fix host port parsing in serve command").is_empty());
+        assert!(code_names("Fix `DumpCommand` return type, e.g. for v1.2").is_empty());
+    }
+
+    fn named_view<'a>(h: &'a SearchHit, names: &[String]) -> ItemView<'a> {
+        let mut v = h.rank_view();
+        v.named = names.contains(&h.symbol);
+        v
+    }
+
+    #[test]
+    fn a_chunk_the_request_names_as_code_stands_for_its_file() {
+        let typed = |file: &str, line: u32, score: f32, kind: ChunkKind| SearchHit {
+            kind,
+            ..hit(file, line, score)
+        };
+        let chunks = || {
+            vec![
+                hit("a.py", 1, 10.0),
+                hit("a.py", 20, 4.0),
+                typed("b.py", 1, 9.0, ChunkKind::Method),
+                typed("b.py", 30, 3.0, ChunkKind::Class),
+            ]
+        };
+        // The request names `f20` (a function of a.py) and `f30` (b.py's class).
+        let names = ["f20".to_string(), "f30".to_string()];
+        let ranked = |named_pick: f32| {
+            let p = RankParams {
+                named_pick,
+                file_extra: 0.0,
+                size_prior: 0.0,
+                ..RankParams::default()
+            };
+            group_files(
+                chunks(),
+                |h: &SearchHit| named_view(h, &names),
+                |_| 0,
+                &p,
+                10,
+            )
+            .into_iter()
+            .map(|g| (g.best.file, g.best.start_line, g.score))
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ranked(0.0),
+            vec![("a.py".to_string(), 1, 10.0), ("b.py".to_string(), 1, 9.0)]
+        );
+        // On: a.py is shown by the named function, at the same score and rank; b.py keeps its
+        // method, since the named chunk is a class.
+        assert_eq!(
+            ranked(1.0),
+            vec![("a.py".to_string(), 20, 10.0), ("b.py".to_string(), 1, 9.0)]
+        );
     }
 
     #[test]
