@@ -655,8 +655,9 @@ impl CodeIndex {
     /// Merges the index's segments into one when any holds deleted documents, so BM25 statistics
     /// count only the documents the index holds (tantivy's own merge under the sync lock; it
     /// rewrites the whole index and publishes it atomically, keeping the commit payload the sync
-    /// state names); `Ok(false)` when there were none. `code-intel eval --from-git` runs it after each snapshot's sync, so a query's
-    /// ranks depend on its snapshot, not on the snapshots indexed before it.
+    /// state names); `Ok(false)` when there were none. `code-intel eval --from-git` runs it
+    /// after each snapshot's sync, so a query's ranks depend on its snapshot, not on the
+    /// snapshots indexed before it.
     ///
     /// # Errors
     /// [`IndexError::Busy`] when another sync holds the lock too long, [`IndexError::Tantivy`]

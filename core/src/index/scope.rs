@@ -282,9 +282,10 @@ pub fn skip_by_content(rel: &str, bytes: &[u8]) -> Option<ScopeSkip> {
 
 /// Whether `head` (a file's first bytes) opens, after white space and an `@charset` rule, with
 /// a `/*!` comment (also written `/*` + newline + `!`) whose text holds a version number
-/// (`v1.3.6`, `3.0.24`): the preserved license banner of a bundled library or a framework's
-/// build output. A project's own sources open with `/**` doc comments or plain `/*` license
-/// headers, which this does not match.
+/// (`v1.3.6`, `3.0.24`), or with a comment tagged `@preserve` or `@license` (first, or first on
+/// its next line) that names a release (`x.y.z` or `vX.Y`): the preserved license banner of a
+/// bundled library or a framework's build output. A project's own sources open with `/**` doc
+/// comments or plain `/*` license headers, which this does not match.
 pub fn bundle_banner(head: &[u8]) -> bool {
     let text = String::from_utf8_lossy(head);
     let mut rest = text.trim_start_matches('\u{feff}').trim_start();
@@ -296,15 +297,11 @@ pub fn bundle_banner(head: &[u8]) -> bool {
     let Some(body) = rest.strip_prefix("/*") else {
         return false;
     };
-    if let Some(tagged) = body
-        .trim_start_matches('*')
-        .trim_start()
+    // `/* @preserve …`, `/** @license …` or the tag on the comment's next ` * ` line.
+    let tag = body.trim_start_matches(|c: char| c == '*' || c.is_whitespace());
+    if let Some(tagged) = tag
         .strip_prefix("@preserve")
-        .or_else(|| {
-            body.trim_start_matches('*')
-                .trim_start()
-                .strip_prefix("@license")
-        })
+        .or_else(|| tag.strip_prefix("@license"))
     {
         return names_a_release(tagged.split("*/").next().unwrap_or(tagged));
     }
