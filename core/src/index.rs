@@ -663,7 +663,19 @@ impl CodeIndex {
     /// [`IndexError::Busy`] when another sync holds the lock too long, [`IndexError::Tantivy`]
     /// when the merge or the reload fails (the index is left as it was).
     pub fn merge_deleted(&self) -> Result<bool, IndexError> {
-        let ctx = sync::SyncContext {
+        let merged = sync::merge_deleted(&self.sync_context(None), &mut |_| {})?;
+        if merged {
+            self.reload()?;
+        }
+        Ok(merged)
+    }
+
+    /// What a sync or a merge of this index works with.
+    fn sync_context<'a>(
+        &'a self,
+        on_chunks: Option<sync::ChunkObserver<'a>>,
+    ) -> sync::SyncContext<'a> {
+        sync::SyncContext {
             root: &self.root,
             config: &self.config,
             index: &self.index,
@@ -671,17 +683,17 @@ impl CodeIndex {
             lock_base: Self::lock_base(&self.root),
             lock_wait: self.lock_wait,
             state_path: sync::SyncState::path(&self.root),
-            on_chunks: None,
-        };
-        let merged = sync::merge_deleted(&ctx, &mut |_| {})?;
-        if merged {
-            self.reader.reload().map_err(|source| IndexError::Tantivy {
-                action: "reload",
-                path: Self::lexical_dir(&self.root),
-                source,
-            })?;
+            on_chunks,
         }
-        Ok(merged)
+    }
+
+    /// Reloads the reader, so searches see the index's last commit.
+    fn reload(&self) -> Result<(), IndexError> {
+        self.reader.reload().map_err(|source| IndexError::Tantivy {
+            action: "reload",
+            path: Self::lexical_dir(&self.root),
+            source,
+        })
     }
 
     /// The share of deleted documents in each segment of the index as last loaded (0.0 to 1.0,
@@ -716,24 +728,10 @@ impl CodeIndex {
         on_chunks: Option<sync::ChunkObserver<'_>>,
     ) -> Result<SyncReport, IndexError> {
         let started = std::time::Instant::now();
-        let ctx = sync::SyncContext {
-            root: &self.root,
-            config: &self.config,
-            index: &self.index,
-            fields: &self.fields,
-            lock_base: Self::lock_base(&self.root),
-            lock_wait: self.lock_wait,
-            state_path: sync::SyncState::path(&self.root),
-            on_chunks,
-        };
-        let result = sync::run(&ctx, progress);
+        let result = sync::run(&self.sync_context(on_chunks), progress);
         // Reload even when the run failed: its commit may have gone through (a failed state
         // write), and searches should see what the index holds.
-        let reloaded = self.reader.reload().map_err(|source| IndexError::Tantivy {
-            action: "reload",
-            path: Self::lexical_dir(&self.root),
-            source,
-        });
+        let reloaded = self.reload();
         let mut report = result?;
         reloaded?;
         report.chunks = self.reader.searcher().num_docs();

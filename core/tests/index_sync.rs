@@ -1158,6 +1158,18 @@ fn an_unreadable_file_is_listed_with_its_reason_until_it_can_be_read() {
     assert_matches_from_scratch(&index, dir.path(), &[]);
 }
 
+/// `files` (path, content) materialised as by [`fixture`], indexed once.
+fn indexed(files: &[(String, String)]) -> (tempfile::TempDir, RepoRoot, CodeIndex) {
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let (dir, root) = fixture(&refs);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    (dir, root, index)
+}
+
 /// (file, start, score) of every hit for `query`, scores rounded to 1e-4, best first and ties
 /// by path (the order of equal scores follows document ids, which differ between indexes).
 fn scored(index: &CodeIndex, query: &str) -> Vec<(String, u32, i64)> {
@@ -1189,13 +1201,7 @@ fn merging_deleted_documents_gives_the_scores_of_a_fresh_index() {
         )
     };
     let first: Vec<(String, String)> = (0..30).map(|i| file(i, 1 + i % 7)).collect();
-    let refs: Vec<(&str, &str)> = first
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let (dir, root) = fixture(&refs);
-    let index = CodeIndex::open(&root, &config()).unwrap();
-    sync(&index);
+    let (dir, _root, index) = indexed(&first);
     // Rewrite three files of thirty (under the share of deleted documents that makes a sync
     // merge) several times: each sync deletes their old documents, which tantivy's BM25
     // statistics keep counting until a merge.
@@ -1207,10 +1213,7 @@ fn merging_deleted_documents_gives_the_scores_of_a_fresh_index() {
         }
         sync(&index);
     }
-    let refs: Vec<(&str, &str)> = last.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
-    let (_fresh_dir, fresh_root) = fixture(&refs);
-    let fresh = CodeIndex::open(&fresh_root, &config()).unwrap();
-    sync(&fresh);
+    let (_fresh_dir, _fresh_root, fresh) = indexed(&last);
     let want = scored(&fresh, "ledger");
     assert_eq!(want.len(), 30, "{want:?}");
     assert!(
@@ -1251,13 +1254,7 @@ fn a_sync_leaves_no_segment_with_a_fifth_of_its_documents_deleted() {
             )
         })
         .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
-    let (dir, root) = fixture(&refs);
-    let index = CodeIndex::open(&root, &config()).unwrap();
-    sync(&index);
+    let (dir, _root, index) = indexed(&files);
     // A third of the files change at once (a branch switch): their documents in the first
     // segment are deleted, over the 20 % the merge policy tolerates.
     for (path, _) in files.iter().take(14) {
