@@ -4,7 +4,9 @@
 //! ranking uses to treat tests and docs as their own class.
 //!
 //! Rules, by path (cheap, applied during the walk so that a vendored tree is never descended):
-//! - vendored or build-output directories ([`VENDORED_DIRS`], [`VENDORED_SUBPATHS`]);
+//! - vendored or build-output directories ([`VENDORED_DIRS`], [`VENDORED_SUBPATHS`]), except a
+//!   `build` or `coverage` package inside a source tree ([`PACKAGE_NAMED_OUTPUT_DIRS`]) and any
+//!   package of a Maven/Gradle source root (`src/main/java/...`);
 //! - lock files ([`LOCK_FILES`]);
 //! - minified or bundled files by name (`*.min.js`, `*.bundle.js`, source maps, ...);
 //! - files an IDE generates by name ([`IDE_GENERATED_EXTENSIONS`]: Xcode's `project.pbxproj`
@@ -58,6 +60,16 @@ pub const VENDORED_DIRS: &[&str] = &[
     "third-party",
     "thirdparty",
 ];
+
+/// Names of [`VENDORED_DIRS`] that are also ordinary package names: a Java package
+/// `org.springframework.build`, Next.js's `packages/next/src/build/`, a `coverage` module of a test
+/// runner. Below a source-tree directory ([`SOURCE_TREE_DIRS`]) such a directory is source; elsewhere
+/// (`build/` beside a `build.gradle`, `coverage/` of a test run) it stays build output.
+pub const PACKAGE_NAMED_OUTPUT_DIRS: &[&str] = &["build", "coverage"];
+
+/// Directory names that root a source tree (`src/main/java/...`, Go's `pkg/` and `internal/`),
+/// where build tools do not write their output.
+pub const SOURCE_TREE_DIRS: &[&str] = &["src", "pkg", "internal"];
 
 /// Repository-relative directory suffixes (two components) that hold copied third-party assets.
 pub const VENDORED_SUBPATHS: &[&str] = &[
@@ -131,7 +143,7 @@ pub const IDE_GENERATED_EXTENSIONS: &[&str] = &[
 
 /// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
 /// rebuilds the index once.
-pub const RULES_VERSION: u32 = 9;
+pub const RULES_VERSION: u32 = 10;
 
 /// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
 /// directory for a pruned tree) and shown by `status` and `index --json`.
@@ -185,7 +197,14 @@ pub fn skip_dir(rel: &str) -> Option<ScopeSkip> {
         let published = name.eq_ignore_ascii_case("vendor")
             && ["views", "lang"].contains(&parent_name)
             && parent.contains("resources");
-        if !published {
+        let package = (PACKAGE_NAMED_OUTPUT_DIRS
+            .iter()
+            .any(|d| name.eq_ignore_ascii_case(d))
+            && parent
+                .split('/')
+                .any(|c| SOURCE_TREE_DIRS.iter().any(|s| c.eq_ignore_ascii_case(s))))
+            || in_jvm_source_root(parent);
+        if !published && !package {
             return Some(ScopeSkip::Vendored);
         }
     }
@@ -197,6 +216,17 @@ pub fn skip_dir(rel: &str) -> Option<ScopeSkip> {
         return Some(ScopeSkip::Vendored);
     }
     None
+}
+
+/// Whether repository-relative directory `dir` lies in a Maven/Gradle source root
+/// (`src/<set>/java`, `kotlin`, `scala` or `groovy`, e.g. `spring-orm/src/main/java/org/...`), where
+/// every directory is a package and any name, `vendor` or `build` included, is source.
+fn in_jvm_source_root(dir: &str) -> bool {
+    const JVM_LANGUAGES: &[&str] = &["java", "kotlin", "scala", "groovy"];
+    let parts: Vec<&str> = dir.split('/').collect();
+    parts
+        .windows(3)
+        .any(|w| w[0] == "src" && JVM_LANGUAGES.contains(&w[2]))
 }
 
 /// Whether the file at repository-relative `rel` is out of scope by its name alone.
@@ -526,6 +556,33 @@ mod tests {
         assert_eq!(skip_dir("resources/views/vendor"), None);
         assert_eq!(skip_dir("resources/lang/vendor"), None);
         assert_eq!(skip_dir("lang/vendor"), Some(ScopeSkip::Vendored));
+        // `build` and `coverage` are package names inside a source tree, output elsewhere.
+        for source in [
+            "buildSrc/src/main/java/org/springframework/build",
+            "packages/next/src/build",
+            "pkg/build",
+            "internal/coverage",
+            "packages/jest-reporters/src/coverage",
+            // Any package name inside a Maven/Gradle source root.
+            "spring-orm/src/main/java/org/springframework/orm/jpa/vendor",
+            "app/src/main/kotlin/com/example/dist",
+        ] {
+            assert_eq!(skip_dir(source), None, "{source}");
+        }
+        for output in [
+            "build",
+            "buildSrc/build",
+            "spring-core/build",
+            "packages/app/build",
+            "coverage",
+            "web/coverage",
+            "src/Illuminate/Foundation/resources/exceptions/renderer/dist",
+            "src/vendor",
+            "web/src/vendor",
+            "java/vendor",
+        ] {
+            assert_eq!(skip_dir(output), Some(ScopeSkip::Vendored), "{output}");
+        }
     }
 
     #[test]
