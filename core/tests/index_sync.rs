@@ -642,6 +642,44 @@ fn ignored_excluded_binary_and_large_files_are_not_indexed() {
 }
 
 #[test]
+fn packages_named_like_build_output_are_indexed_and_build_output_is_not() {
+    let (_dir, root) = fixture(&[
+        // coverage.py's own package, at the root: a Python package by its `__init__.py`.
+        ("coverage/__init__.py", ""),
+        ("coverage/control.py", "def start_measuring():\n    pass\n"),
+        // A Java package named `vendor` and a Gradle build-logic package named `build`.
+        (
+            "orm/src/main/java/org/example/jpa/vendor/HibernateAdapter.java",
+            "class HibernateAdapter { void adaptDialect() {} }\n",
+        ),
+        (
+            "buildSrc/src/main/java/org/example/build/Conventions.java",
+            "class Conventions { void applyConventions() {} }\n",
+        ),
+        // Output: a coverage report and a Gradle build directory, neither a package.
+        (
+            "web/coverage/report.js",
+            "function coverageReportOutput() {}\n",
+        ),
+        (
+            "buildSrc/build/Conventions.java",
+            "class Copied { void copiedOutput() {} }\n",
+        ),
+    ]);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    let r = index.sync(&mut |_| {}).unwrap();
+    let skipped: Vec<&str> = r.files_skipped.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(skipped, vec!["buildSrc/build/", "web/coverage/"]);
+    for kept in [
+        "coverage/control.py",
+        "orm/src/main/java/org/example/jpa/vendor/HibernateAdapter.java",
+        "buildSrc/src/main/java/org/example/build/Conventions.java",
+    ] {
+        assert!(!index.chunks_of(kept).unwrap().is_empty(), "{kept}");
+    }
+}
+
+#[test]
 fn source_dirs_limit_the_walk_when_they_exist() {
     let (_dir, root) = base();
     let cfg = Config {

@@ -6,7 +6,8 @@
 //! Rules, by path (cheap, applied during the walk so that a vendored tree is never descended):
 //! - vendored or build-output directories ([`VENDORED_DIRS`], [`VENDORED_SUBPATHS`]), except a
 //!   `build` or `coverage` package inside a source tree ([`PACKAGE_NAMED_OUTPUT_DIRS`]) and any
-//!   package of a Maven/Gradle source root (`src/main/java/...`);
+//!   package of a Maven/Gradle source root (`src/main/java/...`) or a Python package so named
+//!   ([`python_package_named_like_output`]);
 //! - lock files ([`LOCK_FILES`]);
 //! - minified or bundled files by name (`*.min.js`, `*.bundle.js`, source maps, ...);
 //! - files an IDE generates by name ([`IDE_GENERATED_EXTENSIONS`]: Xcode's `project.pbxproj`
@@ -216,6 +217,17 @@ pub fn skip_dir(rel: &str) -> Option<ScopeSkip> {
         return Some(ScopeSkip::Vendored);
     }
     None
+}
+
+/// Whether `dir`, a directory named like build output ([`PACKAGE_NAMED_OUTPUT_DIRS`]), is a Python
+/// package: it holds an `__init__.py` (coverage.py's own `coverage/`, a `build` package of a
+/// project without a `src/` layout). One `stat`, only for directories so named.
+pub fn python_package_named_like_output(dir: &std::path::Path) -> bool {
+    dir.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        PACKAGE_NAMED_OUTPUT_DIRS
+            .iter()
+            .any(|d| n.eq_ignore_ascii_case(d))
+    }) && dir.join("__init__.py").is_file()
 }
 
 /// Whether repository-relative directory `dir` lies in a Maven/Gradle source root
