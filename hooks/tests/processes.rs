@@ -864,6 +864,22 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "git mergetool -y",
     "perl -MFile::Slurp -e 'write_file(\"src/m1.py\", \"x\")'",
     "node -e \"process.binding('fs').writeString\"",
+    // Fifth red-team round (2026-11-27, docs/GATE.md).
+    "git blame --output src/m1.py src/m0.py",
+    "git whatchanged --output=src/m1.py -1",
+    "git rev-list --output src/m1.py HEAD",
+    "git diff-tree --output=src/m1.py HEAD",
+    "git unpack-file HEAD:src/m1.py",
+    "git clone --separate-git-dir=src/g /tmp/r /tmp/c",
+    "git init --separate-git-dir src/g /tmp/c",
+    "git -c interactive.diffFilter='tee src/m1.py' add -p",
+    "git worktree move /tmp/wt src/wt",
+    "git -c core.pager='less -o src/m1.py' log",
+    "git -c core.pager='less; touch src/m1.py' log",
+    "python3 -c \"__import__('os', globals()).remove('src/m1.py')\"",
+    "python3 -c \"import importlib; importlib.import_module('os').remove('src/m1.py')\"",
+    "python3 -c \"o = __import__('os'); o.remove('src/m1.py')\"",
+    "python3 -c \"__builtins__.open('src/m1.py', 'w')\"",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -1055,6 +1071,17 @@ pub const READ_ONLY: &[&str] = &[
     "nbstripout --dry-run src/m0.py",
     "npx ncu",
     "git mergetool --tool-help",
+    // Fifth red-team round (2026-11-27, docs/GATE.md).
+    "python3 -c \"print(__import__('os').getcwd())\"",
+    "python3 -c \"import importlib; m = importlib.import_module('json'); print(m.dumps(1))\"",
+    "git -c core.pager=less diff",
+    "git -c core.pager='less -R' log",
+    "git -c core.pager=delta diff",
+    "git submodule",
+    "git am --show-current-patch",
+    "git rebase --show-current-patch",
+    "git log --output=/dev/null -1",
+    "git blame --output=/tmp/blame.txt src/m1.py",
 ];
 
 #[test]

@@ -606,10 +606,7 @@ fn aliases(toks: &[Spanned<'_>], pair: &[usize]) -> std::collections::HashMap<St
     let target = |k: usize| -> Option<(String, usize)> {
         // `await import('fs')` is the module as `require('fs')` is.
         let k = if ident(k) == Some("await") { k + 1 } else { k };
-        if matches!(ident(k), Some("require" | "import"))
-            && punct(k + 1, b'(')
-            && punct(k + 3, b')')
-        {
+        if ident(k).is_some_and(imports_by_name) && punct(k + 1, b'(') && punct(k + 3, b')') {
             let Some(CTok::Str {
                 value,
                 dynamic: false,
@@ -1025,6 +1022,8 @@ fn scan_tokens(
         // Python's `posix`/`nt` are `os`; Perl's `CORE::unlink`, `POSIX::remove` the builtins.
         let canonical = match canonical.split_once('.') {
             Some(("posix" | "nt", rest)) => format!("os.{rest}"),
+            // `__builtins__.open` is `builtins.open`.
+            Some(("__builtins__", rest)) => format!("builtins.{rest}"),
             _ => canonical
                 .strip_prefix("CORE::GLOBAL::")
                 .or_else(|| canonical.strip_prefix("CORE::"))
@@ -1209,6 +1208,23 @@ fn scan_tokens(
                 ),
                 _ => {}
             }
+            continue;
+        }
+        // `__import__('os')`, `importlib.import_module('json')`: a module from the search
+        // path by its literal name, as `import os` is (its members are followed above). Other
+        // arguments (`fromlist`, a name built at run time) stay opaque.
+        if !after_dot
+            && matches!(
+                canonical.as_str(),
+                "__import__" | "builtins.__import__" | "importlib.import_module"
+            )
+            && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
+            && pair.get(j + 1) == Some(&(j + 3))
+            && matches!(
+                toks.get(j + 2).map(|t| &t.tok),
+                Some(CTok::Str { dynamic: false, .. })
+            )
+        {
             continue;
         }
         let Some(call) = call_of(&canonical, after_dot).or_else(|| call_of(name, after_dot)) else {
@@ -1651,15 +1667,29 @@ fn required_module(toks: &[Spanned<'_>], pair: &[usize], j: usize) -> Option<Str
         open + 2 == close,
     ) {
         (
-            CTok::Ident("require" | "import"),
+            CTok::Ident(f),
             CTok::Str {
                 value,
                 dynamic: false,
             },
             true,
-        ) => Some(value.trim_start_matches("node:").to_string()),
+        ) if imports_by_name(f) => Some(value.trim_start_matches("node:").to_string()),
         _ => None,
     }
+}
+
+/// Calls that return the module named by their one argument: `require('fs')`, `import('fs')`,
+/// Python's `__import__('os')` and `importlib.import_module('os')`.
+fn imports_by_name(name: &str) -> bool {
+    matches!(
+        name,
+        "require"
+            | "import"
+            | "__import__"
+            | "builtins.__import__"
+            | "importlib.import_module"
+            | "import_module"
+    )
 }
 
 /// `fs/promises.rm`, `fs.promises.rm`, `node:fs.rm` → `fs.rm`: the rows of [`CALLS`] name
