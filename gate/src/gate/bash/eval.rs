@@ -1073,7 +1073,11 @@ const RUNS_BY_OPTION: &[(&str, &[&str], &[&str])] = &[
         &["--upload-pack", "--receive-pack", "--exec"],
         &["--exec-path="],
     ),
-    ("yq", &["-i", "--in-place", "-yi", "-iy"], &[]),
+    (
+        "yq",
+        &["-i", "--in-place", "--inplace", "-yi", "-iy", "-Pi", "-iP"],
+        &[],
+    ),
     ("ex vim vi nvim", &["-c", "--cmd", "-S"], &[]),
     ("sort", &["--compress-program"], &[]),
     // `npm test --script-shell=/tmp/x`: the shell npm runs scripts with.

@@ -12,11 +12,11 @@ mod read;
 mod script;
 mod shell;
 
-use archive::{rule_tar, rule_unzip};
+use archive::{rule_extract, rule_jar, rule_tar, rule_unrar, rule_unzip};
 use files::{rule_compress, rule_editor, rule_split, rule_sponge, rule_uniq};
 use files::{rule_copy, rule_dd, rule_operands, rule_patch, rule_sed, rule_tee};
 use find::rule_find;
-use format::rule_formatter;
+use format::{rule_formatter, rule_replacer, rule_sg};
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
 pub(super) use output::{manifest_edits, tool_outputs};
@@ -182,6 +182,9 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("wget", rule_wget),
     ("tar", rule_tar),
     ("unzip", rule_unzip),
+    ("unrar rar", rule_unrar),
+    ("jar", rule_jar),
+    ("unar cabextract atool aunpack dtrx", rule_extract),
     ("rsync scp", rule_rsync),
     ("python node php", rule_interpreter),
     ("pytest py.test", rule_pytest),
@@ -196,17 +199,23 @@ pub(super) const RULES: &[(&str, Rule)] = &[
         rule_builtin_callback,
     ),
     (
-        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn hyperfine \
+        "chroot nsenter runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn hyperfine \
          entr nodemon watchexec concurrently start-stop-daemon daemonize papermill tcc ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 \
          proot bwrap bubblewrap dtach abduco caffeinate retry chpst numactl cgexec tsp nq pueue",
         rule_runs_unseen_command,
     ),
     ("ssh", rule_ssh),
+    ("sg", rule_sg),
+    (
+        "sd rpl fastmod ruplacer comby ast-grep semgrep codemod",
+        rule_replacer,
+    ),
     ("sponge", rule_sponge),
     ("uniq", rule_uniq),
     (
         "gzip gunzip bzip2 bunzip2 xz unxz lzma unlzma zstd unzstd lz4 compress uncompress \
-         pigz unpigz pbzip2 lbzip2 pixz plzip lzip lzop",
+         pigz unpigz pbzip2 lbzip2 pixz plzip lzip lzop brotli unbrotli zopfli bzip3 lrzip \
+         lrunzip unlz4 lz4c",
         rule_compress,
     ),
     ("split csplit", rule_split),

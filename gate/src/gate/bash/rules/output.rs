@@ -152,6 +152,10 @@ pub(super) fn rule_ctags(e: &mut Eval, inv: &Inv<'_>) {
         return;
     }
     let via = format!("{} tag file", inv.name);
+    // `ctags -x` prints a cross reference instead of writing a tag file.
+    if a.has(&["-x"]) && a.value(&["-f", "-o", "--output"]).is_none() {
+        return;
+    }
     match a.value(&["-f", "-o", "--output"]) {
         Some(f) => e.write(f, &via),
         None => {
@@ -565,6 +569,45 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ("jupyter", "--output", "--output-dir"),
     ("node", "--test-reporter-destination", ""),
     ("mogrify", "", "-path"),
+    // Fifth red-team round: document, translation, code and site generators.
+    ("xsltproc", "-o --output", ""),
+    (
+        "asciidoctor asciidoc",
+        "-o --out-file",
+        "-D --destination-dir",
+    ),
+    ("age rage", "-o --output", ""),
+    ("msgfmt", "-o --output-file", ""),
+    ("xgettext", "-o --output", "-p --output-dir"),
+    (
+        "pybabel",
+        "-o --output --output-file",
+        "-d --directory --output-dir",
+    ),
+    ("pdoc pdoc3", "", "-o --output-dir --html-dir"),
+    ("jsdoc", "", "-d --destination"),
+    ("typedoc", "--json", "--out"),
+    ("stubgen", "", "-o --output"),
+    ("sphinx-apidoc", "", "-o --output-dir"),
+    ("mkdocs", "", "-d --site-dir"),
+    ("hugo", "", "-d --destination"),
+    ("jekyll", "", "-d --destination"),
+    ("flatc", "", "-o"),
+    ("thrift", "", "-o -out"),
+    ("mockgen", "-destination", ""),
+    ("tailwindcss", "-o --output", ""),
+    ("stylus", "", "-o --out"),
+    ("c8", "", "-o --reports-dir --report-dir --temp-dir"),
+    ("nyc", "", "--report-dir --temp-dir -t"),
+    ("helm", "", "-d --destination --untardir --output-dir"),
+    ("terraform tofu", "-out", ""),
+    ("pip-compile", "-o --output-file", ""),
+    ("http https xh xhs", "-o --output", ""),
+    (
+        "openapi-generator openapi-generator-cli swagger-codegen",
+        "",
+        "-o --output",
+    ),
 ];
 
 /// Formatters and fixers that rewrite their file operands (or the working directory without
@@ -643,6 +686,14 @@ const IN_PLACE: &[(&str, &str, &str, &str)] = &[
     ),
     ("json", "", "-I --in-place", ""),
     ("xmlstarlet", "ed edit", "-L --inplace", ""),
+    ("zig", "fmt", "", "--check --stdin"),
+    ("dprint", "fmt", "", "--diff"),
+    ("buf", "format", "-w --write", ""),
+    ("uncrustify", "", "--replace --no-backup", ""),
+    ("jsonlint", "", "-i --in-place", ""),
+    ("enconv", "", "", ""),
+    ("enca", "", "-x --convert-to", ""),
+    ("convmv", "", "--notest", ""),
     ("jupyter", "nbconvert", "--inplace", ""),
 ];
 
@@ -1626,7 +1677,181 @@ fn container_command(e: &mut Eval, name: &str, args: &[Word]) {
 fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
     let via = format!("{name} output");
     let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+    // `-o F`, `-oF`, `--output F`, `--output=F` among `args`.
+    let opt_values = |short: &str, long: &str| -> Vec<Word> {
+        let mut out = Vec::new();
+        let mut k = 0;
+        while let Some(w) = args.get(k) {
+            let v = w.value.as_str();
+            if v == "--" {
+                break;
+            }
+            if (!short.is_empty() && v == short) || v == long {
+                out.extend(args.get(k + 1).cloned());
+                k += 1;
+            } else if let Some(r) = v.strip_prefix(&format!("{long}=")) {
+                out.push(Word::synthetic(r, w.dynamic));
+            } else if !short.is_empty()
+                && let Some(r) = v.strip_prefix(short).filter(|r| !r.is_empty())
+            {
+                out.push(Word::synthetic(r.trim_start_matches('='), w.dynamic));
+            }
+            k += 1;
+        }
+        out
+    };
+    let words: Vec<&str> = operands.iter().map(|w| w.value.as_str()).collect();
     match name {
+        // `docker save -o F`, `docker export -o F`; `docker build -o DIR` / `--output
+        // type=local,dest=DIR` (other `type=`s without `dest` go to the image store or stdout).
+        "docker" | "podman" | "nerdctl" => {
+            let sub: Vec<&str> = words.iter().take(2).copied().collect();
+            match sub.as_slice() {
+                ["save" | "export", ..] | ["image", "save", ..] | ["container", "export", ..] => {
+                    for f in opt_values("-o", "--output") {
+                        e.write(&f, &via);
+                    }
+                }
+                ["build" | "image", ..]
+                | ["buildx", "build" | "b", ..]
+                | ["builder", "build", ..] => {
+                    for spec in opt_values("-o", "--output") {
+                        let v = spec.value.as_str();
+                        let dest = v
+                            .split(',')
+                            .find_map(|kv| kv.strip_prefix("dest="))
+                            .map(str::to_string);
+                        match dest {
+                            Some(d) => e.write_tree(&Word::synthetic(&d, spec.dynamic), &via),
+                            None if !v.contains('=') => e.write_tree(&spec, &via),
+                            None => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // `gh repo clone R [DIR]`, `gh gist clone G [DIR]`: DIR or the repository's name here;
+        // `gh release download` / `gh run download`: `-D DIR`, `-O FILE`, or here; `gh pr
+        // checkout` switches the working tree's branch.
+        "gh" | "hub" => match words.as_slice() {
+            ["repo" | "gist", "clone", src, rest @ ..] => {
+                let dest = rest
+                    .first()
+                    .map(|d| Word::synthetic(d, false))
+                    .unwrap_or_else(|| {
+                        let n = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+                        Word::synthetic(n.trim_end_matches(".git"), false)
+                    });
+                e.write_tree(&dest, &via);
+            }
+            ["release" | "run", "download", ..] => {
+                let files = opt_values("-O", "--output");
+                let dirs = opt_values("-D", "--dir");
+                for f in &files {
+                    e.write(f, &via);
+                }
+                for d in &dirs {
+                    e.write_tree(d, &via);
+                }
+                if files.is_empty() && dirs.is_empty() {
+                    e.write_tree(&here(), &via);
+                }
+            }
+            ["pr", "checkout", ..] | ["checkout", ..] | ["co", ..] => e.write_tree(&here(), &via),
+            _ => {}
+        },
+        // Subversion and Mercurial: commands that write the working copy, and checkouts or
+        // exports into DIR (the URL's last part without one).
+        "svn" | "hg" => {
+            let Some((sub, rest)) = words.split_first() else {
+                return true;
+            };
+            match *sub {
+                "checkout" | "co" | "export" | "clone" => {
+                    let dest = match rest {
+                        [_, d, ..] => Word::synthetic(d, false),
+                        [src] => {
+                            let n = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+                            Word::synthetic(n, false)
+                        }
+                        [] => return true,
+                    };
+                    e.write_tree(&dest, &via);
+                }
+                "update" | "up" | "revert" | "switch" | "sw" | "merge" | "patch" | "import"
+                | "unshelve" | "shelve" | "rebase" | "graft" | "backout" | "strip" | "purge"
+                | "histedit" | "pull" | "mv" | "move" | "rename" | "rm" | "remove" | "delete"
+                | "del" | "copy" | "cp" | "unbundle" | "fetch" | "transplant" | "uncommit"
+                | "amend" | "evolve" => {
+                    if *sub == "pull"
+                        && name == "hg"
+                        && !args
+                            .iter()
+                            .any(|w| matches!(w.value.as_str(), "-u" | "--update" | "--rebase"))
+                    {
+                        return true;
+                    }
+                    e.write_tree(&here(), &via);
+                }
+                _ => {}
+            }
+        }
+        // Downloads into the working directory: `aria2c URL` (without `-d`), `http --download
+        // URL` (without `-o`).
+        "aria2c"
+            if !args.iter().any(|w| {
+                matches!(
+                    w.value.as_str(),
+                    "-d" | "--dir" | "--dry-run" | "-v" | "--version" | "-h" | "--help"
+                ) || w.value.starts_with("--dir=")
+                    || w.value.starts_with("-d")
+                    || w.value.starts_with("--dry-run=")
+            }) && !operands.is_empty() =>
+        {
+            e.write_tree(&here(), &via);
+        }
+        "http" | "https" | "xh" | "xhs"
+            if args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "-d" | "--download"))
+                && opt_values("-o", "--output").is_empty() =>
+        {
+            e.write_tree(&here(), &via);
+        }
+        // `pip-compile [IN]` writes `requirements.txt` (next to `IN.in`: `IN.txt`) unless told
+        // where (`-o`, the table) or `--dry-run`.
+        "pip-compile"
+            if opt_values("-o", "--output-file").is_empty()
+                && !args.iter().any(|w| {
+                    matches!(
+                        w.value.as_str(),
+                        "--dry-run" | "-n" | "--help" | "-h" | "--version"
+                    )
+                }) =>
+        {
+            let ins: Vec<&&Word> = operands
+                .iter()
+                .filter(|w| w.value.ends_with(".in"))
+                .collect();
+            if ins.is_empty() {
+                e.write(&Word::synthetic("requirements.txt", false), &via);
+            }
+            for w in ins {
+                let out = format!("{}.txt", w.value.trim_end_matches(".in"));
+                e.write(&Word::synthetic(&out, w.dynamic), &via);
+            }
+            return false;
+        }
+        // `uv pip compile -o F`, `uv export -o F`.
+        "uv" if words
+            .first()
+            .is_some_and(|w| matches!(*w, "pip" | "export")) =>
+        {
+            for f in opt_values("-o", "--output-file") {
+                e.write(&f, &via);
+            }
+        }
         "fd" | "fdfind" => {
             if let Some(k) = args
                 .iter()
