@@ -408,9 +408,31 @@ impl Eval {
                 if name == "env"
                     && let Some(split) = args.value(&["-S", "--split-string"])
                 {
-                    // `env -S 'CMD ARGS' MORE`: the string is split into the command line.
+                    // `env -S 'CMD ARGS' MORE`: the string is split into the command line,
+                    // and every word after it follows, options included (`env -S bash -c
+                    // 'CMD'` runs `bash -c 'CMD'`: env parses no further option of its own
+                    // there).
                     let mut text = split.value.clone();
-                    for w in &words[1 + args.end..] {
+                    let after_split = words[1..]
+                        .iter()
+                        .position(|w| {
+                            w.value == "-S"
+                                || w.value == "--split-string"
+                                || (w.value.starts_with("-S") && !w.value.starts_with("--"))
+                                || w.value.starts_with("--split-string=")
+                        })
+                        .map_or(1 + args.end, |k| {
+                            let v = &words[1 + k].value;
+                            if v == "-S" || v == "--split-string" {
+                                1 + k + 2
+                            } else {
+                                1 + k + 1
+                            }
+                        });
+                    for w in words
+                        .get(after_split.min(words.len())..)
+                        .unwrap_or_default()
+                    {
                         text.push(' ');
                         text.push_str(&w.raw);
                     }
@@ -678,6 +700,19 @@ impl Eval {
                 "an environment setting that makes git or the shell run a program",
             );
         }
+        // `PYTEST_ADDOPTS='--junitxml=f'`: options every pytest run then takes, as if given on
+        // its command line (built at run time: unknown).
+        if let Some(opts) = w.value.strip_prefix("PYTEST_ADDOPTS=") {
+            if w.dynamic {
+                self.unknown(w.raw.clone(), "PYTEST_ADDOPTS set at run time");
+            } else {
+                let words: Vec<Word> = std::iter::once("pytest")
+                    .chain(opts.split_whitespace())
+                    .map(|o| Word::synthetic(o, false))
+                    .collect();
+                self.invoke(&words, None);
+            }
+        }
         self.env_locations(w);
     }
 
@@ -720,7 +755,8 @@ impl Eval {
             let git = name.starts_with("GIT_TRACE");
             let file = git
                 || listed(
-                    "GIT_INDEX_FILE LD_DEBUG_OUTPUT HISTFILE LESSHISTFILE COVERAGE_FILE",
+                    "GIT_INDEX_FILE LD_DEBUG_OUTPUT HISTFILE LESSHISTFILE COVERAGE_FILE PIP_LOG \
+                     PIP_LOG_FILE SQLITE_HISTORY NODE_REPL_HISTORY PYTHON_HISTORY BABEL_CACHE_PATH",
                     name,
                 );
             if let Some(t) =
@@ -989,7 +1025,15 @@ const WRITES_TO: &str = "GIT_INDEX_FILE LD_DEBUG_OUTPUT NODE_V8_COVERAGE TMPDIR 
     PYTHONPYCACHEPREFIX COVERAGE_FILE CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR PIP_CACHE_DIR \
     XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CONFIG_HOME XDG_RUNTIME_DIR \
     npm_config_tmp YARN_CACHE_FOLDER GOCACHE GOMODCACHE GOPATH CCACHE_DIR MYPY_CACHE_DIR \
-    RUFF_CACHE_DIR JUPYTER_CONFIG_DIR IPYTHONDIR MPLCONFIGDIR";
+    RUFF_CACHE_DIR JUPYTER_CONFIG_DIR IPYTHONDIR MPLCONFIGDIR PIP_TARGET PIP_PREFIX PIP_ROOT \
+    PIP_SRC PIP_WHEEL_DIR PIP_LOG PIP_LOG_FILE SQLITE_HISTORY NODE_REPL_HISTORY PYTHON_HISTORY \
+    JEST_JUNIT_OUTPUT_DIR GOCOVERDIR GOTMPDIR GOBIN DENO_DIR DENO_INSTALL_ROOT \
+    PLAYWRIGHT_BROWSERS_PATH PUPPETEER_CACHE_DIR UV_CACHE_DIR UV_PROJECT_ENVIRONMENT UV_TOOL_DIR \
+    UV_TOOL_BIN_DIR UV_PYTHON_INSTALL_DIR UV_INSTALL_DIR BUNDLE_PATH BUNDLE_BIN GEM_HOME \
+    COMPOSER_VENDOR_DIR COMPOSER_HOME COMPOSER_CACHE_DIR POETRY_VIRTUALENVS_PATH \
+    POETRY_CACHE_DIR PYTHONUSERBASE PRE_COMMIT_HOME CYPRESS_CACHE_FOLDER PNPM_HOME BUN_INSTALL \
+    CARGO_HOME CARGO_INSTALL_ROOT GRADLE_USER_HOME NODE_COMPILE_CACHE BABEL_CACHE_PATH \
+    HF_HOME TORCH_HOME";
 
 /// node options that write profiles, logs or reports (into the working directory by default).
 pub(super) const NODE_WRITING: &[&str] = &[
@@ -1147,6 +1191,39 @@ const CODE_BY_OPTION: &[(&str, &[&str])] = &[
     ("pixi", &["--manifest-path"]),
     ("go", &["-C"]),
     ("cargo", &["--manifest-path"]),
+    // Build files, settings and init scripts of Maven and Gradle; JavaScript configuration
+    // files of test runners, bundlers and linters (code they run).
+    (
+        "mvn mvnw",
+        &[
+            "-f",
+            "--file",
+            "-s",
+            "--settings",
+            "-gs",
+            "--global-settings",
+        ],
+    ),
+    (
+        "gradle gradlew",
+        &[
+            "-b",
+            "--build-file",
+            "-c",
+            "--settings-file",
+            "-p",
+            "--project-dir",
+            "-I",
+            "--init-script",
+        ],
+    ),
+    (
+        "jest vitest eslint prettier webpack webpack-cli vite rollup mocha playwright cypress",
+        &["-c", "--config"],
+    ),
+    ("babel", &["--config-file"]),
+    ("tox", &["-c", "--conf"]),
+    ("nox", &["-f", "--noxfile"]),
 ];
 
 fn runs_by_option(name: &str, args: &[Word]) -> Option<&'static str> {
@@ -1244,6 +1321,33 @@ fn runs_program_from_env(w: &Word) -> bool {
                     .any(|p| o.starts_with(p))
             }))
         || (matches!(name, "LESSOPEN" | "LESSCLOSE") && !value.trim().is_empty())
+        // Compiler and JVM flags given through the environment that run a program, load code
+        // or name where output goes (`RUSTFLAGS='-C linker=…'`, `--emit … -o f`, `GOFLAGS=
+        // -toolexec=…`, `JAVA_TOOL_OPTIONS=-javaagent:…`).
+        || (matches!(
+            name,
+            "RUSTFLAGS" | "RUSTDOCFLAGS" | "CARGO_ENCODED_RUSTFLAGS" | "CARGO_BUILD_RUSTFLAGS"
+        ) && value.split([' ', '\x1f']).any(|o| {
+            o == "-o"
+                || ["-L", "-l", "--out", "--emit", "--output"]
+                    .iter()
+                    .any(|p| o.starts_with(p))
+                || ["linker", "incremental", "plugin", "profile-"]
+                    .iter()
+                    .any(|p| o.contains(p))
+        }))
+        || (name == "GOFLAGS" && value.split_whitespace().any(go_flag_runs_or_writes))
+        || (matches!(
+            name,
+            "JAVA_TOOL_OPTIONS"
+                | "_JAVA_OPTIONS"
+                | "JDK_JAVA_OPTIONS"
+                | "JAVA_OPTS"
+                | "MAVEN_OPTS"
+                | "GRADLE_OPTS"
+        ) && JVM_OPTIONS_THAT_LOAD_OR_WRITE
+            .iter()
+            .any(|p| value.contains(p)))
         // Prompts are expanded by the shell (`PS4` for every traced command): a command
         // substitution in one runs.
         || (matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4")
@@ -1265,6 +1369,44 @@ fn runs_program_from_env(w: &Word) -> bool {
                 "" | "cat" | "less" | "less -R" | "less -FRX" | "more" | "true" | ":"
             ))
 }
+
+/// `GOFLAGS` options that run a program, load code or name an output file.
+fn go_flag_runs_or_writes(o: &str) -> bool {
+    let o = o.trim_start_matches('-');
+    [
+        "toolexec",
+        "exec",
+        "o",
+        "overlay",
+        "modfile",
+        "coverprofile",
+        "pgo",
+        "ldflags",
+        "gcflags",
+        "asmflags",
+    ]
+    .iter()
+    .any(|p| o == *p || o.starts_with(&format!("{p}=")))
+}
+
+/// JVM options (in `JAVA_TOOL_OPTIONS`, `MAVEN_OPTS`, …) that load agents or classes or name
+/// files and directories written.
+const JVM_OPTIONS_THAT_LOAD_OR_WRITE: [&str; 14] = [
+    "-javaagent",
+    "-agentpath",
+    "-agentlib",
+    "-Xlog",
+    "-Xloggc",
+    "HeapDumpPath",
+    "LogFile",
+    "ErrorFile",
+    "FlightRecording",
+    "-Dmaven.repo.local",
+    "Directory",
+    "-Xbootclasspath",
+    "-cp",
+    "-classpath",
+];
 
 /// Commands that only read and load no configuration from a home directory: a `HOME=…` prefix
 /// changes nothing they do.

@@ -65,6 +65,7 @@ fn formatters_and_fixers() {
             $ npx prettier --write web/cart.js; prettier --check web
               write tree web/cart.js (prettier --write)
             $ eslint --fix -c .eslintrc.json web; eslint web
+              write script .eslintrc.json (eslint loads code from)
               write tree web (eslint --fix)
             $ gofmt -w main.go; gofmt -l .
               write tree main.go (gofmt -w)

@@ -524,7 +524,19 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ("webpack webpack-cli", "", "-o --output-path"),
     ("terser uglifyjs", "-o --output", ""),
     ("postcss", "-o --output", "-d --dir"),
-    ("eslint stylelint ruff", "-o --output-file", ""),
+    ("eslint stylelint", "-o --output-file", "--cache-location"),
+    ("ruff", "-o --output-file", "--cache-dir"),
+    ("prettier", "", "--cache-location"),
+    ("tox", "", "--workdir"),
+    ("nox", "", "--envdir"),
+    ("bun", "--outfile", "--outdir"),
+    ("parcel", "", "--dist-dir --cache-dir"),
+    ("vue-cli-service", "", "--dest"),
+    (
+        "gradle gradlew",
+        "",
+        "--project-cache-dir -g --gradle-user-home",
+    ),
     (
         "mypy dmypy",
         "--junit-xml",
@@ -552,14 +564,22 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     ("rspec rubocop", "-o --out", ""),
     ("2to3", "", "-o --output-dir"),
-    ("cargo", "", "--out-dir --artifact-dir --target-dir"),
+    (
+        "cargo",
+        "--logfile",
+        "--out-dir --artifact-dir --target-dir --root",
+    ),
     (
         "pip pip3",
         "--log --log-file --report",
         "-t --target --prefix --root --src -d --dest -w --wheel-dir",
     ),
-    ("npm pnpm", "", "--pack-destination"),
-    ("jest vitest", "--outputFile", "--coverageDirectory"),
+    ("npm pnpm", "", "--pack-destination --cache"),
+    (
+        "jest vitest",
+        "--outputFile",
+        "--coverageDirectory --cacheDirectory --coverage.reportsDirectory",
+    ),
     ("exiftool", "-o -out", ""),
     ("cpio", "-O -F --file", "-D --directory"),
     ("aria2c", "-o --out", "-d --dir"),
@@ -993,6 +1013,24 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
                 }
             }
         }
+        // `pytest -o cache_dir=DIR` / `--override-ini=cache_dir=DIR`: the cache goes there.
+        if matches!(name, "pytest" | "py.test") {
+            let ini = if v == "-o" || v == "--override-ini" {
+                i += 1;
+                args.get(i - 1).map(|x| (x.value.clone(), x.dynamic))
+            } else {
+                v.strip_prefix("--override-ini=")
+                    .or_else(|| v.strip_prefix("-o"))
+                    .filter(|r| !r.is_empty())
+                    .map(|r| (r.to_string(), w.dynamic))
+            };
+            if let Some((kv, dynamic)) = ini
+                && let Some((key, dir)) = kv.split_once('=')
+                && key.trim() == "cache_dir"
+            {
+                e.write_tree(&Word::synthetic(dir, dynamic), &via);
+            }
+        }
         if name == "protoc" && v.starts_with("--") && v.contains("_out") {
             let dir = v
                 .split_once('=')
@@ -1259,6 +1297,7 @@ fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
             "--inline-snapshot=create",
         ]),
         ("go", ["test", ..]) => has(&["-update", "--update", "-update-golden", "-golden"]),
+        ("bun", ["test", ..]) => has(&["-u", "--update-snapshots"]),
         ("cargo", ["insta", "accept" | "review" | "test", ..]) => {
             subs.get(1) != Some(&"test") || has(&["--accept", "--review"])
         }
@@ -1266,6 +1305,100 @@ fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
     };
     if updates_snapshots {
         e.write_tree(&here(), &via("(updates its snapshots)"));
+    }
+    // Maven system properties that move where it writes: the local repository, the build
+    // directory, report and output directories.
+    if matches!(name, "mvn" | "mvnw") {
+        for w in args {
+            if let Some((key, dir)) = w.value.strip_prefix("-D").and_then(|kv| kv.split_once('='))
+                && (key == "maven.repo.local"
+                    || key.ends_with("Directory")
+                    || key.ends_with(".directory")
+                    || key.ends_with("outputDir")
+                    || key.ends_with(".outputDirectory"))
+            {
+                e.write_tree(
+                    &Word::synthetic(dir, w.dynamic),
+                    &via("-D (a directory it writes)"),
+                );
+            }
+        }
+    }
+    // `cargo test -- --logfile F`: the test harness's own log file.
+    if name == "cargo"
+        && matches!(subs.first(), Some(&("test" | "t" | "bench")))
+        && let Some(k) = args.iter().position(|w| w.value == "--")
+    {
+        let mut i = k + 1;
+        while let Some(w) = args.get(i) {
+            if w.value == "--logfile" {
+                if let Some(f) = args.get(i + 1) {
+                    e.write(f, &via("-- --logfile"));
+                }
+            } else if let Some(f) = w.value.strip_prefix("--logfile=") {
+                e.write(&Word::synthetic(f, w.dynamic), &via("-- --logfile"));
+            }
+            i += 1;
+        }
+    }
+    // Arguments handed to a project's test script (`npm test -- -u`, `yarn test -u`, `pnpm
+    // test -- --outputFile=f`, `npm run test -- --coverageDirectory=d`) reach its test runner
+    // (jest, vitest, …): its snapshot updates and output options.
+    if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
+        && let Some(script) = subs.first()
+        && !matches!(
+            *script,
+            "install"
+                | "i"
+                | "ci"
+                | "add"
+                | "exec"
+                | "x"
+                | "dlx"
+                | "pkg"
+                | "config"
+                | "view"
+                | "info"
+                | "ls"
+                | "list"
+                | "why"
+                | "explain"
+                | "outdated"
+                | "audit"
+                | "pack"
+                | "publish"
+                | "version"
+                | "init"
+                | "create"
+        )
+    {
+        let dashdash = args.iter().position(|w| w.value == "--");
+        let passed: &[Word] = match dashdash {
+            Some(k) => &args[k + 1..],
+            // yarn and pnpm hand a script every word after its name.
+            None if name != "npm" => {
+                let skip = usize::from(matches!(*script, "run" | "run-script"));
+                match args.iter().position(|w| w.value == *script) {
+                    Some(k) => args.get(k + 1 + skip..).unwrap_or_default(),
+                    None => &[],
+                }
+            }
+            None => &[],
+        };
+        if !(passed.is_empty() || (name == "bun" && *script == "test")) {
+            let has_passed =
+                |flags: &[&str]| passed.iter().any(|w| flags.contains(&w.value.as_str()));
+            if has_passed(&["-u", "--updateSnapshot", "--update-snapshots", "-U"]) {
+                e.write_tree(&here(), &via("(its test runner updates snapshots)"));
+            }
+            // `npm run lint -- --fix`, `npm run format -- --write`: the script's linter or
+            // formatter fixes files.
+            if has_passed(&["--fix", "--write", "--fix-dry-run=false"]) {
+                e.write_tree(&here(), &via("(its linter or formatter rewrites files)"));
+            }
+            tool_outputs(e, "jest", passed);
+            named_output_files(e, "jest", passed);
+        }
     }
     // `cmake -B DIR`, `-BDIR`; `gem install -i DIR`, `--install-dir DIR`, `--bindir DIR`.
     let dir_opts: &[&str] = match (name, subs.first()) {
@@ -1993,6 +2126,28 @@ fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
                     "-e" | "--eval" | "-p" | "--print" | "eval" => args.get(k + 1),
                     _ => None,
                 });
+            // `deno test --coverage=DIR` (the value only after `=`), `--junit-path F`, `deno
+            // compile -o F`, `deno doc --output=DIR`.
+            for w in args {
+                if let Some(d) = w.value.strip_prefix("--coverage=") {
+                    e.write_tree(&Word::synthetic(d, w.dynamic), &via);
+                }
+            }
+            if name == "deno" {
+                for f in opt_values("", "--junit-path") {
+                    e.write(&f, &via);
+                }
+                if words.first() == Some(&"compile") {
+                    for f in opt_values("-o", "--output") {
+                        e.write(&f, &via);
+                    }
+                }
+                if words.first() == Some(&"doc") {
+                    for d in opt_values("", "--output") {
+                        e.write_tree(&d, &via);
+                    }
+                }
+            }
             if let Some(code) = code {
                 let mut words = vec![Word::synthetic("node", false), Word::synthetic("-e", false)];
                 words.push(code.clone());
