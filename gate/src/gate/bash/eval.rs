@@ -440,12 +440,26 @@ impl Eval {
                     return;
                 }
                 let mut rest = &words[1 + args.end..];
-                if matches!(name, "env" | "sudo") {
+                if matches!(name, "c8" | "nyc") {
+                    // Their report and temporary directories.
+                    tool_outputs(self, name, &words[1..1 + args.end]);
+                }
+                if name == "cross-env-shell" {
+                    // `cross-env-shell VAR=x 'CMD'`: the rest is a shell command line.
+                    let rest = &words[1 + args.end..];
+                    let n = rest.iter().take_while(|w| is_assignment(w)).count();
+                    for w in &rest[..n] {
+                        self.setting(w);
+                    }
+                    self.run_text(&join_values(&rest[n..]));
+                    return;
+                }
+                if matches!(name, "env" | "sudo" | "cross-env") {
                     // env takes any word with `=` as a setting (`'BASH_FUNC_cat%%=() {…}'`).
                     let n = rest
                         .iter()
                         .take_while(|w| {
-                            is_assignment(w) || (name == "env" && w.value.contains('='))
+                            is_assignment(w) || (name != "sudo" && w.value.contains('='))
                         })
                         .count();
                     for w in &rest[..n] {
@@ -554,6 +568,14 @@ impl Eval {
         {
             self.launcher_options(name, &args_all[..lead]);
             return Some(lead);
+        }
+        // `nix develop [INSTALLABLE] -c CMD`, `nix shell PKGS -c CMD`: CMD after `-c`
+        // (`--command`); without it an interactive shell, which runs nothing here.
+        if name == "nix" && matches!(sub.value.as_str(), "develop" | "shell") {
+            let k = args
+                .iter()
+                .position(|w| matches!(w.value.as_str(), "-c" | "--command"))?;
+            return Some(lead + k + 1);
         }
         let launcher = LAUNCHERS.iter().find(|(names, ..)| listed(names, name));
         let start = if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
@@ -1172,7 +1194,17 @@ const CODE_BY_OPTION: &[(&str, &[&str])] = &[
     ("ruby", &["-I", "-r"]),
     ("bash sh", &["--rcfile", "--init-file"]),
     ("make gmake", &["-C", "--directory"]),
-    ("npm pnpm yarn bun", &["--prefix", "--dir", "--cwd", "-C"]),
+    (
+        "npm pnpm yarn bun",
+        &[
+            "--prefix",
+            "--dir",
+            "--cwd",
+            "-C",
+            "--userconfig",
+            "--globalconfig",
+        ],
+    ),
     // Launchers' project directories and files (see `LAUNCHERS`).
     (
         "uv",
@@ -1191,6 +1223,24 @@ const CODE_BY_OPTION: &[(&str, &[&str])] = &[
     ("pixi", &["--manifest-path"]),
     ("go", &["-C"]),
     ("cargo", &["--manifest-path"]),
+    // Task runners' task files.
+    ("just", &["-f", "--justfile", "-d", "--working-directory"]),
+    ("task go-task", &["-t", "--taskfile", "-d", "--dir"]),
+    (
+        "rake",
+        &[
+            "-f",
+            "--rakefile",
+            "-I",
+            "--libdir",
+            "-r",
+            "--require",
+            "-C",
+            "--directory",
+        ],
+    ),
+    ("invoke inv", &["-r", "--search-root", "-f", "--config"]),
+    ("coverage", &["--rcfile"]),
     // Build files, settings and init scripts of Maven and Gradle; JavaScript configuration
     // files of test runners, bundlers and linters (code they run).
     (
@@ -1500,6 +1550,11 @@ pub(super) fn is_assignment(w: &Word) -> bool {
 /// (`/usr/bin/python3.12` -> `python`, `gawk` -> `awk`, `nodejs` -> `node`).
 pub(super) fn canonical(word: &str) -> &str {
     let base = word.rsplit('/').next().unwrap_or(word);
+    // A package with its version, as `npx` and `bunx` take it: `node@20`, `prettier@3.2`.
+    let base = match base.split_once('@') {
+        Some((b, v)) if !b.is_empty() && !v.is_empty() => b,
+        _ => base,
+    };
     let versioned = |prefix: &str| {
         base.strip_prefix(prefix)
             .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))

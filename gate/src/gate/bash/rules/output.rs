@@ -1985,6 +1985,37 @@ fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
                 e.write(&f, &via);
             }
         }
+        // `coverage run [opts] SCRIPT ARGS` runs SCRIPT as `python SCRIPT` would (`-m MOD`:
+        // a module from the search path, as `python -m`).
+        "coverage" if words.first() == Some(&"run") => {
+            let mut k = args.iter().position(|w| w.value == "run").unwrap_or(0) + 1;
+            while let Some(w) = args.get(k) {
+                let v = w.value.as_str();
+                if matches!(
+                    v,
+                    "--rcfile"
+                        | "--data-file"
+                        | "--include"
+                        | "--omit"
+                        | "--source"
+                        | "--context"
+                        | "--concurrency"
+                        | "--debug"
+                ) {
+                    k += 2;
+                    continue;
+                }
+                if v == "-m" || v == "--module" {
+                    break;
+                }
+                if !v.starts_with('-') {
+                    e.script(w, "coverage run runs");
+                    break;
+                }
+                k += 1;
+            }
+            return false;
+        }
         "fd" | "fdfind" => {
             if let Some(k) = args
                 .iter()
