@@ -545,9 +545,12 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "pytest py.test",
-        "--resultlog --result-log --report-log --html --json-report-file",
-        "",
+        "--resultlog --result-log --report-log --html --json-report-file --md-report-output \
+         --durations-path",
+        "--alluredir --benchmark-storage",
     ),
+    ("playwright", "-o --output", ""),
+    ("istanbul", "", "--dir"),
     ("coverage", "-o --data-file", "-d --directory"),
     (
         "go",
@@ -564,6 +567,7 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     ("rspec rubocop", "-o --out", ""),
     ("2to3", "", "-o --output-dir"),
+    ("build pyproject-build", "", "-o --outdir"),
     (
         "cargo",
         "--logfile",
@@ -721,6 +725,17 @@ const IN_PLACE: &[(&str, &str, &str, &str)] = &[
 /// arguments of `name`, whatever rule the command also has; pytest's `--cov-report=TYPE:PATH`,
 /// exiftool's tag assignments (`-TAG=VALUE` writes the operands), protoc's `--*_out=DIR`.
 pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word]) {
+    // `python manage.py makemigrations|startapp|…` (Django): the generators of
+    // [`GENERATORS`] under `django-admin`'s name.
+    if name == "python"
+        && let Some(k) = args
+            .iter()
+            .position(|w| w.value.rsplit('/').next() == Some("manage.py"))
+        && let Some(sub) = args.get(k + 1)
+    {
+        generators(e, "django-admin", &[sub.value.as_str()], &args[k + 2..]);
+        return;
+    }
     // `python -m pip …`, `python -m pytest …`: the module's options.
     if name == "python" {
         if let Some(k) = args.iter().position(|w| w.value == "-m")
@@ -1157,9 +1172,128 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
         e.write(&Word::synthetic(f, false), &via);
     }
     dependency_changes(e, name, args, &subs);
+    generators(e, name, &subs, args);
     build_goals_that_rewrite(e, name, &subs);
     named_output_files(e, name, args);
     other_rewrites(e, name, args, &subs);
+}
+
+/// Framework generators and tools that add or rewrite project files as their purpose: names and
+/// the subcommands that do (`*` ends a prefix: `init:*`; none listed: the command itself).
+const GENERATORS: &[(&str, &str)] = &[
+    (
+        "rails",
+        "generate g destroy d new app:update db:migrate db:rollback db:schema:dump \
+         credentials:edit *:install",
+    ),
+    ("rake", "db:migrate db:rollback db:schema:dump *:install"),
+    (
+        "django-admin",
+        "startproject startapp makemigrations makemessages compilemessages squashmigrations \
+         optimizemigration",
+    ),
+    ("alembic", "revision init merge"),
+    ("flask", "db"),
+    ("prisma", "init format db migrate"),
+    ("knex", "migrate:make seed:make init"),
+    (
+        "sequelize sequelize-cli",
+        "migration:generate migration:create model:generate model:create seed:generate \
+         seed:create init init:*",
+    ),
+    (
+        "typeorm typeorm-ts-node-commonjs typeorm-ts-node-esm",
+        "migration:generate migration:create entity:create subscriber:create init",
+    ),
+    ("diesel", "setup migration"),
+    ("sqlx", "migrate"),
+    ("ng", "generate g new add update"),
+    ("nest", "generate g new"),
+    ("husky", "install init add set"),
+    ("changeset", "add version init pre"),
+    ("lerna", "version init create import"),
+    ("standard-version release-it", ""),
+    ("dotnet", "new ef"),
+    ("ember", "generate g new init install"),
+    ("degit tiged lint-staged", ""),
+    ("uv", "init"),
+    ("nx", "format:write format g generate"),
+    ("storybook sb", "init add automigrate upgrade"),
+];
+
+/// The generators of [`GENERATORS`] write the working directory's tree.
+fn generators(e: &mut Eval, name: &str, subs: &[&str], args: &[Word]) {
+    // `npx create-react-app x`, `pnpm dlx create-vite x`: project scaffolders.
+    let scaffolder = name.starts_with("create-") && name.len() > "create-".len();
+    let which = match GENERATORS.iter().find(|(names, _)| listed(names, name)) {
+        Some((_, which)) => *which,
+        None if scaffolder => "",
+        None => return,
+    };
+    if args.iter().any(|w| {
+        matches!(
+            w.value.as_str(),
+            "--help" | "-h" | "--version" | "--check" | "--dry-run" | "-n" | "--list" | "-l"
+        )
+    }) {
+        return;
+    }
+    let first = subs.first().copied();
+    // A bare `changeset` adds one.
+    let hit = (name == "changeset" && subs.is_empty())
+        || which.is_empty()
+        || first.is_some_and(|sub| {
+            which.split_whitespace().any(|p| match p.strip_suffix('*') {
+                Some(prefix) => sub.starts_with(prefix),
+                None => sub == p,
+            })
+        });
+    // Read-only forms under a writing word: `prisma migrate status`, `prisma db execute`,
+    // `flask db current|history|show`, `alembic` reads elsewhere, `diesel migration list`,
+    // `sqlx migrate info|run`, `dotnet ef migrations list`, `changeset status`.
+    let second = subs.get(1).copied().unwrap_or_default();
+    let reads = matches!(
+        (name, first.unwrap_or_default(), second),
+        (
+            "prisma",
+            "migrate",
+            "status" | "resolve" | "diff" | "deploy"
+        ) | ("prisma", "db", "execute" | "seed" | "push")
+            | (
+                "flask",
+                "db",
+                "current"
+                    | "history"
+                    | "show"
+                    | "heads"
+                    | "branches"
+                    | "upgrade"
+                    | "downgrade"
+                    | "check"
+            )
+            | (
+                "diesel",
+                "migration",
+                "list" | "pending" | "run" | "redo" | "revert"
+            )
+            | ("sqlx", "migrate", "info" | "run" | "revert")
+            | ("dotnet", "ef", "database" | "dbcontext")
+            | ("dotnet", "new", "list" | "search")
+    ) || (name == "dotnet"
+        && first == Some("ef")
+        && second == "migrations"
+        && subs
+            .get(2)
+            .is_some_and(|s| matches!(*s, "list" | "script" | "has-pending-model-changes")));
+    if hit && !reads {
+        e.write_tree(
+            &here(),
+            &format!(
+                "{name} {} (writes project files)",
+                first.unwrap_or_default()
+            ),
+        );
+    }
 }
 
 /// Formatters and project editors run as subcommands, and build tools' output directories:
@@ -1228,6 +1362,12 @@ fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
                     e.write_tree(w, &via("(rewrites its paths)"));
                 }
                 k += 1;
+            }
+        }
+        ("lessc" | "stylus", _) if !has(&["--lint", "-l"]) => {
+            let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+            if name == "lessc" && operands.len() == 2 {
+                e.write(operands[1], &via("output"));
             }
         }
         ("sass" | "node-sass" | "dart-sass", _) => {
@@ -1975,6 +2115,48 @@ fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
                 e.write(&Word::synthetic(&out, w.dynamic), &via);
             }
             return false;
+        }
+        // `pyright --createstub PKG` writes stubs under `typings/`.
+        "pyright" | "basedpyright" if args.iter().any(|w| w.value == "--createstub") => {
+            e.write_tree(&Word::synthetic("typings", false), &via);
+        }
+        // GNU Global's `gtags [DIR]` and `cscope -b`: tag databases here (or in DIR).
+        "gtags"
+            if !args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "--version" | "--help")) =>
+        {
+            let dir = words
+                .first()
+                .map_or_else(here, |d| Word::synthetic(d, false));
+            for f in ["GTAGS", "GRTAGS", "GPATH"] {
+                let mut w = dir.clone();
+                w.value = format!("{}/{f}", dir.value.trim_end_matches('/'));
+                e.write(&w, &via);
+            }
+        }
+        "cscope"
+            if !args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "--version" | "-V" | "-h" | "-d")) =>
+        {
+            match opt_values("-f", "") {
+                v if !v.is_empty() => v.iter().for_each(|f| e.write(f, &via)),
+                _ => e.write(&Word::synthetic("cscope.out", false), &via),
+            }
+        }
+        // `virtualenv DIR`, `uv venv [DIR]` (`.venv` by default): a new environment's tree.
+        "virtualenv" => {
+            for w in operands.iter().filter(|w| !w.value.contains("://")) {
+                e.write_tree(w, &via);
+            }
+        }
+        "uv" if words.first() == Some(&"venv") => {
+            let dir = words.get(1).map_or_else(
+                || Word::synthetic(".venv", false),
+                |d| Word::synthetic(d, false),
+            );
+            e.write_tree(&dir, &via);
         }
         // `uv pip compile -o F`, `uv export -o F`.
         "uv" if words
