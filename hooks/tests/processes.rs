@@ -1076,6 +1076,25 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "pytest --alluredir=src",
     "pytest --durations-path=src/m1.py",
     "python3 -m build --outdir src",
+    "cat <<'EOF' | python3\nopen('src/m1.py', 'w')\nEOF",
+    "cat <<< 'rm src/m1.py' | sh",
+    "split --filter='cat > src/m1.py' -n 2 src/m0.py",
+    "echo x > src/m$$.py",
+    "t=$(mktemp); t=src/m1.py; echo x > $t",
+    "t=$(mktemp); read t <<< src/m1.py; echo x > $t",
+    "t=$(mktemp) | cat; echo x > $t",
+    "t=$(mktemp) & echo x > $t",
+    "(t=$(mktemp)); echo x > $t",
+    "t=$(mktemp x.XXXX); echo x > $t",
+    "t=$(mktemp -p src); echo x > $t",
+    "t=$(mktemp); eval \"t=src/m1.py\"; echo x > $t",
+    "t=$(mktemp); f() { t=src/m1.py; }; f; echo x > $t",
+    "t=$(mktemp); echo x > ${t/\\/tmp/src}",
+    "IFS=,; x=rm,src/m1.py; $x",
+    "t=/tmp/../$PWD/src/m1.py; echo x > $t",
+    "o=out.txt; cd src && ls > $o",
+    "echo x > /tmp/$(date +%D)",
+    "LOG=src/$(date +%s).log; npm test > $LOG",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -1373,6 +1392,17 @@ pub const READ_ONLY: &[&str] = &[
     "cscope -d -L1 main",
     "lessc src/x.less",
     "uv venv /tmp/venv",
+    "cat <<'EOF' | python3\nimport sys\nprint(sys.version)\nEOF",
+    "split -n l/2 --filter='wc -l' src/m1.py",
+    "csplit --help",
+    "t=$(mktemp); git diff > \"$t\"; wc -l \"$t\"; rm -f \"$t\"",
+    "tmp=$(mktemp -d) && cp -r src \"$tmp\" && ls \"$tmp\" && rm -rf \"$tmp\"",
+    "OUT=/tmp/o.txt; ls > $OUT; cat $OUT",
+    "tmp=/tmp/x.$$; ls > $tmp; cat $tmp; rm $tmp",
+    "LOG=\"/tmp/test-$(date +%s).log\"; npm test > \"$LOG\" 2>&1",
+    "TMPFILE=$(mktemp -t test.XXXXXX); pytest > \"$TMPFILE\" 2>&1; tail \"$TMPFILE\"",
+    "trap 'rm -f /tmp/x.$$' EXIT; ls > /tmp/x.$$; cat /tmp/x.$$",
+    "npm test > /tmp/t-$(date +%Y%m%d-%H%M%S).log 2>&1",
 ];
 
 #[test]
@@ -1795,7 +1825,7 @@ fn run_time_targets_pass_only_under_the_launcher_as_shell_prefix() {
         "cd \"$(git rev-parse --show-toplevel)\" && npm test",
         "export PATH=\"$HOME/.cargo/bin:$PATH\" && cargo test",
         ". ~/.nvm/nvm.sh",
-        "f=src/m1.py; echo x > $f",
+        "f=$(echo src/m1.py); echo x > $f",
         "echo x | tee \"$OUT\"",
     ] {
         for prefix in [None, Some(copy.as_str()), Some("code-intel-sandbox")] {
@@ -1887,8 +1917,10 @@ fn run_time_targets_pass_under_the_hooks_own_rewrite() {
         input["permission_mode"] = json!(mode);
         run(PRE, project, &input.to_string(), &[])
     };
-    let read_only = "t=$(mktemp); echo x > $t; cat $t; rm $t";
-    let run_time_write = "f=src/m1.py; echo y > $f";
+    // (`t=$(mktemp); … > $t` is resolved to the temporary directory by the analysis itself;
+    // a substitution with a redirection inside is not.)
+    let read_only = "t=$(mktemp 2>/dev/null); echo x > $t; cat $t; rm $t";
+    let run_time_write = "f=$(echo src/m1.py); echo y > $f";
     for command in [read_only, run_time_write] {
         assert_denied(&bash(command, "default"));
     }

@@ -105,6 +105,8 @@ pub(super) struct Eval {
     used_pipe_code: bool,
     /// The command line defines a function named `echo` or `printf` (which could print anything).
     pub(super) output_redefined: bool,
+    /// Variables bound at the start of the command line to a known path ([`super::bind`]).
+    pub(super) bound: std::collections::HashMap<String, String>,
 }
 
 /// One command to apply a rule to: its canonical name, its arguments and its stdin text.
@@ -193,6 +195,36 @@ impl Eval {
                 self.subshell(s);
             }
         }
+        // `t=$(mktemp); … > "$t"`: expansions of variables bound to a known path are that path
+        // ([`super::bind`]), as are the bindings themselves.
+        if !self.bound.is_empty() {
+            let known = |w: &Word, bound: &std::collections::HashMap<String, String>| {
+                if !w.dynamic {
+                    return None;
+                }
+                if is_assignment(w)
+                    && let Some((name, _)) = w.raw.split_once('=')
+                    && let Some(v) = bound.get(name)
+                {
+                    return Some(format!("{name}={v}"));
+                }
+                super::bind::known_word(&w.raw, bound)
+            };
+            for w in cmd
+                .words
+                .iter_mut()
+                .chain(cmd.redirs.iter_mut().map(|r| &mut r.target))
+            {
+                if let Some(v) = known(w, &self.bound) {
+                    *w = Word {
+                        value: v.clone(),
+                        raw: v,
+                        dynamic: false,
+                        ..w.clone()
+                    };
+                }
+            }
+        }
         let n_assign = cmd.words.iter().take_while(|w| is_assignment(w)).count();
         expand_braces(&mut cmd.words, n_assign, self.depth);
         // `HOME=x;`, `export HOME=x`, `read HOME`, `printf -v HOME`, `for HOME in …`: `~` is
@@ -271,6 +303,22 @@ impl Eval {
         self.piped = false;
         self.stdin_file = None;
         self.stdin_dynamic = false;
+        // `cat <<'EOF' | python3`: a bare `cat` prints its here-document (or here-string) as it
+        // is, when nothing in it expands.
+        let heredoc_cat = words.len() == 1
+            && words[0].value == "cat"
+            && !words[0].dynamic
+            && !stdin_dynamic
+            && cmd.redirs.len() == 1
+            && cmd.redirs[0].body.is_some()
+            && cmd.redirs[0].fd.is_empty();
+        let heredoc_text = stdin.clone().filter(|_| heredoc_cat).map(|mut t| {
+            // A here-string gets a newline appended; a here-document's body ends with one.
+            if cmd.redirs[0].op == "<<<" {
+                t.push('\n');
+            }
+            t
+        });
         // Exactly what a literal `echo`/`printf` prints: its words, when none holds an escape
         // (`echo -e`, `printf`'s format) or a `printf` format.
         let literal =
@@ -301,6 +349,7 @@ impl Eval {
                 };
                 format.and_then(|w| printf_plain(&w.value))
             }
+            Some("cat") if heredoc_text.is_some() => heredoc_text.clone(),
             _ => None,
         };
         // What a literal `echo`/`printf` prints, for a `sqlite3` reading it from the pipe.
@@ -314,7 +363,8 @@ impl Eval {
                     .map(|w| w.value.replace("\\n", "\n"))
                     .collect::<Vec<_>>()
                     .join(" ")
-            });
+            })
+            .or(heredoc_text);
     }
 
     fn redirect(&mut self, r: &mut Redir) {
@@ -891,6 +941,14 @@ impl Eval {
     }
 
     fn target(&self, w: &Word, tree: bool) -> Option<BashTarget> {
+        // `/tmp/out.$$`, `"$TMPDIR"` aside: a word whose only expansions are numbers (`$$`,
+        // `$!`, `$?`, `$#`, `$RANDOM`, `$SECONDS`, `$LINENO`, `$BASHPID`, `$PPID`, `$UID`,
+        // `$EUID`) names a path under its literal parts, whatever the numbers are.
+        if w.dynamic
+            && let Some(value) = super::bind::known_word(&w.raw, &self.bound)
+        {
+            return self.target(&Word::synthetic(&value, false), tree);
+        }
         if w.dynamic {
             let raw = if w.raw.starts_with('/') {
                 w.raw.clone()
@@ -917,7 +975,10 @@ impl Eval {
         if w.value.is_empty() && (w.raw.starts_with(">(") || w.raw.starts_with("<(")) {
             return;
         }
-        if !w.dynamic {
+        // `rm`, `rmdir` and `unlink` remove a symlink itself, never what it points to: a path
+        // put in place earlier (`cp -r src "$t"; rm -rf "$t"`) is only removed.
+        let removes_only = matches!(via, "rm" | "rmdir" | "unlink");
+        if !w.dynamic && !removes_only {
             let here = self.cwd.join(&w.value);
             let trimmed = here.trim_end_matches('/');
             if self.replaced.iter().any(|r| {

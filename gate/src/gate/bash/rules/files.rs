@@ -435,6 +435,16 @@ pub(super) fn rule_split(e: &mut Eval, inv: &Inv<'_>) {
             "--suffix-length --bytes --line-bytes --lines --number --prefix --digits --additional-suffix --filter",
         ),
     );
+    if a.has(&["--help", "--version"]) {
+        return;
+    }
+    for f in a.values(&["--filter"]) {
+        e.run_text(&f.value);
+    }
+    // With `--filter`, each part goes to the command instead of a file.
+    if a.has(&["--filter"]) {
+        return;
+    }
     let prefix = if inv.name == "split" {
         a.operands
             .get(1)
@@ -451,9 +461,6 @@ pub(super) fn rule_split(e: &mut Eval, inv: &Inv<'_>) {
     let mut w = Word::synthetic(&format!("{prefix}*"), true);
     w.raw = format!("{prefix}*");
     e.write(&w, inv.name);
-    for f in a.values(&["--filter"]) {
-        e.run_text(&f.value);
-    }
 }
 
 /// `vim -Es -c 'wq' f`, `vi f`: an editor run from a command may write every file it names.

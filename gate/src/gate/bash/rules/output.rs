@@ -1985,7 +1985,8 @@ fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
                         e.write(&f, &via);
                     }
                 }
-                ["build" | "image", ..]
+                ["build", ..]
+                | ["image", "build", ..]
                 | ["buildx", "build" | "b", ..]
                 | ["builder", "build", ..] => {
                     for spec in opt_values("-o", "--output") {
