@@ -1095,6 +1095,8 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "o=out.txt; cd src && ls > $o",
     "echo x > /tmp/$(date +%D)",
     "LOG=src/$(date +%s).log; npm test > $LOG",
+    "sed -n 'w /dev/stdout\nw src/m1.py' src/m0.py",
+    "sed -n '/x/w /dev/stdout.x' src/m1.py",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).
@@ -1403,6 +1405,9 @@ pub const READ_ONLY: &[&str] = &[
     "TMPFILE=$(mktemp -t test.XXXXXX); pytest > \"$TMPFILE\" 2>&1; tail \"$TMPFILE\"",
     "trap 'rm -f /tmp/x.$$' EXIT; ls > /tmp/x.$$; cat /tmp/x.$$",
     "npm test > /tmp/t-$(date +%Y%m%d-%H%M%S).log 2>&1",
+    "sed -n '/x/w /dev/stdout' src/m1.py",
+    "sed -n 's/x/y/w /dev/stderr' src/m1.py",
+    "perl -MJSON::PP -e 'print JSON::PP->new->pretty->encode(decode_json(do { local $/; <STDIN> }))' < src/a.json",
 ];
 
 #[test]
