@@ -1097,6 +1097,20 @@ pub const HIDDEN_WRITES: &[&str] = &[
     "LOG=src/$(date +%s).log; npm test > $LOG",
     "sed -n 'w /dev/stdout\nw src/m1.py' src/m0.py",
     "sed -n '/x/w /dev/stdout.x' src/m1.py",
+    "npm test -- --update",
+    "npm t -- -u",
+    "pnpm run test -u",
+    "export PYTEST_ADDOPTS='--junitxml=src/m1.py'; pytest",
+    "PYTEST_ADDOPTS=\"$X\" pytest",
+    "c8 -o src npm test",
+    "nyc --report-dir=src npm test",
+    "dotenv -e .env -- sh -c 'rm src/m1.py'",
+    "nix-shell --command 'rm src/m1.py'",
+    "t=/tmp/a; u=$t/../../..; echo x > $u$PWD/src/m1.py",
+    "a=src; b=$a/m1.py; rm $b",
+    "x=m1.py; cd src && rm $x",
+    "t=$(mktemp); echo 'rm src/m1.py' > $t; bash $t",
+    "t=$(mktemp); echo x > $t; mv $t src/m1.py",
 ];
 
 /// Read-only and test commands that must never be blocked (no session, `strict` mode).

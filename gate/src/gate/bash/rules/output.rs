@@ -1528,7 +1528,13 @@ fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
         if !(passed.is_empty() || (name == "bun" && *script == "test")) {
             let has_passed =
                 |flags: &[&str]| passed.iter().any(|w| flags.contains(&w.value.as_str()));
-            if has_passed(&["-u", "--updateSnapshot", "--update-snapshots", "-U"]) {
+            if has_passed(&[
+                "-u",
+                "--update",
+                "--updateSnapshot",
+                "--update-snapshots",
+                "-U",
+            ]) {
                 e.write_tree(&here(), &via("(its test runner updates snapshots)"));
             }
             // `npm run lint -- --fix`, `npm run format -- --write`: the script's linter or
