@@ -1302,19 +1302,9 @@ const CODE_BY_OPTION: &[(&str, &[&str])] = &[
     ),
     ("invoke inv", &["-r", "--search-root", "-f", "--config"]),
     ("coverage", &["--rcfile"]),
-    // Build files, settings and init scripts of Maven and Gradle; JavaScript configuration
-    // files of test runners, bundlers and linters (code they run).
-    (
-        "mvn mvnw",
-        &[
-            "-f",
-            "--file",
-            "-s",
-            "--settings",
-            "-gs",
-            "--global-settings",
-        ],
-    ),
+    // Maven's build file, Gradle's build and settings files and init scripts; JavaScript
+    // configuration files of test runners, bundlers and linters (code they run).
+    ("mvn mvnw", &["-f", "--file"]),
     (
         "gradle gradlew",
         &[
