@@ -121,6 +121,7 @@
 //! Paths with a leading `~`, and any relative path after `cd` with no argument, `cd -` or
 //! `cd $DIR`, are Dynamic: they depend on the environment, which this module never reads.
 
+mod bind;
 mod brace;
 mod eval;
 mod interp;
@@ -199,6 +200,7 @@ pub enum BashTarget {
 /// binary garbage) is analysed as far as it goes. See the module docs for what is detected.
 pub fn analyze(command: &str) -> BashAnalysis {
     let mut eval = Eval::default();
+    eval.bound = bind::leading_bindings(command);
     eval.run_text(command);
     if eval.pipe_code_unsure() {
         eval.unknown(

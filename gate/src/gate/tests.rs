@@ -335,7 +335,7 @@ const RUN_TIME_ORDINARY: [&str; 3] = [
 
 /// Run-time writes into the repository that only the kernel can refuse once they pass.
 const RUN_TIME_WRITES: [&str; 6] = [
-    "f=src/app.py; echo x > $f",
+    "f=$(echo src/app.py); echo x > $f",
     "cat /tmp/x.sh | bash",
     "bash /tmp/x.sh",
     "echo x > /proc/$$/cwd/src/app.py",

@@ -105,6 +105,8 @@ pub(super) struct Eval {
     used_pipe_code: bool,
     /// The command line defines a function named `echo` or `printf` (which could print anything).
     pub(super) output_redefined: bool,
+    /// Variables bound at the start of the command line to a known path ([`super::bind`]).
+    pub(super) bound: std::collections::HashMap<String, String>,
 }
 
 /// One command to apply a rule to: its canonical name, its arguments and its stdin text.
@@ -193,6 +195,36 @@ impl Eval {
                 self.subshell(s);
             }
         }
+        // `t=$(mktemp); … > "$t"`: expansions of variables bound to a known path are that path
+        // ([`super::bind`]), as are the bindings themselves.
+        if !self.bound.is_empty() {
+            let known = |w: &Word, bound: &std::collections::HashMap<String, String>| {
+                if !w.dynamic {
+                    return None;
+                }
+                if is_assignment(w)
+                    && let Some((name, _)) = w.raw.split_once('=')
+                    && let Some(v) = bound.get(name)
+                {
+                    return Some(format!("{name}={v}"));
+                }
+                super::bind::known_word(&w.raw, bound)
+            };
+            for w in cmd
+                .words
+                .iter_mut()
+                .chain(cmd.redirs.iter_mut().map(|r| &mut r.target))
+            {
+                if let Some(v) = known(w, &self.bound) {
+                    *w = Word {
+                        value: v.clone(),
+                        raw: v,
+                        dynamic: false,
+                        ..w.clone()
+                    };
+                }
+            }
+        }
         let n_assign = cmd.words.iter().take_while(|w| is_assignment(w)).count();
         expand_braces(&mut cmd.words, n_assign, self.depth);
         // `HOME=x;`, `export HOME=x`, `read HOME`, `printf -v HOME`, `for HOME in …`: `~` is
@@ -271,6 +303,22 @@ impl Eval {
         self.piped = false;
         self.stdin_file = None;
         self.stdin_dynamic = false;
+        // `cat <<'EOF' | python3`: a bare `cat` prints its here-document (or here-string) as it
+        // is, when nothing in it expands.
+        let heredoc_cat = words.len() == 1
+            && words[0].value == "cat"
+            && !words[0].dynamic
+            && !stdin_dynamic
+            && cmd.redirs.len() == 1
+            && cmd.redirs[0].body.is_some()
+            && cmd.redirs[0].fd.is_empty();
+        let heredoc_text = stdin.clone().filter(|_| heredoc_cat).map(|mut t| {
+            // A here-string gets a newline appended; a here-document's body ends with one.
+            if cmd.redirs[0].op == "<<<" {
+                t.push('\n');
+            }
+            t
+        });
         // Exactly what a literal `echo`/`printf` prints: its words, when none holds an escape
         // (`echo -e`, `printf`'s format) or a `printf` format.
         let literal =
@@ -301,6 +349,7 @@ impl Eval {
                 };
                 format.and_then(|w| printf_plain(&w.value))
             }
+            Some("cat") if heredoc_text.is_some() => heredoc_text.clone(),
             _ => None,
         };
         // What a literal `echo`/`printf` prints, for a `sqlite3` reading it from the pipe.
@@ -314,7 +363,8 @@ impl Eval {
                     .map(|w| w.value.replace("\\n", "\n"))
                     .collect::<Vec<_>>()
                     .join(" ")
-            });
+            })
+            .or(heredoc_text);
     }
 
     fn redirect(&mut self, r: &mut Redir) {
@@ -408,9 +458,31 @@ impl Eval {
                 if name == "env"
                     && let Some(split) = args.value(&["-S", "--split-string"])
                 {
-                    // `env -S 'CMD ARGS' MORE`: the string is split into the command line.
+                    // `env -S 'CMD ARGS' MORE`: the string is split into the command line,
+                    // and every word after it follows, options included (`env -S bash -c
+                    // 'CMD'` runs `bash -c 'CMD'`: env parses no further option of its own
+                    // there).
                     let mut text = split.value.clone();
-                    for w in &words[1 + args.end..] {
+                    let after_split = words[1..]
+                        .iter()
+                        .position(|w| {
+                            w.value == "-S"
+                                || w.value == "--split-string"
+                                || (w.value.starts_with("-S") && !w.value.starts_with("--"))
+                                || w.value.starts_with("--split-string=")
+                        })
+                        .map_or(1 + args.end, |k| {
+                            let v = &words[1 + k].value;
+                            if v == "-S" || v == "--split-string" {
+                                1 + k + 2
+                            } else {
+                                1 + k + 1
+                            }
+                        });
+                    for w in words
+                        .get(after_split.min(words.len())..)
+                        .unwrap_or_default()
+                    {
                         text.push(' ');
                         text.push_str(&w.raw);
                     }
@@ -418,12 +490,26 @@ impl Eval {
                     return;
                 }
                 let mut rest = &words[1 + args.end..];
-                if matches!(name, "env" | "sudo") {
+                if matches!(name, "c8" | "nyc") {
+                    // Their report and temporary directories.
+                    tool_outputs(self, name, &words[1..1 + args.end]);
+                }
+                if name == "cross-env-shell" {
+                    // `cross-env-shell VAR=x 'CMD'`: the rest is a shell command line.
+                    let rest = &words[1 + args.end..];
+                    let n = rest.iter().take_while(|w| is_assignment(w)).count();
+                    for w in &rest[..n] {
+                        self.setting(w);
+                    }
+                    self.run_text(&join_values(&rest[n..]));
+                    return;
+                }
+                if matches!(name, "env" | "sudo" | "cross-env") {
                     // env takes any word with `=` as a setting (`'BASH_FUNC_cat%%=() {…}'`).
                     let n = rest
                         .iter()
                         .take_while(|w| {
-                            is_assignment(w) || (name == "env" && w.value.contains('='))
+                            is_assignment(w) || (name != "sudo" && w.value.contains('='))
                         })
                         .count();
                     for w in &rest[..n] {
@@ -532,6 +618,14 @@ impl Eval {
         {
             self.launcher_options(name, &args_all[..lead]);
             return Some(lead);
+        }
+        // `nix develop [INSTALLABLE] -c CMD`, `nix shell PKGS -c CMD`: CMD after `-c`
+        // (`--command`); without it an interactive shell, which runs nothing here.
+        if name == "nix" && matches!(sub.value.as_str(), "develop" | "shell") {
+            let k = args
+                .iter()
+                .position(|w| matches!(w.value.as_str(), "-c" | "--command"))?;
+            return Some(lead + k + 1);
         }
         let launcher = LAUNCHERS.iter().find(|(names, ..)| listed(names, name));
         let start = if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
@@ -678,6 +772,19 @@ impl Eval {
                 "an environment setting that makes git or the shell run a program",
             );
         }
+        // `PYTEST_ADDOPTS='--junitxml=f'`: options every pytest run then takes, as if given on
+        // its command line (built at run time: unknown).
+        if let Some(opts) = w.value.strip_prefix("PYTEST_ADDOPTS=") {
+            if w.dynamic {
+                self.unknown(w.raw.clone(), "PYTEST_ADDOPTS set at run time");
+            } else {
+                let words: Vec<Word> = std::iter::once("pytest")
+                    .chain(opts.split_whitespace())
+                    .map(|o| Word::synthetic(o, false))
+                    .collect();
+                self.invoke(&words, None);
+            }
+        }
         self.env_locations(w);
     }
 
@@ -720,7 +827,8 @@ impl Eval {
             let git = name.starts_with("GIT_TRACE");
             let file = git
                 || listed(
-                    "GIT_INDEX_FILE LD_DEBUG_OUTPUT HISTFILE LESSHISTFILE COVERAGE_FILE",
+                    "GIT_INDEX_FILE LD_DEBUG_OUTPUT HISTFILE LESSHISTFILE COVERAGE_FILE PIP_LOG \
+                     PIP_LOG_FILE SQLITE_HISTORY NODE_REPL_HISTORY PYTHON_HISTORY BABEL_CACHE_PATH",
                     name,
                 );
             if let Some(t) =
@@ -833,6 +941,14 @@ impl Eval {
     }
 
     fn target(&self, w: &Word, tree: bool) -> Option<BashTarget> {
+        // `/tmp/out.$$`, `"$TMPDIR"` aside: a word whose only expansions are numbers (`$$`,
+        // `$!`, `$?`, `$#`, `$RANDOM`, `$SECONDS`, `$LINENO`, `$BASHPID`, `$PPID`, `$UID`,
+        // `$EUID`) names a path under its literal parts, whatever the numbers are.
+        if w.dynamic
+            && let Some(value) = super::bind::known_word(&w.raw, &self.bound)
+        {
+            return self.target(&Word::synthetic(&value, false), tree);
+        }
         if w.dynamic {
             let raw = if w.raw.starts_with('/') {
                 w.raw.clone()
@@ -859,7 +975,10 @@ impl Eval {
         if w.value.is_empty() && (w.raw.starts_with(">(") || w.raw.starts_with("<(")) {
             return;
         }
-        if !w.dynamic {
+        // `rm`, `rmdir` and `unlink` remove a symlink itself, never what it points to: a path
+        // put in place earlier (`cp -r src "$t"; rm -rf "$t"`) is only removed.
+        let removes_only = matches!(via, "rm" | "rmdir" | "unlink");
+        if !w.dynamic && !removes_only {
             let here = self.cwd.join(&w.value);
             let trimmed = here.trim_end_matches('/');
             if self.replaced.iter().any(|r| {
@@ -989,7 +1108,15 @@ const WRITES_TO: &str = "GIT_INDEX_FILE LD_DEBUG_OUTPUT NODE_V8_COVERAGE TMPDIR 
     PYTHONPYCACHEPREFIX COVERAGE_FILE CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR PIP_CACHE_DIR \
     XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CONFIG_HOME XDG_RUNTIME_DIR \
     npm_config_tmp YARN_CACHE_FOLDER GOCACHE GOMODCACHE GOPATH CCACHE_DIR MYPY_CACHE_DIR \
-    RUFF_CACHE_DIR JUPYTER_CONFIG_DIR IPYTHONDIR MPLCONFIGDIR";
+    RUFF_CACHE_DIR JUPYTER_CONFIG_DIR IPYTHONDIR MPLCONFIGDIR PIP_TARGET PIP_PREFIX PIP_ROOT \
+    PIP_SRC PIP_WHEEL_DIR PIP_LOG PIP_LOG_FILE SQLITE_HISTORY NODE_REPL_HISTORY PYTHON_HISTORY \
+    JEST_JUNIT_OUTPUT_DIR GOCOVERDIR GOTMPDIR GOBIN DENO_DIR DENO_INSTALL_ROOT \
+    PLAYWRIGHT_BROWSERS_PATH PUPPETEER_CACHE_DIR UV_CACHE_DIR UV_PROJECT_ENVIRONMENT UV_TOOL_DIR \
+    UV_TOOL_BIN_DIR UV_PYTHON_INSTALL_DIR UV_INSTALL_DIR BUNDLE_PATH BUNDLE_BIN GEM_HOME \
+    COMPOSER_VENDOR_DIR COMPOSER_HOME COMPOSER_CACHE_DIR POETRY_VIRTUALENVS_PATH \
+    POETRY_CACHE_DIR PYTHONUSERBASE PRE_COMMIT_HOME CYPRESS_CACHE_FOLDER PNPM_HOME BUN_INSTALL \
+    CARGO_HOME CARGO_INSTALL_ROOT GRADLE_USER_HOME NODE_COMPILE_CACHE BABEL_CACHE_PATH \
+    HF_HOME TORCH_HOME";
 
 /// node options that write profiles, logs or reports (into the working directory by default).
 pub(super) const NODE_WRITING: &[&str] = &[
@@ -1073,7 +1200,11 @@ const RUNS_BY_OPTION: &[(&str, &[&str], &[&str])] = &[
         &["--upload-pack", "--receive-pack", "--exec"],
         &["--exec-path="],
     ),
-    ("yq", &["-i", "--in-place", "-yi", "-iy"], &[]),
+    (
+        "yq",
+        &["-i", "--in-place", "--inplace", "-yi", "-iy", "-Pi", "-iP"],
+        &[],
+    ),
     ("ex vim vi nvim", &["-c", "--cmd", "-S"], &[]),
     ("sort", &["--compress-program"], &[]),
     // `npm test --script-shell=/tmp/x`: the shell npm runs scripts with.
@@ -1124,7 +1255,17 @@ const CODE_BY_OPTION: &[(&str, &[&str])] = &[
     ("ruby", &["-I", "-r"]),
     ("bash sh", &["--rcfile", "--init-file"]),
     ("make gmake", &["-C", "--directory"]),
-    ("npm pnpm yarn bun", &["--prefix", "--dir", "--cwd", "-C"]),
+    (
+        "npm pnpm yarn bun",
+        &[
+            "--prefix",
+            "--dir",
+            "--cwd",
+            "-C",
+            "--userconfig",
+            "--globalconfig",
+        ],
+    ),
     // Launchers' project directories and files (see `LAUNCHERS`).
     (
         "uv",
@@ -1143,6 +1284,47 @@ const CODE_BY_OPTION: &[(&str, &[&str])] = &[
     ("pixi", &["--manifest-path"]),
     ("go", &["-C"]),
     ("cargo", &["--manifest-path"]),
+    // Task runners' task files.
+    ("just", &["-f", "--justfile", "-d", "--working-directory"]),
+    ("task go-task", &["-t", "--taskfile", "-d", "--dir"]),
+    (
+        "rake",
+        &[
+            "-f",
+            "--rakefile",
+            "-I",
+            "--libdir",
+            "-r",
+            "--require",
+            "-C",
+            "--directory",
+        ],
+    ),
+    ("invoke inv", &["-r", "--search-root", "-f", "--config"]),
+    ("coverage", &["--rcfile"]),
+    // Maven's build file, Gradle's build and settings files and init scripts; JavaScript
+    // configuration files of test runners, bundlers and linters (code they run).
+    ("mvn mvnw", &["-f", "--file"]),
+    (
+        "gradle gradlew",
+        &[
+            "-b",
+            "--build-file",
+            "-c",
+            "--settings-file",
+            "-p",
+            "--project-dir",
+            "-I",
+            "--init-script",
+        ],
+    ),
+    (
+        "jest vitest eslint prettier webpack webpack-cli vite rollup mocha playwright cypress",
+        &["-c", "--config"],
+    ),
+    ("babel", &["--config-file"]),
+    ("tox", &["-c", "--conf"]),
+    ("nox", &["-f", "--noxfile"]),
 ];
 
 fn runs_by_option(name: &str, args: &[Word]) -> Option<&'static str> {
@@ -1240,6 +1422,33 @@ fn runs_program_from_env(w: &Word) -> bool {
                     .any(|p| o.starts_with(p))
             }))
         || (matches!(name, "LESSOPEN" | "LESSCLOSE") && !value.trim().is_empty())
+        // Compiler and JVM flags given through the environment that run a program, load code
+        // or name where output goes (`RUSTFLAGS='-C linker=…'`, `--emit … -o f`, `GOFLAGS=
+        // -toolexec=…`, `JAVA_TOOL_OPTIONS=-javaagent:…`).
+        || (matches!(
+            name,
+            "RUSTFLAGS" | "RUSTDOCFLAGS" | "CARGO_ENCODED_RUSTFLAGS" | "CARGO_BUILD_RUSTFLAGS"
+        ) && value.split([' ', '\x1f']).any(|o| {
+            o == "-o"
+                || ["-L", "-l", "--out", "--emit", "--output"]
+                    .iter()
+                    .any(|p| o.starts_with(p))
+                || ["linker", "incremental", "plugin", "profile-"]
+                    .iter()
+                    .any(|p| o.contains(p))
+        }))
+        || (name == "GOFLAGS" && value.split_whitespace().any(go_flag_runs_or_writes))
+        || (matches!(
+            name,
+            "JAVA_TOOL_OPTIONS"
+                | "_JAVA_OPTIONS"
+                | "JDK_JAVA_OPTIONS"
+                | "JAVA_OPTS"
+                | "MAVEN_OPTS"
+                | "GRADLE_OPTS"
+        ) && JVM_OPTIONS_THAT_LOAD_OR_WRITE
+            .iter()
+            .any(|p| value.contains(p)))
         // Prompts are expanded by the shell (`PS4` for every traced command): a command
         // substitution in one runs.
         || (matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4")
@@ -1261,6 +1470,44 @@ fn runs_program_from_env(w: &Word) -> bool {
                 "" | "cat" | "less" | "less -R" | "less -FRX" | "more" | "true" | ":"
             ))
 }
+
+/// `GOFLAGS` options that run a program, load code or name an output file.
+fn go_flag_runs_or_writes(o: &str) -> bool {
+    let o = o.trim_start_matches('-');
+    [
+        "toolexec",
+        "exec",
+        "o",
+        "overlay",
+        "modfile",
+        "coverprofile",
+        "pgo",
+        "ldflags",
+        "gcflags",
+        "asmflags",
+    ]
+    .iter()
+    .any(|p| o == *p || o.starts_with(&format!("{p}=")))
+}
+
+/// JVM options (in `JAVA_TOOL_OPTIONS`, `MAVEN_OPTS`, …) that load agents or classes or name
+/// files and directories written.
+const JVM_OPTIONS_THAT_LOAD_OR_WRITE: [&str; 14] = [
+    "-javaagent",
+    "-agentpath",
+    "-agentlib",
+    "-Xlog",
+    "-Xloggc",
+    "HeapDumpPath",
+    "LogFile",
+    "ErrorFile",
+    "FlightRecording",
+    "-Dmaven.repo.local",
+    "Directory",
+    "-Xbootclasspath",
+    "-cp",
+    "-classpath",
+];
 
 /// Commands that only read and load no configuration from a home directory: a `HOME=…` prefix
 /// changes nothing they do.
@@ -1354,6 +1601,11 @@ pub(super) fn is_assignment(w: &Word) -> bool {
 /// (`/usr/bin/python3.12` -> `python`, `gawk` -> `awk`, `nodejs` -> `node`).
 pub(super) fn canonical(word: &str) -> &str {
     let base = word.rsplit('/').next().unwrap_or(word);
+    // A package with its version, as `npx` and `bunx` take it: `node@20`, `prettier@3.2`.
+    let base = match base.split_once('@') {
+        Some((b, v)) if !b.is_empty() && !v.is_empty() => b,
+        _ => base,
+    };
     let versioned = |prefix: &str| {
         base.strip_prefix(prefix)
             .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))

@@ -216,6 +216,31 @@ const CALLS: &[(&str, Call)] = &[
         Call::Opaque,
     ),
     ("sysopen", Call::Write(&[1])),
+    // Perl's `dbmopen(%h, FILE, MODE)`.
+    ("dbmopen", Call::Write(&[1])),
+    // fs-extra's own writers (its fs members are `fs`'s, see `node_fs`), rimraf, mkdirp,
+    // del; Python's distutils `dir_util`; Perl's File::Path.
+    (
+        "*outputFileSync *outputFile *outputJsonSync *outputJson *outputJSONSync *outputJSON \
+         *writeJsonSync *writeJSONSync fs.writeJson fs.writeJSON *removeSync fs.remove \
+         *emptyDirSync *emptyDir *ensureFileSync *ensureFile *ensureDirSync *ensureDir \
+         *mkdirpSync *mkdirsSync fs.mkdirs fs.mkdirp mkdirp mkdirp.sync makeDir makeDirectory \
+         rimraf rimraf.sync rimraf.rimraf rimraf.rimrafSync rimraf.native rimraf.manual \
+         rimrafSync deleteSync del.sync *deleteAsync writeFileAtomic writeFileAtomic.sync \
+         *remove_tree *mkpath make_path *create_tree",
+        Call::Write(&[0]),
+    ),
+    ("*copySync fs.copy *copy_tree", Call::Write(&[1])),
+    (
+        "*moveSync fs.move *ensureLinkSync *ensureSymlinkSync fs.ensureLink fs.ensureSymlink",
+        Call::Write(&[0, 1]),
+    ),
+    // PHP: `new SplFileObject(F, 'w')`, `tempnam(DIR, P)`, `ZipArchive::extractTo(DIR)`,
+    // `pcntl_exec(PROG, ARGS)`.
+    ("SplFileObject SplFileInfo.openFile", Call::Open),
+    ("tempnam", Call::TempIn),
+    (".extractTo", Call::Write(&[0])),
+    ("pcntl_exec", Call::Opaque),
     (".chmod .write_text .write_bytes", Call::RecvWrite),
     (
         "*renameSync fs.rename os.rename os.replace shutil.move File.rename \
@@ -606,10 +631,7 @@ fn aliases(toks: &[Spanned<'_>], pair: &[usize]) -> std::collections::HashMap<St
     let target = |k: usize| -> Option<(String, usize)> {
         // `await import('fs')` is the module as `require('fs')` is.
         let k = if ident(k) == Some("await") { k + 1 } else { k };
-        if matches!(ident(k), Some("require" | "import"))
-            && punct(k + 1, b'(')
-            && punct(k + 3, b')')
-        {
+        if ident(k).is_some_and(imports_by_name) && punct(k + 1, b'(') && punct(k + 3, b')') {
             let Some(CTok::Str {
                 value,
                 dynamic: false,
@@ -898,6 +920,20 @@ fn scan_tokens(
             );
             continue;
         }
+        // The builtins looked up by name (`globals()['__builtins__'].open(…)`): any of their
+        // members may be taken from there.
+        if let CTok::Punct(b'[') = toks[j].tok
+            && let Some(CTok::Str { value, .. }) = toks.get(j + 1).map(|t| &t.tok)
+            && matches!(value.as_str(), "__builtins__" | "builtins")
+            && matches!(toks.get(j + 2).map(|t| &t.tok), Some(CTok::Punct(b']')))
+            && matches!(toks.get(j + 3).map(|t| &t.tok), Some(CTok::Punct(b'.')))
+        {
+            e.unknown(
+                code.get(toks[j].start..toks[j + 2].end).unwrap_or(value),
+                format!("{via}: the builtins looked up by name"),
+            );
+            continue;
+        }
         // A call by a literal name: `fs['rmSync'](p)`.
         if let CTok::Punct(b'[') = toks[j].tok
             && let Some(CTok::Str { value, .. }) = toks.get(j + 1).map(|t| &t.tok)
@@ -1025,6 +1061,8 @@ fn scan_tokens(
         // Python's `posix`/`nt` are `os`; Perl's `CORE::unlink`, `POSIX::remove` the builtins.
         let canonical = match canonical.split_once('.') {
             Some(("posix" | "nt", rest)) => format!("os.{rest}"),
+            // `__builtins__.open` is `builtins.open`.
+            Some(("__builtins__", rest)) => format!("builtins.{rest}"),
             _ => canonical
                 .strip_prefix("CORE::GLOBAL::")
                 .or_else(|| canonical.strip_prefix("CORE::"))
@@ -1211,6 +1249,63 @@ fn scan_tokens(
             }
             continue;
         }
+        // `__import__('os')`, `importlib.import_module('json')`: a module from the search
+        // path by its literal name, as `import os` is (its members are followed above). Other
+        // arguments (`fromlist`, a name built at run time) stay opaque.
+        if !after_dot
+            && matches!(
+                canonical.as_str(),
+                "__import__" | "builtins.__import__" | "importlib.import_module"
+            )
+            && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
+            && pair.get(j + 1) == Some(&(j + 3))
+            && matches!(
+                toks.get(j + 2).map(|t| &t.tok),
+                Some(CTok::Str { dynamic: false, .. })
+            )
+        {
+            continue;
+        }
+        // Ruby's `Pathname.new('f').write(…)`, `Pathname('f').delete`: the path the receiver
+        // names (other objects' `write` is a stream's).
+        if after_dot
+            && matches!(
+                name,
+                "write"
+                    | "binwrite"
+                    | "delete"
+                    | "unlink"
+                    | "rmtree"
+                    | "mkpath"
+                    | "mkdir"
+                    | "rmdir"
+                    | "make_symlink"
+                    | "make_link"
+                    | "truncate"
+                    | "rename"
+                    | "utime"
+                    | "chmod"
+            )
+            && let Some(p) = pathname_receiver(toks, pair, j, code)
+        {
+            e.write(&Word::synthetic(&p, false), via);
+            continue;
+        }
+        // PHP's `$zip->extractTo(DIR)`: the archive's files land in DIR.
+        if name == "extractTo"
+            && j >= 2
+            && matches!(toks[j - 1].tok, CTok::Punct(b'>'))
+            && matches!(toks[j - 2].tok, CTok::Punct(b'-'))
+            && matches!(toks.get(j + 1).map(|t| &t.tok), Some(CTok::Punct(b'(')))
+            && pair[j + 1] != usize::MAX
+        {
+            let (args, _) = paren_args(toks, pair, j + 1, code);
+            match args.first() {
+                Some(a) => e.write_tree(&a.word(), via),
+                None => e.unknown(name, format!("{via}: extractTo")),
+            }
+            continue;
+        }
         let Some(call) = call_of(&canonical, after_dot).or_else(|| call_of(name, after_dot)) else {
             continue;
         };
@@ -1301,6 +1396,12 @@ fn scan_tokens(
                 format!("{via}: {name} with arguments unpacked at run time"),
             );
             continue;
+        }
+        // `cProfile.run(STMT, FILENAME)`: the statistics go to FILENAME.
+        if matches!(canonical.as_str(), "cProfile.run" | "profile.run")
+            && let Some(f) = positional.get(1)
+        {
+            e.write(&f.word(), via);
         }
         let loads = format!("{via}: {name} loads code from");
         match call {
@@ -1496,7 +1597,11 @@ fn scan_tokens(
                 let words = std::iter::once(program.to_string())
                     .chain(argv.iter().map(|w| w.value.clone()));
                 e.run_text(&argv_text(words.clone().map(Some)));
-                if args.iter().any(|a| a.raw.contains("shell")) {
+                // Ruby's `spawn("cmd args")` (and a program string holding spaces anywhere:
+                // `spawn('rm f', {shell: true})`) is a command line.
+                if args.iter().any(|a| a.raw.contains("shell"))
+                    || (program.contains(char::is_whitespace) && argv.is_empty())
+                {
                     e.run_text(&words.collect::<Vec<_>>().join(" "));
                 }
             }
@@ -1504,6 +1609,25 @@ fn scan_tokens(
                 snippet.value.clone(),
                 format!("{via}: {name} (runs code the analysis cannot follow)"),
             ),
+            // `eval('open')(…)`, `eval('os.remove')`: code that only names a writing or
+            // code-running function hands it out as a value.
+            Call::Code
+                if positional.len() == 1
+                    && !via.starts_with("perl")
+                    && positional.first().and_then(|a| a.lit()).is_some_and(|t| {
+                        let t = t.trim();
+                        !t.is_empty()
+                            && t.bytes()
+                                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+                            && (names_a_writing_call(t.rsplit('.').next().unwrap_or(t))
+                                || CODE_VALUES.contains(&t))
+                    }) =>
+            {
+                e.unknown(
+                    snippet.value.clone(),
+                    format!("{via}: {name} of a function's name (it is then called)"),
+                );
+            }
             Call::Code => match positional.first() {
                 Some(code) if code.lit().is_some() => {
                     // Python/JS code, or (Perl's `exec "cmd"`) a command line: both readings;
@@ -1523,7 +1647,15 @@ fn scan_tokens(
                 ),
             },
             Call::TempIn => {
-                if let Some(dir) = kw("dir") {
+                // `dir=` by keyword; by position the third argument of `mkstemp`/`mkdtemp`
+                // (suffix, prefix, dir), the first of PHP's `tempnam(DIR, PREFIX)`.
+                let at = match canonical.rsplit('.').next() {
+                    Some("mkstemp" | "mkdtemp") => Some(2),
+                    Some("tempnam") => Some(0),
+                    _ => None,
+                };
+                if let Some(dir) = kw("dir").or_else(|| at.and_then(|i| positional.get(i).copied()))
+                {
                     e.write_tree(&dir.word(), via);
                 }
             }
@@ -1651,15 +1783,29 @@ fn required_module(toks: &[Spanned<'_>], pair: &[usize], j: usize) -> Option<Str
         open + 2 == close,
     ) {
         (
-            CTok::Ident("require" | "import"),
+            CTok::Ident(f),
             CTok::Str {
                 value,
                 dynamic: false,
             },
             true,
-        ) => Some(value.trim_start_matches("node:").to_string()),
+        ) if imports_by_name(f) => Some(value.trim_start_matches("node:").to_string()),
         _ => None,
     }
+}
+
+/// Calls that return the module named by their one argument: `require('fs')`, `import('fs')`,
+/// Python's `__import__('os')` and `importlib.import_module('os')`.
+fn imports_by_name(name: &str) -> bool {
+    matches!(
+        name,
+        "require"
+            | "import"
+            | "__import__"
+            | "builtins.__import__"
+            | "importlib.import_module"
+            | "import_module"
+    )
 }
 
 /// `fs/promises.rm`, `fs.promises.rm`, `node:fs.rm` → `fs.rm`: the rows of [`CALLS`] name
@@ -1671,6 +1817,10 @@ fn node_fs(name: &str) -> String {
         "fs.promises.",
         "fsPromises.",
         "node:fs/promises.",
+        "fs-extra.",
+        "fs-extra/esm.",
+        "graceful-fs.",
+        "original-fs.",
     ] {
         if let Some(rest) = n.strip_prefix(prefix) {
             return format!("fs.{rest}");
@@ -1793,6 +1943,23 @@ fn path_receiver(
         _ => return None,
     };
     if !matches!(callee, "Path" | "PurePath" | "PosixPath") {
+        return None;
+    }
+    let (args, _) = paren_args(toks, pair, open, code);
+    args.first().and_then(CArg::lit).map(str::to_string)
+}
+
+/// The literal path of a Ruby `Pathname.new('f')` / `Pathname('f')` receiver of the method at
+/// `j`.
+fn pathname_receiver(toks: &[Spanned<'_>], pair: &[usize], j: usize, code: &str) -> Option<String> {
+    if j < 2 || !matches!(toks[j - 2].tok, CTok::Punct(b')')) {
+        return None;
+    }
+    let open = pair[j - 2];
+    if !matches!(
+        toks.get(open.checked_sub(1)?)?.tok,
+        CTok::Ident("Pathname" | "Pathname.new")
+    ) {
         return None;
     }
     let (args, _) = paren_args(toks, pair, open, code);

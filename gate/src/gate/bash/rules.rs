@@ -12,11 +12,11 @@ mod read;
 mod script;
 mod shell;
 
-use archive::{rule_tar, rule_unzip};
+use archive::{rule_extract, rule_jar, rule_tar, rule_unrar, rule_unzip};
 use files::{rule_compress, rule_editor, rule_split, rule_sponge, rule_uniq};
 use files::{rule_copy, rule_dd, rule_operands, rule_patch, rule_sed, rule_tee};
 use find::rule_find;
-use format::rule_formatter;
+use format::{rule_formatter, rule_replacer, rule_sg};
 use git::rule_git;
 use net::{rule_curl, rule_rsync, rule_wget};
 pub(super) use output::{manifest_edits, tool_outputs};
@@ -28,7 +28,7 @@ use output::{
 use read::{rule_grep, rule_ls, rule_read};
 use script::{rule_awk, rule_interpreter, rule_perl_ruby, rule_pytest};
 use shell::{rule_builtin_callback, rule_cd, rule_command_string, rule_flock, rule_make};
-use shell::{rule_runs_unseen_command, rule_shell, rule_source, rule_ssh};
+use shell::{rule_env_runner, rule_runs_unseen_command, rule_shell, rule_source, rule_ssh};
 
 use super::eval::{Eval, Inv};
 use super::lex::Word;
@@ -101,6 +101,27 @@ pub(super) const PREFIXES: &[(&str, &str, &str, usize, &str)] = &[
         "-p --pid -e --exe -P --path",
     ),
     ("timeout", "sk", "--signal --kill-after", 1, ""),
+    // Coverage runners, environment loaders and init shims that run the command after their
+    // options (`c8 npm test`, `cross-env X=1 CMD`, `dotenv -- CMD`, `tini -- CMD`).
+    (
+        "c8 nyc",
+        "roxnetiw",
+        "--reporter --reports-dir --report-dir --temp-dir --include --exclude --extension --src \
+         --require --cwd --nycrc-path --config --lines --branches --functions --statements",
+        0,
+        "--version --help -h",
+    ),
+    ("cross-env cross-env-shell", "", "", 0, ""),
+    ("dotenv", "ecv", "", 0, "--help"),
+    ("env-cmd", "fer", "--file --environments", 0, "--help"),
+    (
+        "rlwrap eatmydata torsocks proxychains proxychains4 tini dumb-init",
+        "",
+        "",
+        0,
+        "--version --help",
+    ),
+    ("su-exec gosu s6-setuidgid", "", "", 1, ""),
     ("stdbuf", "ioe", "--input --output --error", 0, ""),
     (
         "npx bunx pnpx",
@@ -158,6 +179,11 @@ pub(super) const LAUNCHERS: &[(&str, &str, &str)] = &[
     ("pixi", "run exec", "-e --environment --manifest-path"),
     ("pipx", "run", "--spec --python --index-url --pip-args"),
     ("bun", "x", "-p --package"),
+    // Version managers' shims and environment tools.
+    ("pyenv rbenv nodenv goenv plenv jenv asdf", "exec", ""),
+    ("volta", "run", "--node --npm --yarn --pnpm --bundled-npm"),
+    ("fnm", "exec", "--using"),
+    ("devbox", "run", "-c --config -e --env --env-file"),
 ];
 
 type Rule = fn(&mut Eval, &Inv<'_>);
@@ -182,6 +208,9 @@ pub(super) const RULES: &[(&str, Rule)] = &[
     ("wget", rule_wget),
     ("tar", rule_tar),
     ("unzip", rule_unzip),
+    ("unrar rar", rule_unrar),
+    ("jar", rule_jar),
+    ("unar cabextract atool aunpack dtrx", rule_extract),
     ("rsync scp", rule_rsync),
     ("python node php", rule_interpreter),
     ("pytest py.test", rule_pytest),
@@ -196,17 +225,25 @@ pub(super) const RULES: &[(&str, Rule)] = &[
         rule_builtin_callback,
     ),
     (
-        "chroot nsenter sg runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn hyperfine \
+        "chroot nsenter runuser perf parallel at batch systemd-run crontab emacs emacsclient sftp flatpak-spawn hyperfine \
          entr nodemon watchexec concurrently start-stop-daemon daemonize papermill tcc ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 \
-         proot bwrap bubblewrap dtach abduco caffeinate retry chpst numactl cgexec tsp nq pueue",
+         proot bwrap bubblewrap dtach abduco caffeinate retry chpst numactl cgexec tsp nq pueue \
+         start-server-and-test server-test distrobox-enter distrobox toolbox mpirun mpiexec srun",
         rule_runs_unseen_command,
     ),
     ("ssh", rule_ssh),
+    ("nix-shell direnv nvm", rule_env_runner),
+    ("sg", rule_sg),
+    (
+        "sd rpl fastmod ruplacer comby ast-grep semgrep codemod",
+        rule_replacer,
+    ),
     ("sponge", rule_sponge),
     ("uniq", rule_uniq),
     (
         "gzip gunzip bzip2 bunzip2 xz unxz lzma unlzma zstd unzstd lz4 compress uncompress \
-         pigz unpigz pbzip2 lbzip2 pixz plzip lzip lzop",
+         pigz unpigz pbzip2 lbzip2 pixz plzip lzip lzop brotli unbrotli zopfli bzip3 lrzip \
+         lrunzip unlz4 lz4c",
         rule_compress,
     ),
     ("split csplit", rule_split),

@@ -151,8 +151,17 @@ fn sed_writes(script: &str) -> bool {
         }
         let Some(&cmd) = b.get(i) else { return false };
         i += 1;
+        // `w /dev/stdout`, `w /dev/stderr`: GNU sed's names for its own output streams.
+        let stream_file = |i: usize| -> Option<usize> {
+            let end = to_end_of_line(i);
+            matches!(script[i..end].trim(), "/dev/stdout" | "/dev/stderr").then_some(end)
+        };
         match cmd {
-            b'w' | b'W' | b'e' => return true,
+            b'w' | b'W' => match stream_file(i) {
+                Some(end) => i = end,
+                None => return true,
+            },
+            b'e' => return true,
             b'{' | b'}' | b';' => {}
             b's' => {
                 let Some(&d) = b.get(i) else { return true };
@@ -163,7 +172,11 @@ fn sed_writes(script: &str) -> bool {
                 // Flags: g p i I m M e w and a number; `w FILE` ends the command.
                 while i < b.len() && !matches!(b[i], b'\n' | b';' | b'}') {
                     match b[i] {
-                        b'w' | b'e' => return true,
+                        b'w' => match stream_file(i + 1) {
+                            Some(end) => i = end,
+                            None => return true,
+                        },
+                        b'e' => return true,
                         b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b' ' | b'\t' => i += 1,
                         c if c.is_ascii_digit() => i += 1,
                         b'#' => break,
@@ -435,6 +448,16 @@ pub(super) fn rule_split(e: &mut Eval, inv: &Inv<'_>) {
             "--suffix-length --bytes --line-bytes --lines --number --prefix --digits --additional-suffix --filter",
         ),
     );
+    if a.has(&["--help", "--version"]) {
+        return;
+    }
+    for f in a.values(&["--filter"]) {
+        e.run_text(&f.value);
+    }
+    // With `--filter`, each part goes to the command instead of a file.
+    if a.has(&["--filter"]) {
+        return;
+    }
     let prefix = if inv.name == "split" {
         a.operands
             .get(1)
@@ -451,9 +474,6 @@ pub(super) fn rule_split(e: &mut Eval, inv: &Inv<'_>) {
     let mut w = Word::synthetic(&format!("{prefix}*"), true);
     w.raw = format!("{prefix}*");
     e.write(&w, inv.name);
-    for f in a.values(&["--filter"]) {
-        e.run_text(&f.value);
-    }
 }
 
 /// `vim -Es -c 'wq' f`, `vi f`: an editor run from a command may write every file it names.

@@ -180,3 +180,76 @@ fn rule_cargo(e: &mut Eval, inv: &Inv<'_>) {
         e.write_tree(&here(), &format!("cargo {}", sub.value));
     }
 }
+
+/// Search-and-replace tools that rewrite files: `sd FIND REPLACE FILES…` and `rpl OLD NEW
+/// FILES…` (stdin to stdout without files; `sd -p` previews), `fastmod REGEX SUBST [PATHS]`
+/// (the working directory without paths), `ruplacer PATTERN REPLACEMENT [PATH] --go`, `comby
+/// MATCH REWRITE -i`, `ast-grep … -U`/`--update-all`/`-i`, `semgrep --autofix`, `codemod`.
+pub(super) fn rule_replacer(e: &mut Eval, inv: &Inv<'_>) {
+    let name = inv.name;
+    let args = inv.args;
+    let has = |flags: &[&str]| {
+        args.iter().any(|w| {
+            flags.iter().any(|f| {
+                w.value == *f || w.value.strip_prefix(f).is_some_and(|r| r.starts_with('='))
+            })
+        })
+    };
+    if has(&["--help", "-h", "--version", "-V"]) {
+        return;
+    }
+    let via = format!("{name} (rewrites its files)");
+    match name {
+        "sd" | "rpl" => {
+            let a = parse_opts(args, &spec("nf", "--max-replacements --flags --encoding"));
+            if a.has(&["-p", "--preview", "--dry-run", "-s", "--simulate"]) {
+                return;
+            }
+            for w in a.operands.iter().skip(2) {
+                e.write_tree(w, &via);
+            }
+        }
+        "fastmod" | "ruplacer" => {
+            if name == "ruplacer" && !has(&["--go"]) {
+                return;
+            }
+            let a = parse_opts(
+                args,
+                &spec(
+                    "edtg",
+                    "--extensions --dir --type --glob --iglob --type-not",
+                ),
+            );
+            let paths: Vec<_> = a.operands.iter().skip(2).collect();
+            if paths.is_empty() {
+                e.write_tree(&here(), &via);
+            }
+            for w in paths {
+                e.write_tree(w, &via);
+            }
+        }
+        "comby" if has(&["-i", "-in-place", "--in-place"]) => e.write_tree(&here(), &via),
+        "ast-grep" | "sg" if has(&["-U", "--update-all", "-i", "--interactive"]) => {
+            e.write_tree(&here(), &via)
+        }
+        "semgrep" if has(&["--autofix", "-a"]) => e.write_tree(&here(), &via),
+        "codemod" if !args.is_empty() => e.write_tree(&here(), &via),
+        _ => {}
+    }
+}
+
+/// `sg` is ast-grep when its first word is one of ast-grep's subcommands or options, else the
+/// shadow-utils command that runs a command under another group.
+pub(super) fn rule_sg(e: &mut Eval, inv: &Inv<'_>) {
+    let ast_grep = inv.args.first().is_some_and(|w| {
+        matches!(
+            w.value.as_str(),
+            "run" | "scan" | "test" | "new" | "lsp" | "completions" | "help"
+        ) || (w.value.starts_with('-') && !matches!(w.value.as_str(), "-" | "-c"))
+    });
+    if ast_grep {
+        rule_replacer(e, inv);
+    } else {
+        super::shell::rule_runs_unseen_command(e, inv);
+    }
+}

@@ -54,6 +54,12 @@ fn runs_programs(setting: &str) -> bool {
     {
         return false;
     }
+    // A pager that only shows its input (`core.pager=less`, `pager.diff='less -R'`,
+    // `core.pager=delta`): flags only, none naming a file (less `-o`/`-O` log files) or a
+    // command (`+cmd`).
+    if (key == "core.pager" || key.starts_with("pager.")) && display_pager(value) {
+        return false;
+    }
     [
         "alias.",
         "hookspath",
@@ -80,16 +86,65 @@ fn runs_programs(setting: &str) -> bool {
         "exec",
         "vcs",
         "helper",
+        "difffilter",
     ]
     .iter()
     .any(|k| key.contains(k))
 }
 
+/// Whether a pager setting is a known pager that only displays its input: `less`, `more`,
+/// `most`, `delta`, `bat`, `diff-so-fancy`, `diff-highlight` with plain flags.
+fn display_pager(value: &str) -> bool {
+    let mut words = value.split_whitespace();
+    let Some(program) = words.next() else {
+        return false;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    matches!(
+        program,
+        "less" | "more" | "most" | "delta" | "bat" | "batcat" | "diff-so-fancy" | "diff-highlight"
+    ) && !value.contains(['|', ';', '&', '$', '`', '<', '>', '(', ')'])
+        && words.all(|w| {
+            (w.starts_with("--") && !w.contains('=') && w.len() > 2 && !w.contains("log"))
+                || (w.starts_with('-')
+                    && w.len() > 1
+                    && w[1..]
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() && b != b'o' && b != b'O'))
+        })
+}
+
 fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
     let via = format!("git {sub}");
     let tree = |e: &mut Eval| e.write_tree(&here(), &via);
+    // Every subcommand that takes diff or revision options (`log`, `show`, `blame`,
+    // `whatchanged`, `diff-tree`, `diff-index`, `rev-list`, `shortlog`, `stash show`, …) writes
+    // the file of `--output FILE` / `--output=FILE` instead of standard output.
+    let mut k = 0;
+    while let Some(w) = rest.get(k) {
+        if w.value == "--" {
+            break;
+        }
+        if w.value == "--output" {
+            if let Some(f) = rest.get(k + 1) {
+                e.write(f, &via);
+            }
+            k += 1;
+        } else if let Some(f) = w.value.strip_prefix("--output=") {
+            e.write(&Word::synthetic(f, w.dynamic), &via);
+        }
+        k += 1;
+    }
+    // Showing the patch a stopped `am`/`rebase` is at reads only.
+    if matches!(sub, "am" | "rebase") && rest.iter().any(|w| w.value == "--show-current-patch") {
+        return;
+    }
     match sub {
         "am" | "merge" | "pull" | "rebase" | "cherry-pick" | "revert" | "switch" => tree(e),
+        // `git unpack-file BLOB` writes the blob to a new `.merge_file_XXXXXX` here.
+        "unpack-file" if rest.iter().any(|w| !w.value.starts_with('-')) => {
+            e.write(&Word::synthetic(".merge_file_*", true), &via)
+        }
         // `start` with commits, `good`, `bad`, `skip`, `reset`, `replay` check commits out;
         // `run` also runs a command. `log`, `view`, `terms` only read.
         "bisect"
@@ -161,12 +216,13 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         }
         // Their listing forms read (`git submodule status`, `git lfs ls-files`).
         "submodule" | "lfs"
-            if !rest.first().is_some_and(|w| {
-                matches!(
-                    w.value.as_str(),
-                    "status" | "summary" | "ls-files" | "env" | "version" | "logs" | "--help"
-                )
-            }) =>
+            if !rest.is_empty()
+                && !rest.first().is_some_and(|w| {
+                    matches!(
+                        w.value.as_str(),
+                        "status" | "summary" | "ls-files" | "env" | "version" | "logs" | "--help"
+                    )
+                }) =>
         {
             tree(e)
         }
@@ -284,6 +340,10 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
             for w in a.values(&["--template"]) {
                 e.script(w, &format!("{via} --template (its hooks run)"));
             }
+            // The repository itself goes to `--separate-git-dir DIR`.
+            for w in a.values(&["--separate-git-dir"]) {
+                e.write_tree(w, &via);
+            }
             match a.operands.as_slice() {
                 [url] => {
                     let trimmed = Word {
@@ -313,6 +373,7 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
         // Output files of read commands: `git diff --output=f`, `git log --output f`.
         "diff" | "log" | "show" | "format-patch" | "range-diff" => {
             let a = parse_opts(rest, &spec("o", "--output --output-directory"));
+            // `--out=F` and other abbreviations of `--output` (exact ones are written above).
             for w in a.values(&["--output"]) {
                 e.write(w, &via);
             }
@@ -339,16 +400,19 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                 e.write(f, &via);
             }
         }
-        "init" => match parse_opts(
-            rest,
-            &spec("", "--template --separate-git-dir --object-format"),
-        )
-        .operands
-        .first()
-        {
-            Some(dir) => e.write_tree(dir, &via),
-            None => tree(e),
-        },
+        "init" => {
+            let a = parse_opts(
+                rest,
+                &spec("", "--template --separate-git-dir --object-format"),
+            );
+            for w in a.values(&["--separate-git-dir"]) {
+                e.write_tree(w, &via);
+            }
+            match a.operands.first() {
+                Some(dir) => e.write_tree(dir, &via),
+                None => tree(e),
+            }
+        }
         // Setting configuration writes `.git/config` (or `--file F`), and a setting such as
         // `core.fsmonitor` runs a program on every later `git status`; reading it writes nothing.
         "config" => {
@@ -425,6 +489,12 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                 sub,
                 format!("{via} (runs a program named on its command line)"),
             );
+        }
+        // `git worktree move WT NEW`: the checkout lands at NEW.
+        "worktree" if rest.first().is_some_and(|w| w.value == "move") => {
+            if let Some(dest) = parse_opts(&rest[1..], &spec("", "")).operands.get(1) {
+                e.write_tree(dest, &via);
+            }
         }
         "worktree" if rest.first().is_some_and(|w| w.value == "add") => {
             let a = parse_opts(&rest[1..], &spec("bB", "--reason"));

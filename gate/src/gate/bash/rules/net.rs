@@ -2,6 +2,7 @@
 
 use super::{here, url_file};
 use crate::gate::bash::eval::{Eval, Inv};
+use crate::gate::bash::lex::Word;
 use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
 
 const CURL_SPEC: OptSpec = spec(
@@ -12,7 +13,7 @@ const CURL_SPEC: OptSpec = spec(
         --referer --upload-file --cacert --cert --key --config --write-out --range \
         --resolve --json --oauth2-bearer --variable --trace --trace-ascii --stderr \
         --max-filesize --limit-rate --retry-delay --retry-max-time --interface --proto \
-        --proto-redir",
+        --proto-redir --hsts --alt-svc",
 );
 
 pub(super) fn rule_curl(e: &mut Eval, inv: &Inv<'_>) {
@@ -25,8 +26,21 @@ pub(super) fn rule_curl(e: &mut Eval, inv: &Inv<'_>) {
         "--trace",
         "--trace-ascii",
         "--stderr",
+        "--hsts",
+        "--alt-svc",
     ]) {
         e.write(w, "curl");
+    }
+    // `-w '%output{FILE}…'` (curl 8.3) sends the rest of the write-out text to FILE (`%output{>>FILE}`
+    // appends).
+    for w in a.values(&["-w", "--write-out"]) {
+        let mut rest = w.value.as_str();
+        while let Some(k) = rest.find("%output{") {
+            rest = &rest[k + "%output{".len()..];
+            let file = rest.split('}').next().unwrap_or_default();
+            let file = file.trim_start_matches(">>");
+            e.write(&Word::synthetic(file, w.dynamic), "curl -w %output");
+        }
     }
     e.in_dir(a.value(&["--output-dir"]), |e| {
         a.values(&["-o", "--output"])
@@ -47,7 +61,7 @@ const WGET_SPEC: OptSpec = spec(
         --user-agent --tries --timeout --wait --quota --level --accept --reject \
         --input-file --base --domains --include-directories --exclude-directories \
         --header --post-data --post-file --user --password --load-cookies --save-cookies \
-        --referer",
+        --referer --warc-file --rejected-log",
 );
 
 pub(super) fn rule_wget(e: &mut Eval, inv: &Inv<'_>) {
@@ -58,8 +72,15 @@ pub(super) fn rule_wget(e: &mut Eval, inv: &Inv<'_>) {
         "-a",
         "--append-output",
         "--save-cookies",
+        "--rejected-log",
     ]) {
         e.write(w, "wget -o");
+    }
+    for w in a.values(&["--warc-file"]) {
+        e.write(
+            &Word::synthetic(&format!("{}*", w.value), true),
+            "wget --warc-file",
+        );
     }
     // `--spider` checks that pages exist and saves nothing.
     if a.has(&["--spider"]) {
@@ -70,7 +91,19 @@ pub(super) fn rule_wget(e: &mut Eval, inv: &Inv<'_>) {
     }
     let recursive = a.has(&["-r", "--recursive", "-m", "--mirror"]);
     e.in_dir(a.value(&["-P", "--directory-prefix"]), |e| {
-        if recursive {
+        // URLs read from a file, names the server gives, or host and path directories: files
+        // anywhere here.
+        if recursive
+            || a.has(&[
+                "-i",
+                "--input-file",
+                "-x",
+                "--force-directories",
+                "--protocol-directories",
+                "--content-disposition",
+                "--trust-server-names",
+            ])
+        {
             return e.write_tree(&here(), "wget -r");
         }
         a.operands

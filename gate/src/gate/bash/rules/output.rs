@@ -152,6 +152,10 @@ pub(super) fn rule_ctags(e: &mut Eval, inv: &Inv<'_>) {
         return;
     }
     let via = format!("{} tag file", inv.name);
+    // `ctags -x` prints a cross reference instead of writing a tag file.
+    if a.has(&["-x"]) && a.value(&["-f", "-o", "--output"]).is_none() {
+        return;
+    }
     match a.value(&["-f", "-o", "--output"]) {
         Some(f) => e.write(f, &via),
         None => {
@@ -520,7 +524,19 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ("webpack webpack-cli", "", "-o --output-path"),
     ("terser uglifyjs", "-o --output", ""),
     ("postcss", "-o --output", "-d --dir"),
-    ("eslint stylelint ruff", "-o --output-file", ""),
+    ("eslint stylelint", "-o --output-file", "--cache-location"),
+    ("ruff", "-o --output-file", "--cache-dir"),
+    ("prettier", "", "--cache-location"),
+    ("tox", "", "--workdir"),
+    ("nox", "", "--envdir"),
+    ("bun", "--outfile", "--outdir"),
+    ("parcel", "", "--dist-dir --cache-dir"),
+    ("vue-cli-service", "", "--dest"),
+    (
+        "gradle gradlew",
+        "",
+        "--project-cache-dir -g --gradle-user-home",
+    ),
     (
         "mypy dmypy",
         "--junit-xml",
@@ -529,9 +545,12 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "pytest py.test",
-        "--resultlog --result-log --report-log --html --json-report-file",
-        "",
+        "--resultlog --result-log --report-log --html --json-report-file --md-report-output \
+         --durations-path",
+        "--alluredir --benchmark-storage",
     ),
+    ("playwright", "-o --output", ""),
+    ("istanbul", "", "--dir"),
     ("coverage", "-o --data-file", "-d --directory"),
     (
         "go",
@@ -548,14 +567,23 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ),
     ("rspec rubocop", "-o --out", ""),
     ("2to3", "", "-o --output-dir"),
-    ("cargo", "", "--out-dir --artifact-dir --target-dir"),
+    ("build pyproject-build", "", "-o --outdir"),
+    (
+        "cargo",
+        "--logfile",
+        "--out-dir --artifact-dir --target-dir --root",
+    ),
     (
         "pip pip3",
         "--log --log-file --report",
         "-t --target --prefix --root --src -d --dest -w --wheel-dir",
     ),
-    ("npm pnpm", "", "--pack-destination"),
-    ("jest vitest", "--outputFile", "--coverageDirectory"),
+    ("npm pnpm", "", "--pack-destination --cache"),
+    (
+        "jest vitest",
+        "--outputFile",
+        "--coverageDirectory --cacheDirectory --coverage.reportsDirectory",
+    ),
     ("exiftool", "-o -out", ""),
     ("cpio", "-O -F --file", "-D --directory"),
     ("aria2c", "-o --out", "-d --dir"),
@@ -565,6 +593,45 @@ const OUTPUT_OPTIONS: &[(&str, &str, &str)] = &[
     ("jupyter", "--output", "--output-dir"),
     ("node", "--test-reporter-destination", ""),
     ("mogrify", "", "-path"),
+    // Fifth red-team round: document, translation, code and site generators.
+    ("xsltproc", "-o --output", ""),
+    (
+        "asciidoctor asciidoc",
+        "-o --out-file",
+        "-D --destination-dir",
+    ),
+    ("age rage", "-o --output", ""),
+    ("msgfmt", "-o --output-file", ""),
+    ("xgettext", "-o --output", "-p --output-dir"),
+    (
+        "pybabel",
+        "-o --output --output-file",
+        "-d --directory --output-dir",
+    ),
+    ("pdoc pdoc3", "", "-o --output-dir --html-dir"),
+    ("jsdoc", "", "-d --destination"),
+    ("typedoc", "--json", "--out"),
+    ("stubgen", "", "-o --output"),
+    ("sphinx-apidoc", "", "-o --output-dir"),
+    ("mkdocs", "", "-d --site-dir"),
+    ("hugo", "", "-d --destination"),
+    ("jekyll", "", "-d --destination"),
+    ("flatc", "", "-o"),
+    ("thrift", "", "-o -out"),
+    ("mockgen", "-destination", ""),
+    ("tailwindcss", "-o --output", ""),
+    ("stylus", "", "-o --out"),
+    ("c8", "", "-o --reports-dir --report-dir --temp-dir"),
+    ("nyc", "", "--report-dir --temp-dir -t"),
+    ("helm", "", "-d --destination --untardir --output-dir"),
+    ("terraform tofu", "-out", ""),
+    ("pip-compile", "-o --output-file", ""),
+    ("http https xh xhs", "-o --output", ""),
+    (
+        "openapi-generator openapi-generator-cli swagger-codegen",
+        "",
+        "-o --output",
+    ),
 ];
 
 /// Formatters and fixers that rewrite their file operands (or the working directory without
@@ -643,6 +710,14 @@ const IN_PLACE: &[(&str, &str, &str, &str)] = &[
     ),
     ("json", "", "-I --in-place", ""),
     ("xmlstarlet", "ed edit", "-L --inplace", ""),
+    ("zig", "fmt", "", "--check --stdin"),
+    ("dprint", "fmt", "", "--diff"),
+    ("buf", "format", "-w --write", ""),
+    ("uncrustify", "", "--replace --no-backup", ""),
+    ("jsonlint", "", "-i --in-place", ""),
+    ("enconv", "", "", ""),
+    ("enca", "", "-x --convert-to", ""),
+    ("convmv", "", "--notest", ""),
     ("jupyter", "nbconvert", "--inplace", ""),
 ];
 
@@ -650,6 +725,17 @@ const IN_PLACE: &[(&str, &str, &str, &str)] = &[
 /// arguments of `name`, whatever rule the command also has; pytest's `--cov-report=TYPE:PATH`,
 /// exiftool's tag assignments (`-TAG=VALUE` writes the operands), protoc's `--*_out=DIR`.
 pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word]) {
+    // `python manage.py makemigrations|startapp|…` (Django): the generators of
+    // [`GENERATORS`] under `django-admin`'s name.
+    if name == "python"
+        && let Some(k) = args
+            .iter()
+            .position(|w| w.value.rsplit('/').next() == Some("manage.py"))
+        && let Some(sub) = args.get(k + 1)
+    {
+        generators(e, "django-admin", &[sub.value.as_str()], &args[k + 2..]);
+        return;
+    }
     // `python -m pip …`, `python -m pytest …`: the module's options.
     if name == "python" {
         if let Some(k) = args.iter().position(|w| w.value == "-m")
@@ -942,6 +1028,24 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
                 }
             }
         }
+        // `pytest -o cache_dir=DIR` / `--override-ini=cache_dir=DIR`: the cache goes there.
+        if matches!(name, "pytest" | "py.test") {
+            let ini = if v == "-o" || v == "--override-ini" {
+                i += 1;
+                args.get(i - 1).map(|x| (x.value.clone(), x.dynamic))
+            } else {
+                v.strip_prefix("--override-ini=")
+                    .or_else(|| v.strip_prefix("-o"))
+                    .filter(|r| !r.is_empty())
+                    .map(|r| (r.to_string(), w.dynamic))
+            };
+            if let Some((kv, dynamic)) = ini
+                && let Some((key, dir)) = kv.split_once('=')
+                && key.trim() == "cache_dir"
+            {
+                e.write_tree(&Word::synthetic(dir, dynamic), &via);
+            }
+        }
         if name == "protoc" && v.starts_with("--") && v.contains("_out") {
             let dir = v
                 .split_once('=')
@@ -1068,9 +1172,128 @@ pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Wo
         e.write(&Word::synthetic(f, false), &via);
     }
     dependency_changes(e, name, args, &subs);
+    generators(e, name, &subs, args);
     build_goals_that_rewrite(e, name, &subs);
     named_output_files(e, name, args);
     other_rewrites(e, name, args, &subs);
+}
+
+/// Framework generators and tools that add or rewrite project files as their purpose: names and
+/// the subcommands that do (`*` ends a prefix: `init:*`; none listed: the command itself).
+const GENERATORS: &[(&str, &str)] = &[
+    (
+        "rails",
+        "generate g destroy d new app:update db:migrate db:rollback db:schema:dump \
+         credentials:edit *:install",
+    ),
+    ("rake", "db:migrate db:rollback db:schema:dump *:install"),
+    (
+        "django-admin",
+        "startproject startapp makemigrations makemessages compilemessages squashmigrations \
+         optimizemigration",
+    ),
+    ("alembic", "revision init merge"),
+    ("flask", "db"),
+    ("prisma", "init format db migrate"),
+    ("knex", "migrate:make seed:make init"),
+    (
+        "sequelize sequelize-cli",
+        "migration:generate migration:create model:generate model:create seed:generate \
+         seed:create init init:*",
+    ),
+    (
+        "typeorm typeorm-ts-node-commonjs typeorm-ts-node-esm",
+        "migration:generate migration:create entity:create subscriber:create init",
+    ),
+    ("diesel", "setup migration"),
+    ("sqlx", "migrate"),
+    ("ng", "generate g new add update"),
+    ("nest", "generate g new"),
+    ("husky", "install init add set"),
+    ("changeset", "add version init pre"),
+    ("lerna", "version init create import"),
+    ("standard-version release-it", ""),
+    ("dotnet", "new ef"),
+    ("ember", "generate g new init install"),
+    ("degit tiged lint-staged", ""),
+    ("uv", "init"),
+    ("nx", "format:write format g generate"),
+    ("storybook sb", "init add automigrate upgrade"),
+];
+
+/// The generators of [`GENERATORS`] write the working directory's tree.
+fn generators(e: &mut Eval, name: &str, subs: &[&str], args: &[Word]) {
+    // `npx create-react-app x`, `pnpm dlx create-vite x`: project scaffolders.
+    let scaffolder = name.starts_with("create-") && name.len() > "create-".len();
+    let which = match GENERATORS.iter().find(|(names, _)| listed(names, name)) {
+        Some((_, which)) => *which,
+        None if scaffolder => "",
+        None => return,
+    };
+    if args.iter().any(|w| {
+        matches!(
+            w.value.as_str(),
+            "--help" | "-h" | "--version" | "--check" | "--dry-run" | "-n" | "--list" | "-l"
+        )
+    }) {
+        return;
+    }
+    let first = subs.first().copied();
+    // A bare `changeset` adds one.
+    let hit = (name == "changeset" && subs.is_empty())
+        || which.is_empty()
+        || first.is_some_and(|sub| {
+            which.split_whitespace().any(|p| match p.strip_suffix('*') {
+                Some(prefix) => sub.starts_with(prefix),
+                None => sub == p,
+            })
+        });
+    // Read-only forms under a writing word: `prisma migrate status`, `prisma db execute`,
+    // `flask db current|history|show`, `alembic` reads elsewhere, `diesel migration list`,
+    // `sqlx migrate info|run`, `dotnet ef migrations list`, `changeset status`.
+    let second = subs.get(1).copied().unwrap_or_default();
+    let reads = matches!(
+        (name, first.unwrap_or_default(), second),
+        (
+            "prisma",
+            "migrate",
+            "status" | "resolve" | "diff" | "deploy"
+        ) | ("prisma", "db", "execute" | "seed" | "push")
+            | (
+                "flask",
+                "db",
+                "current"
+                    | "history"
+                    | "show"
+                    | "heads"
+                    | "branches"
+                    | "upgrade"
+                    | "downgrade"
+                    | "check"
+            )
+            | (
+                "diesel",
+                "migration",
+                "list" | "pending" | "run" | "redo" | "revert"
+            )
+            | ("sqlx", "migrate", "info" | "run" | "revert")
+            | ("dotnet", "ef", "database" | "dbcontext")
+            | ("dotnet", "new", "list" | "search")
+    ) || (name == "dotnet"
+        && first == Some("ef")
+        && second == "migrations"
+        && subs
+            .get(2)
+            .is_some_and(|s| matches!(*s, "list" | "script" | "has-pending-model-changes")));
+    if hit && !reads {
+        e.write_tree(
+            &here(),
+            &format!(
+                "{name} {} (writes project files)",
+                first.unwrap_or_default()
+            ),
+        );
+    }
 }
 
 /// Formatters and project editors run as subcommands, and build tools' output directories:
@@ -1141,6 +1364,12 @@ fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
                 k += 1;
             }
         }
+        ("lessc" | "stylus", _) if !has(&["--lint", "-l"]) => {
+            let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+            if name == "lessc" && operands.len() == 2 {
+                e.write(operands[1], &via("output"));
+            }
+        }
         ("sass" | "node-sass" | "dart-sass", _) => {
             let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
             for w in &operands {
@@ -1208,6 +1437,7 @@ fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
             "--inline-snapshot=create",
         ]),
         ("go", ["test", ..]) => has(&["-update", "--update", "-update-golden", "-golden"]),
+        ("bun", ["test", ..]) => has(&["-u", "--update-snapshots"]),
         ("cargo", ["insta", "accept" | "review" | "test", ..]) => {
             subs.get(1) != Some(&"test") || has(&["--accept", "--review"])
         }
@@ -1215,6 +1445,106 @@ fn other_rewrites(e: &mut Eval, name: &str, args: &[Word], subs: &[&str]) {
     };
     if updates_snapshots {
         e.write_tree(&here(), &via("(updates its snapshots)"));
+    }
+    // Maven system properties that move where it writes: the local repository, the build
+    // directory, report and output directories.
+    if matches!(name, "mvn" | "mvnw") {
+        for w in args {
+            if let Some((key, dir)) = w.value.strip_prefix("-D").and_then(|kv| kv.split_once('='))
+                && (key == "maven.repo.local"
+                    || key.ends_with("Directory")
+                    || key.ends_with(".directory")
+                    || key.ends_with("outputDir")
+                    || key.ends_with(".outputDirectory"))
+            {
+                e.write_tree(
+                    &Word::synthetic(dir, w.dynamic),
+                    &via("-D (a directory it writes)"),
+                );
+            }
+        }
+    }
+    // `cargo test -- --logfile F`: the test harness's own log file.
+    if name == "cargo"
+        && matches!(subs.first(), Some(&("test" | "t" | "bench")))
+        && let Some(k) = args.iter().position(|w| w.value == "--")
+    {
+        let mut i = k + 1;
+        while let Some(w) = args.get(i) {
+            if w.value == "--logfile" {
+                if let Some(f) = args.get(i + 1) {
+                    e.write(f, &via("-- --logfile"));
+                }
+            } else if let Some(f) = w.value.strip_prefix("--logfile=") {
+                e.write(&Word::synthetic(f, w.dynamic), &via("-- --logfile"));
+            }
+            i += 1;
+        }
+    }
+    // Arguments handed to a project's test script (`npm test -- -u`, `yarn test -u`, `pnpm
+    // test -- --outputFile=f`, `npm run test -- --coverageDirectory=d`) reach its test runner
+    // (jest, vitest, …): its snapshot updates and output options.
+    if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
+        && let Some(script) = subs.first()
+        && !matches!(
+            *script,
+            "install"
+                | "i"
+                | "ci"
+                | "add"
+                | "exec"
+                | "x"
+                | "dlx"
+                | "pkg"
+                | "config"
+                | "view"
+                | "info"
+                | "ls"
+                | "list"
+                | "why"
+                | "explain"
+                | "outdated"
+                | "audit"
+                | "pack"
+                | "publish"
+                | "version"
+                | "init"
+                | "create"
+        )
+    {
+        let dashdash = args.iter().position(|w| w.value == "--");
+        let passed: &[Word] = match dashdash {
+            Some(k) => &args[k + 1..],
+            // yarn and pnpm hand a script every word after its name.
+            None if name != "npm" => {
+                let skip = usize::from(matches!(*script, "run" | "run-script"));
+                match args.iter().position(|w| w.value == *script) {
+                    Some(k) => args.get(k + 1 + skip..).unwrap_or_default(),
+                    None => &[],
+                }
+            }
+            None => &[],
+        };
+        if !(passed.is_empty() || (name == "bun" && *script == "test")) {
+            let has_passed =
+                |flags: &[&str]| passed.iter().any(|w| flags.contains(&w.value.as_str()));
+            if has_passed(&[
+                "-u",
+                "--update",
+                "--updateSnapshot",
+                "--update-snapshots",
+                "-U",
+            ]) {
+                e.write_tree(&here(), &via("(its test runner updates snapshots)"));
+            }
+            // `npm run lint -- --fix`, `npm run format -- --write`: the script's linter or
+            // formatter fixes files.
+            if has_passed(&["--fix", "--write", "--fix-dry-run=false"]) {
+                e.write_tree(&here(), &via("(its linter or formatter rewrites files)"));
+            }
+            tool_outputs(e, "jest", passed);
+            named_output_files(e, "jest", passed);
+        }
     }
     // `cmake -B DIR`, `-BDIR`; `gem install -i DIR`, `--install-dir DIR`, `--bindir DIR`.
     let dir_opts: &[&str] = match (name, subs.first()) {
@@ -1626,7 +1956,255 @@ fn container_command(e: &mut Eval, name: &str, args: &[Word]) {
 fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
     let via = format!("{name} output");
     let operands: Vec<&Word> = args.iter().filter(|w| !w.value.starts_with('-')).collect();
+    // `-o F`, `-oF`, `--output F`, `--output=F` among `args`.
+    let opt_values = |short: &str, long: &str| -> Vec<Word> {
+        let mut out = Vec::new();
+        let mut k = 0;
+        while let Some(w) = args.get(k) {
+            let v = w.value.as_str();
+            if v == "--" {
+                break;
+            }
+            if (!short.is_empty() && v == short) || v == long {
+                out.extend(args.get(k + 1).cloned());
+                k += 1;
+            } else if let Some(r) = v.strip_prefix(&format!("{long}=")) {
+                out.push(Word::synthetic(r, w.dynamic));
+            } else if !short.is_empty()
+                && let Some(r) = v.strip_prefix(short).filter(|r| !r.is_empty())
+            {
+                out.push(Word::synthetic(r.trim_start_matches('='), w.dynamic));
+            }
+            k += 1;
+        }
+        out
+    };
+    let words: Vec<&str> = operands.iter().map(|w| w.value.as_str()).collect();
     match name {
+        // `docker save -o F`, `docker export -o F`; `docker build -o DIR` / `--output
+        // type=local,dest=DIR` (other `type=`s without `dest` go to the image store or stdout).
+        "docker" | "podman" | "nerdctl" => {
+            let sub: Vec<&str> = words.iter().take(2).copied().collect();
+            match sub.as_slice() {
+                ["save" | "export", ..] | ["image", "save", ..] | ["container", "export", ..] => {
+                    for f in opt_values("-o", "--output") {
+                        e.write(&f, &via);
+                    }
+                }
+                ["build", ..]
+                | ["image", "build", ..]
+                | ["buildx", "build" | "b", ..]
+                | ["builder", "build", ..] => {
+                    for spec in opt_values("-o", "--output") {
+                        let v = spec.value.as_str();
+                        let dest = v
+                            .split(',')
+                            .find_map(|kv| kv.strip_prefix("dest="))
+                            .map(str::to_string);
+                        match dest {
+                            Some(d) => e.write_tree(&Word::synthetic(&d, spec.dynamic), &via),
+                            None if !v.contains('=') => e.write_tree(&spec, &via),
+                            None => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // `gh repo clone R [DIR]`, `gh gist clone G [DIR]`: DIR or the repository's name here;
+        // `gh release download` / `gh run download`: `-D DIR`, `-O FILE`, or here; `gh pr
+        // checkout` switches the working tree's branch.
+        "gh" | "hub" => match words.as_slice() {
+            ["repo" | "gist", "clone", src, rest @ ..] => {
+                let dest = rest
+                    .first()
+                    .map(|d| Word::synthetic(d, false))
+                    .unwrap_or_else(|| {
+                        let n = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+                        Word::synthetic(n.trim_end_matches(".git"), false)
+                    });
+                e.write_tree(&dest, &via);
+            }
+            ["release" | "run", "download", ..] => {
+                let files = opt_values("-O", "--output");
+                let dirs = opt_values("-D", "--dir");
+                for f in &files {
+                    e.write(f, &via);
+                }
+                for d in &dirs {
+                    e.write_tree(d, &via);
+                }
+                if files.is_empty() && dirs.is_empty() {
+                    e.write_tree(&here(), &via);
+                }
+            }
+            ["pr", "checkout", ..] | ["checkout", ..] | ["co", ..] => e.write_tree(&here(), &via),
+            _ => {}
+        },
+        // Subversion and Mercurial: commands that write the working copy, and checkouts or
+        // exports into DIR (the URL's last part without one).
+        "svn" | "hg" => {
+            let Some((sub, rest)) = words.split_first() else {
+                return true;
+            };
+            match *sub {
+                "checkout" | "co" | "export" | "clone" => {
+                    let dest = match rest {
+                        [_, d, ..] => Word::synthetic(d, false),
+                        [src] => {
+                            let n = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+                            Word::synthetic(n, false)
+                        }
+                        [] => return true,
+                    };
+                    e.write_tree(&dest, &via);
+                }
+                "update" | "up" | "revert" | "switch" | "sw" | "merge" | "patch" | "import"
+                | "unshelve" | "shelve" | "rebase" | "graft" | "backout" | "strip" | "purge"
+                | "histedit" | "pull" | "mv" | "move" | "rename" | "rm" | "remove" | "delete"
+                | "del" | "copy" | "cp" | "unbundle" | "fetch" | "transplant" | "uncommit"
+                | "amend" | "evolve" => {
+                    if *sub == "pull"
+                        && name == "hg"
+                        && !args
+                            .iter()
+                            .any(|w| matches!(w.value.as_str(), "-u" | "--update" | "--rebase"))
+                    {
+                        return true;
+                    }
+                    e.write_tree(&here(), &via);
+                }
+                _ => {}
+            }
+        }
+        // Downloads into the working directory: `aria2c URL` (without `-d`), `http --download
+        // URL` (without `-o`).
+        "aria2c"
+            if !args.iter().any(|w| {
+                matches!(
+                    w.value.as_str(),
+                    "-d" | "--dir" | "--dry-run" | "-v" | "--version" | "-h" | "--help"
+                ) || w.value.starts_with("--dir=")
+                    || w.value.starts_with("-d")
+                    || w.value.starts_with("--dry-run=")
+            }) && !operands.is_empty() =>
+        {
+            e.write_tree(&here(), &via);
+        }
+        "http" | "https" | "xh" | "xhs"
+            if args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "-d" | "--download"))
+                && opt_values("-o", "--output").is_empty() =>
+        {
+            e.write_tree(&here(), &via);
+        }
+        // `pip-compile [IN]` writes `requirements.txt` (next to `IN.in`: `IN.txt`) unless told
+        // where (`-o`, the table) or `--dry-run`.
+        "pip-compile"
+            if opt_values("-o", "--output-file").is_empty()
+                && !args.iter().any(|w| {
+                    matches!(
+                        w.value.as_str(),
+                        "--dry-run" | "-n" | "--help" | "-h" | "--version"
+                    )
+                }) =>
+        {
+            let ins: Vec<&&Word> = operands
+                .iter()
+                .filter(|w| w.value.ends_with(".in"))
+                .collect();
+            if ins.is_empty() {
+                e.write(&Word::synthetic("requirements.txt", false), &via);
+            }
+            for w in ins {
+                let out = format!("{}.txt", w.value.trim_end_matches(".in"));
+                e.write(&Word::synthetic(&out, w.dynamic), &via);
+            }
+            return false;
+        }
+        // `pyright --createstub PKG` writes stubs under `typings/`.
+        "pyright" | "basedpyright" if args.iter().any(|w| w.value == "--createstub") => {
+            e.write_tree(&Word::synthetic("typings", false), &via);
+        }
+        // GNU Global's `gtags [DIR]` and `cscope -b`: tag databases here (or in DIR).
+        "gtags"
+            if !args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "--version" | "--help")) =>
+        {
+            let dir = words
+                .first()
+                .map_or_else(here, |d| Word::synthetic(d, false));
+            for f in ["GTAGS", "GRTAGS", "GPATH"] {
+                let mut w = dir.clone();
+                w.value = format!("{}/{f}", dir.value.trim_end_matches('/'));
+                e.write(&w, &via);
+            }
+        }
+        "cscope"
+            if !args
+                .iter()
+                .any(|w| matches!(w.value.as_str(), "--version" | "-V" | "-h" | "-d")) =>
+        {
+            match opt_values("-f", "") {
+                v if !v.is_empty() => v.iter().for_each(|f| e.write(f, &via)),
+                _ => e.write(&Word::synthetic("cscope.out", false), &via),
+            }
+        }
+        // `virtualenv DIR`, `uv venv [DIR]` (`.venv` by default): a new environment's tree.
+        "virtualenv" => {
+            for w in operands.iter().filter(|w| !w.value.contains("://")) {
+                e.write_tree(w, &via);
+            }
+        }
+        "uv" if words.first() == Some(&"venv") => {
+            let dir = words.get(1).map_or_else(
+                || Word::synthetic(".venv", false),
+                |d| Word::synthetic(d, false),
+            );
+            e.write_tree(&dir, &via);
+        }
+        // `uv pip compile -o F`, `uv export -o F`.
+        "uv" if words
+            .first()
+            .is_some_and(|w| matches!(*w, "pip" | "export")) =>
+        {
+            for f in opt_values("-o", "--output-file") {
+                e.write(&f, &via);
+            }
+        }
+        // `coverage run [opts] SCRIPT ARGS` runs SCRIPT as `python SCRIPT` would (`-m MOD`:
+        // a module from the search path, as `python -m`).
+        "coverage" if words.first() == Some(&"run") => {
+            let mut k = args.iter().position(|w| w.value == "run").unwrap_or(0) + 1;
+            while let Some(w) = args.get(k) {
+                let v = w.value.as_str();
+                if matches!(
+                    v,
+                    "--rcfile"
+                        | "--data-file"
+                        | "--include"
+                        | "--omit"
+                        | "--source"
+                        | "--context"
+                        | "--concurrency"
+                        | "--debug"
+                ) {
+                    k += 2;
+                    continue;
+                }
+                if v == "-m" || v == "--module" {
+                    break;
+                }
+                if !v.starts_with('-') {
+                    e.script(w, "coverage run runs");
+                    break;
+                }
+                k += 1;
+            }
+            return false;
+        }
         "fd" | "fdfind" => {
             if let Some(k) = args
                 .iter()
@@ -1768,6 +2346,28 @@ fn other_tools(e: &mut Eval, name: &str, args: &[Word]) -> bool {
                     "-e" | "--eval" | "-p" | "--print" | "eval" => args.get(k + 1),
                     _ => None,
                 });
+            // `deno test --coverage=DIR` (the value only after `=`), `--junit-path F`, `deno
+            // compile -o F`, `deno doc --output=DIR`.
+            for w in args {
+                if let Some(d) = w.value.strip_prefix("--coverage=") {
+                    e.write_tree(&Word::synthetic(d, w.dynamic), &via);
+                }
+            }
+            if name == "deno" {
+                for f in opt_values("", "--junit-path") {
+                    e.write(&f, &via);
+                }
+                if words.first() == Some(&"compile") {
+                    for f in opt_values("-o", "--output") {
+                        e.write(&f, &via);
+                    }
+                }
+                if words.first() == Some(&"doc") {
+                    for d in opt_values("", "--output") {
+                        e.write_tree(&d, &via);
+                    }
+                }
+            }
             if let Some(code) = code {
                 let mut words = vec![Word::synthetic("node", false), Word::synthetic("-e", false)];
                 words.push(code.clone());

@@ -114,6 +114,10 @@ fn eval_twice_substitution(code: &str) -> bool {
         ) {
             return false;
         }
+        // `->encode(…)`, `=> encode`: a method arrow or a fat comma, not a delimiter.
+        if b[i] == b'>' && i > 0 && matches!(b[i - 1], b'-' | b'=') {
+            return false;
+        }
         let flags: Vec<u8> = b[i + 1..]
             .iter()
             .copied()
@@ -121,6 +125,8 @@ fn eval_twice_substitution(code: &str) -> bool {
             .collect();
         flags.iter().filter(|&&c| c == b'e').count() >= 2
             && flags.iter().all(|c| b"msixpodualngcer".contains(c))
+            // `f(encode(…))`: a call, not flags.
+            && b.get(i + 1 + flags.len()) != Some(&b'(')
     })
 }
 

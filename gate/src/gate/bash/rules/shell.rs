@@ -262,3 +262,66 @@ pub(super) fn rule_ssh(e: &mut Eval, inv: &Inv<'_>) {
         "ssh runs a command on a host that may be this machine",
     );
 }
+
+/// Environment runners: `nix-shell [FILE] --run CMD` (`--command CMD`; FILE or `shell.nix` is
+/// code, checked like `bash FILE`), `direnv exec DIR CMD` (DIR's `.envrc` runs first, then CMD
+/// here), `nvm exec VERSION CMD` and `nvm run VERSION SCRIPT` (node on SCRIPT).
+pub(super) fn rule_env_runner(e: &mut Eval, inv: &Inv<'_>) {
+    let args = inv.args;
+    match inv.name {
+        "nix-shell" => {
+            let mut k = 0;
+            while let Some(w) = args.get(k) {
+                match w.value.as_str() {
+                    "--run" | "--command" => {
+                        if let Some(c) = args.get(k + 1) {
+                            if c.dynamic {
+                                e.unknown(
+                                    c.raw.clone(),
+                                    "nix-shell --run of a command built at run time",
+                                );
+                            } else {
+                                e.run_text(&c.value);
+                            }
+                        }
+                        k += 1;
+                    }
+                    "-p" | "--packages" => {
+                        // Package names up to the next option.
+                        while args.get(k + 1).is_some_and(|w| !w.value.starts_with('-')) {
+                            k += 1;
+                        }
+                    }
+                    "-A" | "--attr" | "-I" | "--arg" | "--argstr" | "--option" | "-j" => {
+                        k += if matches!(w.value.as_str(), "--arg" | "--argstr" | "--option") {
+                            2
+                        } else {
+                            1
+                        };
+                    }
+                    v if !v.starts_with('-') => e.script(w, "nix-shell evaluates"),
+                    _ => {}
+                }
+                k += 1;
+            }
+        }
+        "direnv" if args.first().is_some_and(|w| w.value == "exec") => {
+            if let Some(dir) = args.get(1) {
+                e.script(dir, "direnv exec runs the .envrc of");
+                if args.len() > 2 {
+                    e.invoke(&args[2..], None);
+                }
+            }
+        }
+        "nvm" => match args.first().map(|w| w.value.as_str()) {
+            Some("exec") if args.len() > 2 => e.invoke(&args[2..], None),
+            Some("run") if args.len() > 2 => {
+                let mut words = vec![Word::synthetic("node", false)];
+                words.extend(args[2..].iter().cloned());
+                e.invoke(&words, None);
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
