@@ -368,6 +368,54 @@ fn rows_handed_over_by_the_sync_equal_the_rows_the_refresh_makes_itself() {
 }
 
 #[test]
+fn a_laravel_routes_file_gets_the_same_rows_with_or_without_the_handoff_and_every_row_a_vector() {
+    // A Laravel project (an `artisan` script): the sync indexes each route of `routes/web.php`
+    // as a chunk of its own, after the chunker's. The vector side chunks a file again when no
+    // rows were handed over, and to embed pending texts; it must find the same route chunks, or
+    // their texts stay pending for ever.
+    let files = [
+        ("artisan", "#!/usr/bin/env php\n"),
+        (
+            "routes/web.php",
+            "<?php\n\nuse Illuminate\\Support\\Facades\\Route;\n\nRoute::get('/posts/{post}', [PostController::class, 'show'])->name('posts.show');\nRoute::get('/about', 'PageController@about')->name('about');\n",
+        ),
+        (
+            "app/Http/Controllers/PostController.php",
+            "<?php\n\nnamespace App\\Http\\Controllers;\n\nclass PostController\n{\n    public function show($post)\n    {\n        return view('posts.show');\n    }\n}\n",
+        ),
+    ];
+    let embedder = Counting::new();
+    let (_plain_dir, plain_root) = fixture(&files);
+    let plain = build(&plain_root, &embedder);
+    let routes = plain.rows_of("routes/web.php").unwrap();
+    assert!(
+        routes.iter().any(|r| r.symbol == "posts.show"),
+        "a route row: {routes:?}"
+    );
+    let coverage = plain.coverage();
+    assert_eq!(
+        (coverage.embedded, coverage.pending_texts),
+        (coverage.total, 0),
+        "every row embedded, routes included"
+    );
+
+    let (_dir, root) = fixture(&files);
+    let handoff = RowHandoff::new(&config()).unwrap();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    let observe = |path: &str, sha: &str, chunks: &[code_intel_core::index::chunk::Chunk]| {
+        handoff.offer(path, sha, chunks);
+    };
+    index.sync_observed(&mut |_| {}, Some(&observe)).unwrap();
+    let mut handed = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    handed.refresh_with(Some(&handoff)).unwrap();
+    handed
+        .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(saved_rows(&root), saved_rows(&plain_root));
+    assert_eq!(handed.coverage(), coverage);
+}
+
+#[test]
 fn reopening_restores_the_same_index_without_embedding() {
     let (_dir, root) = fixture(&base_files());
     let embedder = Counting::new();

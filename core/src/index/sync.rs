@@ -546,6 +546,37 @@ enum FileRead {
     Vanished,
 }
 
+/// The chunks the index holds for the file at repository-relative `rel` with content `bytes`:
+/// the chunker's ([`chunk_source`]), then a chunk for each section the framework strategies
+/// find (a routes file's routes, [`super::framework::chunks_of`]); with the strategies' facts,
+/// which go on the first chunk's document. The sync and the vector index, which chunks a file
+/// again to embed it, both call this, so their chunks are the same.
+///
+/// # Errors
+/// The chunker's [`SkipReason`].
+pub(crate) fn chunk_indexed(
+    rel: &str,
+    bytes: &[u8],
+    opts: &ChunkOptions,
+    frameworks: &Frameworks,
+) -> Result<
+    (
+        Vec<super::chunk::Chunk>,
+        Option<super::framework::FileFacts>,
+    ),
+    SkipReason,
+> {
+    let mut chunks = chunk_source(rel, bytes, opts)?;
+    let facts = (!chunks.is_empty()).then(|| frameworks.analyze(rel, bytes));
+    if let (Some(facts), Some(first)) = (&facts, chunks.first())
+        && !facts.sections.is_empty()
+    {
+        let extra = super::framework::chunks_of(first, &String::from_utf8_lossy(bytes), facts);
+        chunks.extend(extra);
+    }
+    Ok((chunks, facts))
+}
+
 fn read_one(
     seen: &Seen,
     opts: &ChunkOptions,
@@ -595,18 +626,8 @@ fn read_one(
             keep: true,
         };
     }
-    match chunk_source(&seen.rel, &bytes, opts) {
-        Ok(mut chunks) => {
-            // The strategies' facts go on the first chunk's document; their sections (a routes
-            // file's routes) become chunks of their own after the chunker's.
-            let facts = (!chunks.is_empty()).then(|| frameworks.analyze(&seen.rel, &bytes));
-            if let (Some(facts), Some(first)) = (&facts, chunks.first())
-                && !facts.sections.is_empty()
-            {
-                let extra =
-                    super::framework::chunks_of(first, &String::from_utf8_lossy(&bytes), facts);
-                chunks.extend(extra);
-            }
+    match chunk_indexed(&seen.rel, &bytes, opts, frameworks) {
+        Ok((chunks, facts)) => {
             if let Some(observe) = on_chunks {
                 observe(&seen.rel, &sha256, &chunks);
             }

@@ -144,6 +144,9 @@ pub struct VectorIndex {
     dir: PathBuf,
     recipe: EmbeddingText,
     chunk_options: super::chunk::ChunkOptions,
+    /// The framework strategies of the repository, so a file chunked again to embed it gets the
+    /// chunks the sync gave it ([`sync::chunk_indexed`]: a routes file's routes too).
+    frameworks: super::framework::Frameworks,
     state: VectorState,
     cache: EmbeddingCache,
     /// Key → slot.
@@ -232,6 +235,7 @@ impl VectorIndex {
             dir,
             recipe,
             chunk_options: sync::chunk_options(config),
+            frameworks: super::framework::Frameworks::detect(root.path()),
             state,
             cache,
             slot_of: HashMap::new(),

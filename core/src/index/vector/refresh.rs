@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::rows::make_row;
 use super::{FileRows, Row, RowHandoff, VectorError, VectorIndex};
-use crate::index::chunk::{Chunk, chunk_source};
+use crate::index::chunk::Chunk;
 use crate::index::sync::SyncState;
 
 /// Compact the slots when tombstones exceed this fraction of them ...
@@ -158,7 +158,9 @@ impl VectorIndex {
         if hex::encode(Sha256::digest(&bytes)) != sha256 {
             return None;
         }
-        chunk_source(path, &bytes, &self.chunk_options).ok()
+        crate::index::sync::chunk_indexed(path, &bytes, &self.chunk_options, &self.frameworks)
+            .ok()
+            .map(|(chunks, _)| chunks)
     }
 
     fn row(&self, c: &Chunk) -> Row {
