@@ -5,7 +5,7 @@
 //!
 //! Rules, by path (cheap, applied during the walk so that a vendored tree is never descended):
 //! - vendored or build-output directories ([`VENDORED_DIRS`], [`VENDORED_SUBPATHS`]), except a
-//!   `build` or `coverage` package inside a source tree ([`PACKAGE_NAMED_OUTPUT_DIRS`]) and any
+//!   `build`, `coverage` or `deps` package inside a source tree ([`PACKAGE_NAMED_OUTPUT_DIRS`]) and any
 //!   package of a Maven/Gradle source root (`src/main/java/...`) or a Python package so named
 //!   ([`python_package_named_like_output`]);
 //! - lock files ([`LOCK_FILES`]);
@@ -60,13 +60,21 @@ pub const VENDORED_DIRS: &[&str] = &[
     "third_party",
     "third-party",
     "thirdparty",
+    // Python's convention for vendored packages: pip's and setuptools' `_vendor`, botocore's
+    // `vendored`, debugpy's `_vendored`.
+    "_vendor",
+    "_vendored",
+    "vendored",
+    // C and C++ projects' bundled libraries (Redis's `deps/jemalloc`, Node.js's `deps/v8`,
+    // libgit2's `deps/`), and Mix's dependency directory.
+    "deps",
 ];
 
 /// Names of [`VENDORED_DIRS`] that are also ordinary package names: a Java package
 /// `org.springframework.build`, Next.js's `packages/next/src/build/`, a `coverage` module of a test
-/// runner. Below a source-tree directory ([`SOURCE_TREE_DIRS`]) such a directory is source; elsewhere
+/// runner, a `deps` module that resolves dependencies. Below a source-tree directory ([`SOURCE_TREE_DIRS`]) such a directory is source; elsewhere
 /// (`build/` beside a `build.gradle`, `coverage/` of a test run) it stays build output.
-pub const PACKAGE_NAMED_OUTPUT_DIRS: &[&str] = &["build", "coverage"];
+pub const PACKAGE_NAMED_OUTPUT_DIRS: &[&str] = &["build", "coverage", "deps"];
 
 /// Directory names that root a source tree (`src/main/java/...`, Go's `pkg/` and `internal/`),
 /// where build tools do not write their output.
@@ -144,7 +152,7 @@ pub const IDE_GENERATED_EXTENSIONS: &[&str] = &[
 
 /// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
 /// rebuilds the index once.
-pub const RULES_VERSION: u32 = 11;
+pub const RULES_VERSION: u32 = 12;
 
 /// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
 /// directory for a pruned tree) and shown by `status` and `index --json`.
@@ -568,6 +576,11 @@ mod tests {
         assert_eq!(skip_dir("resources/views/vendor"), None);
         assert_eq!(skip_dir("resources/lang/vendor"), None);
         assert_eq!(skip_dir("lang/vendor"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("src/pip/_vendor"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("botocore/vendored"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("src/vendoring"), None);
+        assert_eq!(skip_dir("deps"), Some(ScopeSkip::Vendored));
+        assert_eq!(skip_dir("src/cli/deps"), None);
         // `build` and `coverage` are package names inside a source tree, output elsewhere.
         for source in [
             "buildSrc/src/main/java/org/springframework/build",
