@@ -656,6 +656,12 @@ fn packages_named_like_build_output_are_indexed_and_build_output_is_not() {
             "buildSrc/src/main/java/org/example/build/Conventions.java",
             "class Conventions { void applyConventions() {} }\n",
         ),
+        // Hugo's `deps` Go package at the module root; Redis's bundled libraries in `deps/`.
+        ("deps/deps.go", "package deps\n\nfunc NewDeps() {}\n"),
+        (
+            "vendored-c/deps/lua/lua.c",
+            "int lua_main(void) { return 0; }\n",
+        ),
         // Output: a coverage report and a Gradle build directory, neither a package.
         (
             "web/coverage/report.js",
@@ -669,9 +675,13 @@ fn packages_named_like_build_output_are_indexed_and_build_output_is_not() {
     let index = CodeIndex::open(&root, &config()).unwrap();
     let r = index.sync(&mut |_| {}).unwrap();
     let skipped: Vec<&str> = r.files_skipped.iter().map(|s| s.path.as_str()).collect();
-    assert_eq!(skipped, vec!["buildSrc/build/", "web/coverage/"]);
+    assert_eq!(
+        skipped,
+        vec!["buildSrc/build/", "vendored-c/deps/", "web/coverage/"]
+    );
     for kept in [
         "coverage/control.py",
+        "deps/deps.go",
         "orm/src/main/java/org/example/jpa/vendor/HibernateAdapter.java",
         "buildSrc/src/main/java/org/example/build/Conventions.java",
     ] {

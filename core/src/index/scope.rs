@@ -6,8 +6,8 @@
 //! Rules, by path (cheap, applied during the walk so that a vendored tree is never descended):
 //! - vendored or build-output directories ([`VENDORED_DIRS`], [`VENDORED_SUBPATHS`]), except a
 //!   `build`, `coverage` or `deps` package inside a source tree ([`PACKAGE_NAMED_OUTPUT_DIRS`]) and any
-//!   package of a Maven/Gradle source root (`src/main/java/...`) or a Python package so named
-//!   ([`python_package_named_like_output`]);
+//!   package of a Maven/Gradle source root (`src/main/java/...`) or a Python or Go package so
+//!   named ([`package_named_like_output`]);
 //! - lock files ([`LOCK_FILES`]);
 //! - minified or bundled files by name (`*.min.js`, `*.bundle.js`, source maps, ...);
 //! - files an IDE generates by name ([`IDE_GENERATED_EXTENSIONS`]: Xcode's `project.pbxproj`
@@ -152,7 +152,7 @@ pub const IDE_GENERATED_EXTENSIONS: &[&str] = &[
 
 /// Version of the scope rules; part of the index's options fingerprint, so a change of the rules
 /// rebuilds the index once.
-pub const RULES_VERSION: u32 = 12;
+pub const RULES_VERSION: u32 = 13;
 
 /// Why a path is outside the index's scope. An expected outcome, recorded per file (or per
 /// directory for a pruned tree) and shown by `status` and `index --json`.
@@ -227,15 +227,28 @@ pub fn skip_dir(rel: &str) -> Option<ScopeSkip> {
     None
 }
 
-/// Whether `dir`, a directory named like build output ([`PACKAGE_NAMED_OUTPUT_DIRS`]), is a Python
-/// package: it holds an `__init__.py` (coverage.py's own `coverage/`, a `build` package of a
-/// project without a `src/` layout). One `stat`, only for directories so named.
-pub fn python_package_named_like_output(dir: &std::path::Path) -> bool {
-    dir.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+/// Whether `dir`, a directory named like build output ([`PACKAGE_NAMED_OUTPUT_DIRS`]), is a package
+/// of the project: it holds an `__init__.py` (coverage.py's own `coverage/`, a `build` package of
+/// a project without a `src/` layout) or Go source files (Hugo's `deps/`, a Go package at the
+/// module root). Only for directories so named: one `stat`, then one directory listing.
+pub fn package_named_like_output(dir: &std::path::Path) -> bool {
+    let named = dir.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
         PACKAGE_NAMED_OUTPUT_DIRS
             .iter()
             .any(|d| n.eq_ignore_ascii_case(d))
-    }) && dir.join("__init__.py").is_file()
+    });
+    if !named {
+        return false;
+    }
+    if dir.join("__init__.py").is_file() {
+        return true;
+    }
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            e.file_name().to_str().is_some_and(|n| n.ends_with(".go"))
+                && e.file_type().is_ok_and(|t| t.is_file())
+        })
+    })
 }
 
 /// Whether repository-relative directory `dir` lies in a Maven/Gradle source root

@@ -1512,7 +1512,7 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<Walked, IndexError> {
                 && entry.depth() > 0
                 && let Some(rel) = rel_str(entry.path())
                 && let Some(skip) = scope::skip_dir(&rel)
-                && !scope::python_package_named_like_output(entry.path())
+                && !scope::package_named_like_output(entry.path())
             {
                 push(Found::Skipped(SkippedFile {
                     path: format!("{rel}/"),
