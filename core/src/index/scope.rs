@@ -5,9 +5,9 @@
 //!
 //! Rules, by path (cheap, applied during the walk so that a vendored tree is never descended):
 //! - vendored or build-output directories ([`VENDORED_DIRS`], [`VENDORED_SUBPATHS`]), except a
-//!   `build`, `coverage` or `deps` package inside a source tree ([`PACKAGE_NAMED_OUTPUT_DIRS`]) and any
-//!   package of a Maven/Gradle source root (`src/main/java/...`) or a Python or Go package so
-//!   named ([`package_named_like_output`]);
+//!   `build`, `coverage` or `deps` package inside a source tree ([`PACKAGE_NAMED_OUTPUT_DIRS`]),
+//!   any package of a Maven/Gradle source root (`src/main/java/...`), and a Python or Go package
+//!   so named ([`package_named_like_output`]);
 //! - lock files ([`LOCK_FILES`]);
 //! - minified or bundled files by name (`*.min.js`, `*.bundle.js`, source maps, ...);
 //! - files an IDE generates by name ([`IDE_GENERATED_EXTENSIONS`]: Xcode's `project.pbxproj`
@@ -71,9 +71,11 @@ pub const VENDORED_DIRS: &[&str] = &[
 ];
 
 /// Names of [`VENDORED_DIRS`] that are also ordinary package names: a Java package
-/// `org.springframework.build`, Next.js's `packages/next/src/build/`, a `coverage` module of a test
-/// runner, a `deps` module that resolves dependencies. Below a source-tree directory ([`SOURCE_TREE_DIRS`]) such a directory is source; elsewhere
-/// (`build/` beside a `build.gradle`, `coverage/` of a test run) it stays build output.
+/// `org.springframework.build`, Next.js's `packages/next/src/build/`, a `coverage` module of a
+/// test runner, Hugo's `deps` Go package. Below a source-tree directory ([`SOURCE_TREE_DIRS`]), or
+/// holding a Python or Go package ([`package_named_like_output`]), such a directory is source;
+/// elsewhere (`build/` beside a `build.gradle`, `coverage/` of a test run, Redis's `deps/` of
+/// bundled C libraries) it stays build output or vendored code.
 pub const PACKAGE_NAMED_OUTPUT_DIRS: &[&str] = &["build", "coverage", "deps"];
 
 /// Directory names that root a source tree (`src/main/java/...`, Go's `pkg/` and `internal/`),
