@@ -413,6 +413,22 @@ fn a_laravel_routes_file_gets_the_same_rows_with_or_without_the_handoff_and_ever
         .unwrap();
     assert_eq!(saved_rows(&root), saved_rows(&plain_root));
     assert_eq!(handed.coverage(), coverage);
+
+    // A project that becomes a Laravel one while the vector index stays open (a server): the
+    // refresh after the sync chunks the routes file as that sync did.
+    let (_late_dir, late_root) = fixture(&files[1..]);
+    let index = CodeIndex::open(&late_root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let mut late = VectorIndex::open(&late_root, &config(), embedder.model_id(), DIMS).unwrap();
+    late.refresh().unwrap();
+    write_old(late_root.path(), "artisan", files[0].1);
+    index.sync(&mut |_| {}).unwrap();
+    late.refresh().unwrap();
+    late.embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    late.save().unwrap();
+    assert_eq!(saved_rows(&late_root), saved_rows(&plain_root));
+    assert_eq!(late.coverage(), coverage);
 }
 
 #[test]

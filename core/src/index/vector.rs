@@ -145,7 +145,8 @@ pub struct VectorIndex {
     recipe: EmbeddingText,
     chunk_options: super::chunk::ChunkOptions,
     /// The framework strategies of the repository, so a file chunked again to embed it gets the
-    /// chunks the sync gave it ([`sync::chunk_indexed`]: a routes file's routes too).
+    /// chunks the sync gave it ([`sync::chunk_indexed`]: a routes file's routes too); detected at
+    /// `open` and again by a refresh whose sync recorded other strategies.
     frameworks: super::framework::Frameworks,
     state: VectorState,
     cache: EmbeddingCache,

@@ -41,7 +41,8 @@ impl VectorIndex {
     }
 
     /// Brings the rows up to date with the lexical index as `sync_state.json` describes it:
-    /// re-chunks new and changed files (by file SHA-256), drops removed ones, gives every key
+    /// re-chunks new and changed files (by file SHA-256; every file when the sync's framework
+    /// strategies differ from those the rows were chunked with), drops removed ones, gives every key
     /// already in the embedding cache its slot without embedding, and compacts when tombstones
     /// exceed the threshold. Embeds nothing (see [`Self::pending`] / [`Self::embed_pending`]).
     /// Call after every [`CodeIndex::sync`](crate::index::CodeIndex::sync); cheap when nothing
@@ -80,9 +81,20 @@ impl VectorIndex {
             }
             return Ok(report);
         };
-        if sync_state.commit == self.state.lexical_commit && self.state.stale_files.is_empty() {
+        if sync_state.commit == self.state.lexical_commit
+            && self.state.stale_files.is_empty()
+            && sync_state.frameworks == self.state.frameworks
+        {
             report.up_to_date = true;
             return Ok(report);
+        }
+        // When the sync chunked with other framework strategies (an `artisan` script or a
+        // `composer.json` came or went), every file is chunked again as it did, unchanged ones
+        // too: their rows may gain or lose framework sections.
+        let rechunk_all = sync_state.frameworks != self.state.frameworks;
+        if rechunk_all {
+            self.frameworks = crate::index::framework::Frameworks::detect(self.root.path());
+            self.state.frameworks = sync_state.frameworks.clone();
         }
         let before = self.state.files.len();
         self.state
@@ -94,11 +106,12 @@ impl VectorIndex {
             if fs.chunks == 0 || fs.skipped.is_some() {
                 continue;
             }
-            if self
-                .state
-                .files
-                .get(path)
-                .is_some_and(|f| f.sha256 == fs.sha256)
+            if !rechunk_all
+                && self
+                    .state
+                    .files
+                    .get(path)
+                    .is_some_and(|f| f.sha256 == fs.sha256)
             {
                 continue;
             }

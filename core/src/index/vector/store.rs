@@ -66,6 +66,12 @@ pub struct VectorState {
     /// The lexical commit (`sync_state.json` `commit`) the rows describe; empty before the first
     /// refresh.
     pub lexical_commit: String,
+    /// The framework strategies (`sync_state.json` `frameworks`) the rows were chunked with: a
+    /// routes file's routes are chunks only under Laravel's. When the sync's differ, the next
+    /// refresh chunks every file again (their cached vectors are reused). Empty in a state
+    /// written before it was recorded, so such a state is chunked again once.
+    #[serde(default)]
+    pub frameworks: Vec<String>,
     /// Rows per repository-relative path.
     pub files: BTreeMap<String, FileRows>,
     /// Files of the lexical index whose current bytes did not match `sync_state.json` at the last
@@ -139,6 +145,7 @@ impl VectorState {
             recipe: recipe.id(),
             options,
             lexical_commit: String::new(),
+            frameworks: Vec::new(),
             files: BTreeMap::new(),
             stale_files: Vec::new(),
             slots: Vec::new(),
