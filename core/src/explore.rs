@@ -16,11 +16,14 @@
 //!   the call): the MCP server and the Node binding both go through it.
 
 mod definitions;
+pub mod leads;
 pub mod recorded;
 mod structure;
 mod text;
 
 use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, ResultLimits};
 use crate::index::chunk::{Chunk, ChunkKind, SkipReason, chunk_source};
@@ -29,6 +32,7 @@ use crate::index::{CodeIndex, IndexError, StoredChunk, sync};
 use crate::repo_path::{RepoPath, RepoPathError, RepoRoot};
 
 pub use definitions::{Definition, FindDefinitionsParams, FindDefinitionsResult, find_definitions};
+pub use leads::{Lead, LeadSymbol, leads};
 pub use structure::{
     AnalyzeStructureParams, FileStructure, FunctionAt, FunctionAtLineParams, FunctionAtLineResult,
     StructureResult, SymbolNode, analyze_structure, get_function_at_line,
@@ -115,6 +119,89 @@ pub struct ExploreContext<'a> {
     pub config: &'a Config,
     /// Its index, if open.
     pub index: Option<&'a CodeIndex>,
+    /// The request of the session the call belongs to (the user's words), when one is bound:
+    /// `search_text` and `find_references` then order files by their relevance to it
+    /// ([`ResultOrder::Relevance`]). `None` without a session.
+    pub request: Option<&'a str>,
+}
+
+/// How `search_text` and `find_references` order the files of their answer (lines stay in
+/// line order within a file; `max_results` applies after ordering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum ResultOrder {
+    /// The files the ranked search finds for the session's request first, in its order, then
+    /// every other file in path order. The default with a session.
+    Relevance,
+    /// Path order. The default without a session.
+    Path,
+}
+
+/// The order a relevance-capable tool uses and, for [`ResultOrder::Relevance`], each ranked
+/// file's position (0 = the ranked search's best file).
+#[derive(Debug, Default)]
+struct FileOrder {
+    /// The order used; `None` until resolved means path order.
+    order: Option<ResultOrder>,
+    /// Ranked file → position.
+    rank: std::collections::HashMap<String, usize>,
+    /// Why the order asked for was not used.
+    note: Option<String>,
+}
+
+impl FileOrder {
+    /// Resolves the order of a call: `asked`, else relevance with a session's request, else path.
+    /// Relevance needs the request and the index; without them it falls back to path order with
+    /// a note. The ranking is the lexical ranked search's ([`CodeIndex::ranked_file_order`]).
+    fn resolve(cx: &ExploreContext<'_>, asked: Option<ResultOrder>) -> Result<Self, ExploreError> {
+        let want = asked.unwrap_or(if cx.request.is_some() {
+            ResultOrder::Relevance
+        } else {
+            ResultOrder::Path
+        });
+        if want == ResultOrder::Path {
+            return Ok(Self {
+                order: Some(ResultOrder::Path),
+                ..Self::default()
+            });
+        }
+        let (Some(request), Some(index)) = (cx.request, cx.index) else {
+            let why = if cx.request.is_none() {
+                "relevance order ranks files by a session's request and no session is bound; path order used"
+            } else {
+                "relevance order needs the code index, which is not built yet; path order used"
+            };
+            return Ok(Self {
+                order: Some(ResultOrder::Path),
+                rank: Default::default(),
+                note: Some(why.to_string()),
+            });
+        };
+        let files = index.ranked_file_order(request, &crate::index::rank::RankParams::default())?;
+        Ok(Self {
+            order: Some(ResultOrder::Relevance),
+            rank: files.into_iter().enumerate().map(|(i, f)| (f, i)).collect(),
+            note: None,
+        })
+    }
+
+    /// The order used.
+    fn order(&self) -> ResultOrder {
+        self.order.unwrap_or(ResultOrder::Path)
+    }
+
+    /// A file's sort key: its ranked position, or after every ranked file.
+    fn key(&self, file: &str) -> usize {
+        self.rank.get(file).copied().unwrap_or(usize::MAX)
+    }
+
+    /// Sorts `files` (in path order) ranked first; stable, so the rest keep path order.
+    fn sort(&self, files: &mut [String]) {
+        if !self.rank.is_empty() {
+            files.sort_by_key(|f| self.key(f));
+        }
+    }
 }
 
 /// The files a result touched, for the session's "explored files". Repository-relative,

@@ -18,6 +18,7 @@ pub mod rank;
 pub mod scope;
 pub mod source;
 pub mod sync;
+pub mod watch;
 
 // The semantic layer (embeddings, vectors, hybrid ranking): behind the `embed` feature.
 #[cfg(feature = "embed")]
@@ -739,21 +740,16 @@ impl CodeIndex {
         Ok(report)
     }
 
-    /// Whether a sync is due: the index was never synced, its state does not describe it, or the
-    /// last sync is older than `sync_ttl_hours`.
+    /// Whether the index is known to need a sync whatever the working tree holds: it was never
+    /// synced, or its state does not describe it (another version, other chunker options).
+    /// Whether files changed is [`sync::pending_changes`]'s question (or a sync's, which answers
+    /// it with `stat` calls when nothing changed).
     pub fn needs_sync(&self) -> bool {
         let path = sync::SyncState::path(&self.root);
         let Some(state) = sync::SyncState::load(&path) else {
             return true;
         };
-        if !sync::state_matches_index(&state, &self.index, &self.config) {
-            return true;
-        }
-        let Some(last) = sync::SyncState::last_sync(&path) else {
-            return true;
-        };
-        let age_hours = jiff::Timestamp::now().duration_since(last).as_secs_f64() / 3600.0;
-        !(0.0..self.config.sync_ttl_hours).contains(&age_hours)
+        !sync::state_matches_index(&state, &self.index, &self.config)
     }
 
     /// Ranked BM25F search over chunks with the default [`RankParams`] (see
@@ -911,6 +907,63 @@ impl CodeIndex {
         if top == 0 {
             return Ok(Vec::new());
         }
+        let (groups, searcher) = self.ranked_groups(query, top, params)?;
+        // Only the shown chunks' stored documents are read.
+        let read = |(mut hit, addr): (SearchHit, Option<tantivy::DocAddress>)| {
+            if let Some(addr) = addr {
+                hydrate(&self.fields, &searcher, &mut hit, addr)
+                    .map_err(|e| self.err("read", e))?;
+            }
+            Ok::<_, IndexError>(hit)
+        };
+        let groups = groups
+            .into_iter()
+            .map(|g| {
+                Ok(rank::Grouped {
+                    score: g.score,
+                    best: read(g.best)?,
+                    rest: g
+                        .rest
+                        .into_iter()
+                        .map(|(t, s)| Ok((read(t)?, s)))
+                        .collect::<Result<_, IndexError>>()?,
+                })
+            })
+            .collect::<Result<Vec<_>, IndexError>>()?;
+        Ok(rank::files_of(groups))
+    }
+
+    /// The files of a ranked search for `query` in rank order ([`Self::search_files`]'s order,
+    /// every file among its candidates: at most `RankParams::candidates` files), without reading
+    /// any stored document: what relevance-ordered exploration sorts by. Empty for a query with
+    /// no searchable term.
+    ///
+    /// # Errors
+    /// [`IndexError::Tantivy`] when the search fails.
+    pub fn ranked_file_order(
+        &self,
+        query: &str,
+        params: &RankParams,
+    ) -> Result<Vec<String>, IndexError> {
+        let (groups, _) = self.ranked_groups(query, params.candidates, params)?;
+        Ok(groups.into_iter().map(|g| g.best.0.file).collect())
+    }
+
+    /// The grouped, framework-reranked files of a ranked search (at most `top`), their chunks
+    /// read from fast fields only, with the searcher they came from.
+    #[allow(clippy::type_complexity)]
+    fn ranked_groups(
+        &self,
+        query: &str,
+        top: usize,
+        params: &RankParams,
+    ) -> Result<
+        (
+            Vec<rank::Grouped<(SearchHit, Option<tantivy::DocAddress>)>>,
+            tantivy::Searcher,
+        ),
+        IndexError,
+    > {
         let named = rank::code_names(query);
         let candidates = self.search_candidates(
             query,
@@ -944,29 +997,7 @@ impl CodeIndex {
             params,
             top,
         );
-        // Only the shown chunks' stored documents are read.
-        let read = |(mut hit, addr): (SearchHit, Option<tantivy::DocAddress>)| {
-            if let Some(addr) = addr {
-                hydrate(&self.fields, &candidates.searcher, &mut hit, addr)
-                    .map_err(|e| self.err("read", e))?;
-            }
-            Ok::<_, IndexError>(hit)
-        };
-        let groups = groups
-            .into_iter()
-            .map(|g| {
-                Ok(rank::Grouped {
-                    score: g.score,
-                    best: read(g.best)?,
-                    rest: g
-                        .rest
-                        .into_iter()
-                        .map(|(t, s)| Ok((read(t)?, s)))
-                        .collect::<Result<_, IndexError>>()?,
-                })
-            })
-            .collect::<Result<Vec<_>, IndexError>>()?;
-        Ok(rank::files_of(groups))
+        Ok((groups, candidates.searcher))
     }
 
     /// How many files to group before [`framework_rerank`](Self::framework_rerank) cuts to
@@ -1397,6 +1428,30 @@ impl CodeIndex {
             .unwrap_or_default();
         files.sort_unstable();
         files
+    }
+
+    /// The directories a [`watch::TreeWatch`] should watch for this index (absolute): those the
+    /// last sync's walk entered (its stamp), or, when it left none, the root and the directories
+    /// of every file the sync state lists, with their ancestors. Empty without a sync state.
+    pub fn watched_dirs(&self) -> Vec<PathBuf> {
+        let Some(state) = sync::SyncState::load(&sync::SyncState::path(&self.root)) else {
+            return Vec::new();
+        };
+        if let Some(walk) = &state.walk {
+            return walk.dirs.keys().map(PathBuf::from).collect();
+        }
+        let mut dirs = std::collections::BTreeSet::new();
+        dirs.insert(self.root.path().to_path_buf());
+        for rel in state.files.keys().chain(state.out_of_scope.keys()) {
+            let mut dir = Path::new(rel.as_str()).parent();
+            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                if !dirs.insert(self.root.path().join(d)) {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
+        dirs.into_iter().collect()
     }
 
     /// Files, chunks and the time of the last sync. Never fails: unreadable parts count as zero.

@@ -88,6 +88,7 @@ impl Fixture {
             root: &self.root,
             config: &self.config,
             index: Some(&self.index),
+            request: None,
         }
     }
 
@@ -96,6 +97,7 @@ impl Fixture {
             root: &self.root,
             config: &self.config,
             index: None,
+            request: None,
         }
     }
 }

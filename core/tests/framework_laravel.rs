@@ -93,6 +93,7 @@ impl IndexedApp {
             root: &self.root,
             config: &self.config,
             index: Some(&self.index),
+            request: None,
         }
     }
 }

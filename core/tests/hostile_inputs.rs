@@ -90,6 +90,7 @@ fn function_at(root: &RepoRoot, file: &str, line: u32) -> Result<String, String>
             root: &root,
             config: &config,
             index: None,
+            request: None,
         };
         get_function_at_line(&cx, &FunctionAtLineParams { file, line })
             .map(|r| format!("{:?}", r.function.map(|f| f.qualified_name)))
@@ -169,6 +170,7 @@ fn analyze_structure_lists_a_giant_as_skipped_and_refuses_special_files() {
                 root: &root,
                 config: &config,
                 index: None,
+                request: None,
             };
             analyze_structure(&cx, &AnalyzeStructureParams { path })
         })
@@ -213,6 +215,7 @@ fn search_text_skips_what_it_cannot_read_and_says_so() {
             root: &root,
             config: &config,
             index: None,
+            request: None,
         };
         search_text(
             &cx,
@@ -433,6 +436,7 @@ fn a_utf16_source_file_is_indexed_by_its_text() {
         root: &root,
         config: &config,
         index: None,
+        request: None,
     };
     let at = get_function_at_line(
         &cx,

@@ -143,6 +143,7 @@ impl Indexed {
             root: &self.root,
             config: &self.config,
             index: Some(&self.index),
+            request: None,
         }
     }
 

@@ -111,10 +111,17 @@ pub struct Config {
     pub chunk_max_tokens: usize,
     /// Languages to chunk with a grammar; empty means all supported.
     pub supported_languages: Vec<String>,
-    /// Hours after which `start_session` re-syncs the index.
+    /// Read and kept for configurations written before, but no longer used: `start_session`
+    /// always syncs, and every index-backed answer checks the working tree first
+    /// (docs/DESIGN.md#freshness).
     pub sync_ttl_hours: f64,
     /// Whether `start_session` syncs the index.
     pub sync_on_start: bool,
+    /// Milliseconds an index-backed tool (`find_definitions`, `semantic_search`, the leads, ...)
+    /// waits for the incremental sync it starts when the working tree moved since the last one;
+    /// past it the tool answers from the last index and names the files that may be stale
+    /// (`stale_files`). Default 2000 (docs/DESIGN.md#freshness).
+    pub freshness_budget_ms: u64,
     /// Seconds `start_session` waits for a sync before answering with `sync_status: running`.
     pub sync_timeout_seconds: u64,
     /// Hybrid scoring weights.
@@ -172,6 +179,7 @@ impl Default for Config {
             supported_languages: Vec::new(),
             sync_ttl_hours: 1.0,
             sync_on_start: true,
+            freshness_budget_ms: 2000,
             sync_timeout_seconds: 30,
             search_weights: SearchWeights::default(),
             search_fusion: "weighted".into(),

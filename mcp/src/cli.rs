@@ -155,6 +155,10 @@ pub struct FindReferencesArgs {
     /// Only under this file or directory (repository-relative).
     #[arg(long)]
     pub path: Option<String>,
+    /// Order files by their relevance to this request (the ranked search's files first, then
+    /// the rest in path order), as a session's calls are; default path order.
+    #[arg(long, value_name = "REQUEST")]
+    pub relevant_to: Option<String>,
 }
 
 /// `code-intel search-text`.
@@ -177,6 +181,10 @@ pub struct SearchTextArgs {
     /// Treat the pattern as literal text.
     #[arg(long, short = 'F')]
     pub literal: bool,
+    /// Order files by their relevance to this request (the ranked search's files first, then
+    /// the rest in path order), as a session's calls are; default path order.
+    #[arg(long, value_name = "REQUEST")]
+    pub relevant_to: Option<String>,
 }
 
 /// `code-intel analyze-structure`.
@@ -257,6 +265,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &config,
                 json,
                 &mut out,
+                None,
                 |cx| explore::find_definitions(cx, &params),
                 render::definitions,
             )
@@ -266,12 +275,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 symbol: a.symbol,
                 path: a.path,
                 max_results: None,
+                order: None,
             };
             explore_cmd(
                 &root,
                 &config,
                 json,
                 &mut out,
+                a.relevant_to.as_deref(),
                 |cx| explore::find_references(cx, &params),
                 render::references,
             )
@@ -284,12 +295,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 context_lines: a.context,
                 max_results: a.max_results,
                 literal: a.literal,
+                order: None,
             };
             explore_cmd(
                 &root,
                 &config,
                 json,
                 &mut out,
+                a.relevant_to.as_deref(),
                 |cx| explore::search_text(cx, &params),
                 render::text_matches,
             )
@@ -301,6 +314,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &config,
                 json,
                 &mut out,
+                None,
                 |cx| explore::analyze_structure(cx, &params),
                 render::structure,
             )
@@ -315,6 +329,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &config,
                 json,
                 &mut out,
+                None,
                 |cx| explore::get_function_at_line(cx, &params),
                 render::function_at,
             )
@@ -435,7 +450,18 @@ fn existing_synced_index(root: &RepoRoot, config: &Config) -> anyhow::Result<Opt
         return Ok(None);
     }
     let index = open_index(root, config)?;
-    Ok(index.stats().last_sync.is_some().then_some(index))
+    if index.stats().last_sync.is_none() {
+        return Ok(None);
+    }
+    // Answer about the working tree as it is now: an incremental sync first (a `stat` walk
+    // when nothing changed). A sync that cannot run leaves the last index, with a warning.
+    if let Err(e) = index.sync(&mut |_| {}) {
+        warn(&format!(
+            "{}; answering from the index of the last sync",
+            error_chain(&anyhow::Error::from(e))
+        ));
+    }
+    Ok(Some(index))
 }
 
 /// Syncs with a progress bar on stderr (drawn only when stderr is a terminal).
@@ -544,8 +570,9 @@ fn search(
 ) -> anyhow::Result<()> {
     let mut index = open_index(root, config)?;
     let mut repaired = index.repaired().map(str::to_string);
-    if index.needs_sync() {
-        tracing::info!("the index is out of date; syncing first");
+    // Every answer describes the working tree: an incremental sync first (a `stat` walk when
+    // nothing changed; docs/DESIGN.md#freshness).
+    {
         match sync_or_repair(root, config, index, None) {
             Ok((synced, report)) => {
                 index = synced;
@@ -719,6 +746,7 @@ fn explore_cmd<R: Serialize>(
     config: &Config,
     json: bool,
     out: &mut dyn Write,
+    request: Option<&str>,
     run: impl FnOnce(&ExploreContext<'_>) -> Result<R, explore::ExploreError>,
     text: fn(&mut dyn Write, &R) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
@@ -727,6 +755,7 @@ fn explore_cmd<R: Serialize>(
         root,
         config,
         index: index.as_ref(),
+        request,
     };
     let result = run(&cx)?;
     if json {

@@ -104,6 +104,10 @@ struct StartSessionResult {
     /// Strong, non-stale entries of the map (past successes) for the request: verify them first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     map_hints: Vec<learning::MapHint>,
+    /// The ranked search's best files for the request (lexical BM25F ranking), each with its
+    /// best symbols and why it ranks: verify them first, after any map hint. Empty before the
+    /// first index sync or for a request without searchable words.
+    leads: Vec<code_intel_core::explore::Lead>,
     /// Whether the embedding model is loaded (the relevance and semantic tools need it).
     model: embedder::ModelStatus,
 }
@@ -213,6 +217,28 @@ fn structured<T: Serialize>(value: &T, is_error: bool) -> CallToolResult {
     }
 }
 
+/// [`structured`] for an index-backed answer: with `stale` (the sync did not finish in the
+/// freshness budget), the object gains `stale_files` (changed paths, at most 200),
+/// `stale_files_total` and `stale_reason`, so the answer never hides that it may be behind.
+fn structured_fresh<T: Serialize>(
+    value: &T,
+    stale: Option<&shared_index::Stale>,
+) -> CallToolResult {
+    let Some(stale) = stale else {
+        return structured(value, false);
+    };
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::Object(mut map)) => {
+            map.insert("stale_files".into(), json!(stale.files));
+            map.insert("stale_files_total".into(), json!(stale.total));
+            map.insert("stale_reason".into(), json!(stale.reason));
+            structured(&map, false)
+        }
+        Ok(other) => structured(&other, false),
+        Err(e) => Refusal::Internal(format!("cannot serialise the result: {e}")).into_result(),
+    }
+}
+
 /// Runs synchronous core code on the blocking pool.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Refusal> {
     tokio::task::spawn_blocking(f)
@@ -309,6 +335,30 @@ impl CodeIntel {
 }
 
 impl CodeIntel {
+    /// `start_session`'s leads for `request` ([`code_intel_core::explore::leads`]); empty when
+    /// the index never synced or the search fails (logged).
+    async fn leads(&self, request: String) -> Vec<code_intel_core::explore::Lead> {
+        let Some(index) = self.index.for_tools_unchecked().await else {
+            return Vec::new();
+        };
+        let found = blocking(move || {
+            code_intel_core::explore::leads(
+                &index,
+                &request,
+                code_intel_core::explore::leads::DEFAULT_LEADS,
+            )
+        })
+        .await;
+        match found {
+            Ok(Ok(leads)) => leads,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "cannot rank leads for the request");
+                Vec::new()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// An exploration tool through core's [`run_recorded`]: with a session, the phase matrix is
     /// checked first and the call recorded after; without one, it just runs. One blocking thread.
     async fn explore_tool<P, R>(
@@ -325,7 +375,8 @@ impl CodeIntel {
             Ok(id) => id,
             Err(r) => return r.into_result(),
         };
-        let index = self.index.for_tools().await;
+        let fresh = self.index.fresh_for_tools().await;
+        let (index, stale) = (fresh.index, fresh.stale);
         let (store, root, config) = (
             self.store.clone(),
             self.root.clone(),
@@ -336,6 +387,7 @@ impl CodeIntel {
                 root: &root,
                 config: &config,
                 index: index.as_deref(),
+                request: None,
             };
             run_recorded(&cx, &store, id.as_ref(), tool, &params).map_err(|e| match e {
                 RecordedError::Session(e) => Refusal::from(e),
@@ -344,7 +396,7 @@ impl CodeIntel {
         })
         .await;
         match outcome.and_then(|r| r) {
-            Ok(value) => structured(&value, false),
+            Ok(value) => structured_fresh(&value, stale.as_ref()),
             Err(r) => r.into_result(),
         }
     }
@@ -379,11 +431,13 @@ impl CodeIntel {
         tracing::info!(session = %start.session_id, intent = %start.intent, "session started");
         let sync_status = self.index.sync_on_start().await;
         let map_hints = self.map_hints(&query).await;
+        let leads = self.leads(query).await;
         structured(
             &StartSessionResult {
                 start,
                 sync_status,
                 map_hints,
+                leads,
                 model: self.embedder.status(),
             },
             false,

@@ -123,6 +123,7 @@ impl RepoInner {
             root: &self.root,
             config: &self.config,
             index: index.as_deref(),
+            request: None,
         };
         // Checked here, where the store would refuse it: an index error still comes first.
         let session = session.map(SessionId::try_from).transpose()?;
@@ -637,6 +638,7 @@ impl Repo {
             symbol,
             path: o.path,
             max_results: usize_opt(o.max_results),
+            order: None,
         };
         find_references_job(Arc::clone(&self.inner), o.session_id, params)
     }
@@ -656,6 +658,7 @@ impl Repo {
             context_lines: usize_opt(o.context_lines),
             max_results: usize_opt(o.max_results),
             literal: o.literal.unwrap_or(false),
+            order: None,
         };
         search_text_job(Arc::clone(&self.inner), o.session_id, params)
     }

@@ -302,6 +302,7 @@ impl Session {
             symbol,
             path: o.path,
             max_results: o.max_results.map(|n| n as usize),
+            order: None,
         };
         find_references_job(Arc::clone(&self.inner), Some(self.id.clone()), params)
     }
@@ -321,6 +322,7 @@ impl Session {
             context_lines: o.context_lines.map(|n| n as usize),
             max_results: o.max_results.map(|n| n as usize),
             literal: o.literal.unwrap_or(false),
+            order: None,
         };
         search_text_job(Arc::clone(&self.inner), Some(self.id.clone()), params)
     }

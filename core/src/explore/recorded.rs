@@ -9,7 +9,8 @@ use serde::Serialize;
 use super::{
     AnalyzeStructureParams, ExploreContext, ExploreError, FindDefinitionsParams,
     FindDefinitionsResult, FindReferencesParams, FindReferencesResult, FunctionAtLineParams,
-    FunctionAtLineResult, SearchTextParams, SearchTextResult, StructureResult, TouchedFiles,
+    FunctionAtLineResult, ResultOrder, SearchTextParams, SearchTextResult, StructureResult,
+    TouchedFiles,
 };
 use crate::session::ToolCallRecord;
 use crate::session::store::{SessionError, SessionStore};
@@ -78,8 +79,9 @@ pub enum RecordedError {
     Explore(#[from] ExploreError),
 }
 
-/// Runs `tool` with `params`; with `session`, checks the phase first and records the call after.
-/// Blocking (file reads, index lookups, the session's lock).
+/// Runs `tool` with `params`; with `session`, checks the phase first, gives the tool the
+/// session's request ([`ExploreContext::request`]: relevance-ordered results) and records the
+/// call after. Blocking (file reads, index lookups, the session's lock).
 ///
 /// # Errors
 /// [`RecordedError::Session`] when the session refuses the tool or cannot be updated (the result
@@ -96,10 +98,20 @@ where
     P: Serialize,
     R: TouchedFiles + RecordSummary,
 {
-    if let Some(id) = session {
-        store.check_tool_allowed(id, tool.tool.name(), None)?;
-    }
-    let result = (tool.run)(cx, params)?;
+    let request = match session {
+        Some(id) => {
+            let state = store.load(id)?;
+            crate::session::check_tool(state.phase, tool.tool.name(), None)
+                .map_err(SessionError::Phase)?;
+            Some(state.query)
+        }
+        None => None,
+    };
+    let cx = ExploreContext {
+        request: request.as_deref().or(cx.request),
+        ..*cx
+    };
+    let result = (tool.run)(&cx, params)?;
     if let Some(id) = session {
         let record = ToolCallRecord {
             tool: tool.tool.name().to_string(),
@@ -117,11 +129,19 @@ where
 impl RecordSummary for SearchTextResult {
     fn summary(&self) -> String {
         format!(
-            "{} matches of {:?} in {} files",
+            "{} matches of {:?} in {} files ({} order)",
             self.total,
             self.pattern,
-            self.files().len()
+            self.files().len(),
+            order_name(self.order)
         )
+    }
+}
+
+fn order_name(order: ResultOrder) -> &'static str {
+    match order {
+        ResultOrder::Relevance => "relevance",
+        ResultOrder::Path => "path",
     }
 }
 
@@ -143,10 +163,11 @@ impl RecordSummary for FindDefinitionsResult {
 impl RecordSummary for FindReferencesResult {
     fn summary(&self) -> String {
         format!(
-            "{} references to {} in {} files",
+            "{} references to {} in {} files ({} order)",
             self.total,
             self.symbol,
-            self.files().len()
+            self.files().len(),
+            order_name(self.order)
         )
     }
 }

@@ -13,8 +13,8 @@ use ignore::types::TypesBuilder;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Budget, ExploreContext, ExploreError, Span, TouchedFiles, cut_line, dedup_files, file_spans,
-    innermost, resolve_existing, result_cap,
+    Budget, ExploreContext, ExploreError, FileOrder, ResultOrder, Span, TouchedFiles, cut_line,
+    dedup_files, file_spans, innermost, resolve_existing, result_cap,
 };
 use crate::index::framework;
 use crate::index::lang::{self, Language};
@@ -48,6 +48,9 @@ pub struct SearchTextParams {
     /// Treat pattern as literal text (default false).
     #[serde(default)]
     pub literal: bool,
+    /// File order: "relevance" (default in a session: files the ranked search finds for the session's request first, then the rest in path order) or "path". max_results applies after ordering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<ResultOrder>,
 }
 
 /// One matching line of [`search_text`].
@@ -70,7 +73,12 @@ pub struct TextMatch {
 pub struct SearchTextResult {
     /// The pattern as given.
     pub pattern: String,
-    /// Matches in path order, then line order.
+    /// The file order used ([`ResultOrder`]); matches keep line order within a file.
+    pub order: ResultOrder,
+    /// Why the order asked for was not used (relevance without a session or an index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_note: Option<String>,
+    /// Matches in [`order`](Self::order), then line order.
     pub matches: Vec<TextMatch>,
     /// All matching lines, including those not returned.
     pub total: usize,
@@ -159,6 +167,9 @@ pub struct FindReferencesParams {
     /// Maximum references returned.
     #[serde(default)]
     pub max_results: Option<usize>,
+    /// File order: "relevance" (default in a session: files the ranked search finds for the session's request first, then the rest in path order, source before prose) or "path". max_results applies after ordering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<ResultOrder>,
 }
 
 /// One use of a symbol.
@@ -181,8 +192,13 @@ pub struct Reference {
 pub struct FindReferencesResult {
     /// The symbol as given.
     pub symbol: String,
-    /// References: source files first, then other text files; each group in path order, then
-    /// line order.
+    /// The file order used ([`ResultOrder`]).
+    pub order: ResultOrder,
+    /// Why the order asked for was not used (relevance without a session or an index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_note: Option<String>,
+    /// References: in relevance order, the ranked files first in rank order; then source files,
+    /// then other text files, each group in path order; line order within a file.
     pub references: Vec<Reference>,
     /// All references found, including those not returned.
     pub total: usize,
@@ -266,6 +282,8 @@ fn framework_references(
 
 /// Searches file contents for a regex or literal, like `rg`: `.gitignore`/`.ignore`-aware,
 /// hidden files and `exclude_patterns` skipped, binary files skipped, symlinks not followed.
+/// Files in [`ResultOrder`] (relevance to the session's request by default in a session, path
+/// order otherwise), lines in line order; `max_results` applies after ordering.
 ///
 /// # Errors
 /// [`ExploreError::BadRegex`] (the message suggests `literal: true`), [`ExploreError::Path`] for
@@ -290,11 +308,15 @@ pub fn search_text(
         .unwrap_or(0)
         .min(limits.max_context_lines);
     let cap = result_cap(limits, params.max_results);
-    let (files, unreadable) =
+    let (mut files, unreadable) =
         files_to_search(cx, params.path.as_deref(), params.file_type.as_deref())?;
+    let order = FileOrder::resolve(cx, params.order)?;
+    order.sort(&mut files);
 
     let mut result = SearchTextResult {
         pattern: params.pattern.clone(),
+        order: order.order(),
+        order_note: order.note.clone(),
         matches: Vec::new(),
         total: 0,
         truncated: false,
@@ -354,8 +376,9 @@ pub fn search_text(
 }
 
 /// Finds word-boundary uses of a symbol, minus its definition sites, each with the innermost
-/// enclosing symbol. Files of languages with a grammar come first (in path order), then other
-/// text files (docs, changelogs).
+/// enclosing symbol. In relevance order (the default in a session) the files the ranked search
+/// finds for the session's request come first, in its order; then files of languages with a
+/// grammar (in path order), then other text files (docs, changelogs).
 ///
 /// A qualified symbol (`Router::get`, `Flask.route`) searches its last segment; definition sites
 /// excluded are the declaration lines of chunks named like that segment (and, for a qualified
@@ -386,9 +409,13 @@ pub fn find_references(
     let cap = result_cap(limits, params.max_results);
     let (mut files, unreadable) = files_to_search(cx, params.path.as_deref(), None)?;
     // Code before prose: uses in source files matter more than mentions in docs and changelogs.
-    files.sort_by_key(|rel| lang::detect(rel) == Language::Text);
+    // In relevance order the ranked files come first, in rank order.
+    let order = FileOrder::resolve(cx, params.order)?;
+    files.sort_by_key(|rel| (order.key(rel), lang::detect(rel) == Language::Text));
     let mut result = FindReferencesResult {
         symbol: params.symbol.clone(),
+        order: order.order(),
+        order_note: order.note.clone(),
         references: Vec::new(),
         total: 0,
         truncated: false,

@@ -412,6 +412,10 @@ pub struct FoldedChunk {
     pub end_line: u32,
     /// Qualified name of the chunk.
     pub qualified_name: String,
+    /// What the chunk stands for (`method`, `function`, `class`, ...); absent in answers
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ChunkKind>,
     /// Its score after the role factor.
     pub score: f32,
 }
@@ -677,6 +681,7 @@ impl FoldedChunk {
             start_line: hit.start_line,
             end_line: hit.end_line,
             qualified_name: hit.qualified_name.clone(),
+            kind: Some(hit.kind),
             score,
         }
     }

@@ -1182,7 +1182,7 @@ fn check_index(root: &RepoRoot, config: &Config) -> Check {
         Some(p) if p.is_empty() => Check::pass(
             NAME,
             format!(
-                "matches the working tree ({summary}); the next start_session re-syncs (last sync older than sync_ttl_hours, or the configuration changed)"
+                "matches the working tree ({summary}); the next start_session rebuilds it (the configuration changed)"
             ),
         ),
         Some(PendingChanges {

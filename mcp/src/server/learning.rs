@@ -197,7 +197,7 @@ impl CodeIntel {
     /// `start_session`'s `map_hints`: strong, non-stale map entries for the request. Empty when
     /// the map is empty, the index has not synced (staleness unknown) or anything fails.
     pub(super) async fn map_hints(&self, query: &str) -> Vec<MapHint> {
-        if self.index.for_tools().await.is_none() {
+        if self.index.for_tools_unchecked().await.is_none() {
             return Vec::new();
         }
         match self.map_search(query.to_string(), MAP_HINTS).await {

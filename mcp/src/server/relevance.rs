@@ -224,7 +224,7 @@ impl CodeIntel {
             if let Ok(Err(err)) = phrases {
                 tracing::warn!(error = %err, "cannot embed the quote-check phrases");
             }
-            if server.index.for_tools().await.is_none() {
+            if server.index.for_tools_unchecked().await.is_none() {
                 return;
             }
             if let Err(err) = server.relevance_background(&embedder).await {

@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::embedder::NotReady;
-use super::{CodeIntel, Refusal, blocking, structured};
+use super::{CodeIntel, Refusal, blocking};
 
 /// What the semantic state's blocking work (opening, refreshing and embedding the vector index,
 /// loading the map, query-time embedding) can fail with. Tools turn it into an internal error at
@@ -617,7 +617,9 @@ impl CodeIntel {
             Ok(c) => c,
             Err(v) => return Refusal::Phase(v).into_result(),
         };
-        let Some(index) = self.index.for_tools().await else {
+        let fresh = self.index.fresh_for_tools().await;
+        let stale = fresh.stale;
+        let Some(index) = fresh.index else {
             return CallToolResult::structured_error(json!({
                 "error": "index_not_ready",
                 "message": "the code index has not been built yet: start_session syncs it (or run `code-intel index`); retry after it",
@@ -684,7 +686,7 @@ impl CodeIntel {
         })
         .await;
         match outcome.and_then(|r| r) {
-            Ok(v) => structured(&v, false),
+            Ok(v) => super::structured_fresh(&v, stale.as_ref()),
             Err(r) => r.into_result(),
         }
     }
@@ -706,7 +708,7 @@ fn background_loop(
         if state.stop.load(Ordering::Relaxed) {
             return;
         }
-        if runtime.block_on(index.for_tools()).is_some() {
+        if runtime.block_on(index.for_tools_unchecked()).is_some() {
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.catch_up(model))) {
                 Ok(Ok(0)) => {}
                 Ok(Ok(n)) => tracing::info!(embedded = n, "background embedding round done"),

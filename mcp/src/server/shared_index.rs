@@ -1,6 +1,13 @@
 //! The server's one [`CodeIndex`]: opened once (in the background at startup, or on first use)
-//! and shared by every tool call, plus the single background sync `start_session` starts and
-//! waits for (at most `sync_timeout_seconds`).
+//! and shared by every tool call, plus the single background sync that `start_session` and
+//! index-backed tools start and wait for.
+//!
+//! Freshness (docs/DESIGN.md#freshness): `start_session` always syncs (at most
+//! `sync_timeout_seconds`); every other index-backed answer ([`SharedIndex::fresh_for_tools`])
+//! first asks the [`TreeWatch`] whether the working tree moved — microseconds when it did not —
+//! and if it did, syncs incrementally for at most `freshness_budget_ms`, then answers from the
+//! last index naming the files that may be stale ([`Stale`]). Without a complete watch (inotify
+//! refused, a queue overflow) every such answer runs the sync's `stat` check instead.
 //!
 //! `CodeIndex` is `Send + Sync` and both `search` and `sync` take `&self`, so tools keep
 //! searching the last commit while a sync runs.
@@ -10,6 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use code_intel_core::config::Config;
+use code_intel_core::index::watch::{Moved, TreeWatch};
 use code_intel_core::index::{CodeIndex, IndexError, SyncReport};
 use code_intel_core::repo_path::RepoRoot;
 use serde::Serialize;
@@ -18,9 +26,9 @@ use tokio::sync::{OnceCell, watch};
 /// Outcome of the start-of-session sync, reported as `sync_status`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SyncStatus {
-    /// The index was up to date (within `sync_ttl_hours`); no sync ran.
+    /// The sync found the index up to date with the working tree.
     Fresh,
-    /// A sync ran and finished within the timeout.
+    /// A sync ran, changed the index, and finished within the timeout.
     Synced,
     /// A sync is still running in the background (it outlived `sync_timeout_seconds`).
     Running,
@@ -85,6 +93,42 @@ pub struct SharedIndex {
     synced: Arc<AtomicBool>,
     /// The latest sync: `None` in the channel while it runs.
     sync: Mutex<Option<watch::Receiver<Option<SyncOutcome>>>>,
+    /// The tree watch, set up by the first sync this server runs.
+    tree: Arc<Mutex<Tree>>,
+    /// What moved and is not yet in the index: taken from the watch when a sync starts, cleared
+    /// when one succeeds. What a tool names as `stale_files` when the sync outlives its budget.
+    pending: Arc<Mutex<Moved>>,
+}
+
+/// The state of the tree watch.
+enum Tree {
+    /// No sync has run in this server yet.
+    NotYet,
+    /// Watching (complete or not: see [`TreeWatch::complete`]).
+    Watching(Arc<TreeWatch>),
+    /// inotify is not available: every check is a sync.
+    Unavailable,
+}
+
+/// The index a tool answers from, and what it may not know yet.
+pub struct Fresh {
+    /// The index (synced at least once), or `None`: the tools then read files from disk.
+    pub index: Option<Arc<CodeIndex>>,
+    /// Set when the sync that would bring the index up to date did not finish in the budget,
+    /// or failed: the answer is from the last index.
+    pub stale: Option<Stale>,
+}
+
+/// Files that may be stale in an answer (added to the tool's result as `stale_files`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Stale {
+    /// Repository-relative paths changed since the last sync (at most 200; empty when the
+    /// changes are not known by name: no watch, or events lost).
+    pub files: Vec<String>,
+    /// How many paths changed (including those not named).
+    pub total: usize,
+    /// Why the answer is from the last index, and what to do.
+    pub reason: String,
 }
 
 impl SharedIndex {
@@ -96,6 +140,8 @@ impl SharedIndex {
             index: OnceCell::new(),
             synced: Arc::new(AtomicBool::new(false)),
             sync: Mutex::new(None),
+            tree: Arc::new(Mutex::new(Tree::NotYet)),
+            pending: Arc::new(Mutex::new(Moved::default())),
         }
     }
 
@@ -133,9 +179,99 @@ impl SharedIndex {
             .cloned()
     }
 
-    /// The index for exploration tools: open and synced at least once, else `None` (the tools
-    /// then parse files from disk, which is slower but never misses a file).
+    /// The index for an index-backed tool, brought up to date with the working tree first (see
+    /// the module docs): `Fresh::index` is `None` when the index never synced (the tools then
+    /// read files from disk, which is slower but never misses a file); `Fresh::stale` names what
+    /// the answer may not reflect when the sync did not finish in `freshness_budget_ms`.
+    pub async fn fresh_for_tools(&self) -> Fresh {
+        let Some(index) = self.for_tools_unchecked().await else {
+            return Fresh {
+                index: None,
+                stale: None,
+            };
+        };
+        let rx = match self.running() {
+            Some(rx) => rx,
+            None => {
+                if !self.tree_moved() {
+                    return Fresh {
+                        index: Some(index),
+                        stale: None,
+                    };
+                }
+                self.start_sync(&index)
+            }
+        };
+        let wait = Duration::from_millis(self.config.freshness_budget_ms);
+        let stale = match wait_for(rx, wait).await {
+            SyncStatus::Fresh | SyncStatus::Synced => None,
+            SyncStatus::Running => Some(self.stale(format!(
+                "the index is syncing changes of the working tree (longer than freshness_budget_ms = {} ms): this answer is from the last sync; call again in a few seconds",
+                self.config.freshness_budget_ms
+            ))),
+            SyncStatus::Failed(why) => Some(self.stale(format!(
+                "the index could not be synced ({why}): this answer is from the last sync; run `code-intel index` to see why"
+            ))),
+            SyncStatus::Disabled => None,
+        };
+        Fresh {
+            index: Some(index),
+            stale,
+        }
+    }
+
+    /// The index as [`fresh_for_tools`](Self::fresh_for_tools) gives it, without the staleness
+    /// report (for tools whose answer does not list code: relevance backgrounds, the map).
     pub async fn for_tools(&self) -> Option<Arc<CodeIndex>> {
+        self.fresh_for_tools().await.index
+    }
+
+    /// Whether the working tree may have moved since the last sync: the watch's events (taken
+    /// into `pending`), or always when there is no complete watch yet.
+    fn tree_moved(&self) -> bool {
+        let tree = self.tree.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*tree {
+            Tree::Watching(w) if w.complete() => {
+                let moved = w.take_moved();
+                if moved.is_empty() {
+                    return false;
+                }
+                self.pending
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .merge(moved);
+                true
+            }
+            Tree::Watching(w) => {
+                let moved = w.take_moved();
+                let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+                pending.merge(moved);
+                pending.overflow = true;
+                true
+            }
+            Tree::NotYet | Tree::Unavailable => {
+                self.pending
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .overflow = true;
+                true
+            }
+        }
+    }
+
+    /// A [`Stale`] from what is pending.
+    fn stale(&self, reason: String) -> Stale {
+        let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        Stale {
+            files: pending.paths.clone(),
+            total: pending.total,
+            reason,
+        }
+    }
+
+    /// The index open and synced at least once, else `None`; no freshness check (background
+    /// work: embedding, the relevance background).
+    pub async fn for_tools_unchecked(&self) -> Option<Arc<CodeIndex>> {
         match self.get().await {
             Ok(index) => self.synced.load(Ordering::Acquire).then_some(index),
             Err(e) => {
@@ -145,8 +281,9 @@ impl SharedIndex {
         }
     }
 
-    /// The start-of-session sync: when `sync_on_start` and the index needs a sync, starts one
-    /// in the background (or joins the one running) and waits at most `sync_timeout_seconds`.
+    /// The start-of-session sync: when `sync_on_start`, always starts an incremental sync (a
+    /// `stat` walk when nothing changed) or joins the one running, and waits at most
+    /// `sync_timeout_seconds`.
     pub async fn sync_on_start(&self) -> SyncStatus {
         if !self.config.sync_on_start {
             return SyncStatus::Disabled;
@@ -155,50 +292,38 @@ impl SharedIndex {
             Ok(index) => index,
             Err(e) => return SyncStatus::Failed(e.to_string()),
         };
-        let mut rx = match self.running_or_due(&index).await {
-            Ok(Some(rx)) => rx,
-            Ok(None) => return SyncStatus::Fresh,
-            Err(e) => return SyncStatus::Failed(e.to_string()),
+        let rx = match self.running() {
+            Some(rx) => rx,
+            None => {
+                // Whatever the watch saw is in this sync.
+                self.tree_moved();
+                self.start_sync(&index)
+            }
         };
-        let wait = Duration::from_secs(self.config.sync_timeout_seconds);
-        match tokio::time::timeout(wait, rx.wait_for(Option::is_some)).await {
-            Err(_elapsed) => SyncStatus::Running,
-            Ok(Err(_closed)) => SyncStatus::Failed("the sync task ended without a result".into()),
-            Ok(Ok(outcome)) => match outcome.as_ref() {
-                Some(Ok(_)) => SyncStatus::Synced,
-                Some(Err(e)) => SyncStatus::Failed(e.to_string()),
-                None => SyncStatus::Running,
-            },
-        }
+        wait_for(rx, Duration::from_secs(self.config.sync_timeout_seconds)).await
     }
 
-    /// The receiver of the running sync, or of a new one when the index needs a sync; `None`
-    /// when it is fresh.
-    async fn running_or_due(
-        &self,
-        index: &Arc<CodeIndex>,
-    ) -> Result<Option<watch::Receiver<Option<SyncOutcome>>>, IndexUnavailable> {
-        if let Some(rx) = self.running() {
-            return Ok(Some(rx));
-        }
-        let probe = Arc::clone(index);
-        let due = tokio::task::spawn_blocking(move || probe.needs_sync())
-            .await
-            .map_err(|e| IndexUnavailable::Panicked {
-                what: "needs_sync",
-                message: e.to_string(),
-            })?;
-        if !due {
-            return Ok(None);
-        }
+    /// Starts a sync in the background, or joins the one running; returns its receiver. The
+    /// first sync of this server sets up the tree watch before it walks (so nothing changed
+    /// during the walk is missed); every sync re-arms it after (new directories).
+    fn start_sync(&self, index: &Arc<CodeIndex>) -> watch::Receiver<Option<SyncOutcome>> {
         let mut slot = self.sync.lock().unwrap_or_else(PoisonError::into_inner);
-        // Another call may have started one between the check and this lock.
+        // Another call may have started one since the caller looked.
         if let Some(rx) = slot.as_ref().filter(|rx| still_running(rx)) {
-            return Ok(Some(rx.clone()));
+            return rx.clone();
         }
         let (tx, rx) = watch::channel(None);
         let (index, synced) = (Arc::clone(index), Arc::clone(&self.synced));
+        let (tree, pending) = (Arc::clone(&self.tree), Arc::clone(&self.pending));
+        let root = self.root.clone();
+        // What this sync brings in (named as stale while it runs); changes seen later stay
+        // pending for the next one.
+        let syncing = pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         tokio::task::spawn_blocking(move || {
+            let watch = arm(&tree, &root, &index);
             tracing::info!("index sync started");
             // Another process (a CLI `index`) holding the sync lock is not a failure: each sync
             // waits for it up to `LOCK_WAIT`, then this waits again; the status stays `running`.
@@ -212,6 +337,15 @@ impl SharedIndex {
             };
             if outcome.is_ok() {
                 synced.store(true, Ordering::Release);
+                if let Some(w) = &watch {
+                    let n = w.watch_dirs(index.watched_dirs());
+                    tracing::debug!(dirs = n, refused = w.refused(), "tree watch armed");
+                }
+                // In the index now; what was seen since stays pending.
+                pending
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&syncing);
             }
             match &outcome {
                 Ok(r) => tracing::info!(
@@ -228,13 +362,53 @@ impl SharedIndex {
             tx.send_replace(Some(outcome));
         });
         *slot = Some(rx.clone());
-        Ok(Some(rx))
+        rx
     }
 
     /// The receiver of a sync still running, if any.
     fn running(&self) -> Option<watch::Receiver<Option<SyncOutcome>>> {
         let slot = self.sync.lock().unwrap_or_else(PoisonError::into_inner);
         slot.as_ref().filter(|rx| still_running(rx)).cloned()
+    }
+}
+
+/// Waits at most `wait` for the sync behind `rx`: `Fresh` when it changed nothing, `Synced`
+/// when it did, `Running` past the wait, `Failed` with its error.
+async fn wait_for(mut rx: watch::Receiver<Option<SyncOutcome>>, wait: Duration) -> SyncStatus {
+    match tokio::time::timeout(wait, rx.wait_for(Option::is_some)).await {
+        Err(_elapsed) => SyncStatus::Running,
+        Ok(Err(_closed)) => SyncStatus::Failed("the sync task ended without a result".into()),
+        Ok(Ok(outcome)) => match outcome.as_ref() {
+            Some(Ok(r)) if r.files_added + r.files_modified + r.files_deleted == 0 => {
+                SyncStatus::Fresh
+            }
+            Some(Ok(_)) => SyncStatus::Synced,
+            Some(Err(e)) => SyncStatus::Failed(e.to_string()),
+            None => SyncStatus::Running,
+        },
+    }
+}
+
+/// The tree watch, set up on first use (before the first sync walks, so that a change during
+/// the walk is seen by the next check); `None` where inotify is unavailable.
+fn arm(tree: &Mutex<Tree>, root: &RepoRoot, index: &CodeIndex) -> Option<Arc<TreeWatch>> {
+    let mut tree = tree.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*tree {
+        Tree::Watching(w) => Some(Arc::clone(w)),
+        Tree::Unavailable => None,
+        Tree::NotYet => match TreeWatch::new(root) {
+            Ok(w) => {
+                let w = Arc::new(w);
+                w.watch_dirs(index.watched_dirs());
+                *tree = Tree::Watching(Arc::clone(&w));
+                Some(w)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "no tree watch");
+                *tree = Tree::Unavailable;
+                None
+            }
+        },
     }
 }
 
