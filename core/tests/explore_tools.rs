@@ -167,6 +167,7 @@ fn search_text_finds_regex_matches_with_context() {
         expect![[r#"
             {
               "pattern": "def \\w+\\(self",
+              "order": "path",
               "matches": [
                 {
                   "file": "src/service.py",
@@ -652,6 +653,7 @@ fn find_references_excludes_definitions_and_names_the_enclosing_symbol() {
         expect![[r#"
             {
               "symbol": "validate",
+              "order": "path",
               "references": [
                 {
                   "file": "src/service.py",
@@ -709,6 +711,7 @@ fn find_references_excludes_definitions_and_names_the_enclosing_symbol() {
             symbol: "validate".into(),
             max_results: Some(2),
             path: Some("src".into()),
+            order: None,
         },
     )
     .unwrap();

@@ -302,6 +302,7 @@ fn find_references_lists_framework_links_to_a_model() {
                 symbol: symbol.to_string(),
                 path: None,
                 max_results: None,
+                order: None,
             },
         )
         .unwrap()
@@ -500,6 +501,7 @@ fn views_rendered_through_a_helper_and_classes_found_by_psr4() {
             symbol: "banking.reconciliations.index".to_string(),
             path: None,
             max_results: None,
+            order: None,
         },
     )
     .unwrap();
