@@ -515,6 +515,111 @@ fn ready_session_allows_explored_file_and_denies_unexplored_file() -> Result<()>
     Ok(())
 }
 
+/// The structured JSON of a successful MCP tool result at (`step`, 0).
+fn tool_json(run: &ClaudeRun, step: usize) -> Result<Value> {
+    let result = assert_tool_ok(run, step, 0)?;
+    serde_json::from_str(&result.content)
+        .with_context(|| format!("step {step}: not JSON: {}", result.content))
+}
+
+#[test]
+fn exploration_starts_from_leads_in_relevance_order_and_sees_a_write() -> Result<()> {
+    let Some(claude) = locate_claude()? else {
+        return Ok(());
+    };
+    let mut case = gated_case()?;
+    case.prompt(MODIFY_PROMPT);
+    let tax = case.path_str("src/billing/tax.py");
+    let mut script = ready_session_steps();
+    // A first look right after start_session (step 1): several files match, and their order is
+    // the leads' order, not path order.
+    script.insert(
+        1,
+        Step::tool(mcp_tool("search_text"), json!({ "pattern": "rate|total" })),
+    );
+    let written = format!(
+        "{}\n\ndef vat_threshold(region):\n    return 0\n",
+        tax_py_original()
+    );
+    script.extend([
+        Step::tool("Read", json!({ "file_path": tax })),
+        Step::tool("Write", json!({ "file_path": tax, "content": written })),
+        Step::tool(
+            mcp_tool("find_definitions"),
+            json!({ "symbol": "vat_threshold" }),
+        ),
+        Step::text("Done."),
+    ]);
+    case.script(script);
+    let run = case.run(&claude)?;
+
+    let start = tool_json(&run, 0)?;
+    let leads: Vec<&str> = start["leads"]
+        .as_array()
+        .context("no leads")?
+        .iter()
+        .filter_map(|l| l["file"].as_str())
+        .collect();
+    assert!(
+        leads.iter().take(2).any(|f| *f == "src/billing/tax.py"),
+        "{start:#}"
+    );
+    assert!(
+        start["leads"][0]["why"]
+            .as_str()
+            .is_some_and(|w| !w.is_empty()),
+        "{start:#}"
+    );
+    // The agent's first exploration call: files in the leads' order, then the rest by path.
+    let first = tool_json(&run, 1)?;
+    assert_eq!(first["order"], "relevance", "{first:#}");
+    let mut shown: Vec<&str> = Vec::new();
+    for m in first["matches"].as_array().context("no matches")? {
+        let f = m["file"].as_str().unwrap_or_default();
+        if !shown.contains(&f) {
+            shown.push(f);
+        }
+    }
+    let mut expected: Vec<&str> = leads
+        .iter()
+        .copied()
+        .filter(|f| shown.contains(f))
+        .collect();
+    let mut rest: Vec<&str> = shown
+        .iter()
+        .copied()
+        .filter(|f| !leads.contains(f))
+        .collect();
+    rest.sort_unstable();
+    expected.extend(rest);
+    assert_eq!(shown, expected, "{first:#}");
+    let mut by_path = shown.clone();
+    by_path.sort_unstable();
+    assert_ne!(
+        shown, by_path,
+        "relevance order equals path order here: {first:#}"
+    );
+    let submitted = assert_tool_ok(&run, 6, 0)?;
+    ensure!(
+        submitted.content.contains("READY"),
+        "not READY: {}",
+        submitted.content
+    );
+    assert_tool_ok(&run, 8, 0)?;
+    assert_eq!(
+        case.read("src/billing/tax.py")?.as_deref(),
+        Some(written.as_str())
+    );
+    // The next index-backed call sees the file as written.
+    let found = tool_json(&run, 9)?;
+    assert_eq!(
+        found["definitions"][0]["qualified_name"], "vat_threshold",
+        "{found:#}"
+    );
+    assert_eq!(found["definitions"][0]["file"], "src/billing/tax.py");
+    Ok(())
+}
+
 #[test]
 fn write_passes_when_gate_mode_is_off() -> Result<()> {
     // The control for malformed_config_fails_closed and hook_panic_fails_closed: a valid config

@@ -11,6 +11,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use clap::Args;
 use code_intel_core::config::Config;
+use code_intel_core::eval::explore::{self, ExploreRanks, ExploreSummary, explore_ranks};
 use code_intel_core::eval::grep::GrepBaseline;
 use code_intel_core::eval::history::{self, ChangeRequest, Skip, Worktree};
 use code_intel_core::eval::{self, CUTOFF, EvalQuery, GoldRange, QueryScore, ResultChunk, Summary};
@@ -59,6 +60,13 @@ pub struct EvalArgs {
     /// baseline).
     #[arg(long, value_enum)]
     pub baseline: Option<BaselineArg>,
+    /// Also report what the agent sees on its mandatory path (with --queries): the rank of the
+    /// first gold file in `start_session`'s leads, and in `search_text` run once per content word
+    /// of the request in path order versus relevance order
+    /// (`code_intel_core::eval::explore`), overall and in two folds (queries at even and odd
+    /// positions).
+    #[arg(long, requires = "queries")]
+    pub explore: bool,
 }
 
 /// `--baseline`: the simple alternative to compare with.
@@ -126,6 +134,16 @@ struct QueryRow {
     /// The `--baseline` on the same query: its rank of the first gold file and its files.
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<BaselineRow>,
+    /// `--explore`: where the first gold file stands in what the agent sees.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explore: Option<ExploreRanks>,
+}
+
+/// `--explore` over all queries and in two folds (even and odd positions).
+#[derive(Debug, Serialize)]
+struct ExplorationReport {
+    all: ExploreSummary,
+    folds: [ExploreSummary; 2],
 }
 
 /// One query's `--baseline` result.
@@ -170,6 +188,9 @@ struct EvalReport {
     baseline: Option<BaselineReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     history: Option<HistoryReport>,
+    /// `--explore`'s report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exploration: Option<ExplorationReport>,
     /// Distinct notes of the searches (fallbacks, partial embedding coverage).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
@@ -207,6 +228,14 @@ pub fn run(
                 &mut rows,
                 &mut notes,
             )?;
+            if args.explore {
+                for (q, row) in queries.iter().zip(rows.iter_mut()) {
+                    row.explore = Some(
+                        explore_ranks(root, config, &index, q)
+                            .with_context(|| format!("exploring for {:?}", q.query))?,
+                    );
+                }
+            }
             None
         }
         (None, Some(range)) => Some(from_git(root, range, args, &mut rows, &mut notes)?),
@@ -241,10 +270,20 @@ pub fn run(
             summary: eval::summarize(&scores, &latencies),
         }
     });
+    let exploration = args.explore.then(|| {
+        let ranks: Vec<ExploreRanks> = rows.iter().filter_map(|r| r.explore.clone()).collect();
+        let fold =
+            |k: usize| -> Vec<ExploreRanks> { ranks.iter().skip(k).step_by(2).cloned().collect() };
+        ExplorationReport {
+            all: explore::summarize(&ranks),
+            folds: [explore::summarize(&fold(0)), explore::summarize(&fold(1))],
+        }
+    });
     let report = EvalReport {
         summary: eval::summarize(&scores, &latencies),
         baseline,
         history,
+        exploration,
         notes,
         queries: rows,
     };
@@ -374,6 +413,7 @@ fn search_all(
             mode: answer["mode"].as_str().unwrap_or("lexical").to_string(),
             latency_ms,
             baseline,
+            explore: None,
         });
     }
     Ok(())
@@ -556,6 +596,39 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
         row(out, &b.summary, b.name)?;
     }
     writeln!(out)?;
+    if let Some(x) = &r.exploration {
+        writeln!(
+            out,
+            "what the agent sees (first gold file; search_text: one call per content word, {} matches each)",
+            explore::MATCHES_PER_CALL
+        )?;
+        writeln!(
+            out,
+            "{:>6} {:>6} {:>6} {:>7} {:>9}  list (fold)",
+            "R@1", "R@5", "R@10", "MRR@10", "within10"
+        )?;
+        let folds = [("all", &x.all), ("A", &x.folds[0]), ("B", &x.folds[1])];
+        for (fold, s) in folds {
+            for (name, l) in [
+                ("leads", &s.leads),
+                ("search_text, path order", &s.text_path),
+                ("search_text, relevance order", &s.text_relevance),
+            ] {
+                writeln!(
+                    out,
+                    "{:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>9}  {name} ({fold}, {} queries)",
+                    l.r_at_1, l.r_at_5, l.r_at_10, l.mrr_at_10, l.within_10, s.queries
+                )?;
+            }
+            if let Some(ratio) = s.relevance_over_path_at_10 {
+                writeln!(
+                    out,
+                    "       relevance / path, within the first ten files: {ratio:.2}x ({fold})"
+                )?;
+            }
+        }
+        writeln!(out)?;
+    }
     let rank_text = |rank: Option<usize>| rank.map_or_else(|| "-".to_string(), |k| k.to_string());
     let grep_column = if r.baseline.is_some() { "grep  " } else { "" };
     writeln!(
