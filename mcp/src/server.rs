@@ -52,10 +52,11 @@ pub const INSTRUCTIONS: &str = "\
 code-intel gates edits: Edit/Write/Bash writes into this repository are denied until a code-intel \
 session is READY and the target file was explored. Workflow:
 1. start_session(intent, query): intent IMPLEMENT | MODIFY | INVESTIGATE | QUESTION, query = the user's \
-request verbatim. Read extraction_prompt and plan.
+request verbatim. Read extraction_prompt, plan, map_hints and leads (ranked files): verify leads first.
 2. set_query_frame: fill the slots you can, each {value, quote}; quote copied from the request.
-3. Explore (EXPLORATION phase): find_definitions, find_references, search_text, analyze_structure, \
-get_function_at_line, plus Read/Grep. IMPLEMENT/MODIFY need find_definitions and find_references.
+3. Explore (EXPLORATION phase): find_definitions, find_references, search_text (both rank files \
+by the request), analyze_structure, get_function_at_line, plus Read/Grep. \
+IMPLEMENT/MODIFY need find_definitions and find_references.
 Map the feature to symbols: validate_symbol_relevance(target_feature, symbols) gives a prompt and \
 ranked candidates; confirm_symbol_relevance(relevant_symbols, code_evidence per symbol) records FACT \
 ones, raises risk for weak ones, rejects unrelated ones.
@@ -405,7 +406,7 @@ impl CodeIntel {
 #[tool_router]
 impl CodeIntel {
     #[tool(
-        description = "Start a code-intel session (required before any edit). Returns session_id, extraction_prompt and the exploration plan."
+        description = "Start a code-intel session (required before any edit). Returns session_id, extraction_prompt, the exploration plan and leads (ranked files to verify first)."
     )]
     async fn start_session(&self, Parameters(p): Parameters<StartSessionParams>) -> CallToolResult {
         let intent = match p.intent.parse::<Intent>() {
