@@ -24,7 +24,7 @@ pub const MATCHES_PER_CALL: usize = 50;
 /// Where the first gold file stands in what the agent sees, per request: 1-based ranks among
 /// distinct files, `None` when absent (leads: among the first [`CUTOFF`]; text search: among
 /// all the files shown).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExploreRanks {
     /// In `start_session`'s leads.
     pub leads: Option<usize>,
@@ -34,6 +34,8 @@ pub struct ExploreRanks {
     pub text_relevance: Option<usize>,
     /// The words searched.
     pub words: Vec<String>,
+    /// Time to compute the leads, ms (the ranked search plus the reasons).
+    pub leads_ms: f64,
 }
 
 /// Measures [`ExploreRanks`] for one request on an index of its repository.
@@ -46,10 +48,12 @@ pub fn explore_ranks(
     index: &CodeIndex,
     query: &EvalQuery,
 ) -> Result<ExploreRanks, ExploreError> {
+    let started = std::time::Instant::now();
     let leads: Vec<String> = explore::leads(index, &query.query, CUTOFF)?
         .into_iter()
         .map(|l| l.file)
         .collect();
+    let leads_ms = started.elapsed().as_secs_f64() * 1000.0;
     let words = grep_terms(&query.query);
     let shown = |order: ResultOrder| -> Result<Vec<String>, ExploreError> {
         let cx = ExploreContext {
@@ -84,6 +88,7 @@ pub fn explore_ranks(
         text_path: first_gold(query, &text_path, usize::MAX),
         text_relevance: first_gold(query, &text_relevance, usize::MAX),
         words,
+        leads_ms,
     })
 }
 
@@ -123,6 +128,10 @@ pub struct ExploreSummary {
     /// Requests with a gold file in the first ten files of relevance order over those in path
     /// order (the target: at least 1.3); `None` when path order has none.
     pub relevance_over_path_at_10: Option<f64>,
+    /// Leads latency p50 / p95, ms (nearest rank).
+    pub leads_p50_ms: f64,
+    /// See `leads_p50_ms`.
+    pub leads_p95_ms: f64,
 }
 
 /// Where the first gold file stands in one list, over many requests.
@@ -168,12 +177,23 @@ pub fn summarize(ranks: &[ExploreRanks]) -> ExploreSummary {
     let text_relevance = list(&|r| r.text_relevance);
     let ratio = (text_path.within_10 > 0)
         .then(|| text_relevance.within_10 as f64 / text_path.within_10 as f64);
+    let mut ms: Vec<f64> = ranks.iter().map(|r| r.leads_ms).collect();
+    ms.sort_by(f64::total_cmp);
+    let pct = |p: f64| -> f64 {
+        if ms.is_empty() {
+            return 0.0;
+        }
+        let i = ((p / 100.0 * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1;
+        ms[i]
+    };
     ExploreSummary {
         queries: ranks.len(),
         leads,
         text_path,
         text_relevance,
         relevance_over_path_at_10: ratio,
+        leads_p50_ms: pct(50.0),
+        leads_p95_ms: pct(95.0),
     }
 }
 
@@ -190,12 +210,14 @@ mod tests {
                 text_path: Some(12),
                 text_relevance: Some(2),
                 words: vec![],
+                leads_ms: 1.0,
             },
             ExploreRanks {
                 leads: None,
                 text_path: Some(3),
                 text_relevance: Some(3),
                 words: vec![],
+                leads_ms: 3.0,
             },
         ];
         let s = summarize(&ranks);
@@ -204,5 +226,6 @@ mod tests {
         assert_eq!(s.text_path.within_10, 1);
         assert_eq!(s.text_relevance.within_10, 2);
         assert_eq!(s.relevance_over_path_at_10, Some(2.0));
+        assert_eq!((s.leads_p50_ms, s.leads_p95_ms), (1.0, 3.0));
     }
 }

@@ -620,6 +620,11 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
                     l.r_at_1, l.r_at_5, l.r_at_10, l.mrr_at_10, l.within_10, s.queries
                 )?;
             }
+            writeln!(
+                out,
+                "       leads p50 / p95: {:.1} / {:.1} ms ({fold})",
+                s.leads_p50_ms, s.leads_p95_ms
+            )?;
             if let Some(ratio) = s.relevance_over_path_at_10 {
                 writeln!(
                     out,

@@ -100,6 +100,10 @@ pub struct SharedIndex {
     pending: Arc<Mutex<Moved>>,
 }
 
+/// Set (to anything) to run without the tree watch: every index-backed answer then runs the
+/// sync's `stat` check (the comparison of docs/BENCHMARKS.md, "Freshness").
+pub const NO_WATCH_ENV: &str = "CODE_INTEL_NO_TREE_WATCH";
+
 /// The state of the tree watch.
 enum Tree {
     /// No sync has run in this server yet.
@@ -140,7 +144,11 @@ impl SharedIndex {
             index: OnceCell::new(),
             synced: Arc::new(AtomicBool::new(false)),
             sync: Mutex::new(None),
-            tree: Arc::new(Mutex::new(Tree::NotYet)),
+            tree: Arc::new(Mutex::new(if std::env::var_os(NO_WATCH_ENV).is_some() {
+                Tree::Unavailable
+            } else {
+                Tree::NotYet
+            })),
             pending: Arc::new(Mutex::new(Moved::default())),
         }
     }

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""What freshness costs an index-backed answer (docs/BENCHMARKS.md, "Freshness").
+
+Starts `code-intel serve` on a git repository over stdio (lexical only), runs `start_session`,
+then measures through the MCP server:
+
+1. the latency of `find_definitions` when nothing changed (p50/p95 over --calls calls), with the
+   tree watch (the default) and without it (CODE_INTEL_NO_TREE_WATCH=1: every call runs the sync's
+   stat check, the simple alternative), beside the same call's cost on a server whose check is
+   skipped entirely would be (not measurable from outside: the no-watch row shows the check's
+   share);
+2. the first answer after the working tree changed N files (N = 10, 100, 1000: N - 1 indexed files
+   get a comment line appended, as a checkout rewriting them would, and one new file defines a
+   function), asking for that function: its latency and whether the answer has it (or names the
+   files in stale_files);
+3. a real branch switch when --checkout REV is given: `git checkout REV`, then the first answer.
+
+Every change is undone with `git checkout -- . && git clean -fdq -e .code-intel` afterwards (the repository must be
+a clean git work tree you do not mind being reset).
+
+Usage: python3 scripts/bench-freshness.py [--bin target/release/code-intel] REPO [--calls 200]
+       [--checkout REV]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Server:
+    def __init__(self, binary: str, repo: str, watch: bool):
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()),
+               "CODE_INTEL_LOG": "warn", "CODE_INTEL_EMBEDDINGS": "off"}
+        if not watch:
+            env["CODE_INTEL_NO_TREE_WATCH"] = "1"
+        self.proc = subprocess.Popen([binary, "serve", "--repo", repo], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                     env=env)
+        self.n = 0
+        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "bench-freshness", "version": "0"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg: dict) -> None:
+        self.proc.stdin.write(json.dumps(msg) + "\n")
+        self.proc.stdin.flush()
+
+    def rpc(self, method: str, params: dict) -> dict:
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        while True:
+            msg = json.loads(self.proc.stdout.readline())
+            if msg.get("id") == self.n:
+                return msg
+
+    def tool(self, name: str, args: dict) -> tuple[float, dict]:
+        t = time.perf_counter()
+        r = self.rpc("tools/call", {"name": name, "arguments": args})
+        ms = (time.perf_counter() - t) * 1000
+        return ms, r["result"].get("structuredContent", {})
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, round(p / 100 * len(xs) + 0.5) - 1))]
+
+
+def git(repo: str, *args: str) -> str:
+    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def reset(repo: str) -> None:
+    git(repo, "checkout", "-q", "--", ".")
+    git(repo, "clean", "-fdq", "-e", ".code-intel")
+
+
+def indexed_files(repo: str) -> list[str]:
+    state = json.loads((Path(repo) / ".code-intel" / "sync_state.json").read_text())
+    return sorted(p for p, f in state["files"].items() if f.get("chunks", 0) > 0)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "code-intel"))
+    ap.add_argument("repo")
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--checkout", help="a revision to switch to for the branch-switch row")
+    args = ap.parse_args()
+    repo = str(Path(args.repo).resolve())
+    out = {"repo": repo}
+    # The first index is not what is measured here.
+    t = time.perf_counter()
+    subprocess.run([args.bin, "index", "--repo", repo], check=True, capture_output=True,
+                   env={**os.environ, "CODE_INTEL_EMBEDDINGS": "off"})
+    out["index_s"] = round(time.perf_counter() - t, 1)
+    for watch in (True, False):
+        s = Server(args.bin, repo, watch)
+        t = time.perf_counter()
+        _, start = s.tool("start_session", {"intent": "QUESTION", "query": "how is the app set up"})
+        out.setdefault("start_session_ms", round((time.perf_counter() - t) * 1000, 1))
+        out["files"] = start.get("sync_status"), len(indexed_files(repo))
+        for _ in range(5):
+            s.tool("find_definitions", {"symbol": "main"})
+        times = [s.tool("find_definitions", {"symbol": "main"})[0] for _ in range(args.calls)]
+        key = "no_change_watch" if watch else "no_change_stat_check"
+        out[key] = {"p50_ms": round(pct(times, 50), 2), "p95_ms": round(pct(times, 95), 2)}
+        if watch:
+            files = indexed_files(repo)
+            for n in (10, 100, 1000):
+                if n > len(files):
+                    break
+                step = max(1, len(files) // n)
+                chosen = files[::step][:n - 1]
+                marker = f"fresh_marker_{n}_{int(time.time())}"
+                for f in chosen:
+                    hash_comment = f.endswith((".py", ".rb", ".sh", ".yml", ".yaml", ".toml"))
+                    with open(Path(repo) / f, "a") as fh:
+                        fh.write("\n# changed\n" if hash_comment else "\n// changed\n")
+                # The n-th file is new and defines the function asked for.
+                (Path(repo) / f"{marker}.py").write_text(f"def {marker}_0():\n    return 0\n")
+                ms, body = s.tool("find_definitions", {"symbol": f"{marker}_0"})
+                found = bool(body.get("definitions"))
+                stale = body.get("stale_files_total")
+                out[f"changed_{n}"] = {"first_answer_ms": round(ms, 1), "found": found,
+                                       "stale_files_total": stale}
+                # Let a sync past the budget finish before undoing.
+                for _ in range(600):
+                    _, b = s.tool("find_definitions", {"symbol": f"{marker}_0"})
+                    if b.get("definitions") and "stale_files" not in b:
+                        break
+                    time.sleep(0.1)
+                reset(repo)
+                s.tool("find_definitions", {"symbol": "main"})
+            if args.checkout:
+                head = git(repo, "rev-parse", "HEAD").strip()
+                changed = len(git(repo, "diff", "--name-only", head, args.checkout).split())
+                git(repo, "checkout", "-q", args.checkout)
+                ms, body = s.tool("find_definitions", {"symbol": "main"})
+                out["checkout"] = {"rev": args.checkout, "files_changed": changed,
+                                   "first_answer_ms": round(ms, 1),
+                                   "stale_files_total": body.get("stale_files_total")}
+                git(repo, "checkout", "-q", head)
+        s.close()
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
