@@ -1,4 +1,4 @@
-//! The Bash lists as data (`gate/src/gate/bash/cases/*.tsv`): every command's verdict, decided
+//! The Bash lists as data (`bash/cases/*.tsv`): every command's verdict, decided
 //! in-process by the hook's own decision function (`decide_pre`, from the same hook input JSON
 //! the binary reads, no session, `gate_mode: strict`), and its first write target and the rule
 //! that reported it (`BashWrite::via`), from the analysis. A mismatch names the rule. The hook's
@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use code_intel_bash::{BashTarget, analyze};
 use code_intel_gate::gate::Verdict;
-use code_intel_gate::gate::bash::{BashTarget, analyze};
 use serde_json::json;
 
 /// One line of a list.
@@ -31,7 +31,7 @@ fn escape(s: &str) -> String {
 
 fn cases(name: &str) -> Vec<Case> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../gate/src/gate/bash/cases")
+        .join("../bash/cases")
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()

@@ -492,7 +492,7 @@ fn worktrees_cron_and_unknown_tools_are_gated() {
 }
 
 /// The hook's contract for Bash, as real processes, on a sample of the lists in
-/// `gate/src/gate/bash/cases/` (every line of which `bash_lists.rs` checks in-process through the
+/// `bash/cases/` (every line of which `bash_lists.rs` checks in-process through the
 /// same decision function): a hidden write is denied (exit 2, one JSON object on stdout, the
 /// reason on stderr), a read-only command allowed in silence (no session, `strict` mode).
 #[test]

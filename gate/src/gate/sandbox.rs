@@ -2,7 +2,7 @@
 //! `code-intel-sandbox` launcher the PreToolUse hook puts in front of every Bash command while the
 //! gate is active).
 //!
-//! The static analysis in [`super::bash`] cannot be complete; the kernel can. A [`SandboxPlan`]
+//! The static analysis in [`code_intel_bash`] cannot be complete; the kernel can. A [`SandboxPlan`]
 //! names the trees the command may not write ([`SandboxPlan::protect`]: the repository, Claude
 //! Code's configuration directories and settings files, code-intel's binaries, managed settings)
 //! and, beneath them, what it still may ([`SandboxPlan::allow`]: ignored top-level directories of

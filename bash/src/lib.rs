@@ -134,8 +134,6 @@ mod tests;
 
 use std::collections::HashSet;
 
-use serde::{Deserialize, Serialize};
-
 use eval::Eval;
 
 /// Whether a command or call `name` only changes a file's metadata (`chmod`, `fchmod`,
@@ -157,7 +155,8 @@ pub const MAX_DEPTH: usize = 32;
 
 /// The files a Bash command may write and read, each list in order of first appearance, without
 /// duplicates.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BashAnalysis {
     /// Targets the command may create, modify, move or delete.
     pub writes: Vec<BashWrite>,
@@ -167,7 +166,8 @@ pub struct BashAnalysis {
 }
 
 /// One write target and the construct that writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BashWrite {
     /// What may change.
     pub target: BashTarget,
@@ -181,8 +181,12 @@ pub struct BashWrite {
 /// Relative values are relative to the directory the command starts in, with any earlier
 /// `cd DIR`/`pushd DIR` of the same command joined in lexically (`cd a && cd .. && x > f` gives `f`;
 /// symlinks are not resolved). Without a `cd` the value is exactly the word as written (quotes removed).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "kind", content = "value", rename_all = "snake_case")
+)]
 pub enum BashTarget {
     /// A literal file path, possibly absolute.
     Path(String),

@@ -4,10 +4,10 @@
 //! deletes).
 
 use super::here;
-use crate::gate::bash::BashTarget;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{listed, parse_opts, spec};
+use crate::BashTarget;
+use crate::eval::{Eval, Inv};
+use crate::lex::Word;
+use crate::opts::{listed, parse_opts, spec};
 
 /// `-o FILE` / `--output FILE` / `--output=FILE` of `shuf`, `iconv`, `pandoc`, `xmllint`.
 pub(super) fn rule_output_option(e: &mut Eval, inv: &Inv<'_>) {
@@ -724,7 +724,7 @@ const IN_PLACE: &[(&str, &str, &str, &str)] = &[
 /// The output options of [`OUTPUT_OPTIONS`] and the in-place edits of [`IN_PLACE`] in the
 /// arguments of `name`, whatever rule the command also has; pytest's `--cov-report=TYPE:PATH`,
 /// exiftool's tag assignments (`-TAG=VALUE` writes the operands), protoc's `--*_out=DIR`.
-pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word]) {
+pub(crate) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word]) {
     // `python manage.py makemigrations|startapp|…` (Django): the generators of
     // [`GENERATORS`] under `django-admin`'s name.
     if name == "python"
@@ -1112,7 +1112,7 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
 /// and `go get` write `go.mod`/`go.sum`; `cargo add|remove|update|init|new` write `Cargo.toml`,
 /// `Cargo.lock` or a new package; the dependency changes of [`DEPENDENCY_CHANGES`] (`npm
 /// install`, `poetry add`, …) write the manifest and lock files.
-pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Word]) {
+pub(crate) fn manifest_edits(e: &mut Eval, name: &str, args: &[Word]) {
     let subs: Vec<&str> = args
         .iter()
         .filter(|w| !w.value.starts_with('-'))

@@ -2,9 +2,9 @@
 //! `ln`, `rm`/`touch`/`mkdir`/`chmod`/…, `dd`, `patch`.
 
 use super::here;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
+use crate::eval::{Eval, Inv};
+use crate::lex::Word;
+use crate::opts::{OptSpec, parse_opts, spec};
 
 pub(super) fn rule_tee(e: &mut Eval, inv: &Inv<'_>) {
     let a = parse_opts(inv.args, &spec("", ""));

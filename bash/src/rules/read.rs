@@ -2,8 +2,8 @@
 //! (with the few writes they have: `sort -o`, `tree -o`).
 
 use super::here;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
+use crate::eval::{Eval, Inv};
+use crate::opts::{OptSpec, parse_opts, spec};
 
 const GREP_SPEC: OptSpec = spec(
     "efmABCdD",
