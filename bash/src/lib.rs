@@ -13,8 +13,9 @@
 //!    subshells and `{ …; }` groups; `if`/`while`/`for`/`case` keywords are skipped, so the commands
 //!    inside them are analysed as if they ran.
 //! 3. `Eval` walks that list, tracks the working directory (`cd`, `pushd`, `popd`; a `cd` inside a
-//!    subshell or `$(…)` does not leak out), unwraps prefix commands (`PREFIXES`) and applies one
-//!    rule per command name (`RULES`). Interpreter code is scanned by `scan_code` with the call
+//!    subshell or `$(…)` does not leak out), unwraps prefix commands (`PREFIXES`) and looks the
+//!    command up: a program described as data in the registry (`registry.rs`, read by the one
+//!    option parser of `opts.rs`), else one rule per command name written as code (`RULES`). Interpreter code is scanned by `scan_code` with the call
 //!    table `CALLS`.
 //!
 //! # Target kinds
@@ -128,6 +129,7 @@ mod interp;
 mod lex;
 mod opts;
 mod parse;
+mod registry;
 mod rules;
 #[cfg(test)]
 mod tests;

@@ -6,18 +6,6 @@ use crate::eval::{Eval, Inv};
 use crate::lex::Word;
 use crate::opts::{OptSpec, parse_opts, spec};
 
-pub(super) fn rule_tee(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(inv.args, &spec("", ""));
-    let via = if a.has(&["-a", "--append"]) {
-        "tee -a"
-    } else {
-        "tee"
-    };
-    for w in &a.operands {
-        e.write(w, via);
-    }
-}
-
 const SED_SPEC: OptSpec = OptSpec {
     val: "efl",
     attached: "i",
@@ -382,26 +370,6 @@ pub(super) fn rule_patch(e: &mut Eval, inv: &Inv<'_>) {
             (None, None) => e.write_tree(&here(), "patch"),
         }
     });
-}
-
-/// `sponge FILE`: soaks up stdin, then writes FILE.
-pub(super) fn rule_sponge(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(inv.args, &spec("", ""));
-    a.operands.iter().for_each(|w| e.write(w, "sponge"));
-}
-
-/// `uniq [opts] [INPUT [OUTPUT]]`: the second operand is written.
-pub(super) fn rule_uniq(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(
-        inv.args,
-        &spec("fsw", "--skip-fields --skip-chars --check-chars"),
-    );
-    if let Some(input) = a.operands.first() {
-        e.read(input);
-    }
-    if let Some(output) = a.operands.get(1) {
-        e.write(output, "uniq OUTPUT");
-    }
 }
 
 /// `gzip f`, `xz -d f.xz`, …: replace each operand by its (de)compressed sibling, unless they
