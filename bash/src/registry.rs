@@ -62,6 +62,8 @@ pub(crate) enum Operands {
     Written(Via),
     /// Reads the first, writes the second (`uniq IN OUT`, `xxd IN OUT`).
     ReadThenWritten(Via),
+    /// Writes each, and everything beneath each when any of these flags is given (`rm -r`).
+    WrittenTreeIf(&'static [&'static str], Via),
 }
 
 /// A program as data.
@@ -223,6 +225,38 @@ pub(crate) const PROGRAMS: &[Program] = &[
     Program {
         names: &["sponge"],
         opts: &[],
+        operands: Operands::Written(Via::Program),
+    },
+    // Programs that create, change or remove their operands (`chmod`, whose mode may look like
+    // an option, stays a rule).
+    Program {
+        names: &["rm"],
+        opts: &[],
+        operands: Operands::WrittenTreeIf(&["-r", "-R", "--recursive"], Via::Program),
+    },
+    Program {
+        names: &["rmdir", "unlink", "mkfifo", "mknod"],
+        opts: &[],
+        operands: Operands::Written(Via::Program),
+    },
+    Program {
+        names: &["touch"],
+        opts: &[opt(&["-d", "-r", "-t", "--date", "--reference"], PLAIN)],
+        operands: Operands::Written(Via::Program),
+    },
+    Program {
+        names: &["mkdir"],
+        opts: &[opt(&["-m", "--mode", "--context"], PLAIN)],
+        operands: Operands::Written(Via::Program),
+    },
+    Program {
+        names: &["truncate"],
+        opts: &[opt(&["-s", "-r", "--size", "--reference"], PLAIN)],
+        operands: Operands::Written(Via::Program),
+    },
+    Program {
+        names: &["shred"],
+        opts: &[opt(&["-n", "-s", "--iterations", "--size"], PLAIN)],
         operands: Operands::Written(Via::Program),
     },
     // Readers: their operands are read (best effort, for the explored files); `sort -o` writes.
@@ -415,6 +449,10 @@ pub(crate) fn apply(e: &mut Eval, p: &Program, inv: &Inv<'_>) {
         Operands::Written(v) => {
             let via = via(v);
             a.operands.iter().for_each(|w| e.write(w, &via));
+        }
+        Operands::WrittenTreeIf(flags, v) => {
+            let (tree, via) = (a.has(flags), via(v));
+            a.operands.iter().for_each(|w| e.emit(w, tree, &via));
         }
         Operands::ReadThenWritten(v) => {
             if let Some(input) = a.operands.first() {

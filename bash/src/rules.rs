@@ -13,7 +13,7 @@ mod script;
 mod shell;
 
 use archive::{rule_extract, rule_jar, rule_tar, rule_unrar, rule_unzip};
-use files::{rule_compress, rule_copy, rule_dd, rule_editor, rule_operands, rule_patch};
+use files::{rule_chmod, rule_compress, rule_copy, rule_dd, rule_editor, rule_patch};
 use files::{rule_sed, rule_split};
 use find::rule_find;
 use format::{rule_formatter, rule_replacer, rule_sg};
@@ -198,10 +198,7 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("perl ruby", rule_perl_ruby),
     ("awk", rule_awk),
     ("cp mv install ln link", rule_copy),
-    (
-        "rm rmdir unlink shred touch mkdir truncate chmod",
-        rule_operands,
-    ),
+    ("chmod", rule_chmod),
     ("dd", rule_dd),
     ("patch", rule_patch),
     ("git", rule_git),
@@ -246,7 +243,6 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
         rule_compress,
     ),
     ("split csplit", rule_split),
-    ("mkfifo mknod", rule_operands),
     (
         "vim vi nvim view ex ed vimdiff gvim gvimdiff rvim rview evim vimx nvim-qt",
         rule_editor,

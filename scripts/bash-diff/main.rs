@@ -7,7 +7,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let default = ["shuf","iconv","pandoc","xmllint","xxd","fallocate","uniq","tee","sponge","head","tail","bat","sort","cut","nl","less","file","stat","diff","cat","more","wc","tac","strings","md5sum","sha1sum","sha256sum","cmp"];
     let progs: Vec<&str> = if args.is_empty() { default.to_vec() } else { args.iter().map(String::as_str).collect() };
-    let pool = ["-o","out","-oout","--output","--output=out","--out","--outp=x","-n","3","-a","--append","--","-","in","src/m1.py","-e","-c","-l","-s","-ro","-k2","--key=1","$X","-x","--to-file","f","-u","-t",":","-f","-w","-i","-C","-L","--format","%s","-S","1M","-T","/tmp","-b","-z","-p","--name"];
+    let pool = ["-o","out","-oout","--output","--output=out","--out","--outp=x","-n","3","-a","--append","--","-","in","src/m1.py","-e","-c","-l","-s","-ro","-k2","--key=1","$X","-x","--to-file","f","-u","-t",":","-f","-w","-i","-C","-L","--format","%s","-S","1M","-T","/tmp","-b","-z","-p","--name","-r","-R","-rf","--recursive","--reference=f","--size","0","-m","755","+x","-v","--date","now","dir/"];
     let mut seed: u64 = 0x1234_5678;
     let mut next = |n: usize| { seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((seed >> 33) as usize) % n };
     let (mut n, mut diff) = (0, 0);
