@@ -26,7 +26,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("vocabulary", &["vocab"]),
     (
         "leaves",
-        &["query_frame", "router", "journal", "learned", "relevance"],
+        &[
+            "query_frame",
+            "router",
+            "journal",
+            "learned",
+            "relevance",
+            "witness",
+        ],
     ),
     ("session", &["session"]),
     ("policy", &["gate", "outcome"]),

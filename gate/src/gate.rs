@@ -2,7 +2,7 @@
 //!
 //! [`pre_tool_use`] decides whether Claude Code may run a tool: every tool reaches it (matcher
 //! `*`), typed by the adapter into a [`ToolCall`] whose [`Action`] says what the tool can write (a
-//! file, a shell command analysed by [`bash`], Claude Code's configuration, nothing, or the
+//! file, a shell command analysed by [`code_intel_bash`], Claude Code's configuration, nothing, or the
 //! path-like strings of a tool the adapter's table does not know). It fails closed: every internal
 //! error (unreadable config, corrupt session state, a tool input missing its field, a FIFO where a
 //! file should be) becomes a [`Verdict::Deny`] whose reason says how to recover.
@@ -29,7 +29,6 @@
 //!    does not know has every path-like string of its input that lands in the project gated as a
 //!    write.
 
-pub mod bash;
 mod call;
 mod git_index;
 pub mod protect;
@@ -46,8 +45,9 @@ use crate::repo_path::{RepoPath, RepoPathError, RepoRoot, real_location};
 use crate::session::store::{SessionError, SessionStore};
 use crate::session::{NewFiles, SessionState, ToolCallRecord};
 use crate::vocab::{SessionId, Timestamp};
-use bash::BashTarget;
 pub use call::{Action, ToolCall};
+use code_intel_bash as bash;
+use code_intel_bash::BashTarget;
 pub use protect::ConfigLocations;
 use protect::Protected;
 

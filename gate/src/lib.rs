@@ -31,3 +31,4 @@ pub mod router;
 pub mod session;
 pub mod state_dir;
 pub mod vocab;
+pub mod witness;

@@ -19,6 +19,8 @@ use std::time::Duration;
 
 pub mod shell_prefix;
 pub mod tools;
+#[cfg(target_os = "linux")]
+pub mod witness;
 
 use code_intel_gate::gate::{self, ConfigLocations, ToolCall, Verdict};
 use serde::Deserialize;

@@ -923,6 +923,96 @@ fn ready_session_bash_under_the_shell_prefix_in_default_mode() -> Result<()> {
     ready_session_bash_under_the_kernel_sandbox(SandboxedBy::ShellPrefix)
 }
 
+/// The background writer of [`ready_background_writer`]: detached from the Bash call, it appends
+/// to an explored file (which READY lets it write) six seconds later.
+const LATE_WRITER: &str =
+    "nohup sh -c 'sleep 6; echo \"# pwned late\" >> src/billing/tax.py' > /dev/null 2>&1 &";
+
+/// Nothing outlives READY (docs/GATE.md): a background writer started by a Bash call in READY
+/// (allowed: its target is explored) writes nothing once `record_outcome` has ended the session.
+/// With `end == false` (the control) the session stays READY and the writer's line lands, so the
+/// writer works and ending the session is what stops it. A `sleep 8` after the outcome keeps
+/// the conversation open past the writer's time.
+fn ready_background_writer(by: SandboxedBy, end: bool) -> Result<()> {
+    let Some(claude) = locate_claude()? else {
+        return Ok(());
+    };
+    require_binaries(&["code-intel-sandbox"])?;
+    let mut case = gated_case()?;
+    case.prompt(MODIFY_PROMPT);
+    match by {
+        SandboxedBy::HookRewrite => {
+            case.permission_mode("bypassPermissions");
+            case.env("IS_SANDBOX", "1");
+        }
+        SandboxedBy::ShellPrefix => {
+            let mut settings = settings_json(&code_intel_hooks(), &[CODE_INTEL_ALLOW, "Bash"]);
+            settings["env"] = json!({
+                "CLAUDE_CODE_SHELL_PREFIX":
+                    code_intel_e2e::locate::workspace_binary("code-intel-sandbox")?,
+            });
+            case.write_settings(&settings)?;
+            case.permission_mode("default");
+        }
+    }
+    let mut script = ready_session_steps();
+    script.push(Step::tool(
+        "Bash",
+        json!({ "command": LATE_WRITER, "description": "background writer" }),
+    ));
+    if end {
+        script.push(Step::tool(
+            mcp_tool("record_outcome"),
+            json!({ "outcome": "failure", "analysis": "abandoned", "trigger_message": "stop" }),
+        ));
+    }
+    script.push(Step::tool(
+        "Bash",
+        json!({ "command": "sleep 8", "description": "wait past the writer" }),
+    ));
+    script.push(Step::text("Done."));
+    case.script(script);
+    let run = case.run(&claude)?;
+
+    let submitted = assert_tool_ok(&run, 5, 0)?;
+    ensure!(submitted.content.contains("READY"), "{}", submitted.content);
+    assert_tool_ok(&run, 6, 0)?;
+    if end {
+        let ended = assert_tool_ok(&run, 7, 0)?;
+        ensure!(
+            ended.content.contains("session ended"),
+            "record_outcome: {}",
+            ended.content
+        );
+    }
+    assert_tool_ok(&run, if end { 8 } else { 7 }, 0)?;
+    let late = case
+        .read("src/billing/tax.py")?
+        .is_some_and(|t| t.contains("pwned late"));
+    ensure!(
+        late != end,
+        "{by:?}, session ended: {end}: the late write {}\n{}",
+        if late { "landed" } else { "did not land" },
+        run.describe()
+    );
+    Ok(())
+}
+
+#[test]
+fn a_background_writer_started_in_ready_writes_while_the_session_stays_ready() -> Result<()> {
+    ready_background_writer(SandboxedBy::HookRewrite, false)
+}
+
+#[test]
+fn a_background_writer_started_in_ready_writes_nothing_after_record_outcome() -> Result<()> {
+    ready_background_writer(SandboxedBy::HookRewrite, true)
+}
+
+#[test]
+fn a_background_writer_under_the_shell_prefix_writes_nothing_after_record_outcome() -> Result<()> {
+    ready_background_writer(SandboxedBy::ShellPrefix, true)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The Node bindings' TypeScript hook example as the PreToolUse hook.
 // ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ pub struct ToolCall<'a> {
     /// Whether a shell command of this call ([`Action::Shell`]) will run under the kernel write
     /// sandbox whatever the hook answers: Claude Code's shell prefix is code-intel's launcher and
     /// the kernel enforces its Landlock ruleset fully (the adapter checks both). Then a write the
-    /// static analysis cannot resolve ([`super::bash::BashTarget::Dynamic`], a script it cannot
+    /// static analysis cannot resolve ([`code_intel_bash::BashTarget::Dynamic`], a script it cannot
     /// vouch for) is left to the kernel while the session may write no source, instead of denied.
     pub shell_confined: bool,
 }

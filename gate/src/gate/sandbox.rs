@@ -2,7 +2,7 @@
 //! `code-intel-sandbox` launcher the PreToolUse hook puts in front of every Bash command while the
 //! gate is active).
 //!
-//! The static analysis in [`super::bash`] cannot be complete; the kernel can. A [`SandboxPlan`]
+//! The static analysis in [`code_intel_bash`] cannot be complete; the kernel can. A [`SandboxPlan`]
 //! names the trees the command may not write ([`SandboxPlan::protect`]: the repository, Claude
 //! Code's configuration directories and settings files, code-intel's binaries, managed settings)
 //! and, beneath them, what it still may ([`SandboxPlan::allow`]: ignored top-level directories of
@@ -13,6 +13,9 @@
 //! `protect` plus `allow`.
 
 use std::path::{Path, PathBuf};
+
+mod ready;
+pub use ready::ReadyRights;
 
 use super::{ConfigLocations, GateError, Ignores, is_protected, protect};
 use crate::config::{Config, GateMode};
@@ -27,6 +30,10 @@ pub struct SandboxPlan {
     pub protect: Vec<PathBuf>,
     /// Trees (or files) beneath a protected one that the command may write nonetheless.
     pub allow: Vec<PathBuf>,
+    /// Set when `allow` holds a READY session's explored directories: the launcher then tracks
+    /// the command's processes and ends them when the session stops granting them
+    /// ([`crate::witness`]).
+    pub ready: Option<ReadyRights>,
 }
 
 /// The plan for a shell command of Claude Code session `claude_session_id` in `project_dir`, or
@@ -65,6 +72,7 @@ pub fn sandbox_plan(
     let mut plan = SandboxPlan {
         protect: vec![root.path().to_path_buf()],
         allow: Vec::new(),
+        ready: None,
     };
     let prot = protect::Protected::new(locations);
     plan.protect.extend(prot.sandbox_paths());
@@ -126,7 +134,14 @@ pub fn sandbox_plan(
                 plan.allow.push(abs);
             } else if let Some(dir) = p.parent().filter(|d| !d.is_root()) {
                 plan.allow.push(root.absolute(&dir));
+            } else {
+                continue;
             }
+            plan.ready.get_or_insert_with(|| ReadyRights {
+                root: root.path().to_path_buf(),
+                session: state.session_id.clone(),
+                claude_session: claude_session_id.map(String::from),
+            });
         }
     }
     // The repository's own configuration and history stay protected inside any allowed tree:
@@ -215,7 +230,8 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// The command line that runs `command` under `launcher` with `plan`: `launcher --protect P…
-/// --allow A… -- 'command'`, every word quoted.
+/// --allow A… [--ready-root R --ready-session S [--ready-claude C]] -- 'command'`, every word
+/// quoted.
 pub fn wrap_command(launcher: &Path, plan: &SandboxPlan, command: &str) -> String {
     let mut out = shell_quote(&launcher.to_string_lossy());
     for (flag, paths) in [("--protect", &plan.protect), ("--allow", &plan.allow)] {
@@ -224,6 +240,21 @@ pub fn wrap_command(launcher: &Path, plan: &SandboxPlan, command: &str) -> Strin
             out.push_str(flag);
             out.push(' ');
             out.push_str(&shell_quote(&p.to_string_lossy()));
+        }
+    }
+    if let Some(ready) = &plan.ready {
+        let mut flags = vec![
+            ("--ready-root", ready.root.to_string_lossy().into_owned()),
+            ("--ready-session", ready.session.to_string()),
+        ];
+        if let Some(cs) = &ready.claude_session {
+            flags.push(("--ready-claude", cs.clone()));
+        }
+        for (flag, value) in flags {
+            out.push(' ');
+            out.push_str(flag);
+            out.push(' ');
+            out.push_str(&shell_quote(&value));
         }
     }
     out.push_str(" -- ");
@@ -295,6 +326,7 @@ mod tests {
         let plan = SandboxPlan {
             protect: vec!["/r".into()],
             allow: vec!["/r/target".into()],
+            ready: None,
         };
         assert_eq!(
             wrap_command(Path::new("/bin/sb"), &plan, "echo 'x' > y"),

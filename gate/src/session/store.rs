@@ -251,13 +251,19 @@ impl SessionStore {
         f: impl FnOnce(&mut SessionState) -> T,
     ) -> Result<T, SessionError> {
         let path = self.state_path(id);
-        let _lock = FileLock::acquire(&path)?;
+        let lock = FileLock::acquire(&path)?;
         let mut state = load_state(&path, id)?;
         let before = state.clone();
         let out = f(&mut state);
         if state != before {
             state.updated_at = super::now();
             self.save(&state)?;
+        }
+        drop(lock);
+        // Nothing outlives READY: the processes its Bash commands started under the launcher
+        // hold write rights the session no longer grants (crate::witness).
+        if grants_ready(&before) && !grants_ready(&state) {
+            crate::witness::end_processes(id);
         }
         Ok(out)
     }
@@ -300,6 +306,13 @@ impl SessionStore {
         session_id: &SessionId,
     ) -> Result<(), SessionError> {
         let path = self.binding_path(claude_session_id);
+        // The session bound until now stops granting its rights to this Claude Code session's
+        // commands: its READY processes end (crate::witness).
+        let previous = self
+            .bound(claude_session_id.as_str())
+            .ok()
+            .flatten()
+            .filter(|p| p != session_id);
         let b = Binding {
             version: 1,
             session_id: session_id.clone(),
@@ -310,6 +323,9 @@ impl SessionStore {
             source,
         })?;
         persist::write_atomic(&path, &bytes)?;
+        if let Some(previous) = previous {
+            crate::witness::end_processes(&previous);
+        }
         Ok(())
     }
 
@@ -553,6 +569,12 @@ impl SessionStore {
     ) -> Result<RevertResult, SessionError> {
         self.update(id, |s| s.revert_to_exploration(keep_results))
     }
+}
+
+/// Whether `state` grants READY's write rights (the sandbox plan opens the explored files'
+/// directories only then).
+fn grants_ready(state: &SessionState) -> bool {
+    state.phase == Phase::Ready && state.ended.is_none()
 }
 
 fn load_state(path: &Path, id: &SessionId) -> Result<SessionState, SessionError> {

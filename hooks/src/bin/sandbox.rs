@@ -42,6 +42,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use code_intel_gate::gate::sandbox::ReadyRights;
+
 /// Exit code when the command could not be started (as a shell's "cannot execute").
 const CANNOT_RUN: u8 = 126;
 
@@ -49,6 +51,9 @@ struct Args {
     protect: Vec<PathBuf>,
     allow: Vec<PathBuf>,
     command: String,
+    /// `--ready-root R --ready-session S [--ready-claude C]`: the plan grants a READY session's
+    /// rights (`SandboxPlan::ready`).
+    ready: Option<ReadyRights>,
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -56,9 +61,24 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         protect: Vec::new(),
         allow: Vec::new(),
         command: String::new(),
+        ready: None,
     };
+    let (mut ready_root, mut ready_session, mut ready_claude) = (None, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--ready-root" | "--ready-session" | "--ready-claude" => {
+                let v = args.next().ok_or(format!("{a} needs a value"))?;
+                match a.as_str() {
+                    "--ready-root" => ready_root = Some(PathBuf::from(v)),
+                    "--ready-session" => {
+                        ready_session = Some(
+                            v.parse::<code_intel_gate::vocab::SessionId>()
+                                .map_err(|e| format!("--ready-session: {e}"))?,
+                        );
+                    }
+                    _ => ready_claude = Some(v),
+                }
+            }
             "--protect" | "--allow" => {
                 let p = PathBuf::from(args.next().ok_or(format!("{a} needs a path"))?);
                 if !p.is_absolute() {
@@ -75,6 +95,15 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                 if args.next().is_some() {
                     return Err("one command string after --".into());
                 }
+                out.ready = match (ready_root, ready_session) {
+                    (Some(root), Some(session)) => Some(ReadyRights {
+                        root,
+                        session,
+                        claude_session: ready_claude,
+                    }),
+                    (None, None) if ready_claude.is_none() => None,
+                    _ => return Err("--ready-root and --ready-session go together".into()),
+                };
                 return Ok(out);
             }
             other => return Err(format!("unknown argument {other}")),
@@ -110,8 +139,8 @@ mod kernel {
     use std::path::{Component, Path, PathBuf};
 
     use landlock::{
-        ABI, AccessFs, PathBeneath, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
-        RulesetError, RulesetStatus, path_beneath_rules,
+        ABI, AccessFs, CompatLevel, Compatible, PathBeneath, Ruleset, RulesetAttr, RulesetCreated,
+        RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, path_beneath_rules,
     };
     use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags, RawDir, openat, statat};
 
@@ -259,15 +288,23 @@ mod kernel {
     /// resolves them). `Ok((false, _))`: the kernel has no Landlock, nothing is enforced. The
     /// descriptors of granted entries come back to be closed by the `exec` (keep them until
     /// then: dropping them costs one `close` each).
+    ///
+    /// `tracked` (READY rights, only where [`signal_scope_enforced`]): the ruleset is scoped for
+    /// signals and applied twice, `tracked` running between the two (it starts the witness in
+    /// the outer domain; `code_intel_hooks::witness`).
     pub(crate) fn restrict(
         protect: &[PathBuf],
         allow: &[PathBuf],
+        tracked: Option<&mut dyn FnMut() -> Result<(), String>>,
     ) -> Result<(bool, Vec<OwnedFd>), String> {
         let rights = AccessFs::from_write(ABI_WANTED);
-        let mut ruleset = Ruleset::default()
+        let mut attr = Ruleset::default()
             .handle_access(rights)
-            .and_then(|r| r.create())
             .map_err(|e| e.to_string())?;
+        if tracked.is_some() {
+            attr = attr.scope(Scope::Signal).map_err(|e| e.to_string())?;
+        }
+        let mut ruleset = attr.create().map_err(|e| e.to_string())?;
         let tree = Node::of(protect);
         let mut grants = Grants {
             ruleset: &mut ruleset,
@@ -286,11 +323,30 @@ mod kernel {
             walk(&root, &tree, &mut grants).map_err(|e| e.to_string())?;
         }
         let kept = grants.kept;
-        let status = ruleset
+        let ruleset = ruleset
             .add_rules(path_beneath_rules(allow, rights))
-            .and_then(|r| r.restrict_self())
             .map_err(|e| e.to_string())?;
+        let status = match tracked {
+            Some(between) => {
+                let inner = ruleset.try_clone().map_err(|e| e.to_string())?;
+                ruleset.restrict_self().map_err(|e| e.to_string())?;
+                between()?;
+                inner.restrict_self().map_err(|e| e.to_string())?
+            }
+            None => ruleset.restrict_self().map_err(|e| e.to_string())?,
+        };
         Ok((status.ruleset != RulesetStatus::NotEnforced, kept))
+    }
+
+    /// Whether the kernel scopes signals (Landlock ABI 6, Linux 6.12), which tracking READY's
+    /// processes needs: a ruleset requiring it is created and dropped.
+    pub(crate) fn signal_scope_enforced() -> bool {
+        Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::WriteFile)
+            .and_then(|r| r.scope(Scope::Signal))
+            .and_then(|r| r.create())
+            .is_ok()
     }
 
     /// Whether this process could create `missing` (a path that does not exist): its nearest
@@ -324,8 +380,15 @@ mod kernel {
 #[cfg(not(target_os = "linux"))]
 mod kernel {
     use std::path::PathBuf;
-    pub(crate) fn restrict(_: &[PathBuf], _: &[PathBuf]) -> Result<(bool, Vec<()>), String> {
+    pub(crate) fn restrict(
+        _: &[PathBuf],
+        _: &[PathBuf],
+        _: Option<&mut dyn FnMut() -> Result<(), String>>,
+    ) -> Result<(bool, Vec<()>), String> {
         Ok((false, Vec::new()))
+    }
+    pub(crate) fn signal_scope_enforced() -> bool {
+        false
     }
     pub(crate) fn probe() -> (bool, String) {
         (false, "Landlock is Linux-only".into())
@@ -375,7 +438,13 @@ fn prefix_mode(command: String) -> ExitCode {
                 .open(file)
                 .ok();
             }
-            confined(&plan.protect, &plan.allow, &shell, &command)
+            confined(
+                &plan.protect,
+                &plan.allow,
+                &shell,
+                &command,
+                plan.ready.as_ref(),
+            )
         }
         // The gate is not active (`gate_mode: off`, or `session` mode without a live session).
         Ok(None) => exec_shell(&shell, &command, None),
@@ -423,8 +492,16 @@ fn run_own(own: code_intel_hooks::shell_prefix::OwnProcess) -> ExitCode {
 }
 
 /// Applies the ruleset for `protect` (as given: resolved here) and `allow`, then runs `command`
-/// in `shell -c`; never returns on success.
-fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str) -> ExitCode {
+/// in `shell -c`; never returns on success. With `ready` (the plan grants a READY session's
+/// rights) the command's processes are tracked by a witness and end when the session stops
+/// granting them (`code_intel_hooks::witness`; untracked where the kernel cannot scope signals).
+fn confined(
+    protect: &[PathBuf],
+    allow: &[PathBuf],
+    shell: &Path,
+    command: &str,
+    ready: Option<&ReadyRights>,
+) -> ExitCode {
     // Real locations, once: the walk from `/` must meet them (a path through a symbolic link
     // would leave its real tree granted). A path that does not exist (a PATH directory not
     // created yet, `~/.gitconfig`) is protected at the real location of its existing part with
@@ -440,8 +517,14 @@ fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str)
         })
         .collect();
     let private_tmp = private_tmp(&protect);
+    let mut witness = ready
+        .filter(|_| kernel::signal_scope_enforced())
+        .map(|rights| move || start_witness(rights));
+    let tracked = witness
+        .as_mut()
+        .map(|w| w as &mut dyn FnMut() -> Result<(), String>);
     // Held until the `exec` closes them (close-on-exec).
-    let _granted = match kernel::restrict(&protect, allow) {
+    let _granted = match kernel::restrict(&protect, allow, tracked) {
         Ok((_, granted)) => granted,
         Err(e) => {
             eprintln!(
@@ -451,6 +534,25 @@ fn confined(protect: &[PathBuf], allow: &[PathBuf], shell: &Path, command: &str)
         }
     };
     exec_shell(shell, command, private_tmp)
+}
+
+/// Starts the witness of a READY command (the launcher is in the outer domain now) and checks
+/// that the session still grants the rights (a transition between the plan and now would have
+/// found no witness to end).
+#[cfg(target_os = "linux")]
+fn start_witness(rights: &ReadyRights) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let outside = rustix::process::getppid().map_or(1, |p| p.as_raw_nonzero().get().unsigned_abs());
+    code_intel_hooks::witness::start(&exe, rights, outside)?;
+    if !rights.hold() {
+        return Err("the session left READY while this command was starting; run it again".into());
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_witness(_: &ReadyRights) -> Result<(), String> {
+    Ok(())
 }
 
 /// The real location of `path`, which does not exist: its parent's real location and its name
@@ -477,6 +579,15 @@ fn exec_shell(shell: &Path, command: &str, tmpdir: Option<PathBuf>) -> ExitCode 
 
 fn main() -> ExitCode {
     let mut argv = std::env::args().skip(1).peekable();
+    #[cfg(target_os = "linux")]
+    {
+        use code_intel_hooks::witness;
+        match argv.peek().map(String::as_str) {
+            Some(witness::DETACH_ARG) => return witness::detach(&argv.skip(1).collect::<Vec<_>>()),
+            Some(witness::SERVE_ARG) => return witness::serve(&argv.skip(1).collect::<Vec<_>>()),
+            _ => {}
+        }
+    }
     if argv.peek().map(String::as_str) == Some("--probe") {
         let (enforced, how) = kernel::probe();
         if enforced {
@@ -503,5 +614,11 @@ fn main() -> ExitCode {
             return ExitCode::from(CANNOT_RUN);
         }
     };
-    confined(&args.protect, &args.allow, Path::new("bash"), &args.command)
+    confined(
+        &args.protect,
+        &args.allow,
+        Path::new("bash"),
+        &args.command,
+        args.ready.as_ref(),
+    )
 }

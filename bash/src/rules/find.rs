@@ -2,9 +2,9 @@
 //! with `{}` as a Tree of each start point.
 
 use super::here;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::{BashTarget, BashWrite};
+use crate::eval::{Eval, Inv};
+use crate::lex::Word;
+use crate::{BashTarget, BashWrite};
 
 pub(super) fn rule_find(e: &mut Eval, inv: &Inv<'_>) {
     let args = inv.args;
@@ -58,7 +58,7 @@ pub(super) fn rule_find(e: &mut Eval, inv: &Inv<'_>) {
                 // `-execdir`: relative paths resolve against each found file's directory.
                 let saved = e.cwd.clone();
                 if v.ends_with("dir") {
-                    e.cwd = crate::gate::bash::eval::Cwd {
+                    e.cwd = crate::eval::Cwd {
                         path: "<directory of each file find -execdir finds>".into(),
                         dynamic: true,
                     };

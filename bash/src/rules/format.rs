@@ -8,8 +8,8 @@
 //! cargo), so the whole tree is the write target.
 
 use super::here;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::opts::{Args, parse_opts, spec};
+use crate::eval::{Eval, Inv};
+use crate::opts::{Args, parse_opts, spec};
 
 /// Writes `a`'s operands as trees (a directory operand formats everything in it), or the working
 /// directory when there are none and `default_here`. Nothing when `write` is false: a check run

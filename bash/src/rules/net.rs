@@ -1,9 +1,9 @@
 //! Rules for downloads and transfers: `curl`, `wget`, `rsync`/`scp` to a local destination.
 
 use super::{here, url_file};
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
+use crate::eval::{Eval, Inv};
+use crate::lex::Word;
+use crate::opts::{OptSpec, parse_opts, spec};
 
 const CURL_SPEC: OptSpec = spec(
     "AbcCdDeEFHKmoPQrTuUwxXyYzt",

@@ -1714,11 +1714,16 @@ fn load_from(e: &mut Eval, w: &Word, via: &str) {
 /// as a variable.
 fn argv_text(argv: impl Iterator<Item = Option<String>>) -> String {
     argv.map(|w| match w {
-        Some(v) => crate::gate::sandbox::shell_quote(&v),
+        Some(v) => shell_quote(&v),
         None => "\"$arg\"".to_string(),
     })
     .collect::<Vec<_>>()
     .join(" ")
+}
+
+/// `s` as one single-quoted shell word (as `code_intel_gate::gate::sandbox::shell_quote`).
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// The words of an argument that is a string, a list of literal strings (`['a', 'b']`) or Perl's

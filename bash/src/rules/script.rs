@@ -1,10 +1,10 @@
 //! Rules for interpreters: `perl`/`ruby` (`-i`, `-e`), `awk` (`-i inplace`, `print > "f"`), and
 //! `python`/`node`/`php` code given inline or on stdin, scanned by [`scan_code`].
 
-use crate::gate::bash::eval::{Eval, Inv, NODE_WRITING, is_assignment};
-use crate::gate::bash::interp::{argv_files, scan_awk, scan_code};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec, stop_spec};
+use crate::eval::{Eval, Inv, NODE_WRITING, is_assignment};
+use crate::interp::{argv_files, scan_awk, scan_code};
+use crate::lex::Word;
+use crate::opts::{OptSpec, parse_opts, spec, stop_spec};
 
 const PERL_SPEC: OptSpec = OptSpec {
     val: "eEIMm",
@@ -277,7 +277,7 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
         node_outputs(e, inv.args);
     }
     // node's `-pe CODE` and `-p -e CODE` are `--print --eval CODE`: the code follows the `-e`.
-    let node_args: Vec<crate::gate::bash::lex::Word>;
+    let node_args: Vec<crate::lex::Word>;
     let args = if inv.name == "node" {
         node_args = inv
             .args
@@ -292,7 +292,7 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
             })
             .map(|(_, w)| {
                 if matches!(w.value.as_str(), "-pe" | "-ep") {
-                    crate::gate::bash::lex::Word::synthetic("-e", w.dynamic)
+                    crate::lex::Word::synthetic("-e", w.dynamic)
                 } else {
                     w.clone()
                 }
@@ -415,9 +415,9 @@ pub(super) fn rule_interpreter(e: &mut Eval, inv: &Inv<'_>) {
     }
 }
 
-/// An interpreter given a script file runs it (a [`crate::gate::bash::BashTarget::Script`]); given
+/// An interpreter given a script file runs it (a [`crate::BashTarget::Script`]); given
 /// neither code nor a file while reading a pipe, it runs code no one can see.
-fn script_or_pipe(e: &mut Eval, name: &str, first: Option<&crate::gate::bash::lex::Word>) {
+fn script_or_pipe(e: &mut Eval, name: &str, first: Option<&crate::lex::Word>) {
     match first {
         Some(f) if f.value != "-" => e.script(f, &format!("{name} runs a script file")),
         _ if e.piped => match e.take_pipe_code() {

@@ -13,8 +13,9 @@
 //!    subshells and `{ …; }` groups; `if`/`while`/`for`/`case` keywords are skipped, so the commands
 //!    inside them are analysed as if they ran.
 //! 3. `Eval` walks that list, tracks the working directory (`cd`, `pushd`, `popd`; a `cd` inside a
-//!    subshell or `$(…)` does not leak out), unwraps prefix commands (`PREFIXES`) and applies one
-//!    rule per command name (`RULES`). Interpreter code is scanned by `scan_code` with the call
+//!    subshell or `$(…)` does not leak out), unwraps prefix commands (`PREFIXES`) and looks the
+//!    command up: a program described as data in the registry (`registry.rs`, read by the one
+//!    option parser of `opts.rs`), else one rule per command name written as code (`RULES`). Interpreter code is scanned by `scan_code` with the call
 //!    table `CALLS`.
 //!
 //! # Target kinds
@@ -128,13 +129,12 @@ mod interp;
 mod lex;
 mod opts;
 mod parse;
+mod registry;
 mod rules;
 #[cfg(test)]
 mod tests;
 
 use std::collections::HashSet;
-
-use serde::{Deserialize, Serialize};
 
 use eval::Eval;
 
@@ -157,7 +157,8 @@ pub const MAX_DEPTH: usize = 32;
 
 /// The files a Bash command may write and read, each list in order of first appearance, without
 /// duplicates.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BashAnalysis {
     /// Targets the command may create, modify, move or delete.
     pub writes: Vec<BashWrite>,
@@ -167,7 +168,8 @@ pub struct BashAnalysis {
 }
 
 /// One write target and the construct that writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BashWrite {
     /// What may change.
     pub target: BashTarget,
@@ -181,8 +183,12 @@ pub struct BashWrite {
 /// Relative values are relative to the directory the command starts in, with any earlier
 /// `cd DIR`/`pushd DIR` of the same command joined in lexically (`cd a && cd .. && x > f` gives `f`;
 /// symlinks are not resolved). Without a `cd` the value is exactly the word as written (quotes removed).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "kind", content = "value", rename_all = "snake_case")
+)]
 pub enum BashTarget {
     /// A literal file path, possibly absolute.
     Path(String),

@@ -1,9 +1,9 @@
 //! The `git` rule: working-tree writes of each subcommand, after `-C DIR`.
 
 use super::{here, url_file};
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec, stop_spec};
+use crate::eval::{Eval, Inv};
+use crate::lex::Word;
+use crate::opts::{OptSpec, parse_opts, spec, stop_spec};
 
 const GIT_SPEC: OptSpec = stop_spec("Cc", "--git-dir --work-tree --namespace --config-env");
 
@@ -207,7 +207,7 @@ fn git_subcommand(e: &mut Eval, sub: &str, rest: &[Word]) {
                 .skip_while(|w| matches!(*w, "--recursive" | "-q" | "--quiet"))
                 .collect();
             let saved = e.cwd.clone();
-            e.cwd = crate::gate::bash::eval::Cwd {
+            e.cwd = crate::eval::Cwd {
                 path: "<each submodule's directory>".into(),
                 dynamic: true,
             };

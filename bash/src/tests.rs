@@ -1714,6 +1714,7 @@ fn not_writes() {
     }
 }
 
+#[cfg(feature = "serde")]
 #[test]
 fn serialises_with_kind_and_value() {
     let a = analyze("echo x > f");

@@ -1,9 +1,9 @@
 //! Rules for archives: `tar` (extract: Tree of `-C`; create/append: the archive) and `unzip`.
 
 use super::here;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
+use crate::eval::{Eval, Inv};
+use crate::lex::Word;
+use crate::opts::{OptSpec, parse_opts, spec};
 
 const TAR_SPEC: OptSpec = spec(
     "fCTXbHVgNKL",

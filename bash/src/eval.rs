@@ -578,15 +578,15 @@ impl Eval {
             }
             tool_outputs(self, name, &words[1..]);
             manifest_edits(self, name, &words[1..]);
-            if let Some((_, rule)) = RULES.iter().find(|(names, _)| listed(names, name)) {
-                rule(
-                    self,
-                    &Inv {
-                        name,
-                        args: &words[1..],
-                        stdin,
-                    },
-                );
+            let inv = Inv {
+                name,
+                args: &words[1..],
+                stdin,
+            };
+            if let Some(program) = crate::registry::lookup(name) {
+                crate::registry::apply(self, program, &inv);
+            } else if let Some((_, rule)) = RULES.iter().find(|(names, _)| listed(names, name)) {
+                rule(self, &inv);
             }
             return;
         }

@@ -1,33 +1,14 @@
-//! Rules for tools whose output file is an option or an operand, not a redirection: `shuf -o`,
-//! `iconv -o`, `pandoc -o`, `xmllint --output`, `openssl … -out`, `xxd IN OUT`, `fallocate F`,
-//! `mktemp` with a directory or template, `zip` (the archive; with `-m` its inputs, which it
-//! deletes).
+//! Rules for tools whose output file is an option or an operand, not a redirection, where a spec
+//! of the registry (`crate::registry`) cannot say it: `openssl … -out`, `mktemp` with a directory
+//! or template, `zip` (the archive; with `-m` its inputs, which it deletes), compilers and
+//! linkers, sqlite3, … (`shuf -o`, `iconv -o`, `pandoc -o`, `xmllint --output`, `xxd IN OUT` and
+//! `fallocate F` are specs now).
 
 use super::here;
-use crate::gate::bash::BashTarget;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{listed, parse_opts, spec};
-
-/// `-o FILE` / `--output FILE` / `--output=FILE` of `shuf`, `iconv`, `pandoc`, `xmllint`.
-pub(super) fn rule_output_option(e: &mut Eval, inv: &Inv<'_>) {
-    let sp = match inv.name {
-        "shuf" => spec(
-            "oneni",
-            "--output --head-count --input-range --random-source",
-        ),
-        "iconv" => spec("oft", "--output --from-code --to-code"),
-        "pandoc" => spec(
-            "oftrwMVdsL",
-            "--output --from --to --read --write --metadata",
-        ),
-        _ => spec("o", "--output"),
-    };
-    let a = parse_opts(inv.args, &sp);
-    for w in a.values(&["-o", "--output"]) {
-        e.write(w, inv.name);
-    }
-}
+use crate::BashTarget;
+use crate::eval::{Eval, Inv};
+use crate::lex::Word;
+use crate::opts::{listed, parse_opts, spec};
 
 /// Compilers, assemblers, linkers and binary tools, which write the file after `-o` (also
 /// `-oFILE`, `--output[=]FILE`, gcc's `-MF FILE` dependency file, rustc's `--out-dir DIR`), and
@@ -181,26 +162,6 @@ pub(super) fn rule_openssl(e: &mut Eval, inv: &Inv<'_>) {
             e.write(f, "openssl -out");
         }
     }
-}
-
-/// `xxd [opts] [IN [OUT]]`: the second operand is written.
-pub(super) fn rule_xxd(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(
-        inv.args,
-        &spec("cglosnC", "--cols --groupsize --len --seek --name"),
-    );
-    if let Some(input) = a.operands.first() {
-        e.read(input);
-    }
-    if let Some(out) = a.operands.get(1) {
-        e.write(out, "xxd");
-    }
-}
-
-/// `fallocate [-l LEN] [-o OFF] FILE`: allocates (and creates) the file.
-pub(super) fn rule_fallocate(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(inv.args, &spec("lo", "--length --offset"));
-    a.operands.iter().for_each(|w| e.write(w, "fallocate"));
 }
 
 /// `mktemp`: creates its file (or `-d` directory) in `-p DIR`/`--tmpdir=DIR`, else, for a
@@ -724,7 +685,7 @@ const IN_PLACE: &[(&str, &str, &str, &str)] = &[
 /// The output options of [`OUTPUT_OPTIONS`] and the in-place edits of [`IN_PLACE`] in the
 /// arguments of `name`, whatever rule the command also has; pytest's `--cov-report=TYPE:PATH`,
 /// exiftool's tag assignments (`-TAG=VALUE` writes the operands), protoc's `--*_out=DIR`.
-pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word]) {
+pub(crate) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word]) {
     // `python manage.py makemigrations|startapp|…` (Django): the generators of
     // [`GENERATORS`] under `django-admin`'s name.
     if name == "python"
@@ -1112,7 +1073,7 @@ pub(in crate::gate::bash) fn tool_outputs(e: &mut Eval, name: &str, args: &[Word
 /// and `go get` write `go.mod`/`go.sum`; `cargo add|remove|update|init|new` write `Cargo.toml`,
 /// `Cargo.lock` or a new package; the dependency changes of [`DEPENDENCY_CHANGES`] (`npm
 /// install`, `poetry add`, …) write the manifest and lock files.
-pub(in crate::gate::bash) fn manifest_edits(e: &mut Eval, name: &str, args: &[Word]) {
+pub(crate) fn manifest_edits(e: &mut Eval, name: &str, args: &[Word]) {
     let subs: Vec<&str> = args
         .iter()
         .filter(|w| !w.value.starts_with('-'))

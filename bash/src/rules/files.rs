@@ -2,21 +2,9 @@
 //! `ln`, `rm`/`touch`/`mkdir`/`chmod`/…, `dd`, `patch`.
 
 use super::here;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
-
-pub(super) fn rule_tee(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(inv.args, &spec("", ""));
-    let via = if a.has(&["-a", "--append"]) {
-        "tee -a"
-    } else {
-        "tee"
-    };
-    for w in &a.operands {
-        e.write(w, via);
-    }
-}
+use crate::eval::{Eval, Inv};
+use crate::lex::Word;
+use crate::opts::{OptSpec, parse_opts, spec};
 
 const SED_SPEC: OptSpec = OptSpec {
     val: "efl",
@@ -310,34 +298,23 @@ pub(super) fn rule_copy(e: &mut Eval, inv: &Inv<'_>) {
     }
 }
 
-pub(super) fn rule_operands(e: &mut Eval, inv: &Inv<'_>) {
-    if inv.name == "chmod" {
-        // `chmod -x f`: a mode may look like an option; only -c -f -v -R are options.
-        let is_opt = |w: &&Word| {
-            w.value.starts_with("--")
-                || (w.value.len() > 1
-                    && w.value.starts_with('-')
-                    && w.value[1..].bytes().all(|b| b"cfvR".contains(&b)))
-        };
-        let recursive = inv.args.iter().filter(is_opt).any(|w| {
+/// `chmod MODE FILE…`: not a spec, since a mode may look like an option (`chmod -x f`; only
+/// `-c -f -v -R` are options); the files, and with `-R` their trees, change.
+pub(super) fn rule_chmod(e: &mut Eval, inv: &Inv<'_>) {
+    let is_opt = |w: &&Word| {
+        w.value.starts_with("--")
+            || (w.value.len() > 1
+                && w.value.starts_with('-')
+                && w.value[1..].bytes().all(|b| b"cfvR".contains(&b)))
+    };
+    let recursive =
+        inv.args.iter().filter(is_opt).any(|w| {
             w.value == "--recursive" || (!w.value.starts_with("--") && w.value.contains('R'))
         });
-        let skip = usize::from(!inv.args.iter().any(|w| w.value.starts_with("--reference")));
-        for w in inv.args.iter().filter(|w| !is_opt(w)).skip(skip) {
-            e.emit(w, recursive, "chmod");
-        }
-        return;
+    let skip = usize::from(!inv.args.iter().any(|w| w.value.starts_with("--reference")));
+    for w in inv.args.iter().filter(|w| !is_opt(w)).skip(skip) {
+        e.emit(w, recursive, "chmod");
     }
-    let sp = match inv.name {
-        "touch" => spec("drt", "--date --reference"),
-        "mkdir" => spec("m", "--mode --context"),
-        "truncate" => spec("sr", "--size --reference"),
-        "shred" => spec("ns", "--iterations --size"),
-        _ => spec("", ""),
-    };
-    let a = parse_opts(inv.args, &sp);
-    let tree = inv.name == "rm" && a.has(&["-r", "-R", "--recursive"]);
-    a.operands.iter().for_each(|w| e.emit(w, tree, inv.name));
 }
 
 /// `of=x` -> `x`, keeping dynamic-ness and the raw text.
@@ -382,26 +359,6 @@ pub(super) fn rule_patch(e: &mut Eval, inv: &Inv<'_>) {
             (None, None) => e.write_tree(&here(), "patch"),
         }
     });
-}
-
-/// `sponge FILE`: soaks up stdin, then writes FILE.
-pub(super) fn rule_sponge(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(inv.args, &spec("", ""));
-    a.operands.iter().for_each(|w| e.write(w, "sponge"));
-}
-
-/// `uniq [opts] [INPUT [OUTPUT]]`: the second operand is written.
-pub(super) fn rule_uniq(e: &mut Eval, inv: &Inv<'_>) {
-    let a = parse_opts(
-        inv.args,
-        &spec("fsw", "--skip-fields --skip-chars --check-chars"),
-    );
-    if let Some(input) = a.operands.first() {
-        e.read(input);
-    }
-    if let Some(output) = a.operands.get(1) {
-        e.write(output, "uniq OUTPUT");
-    }
 }
 
 /// `gzip f`, `xz -d f.xz`, …: replace each operand by its (de)compressed sibling, unless they

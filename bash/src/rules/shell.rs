@@ -4,9 +4,9 @@
 //! `make -f FILE` run a file (a [`BashTarget::Script`]); a shell reading a pipe runs code no one
 //! can see.
 
-use crate::gate::bash::eval::{Cwd, Eval, Inv};
-use crate::gate::bash::lex::Word;
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec, stop_spec};
+use crate::eval::{Cwd, Eval, Inv};
+use crate::lex::Word;
+use crate::opts::{OptSpec, parse_opts, spec, stop_spec};
 
 pub(super) fn rule_cd(e: &mut Eval, inv: &Inv<'_>) {
     if inv.name == "popd" {

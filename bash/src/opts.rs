@@ -51,7 +51,7 @@ pub(super) struct Args<'w> {
 /// Whether the flag `f` as written selects the option `name`: equal, or an abbreviation of a long
 /// option (`--in-pl` for `--in-place`, `--out=` for `--output`): GNU getopt accepts any unambiguous
 /// prefix, and an ambiguous one is counted as every option it may mean (more writes, not fewer).
-fn selects(f: &str, name: &str) -> bool {
+pub(super) fn selects(f: &str, name: &str) -> bool {
     f == name
         || (f.len() >= 4 && f.starts_with("--") && name.starts_with("--") && name.starts_with(f))
 }
@@ -88,9 +88,59 @@ fn sub_word(w: &Word, s: &str) -> Word {
     Word::synthetic(s, w.dynamic)
 }
 
+/// What an option parser needs to know about a program's options: which take a value, and
+/// how. [`OptSpec`] (a rule's positional table) and the registry's declarative specs
+/// (`crate::registry::Program`) both answer it, so one parser reads both.
+pub(super) trait Options {
+    /// How short option `ch` takes a value.
+    fn short(&self, ch: char) -> Short;
+    /// Whether long option `name` as written takes the next word as its value (unless given as
+    /// `--name=value`); an unambiguous prefix counts ([`selects`]).
+    fn long_takes_value(&self, name: &str) -> bool;
+    /// Options end at the first operand.
+    fn stop(&self) -> bool;
+}
+
+/// How a short option takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Short {
+    /// None: a flag; the cluster goes on (`-xzf`).
+    Flag,
+    /// Attached (`-ofile`) or in the next word (`-o file`).
+    Value,
+    /// Optional, attached only: the rest of the cluster (`-i.bak`).
+    Attached,
+    /// Optional attached digits only (perl `-l`, `-0`).
+    Digits,
+}
+
+impl Options for OptSpec {
+    fn short(&self, ch: char) -> Short {
+        if self.val.contains(ch) {
+            Short::Value
+        } else if self.attached.contains(ch) {
+            Short::Attached
+        } else if self.digits.contains(ch) {
+            Short::Digits
+        } else {
+            Short::Flag
+        }
+    }
+
+    fn long_takes_value(&self, name: &str) -> bool {
+        self.long_val
+            .split(' ')
+            .any(|n| !n.is_empty() && selects(name, n))
+    }
+
+    fn stop(&self) -> bool {
+        self.stop
+    }
+}
+
 /// Splits words into options and operands, GNU style: clusters (`-xzf`), attached values, `--long=v`,
 /// `--`, and (unless [`OptSpec::stop`]) options after operands.
-pub(super) fn parse_opts<'w>(words: &'w [Word], spec: &OptSpec) -> Args<'w> {
+pub(super) fn parse_opts<'w>(words: &'w [Word], spec: &impl Options) -> Args<'w> {
     let mut a = Args {
         end: words.len(),
         ..Args::default()
@@ -100,7 +150,7 @@ pub(super) fn parse_opts<'w>(words: &'w [Word], spec: &OptSpec) -> Args<'w> {
         let w = &words[i];
         let v = w.value.as_str();
         if a.dashdash.is_some() || !v.starts_with('-') || v == "-" {
-            if spec.stop {
+            if spec.stop() {
                 a.end = i;
                 a.operands.extend(&words[i..]);
                 break;
@@ -108,7 +158,7 @@ pub(super) fn parse_opts<'w>(words: &'w [Word], spec: &OptSpec) -> Args<'w> {
             a.operands.push(w);
         } else if v == "--" {
             a.dashdash = Some(a.operands.len());
-            if spec.stop {
+            if spec.stop() {
                 a.end = i + 1;
                 a.operands.extend(&words[i + 1..]);
                 break;
@@ -116,11 +166,7 @@ pub(super) fn parse_opts<'w>(words: &'w [Word], spec: &OptSpec) -> Args<'w> {
         } else if v.starts_with("--") {
             if let Some((name, val)) = v.split_once('=') {
                 a.flags.push((name.to_string(), Some(sub_word(w, val))));
-            } else if spec
-                .long_val
-                .split(' ')
-                .any(|n| !n.is_empty() && selects(v, n))
-            {
+            } else if spec.long_takes_value(v) {
                 a.flags.push((v.to_string(), words.get(i + 1).cloned()));
                 i += 1;
             } else {
@@ -132,27 +178,30 @@ pub(super) fn parse_opts<'w>(words: &'w [Word], spec: &OptSpec) -> Args<'w> {
             while let Some((k, ch)) = chars.next() {
                 let name = format!("-{ch}");
                 let rest = &cluster[k + ch.len_utf8()..];
-                if spec.val.contains(ch) {
-                    if rest.is_empty() {
-                        a.flags.push((name, words.get(i + 1).cloned()));
-                        i += 1;
-                    } else {
-                        a.flags.push((name, Some(sub_word(w, rest))));
+                match spec.short(ch) {
+                    Short::Value => {
+                        if rest.is_empty() {
+                            a.flags.push((name, words.get(i + 1).cloned()));
+                            i += 1;
+                        } else {
+                            a.flags.push((name, Some(sub_word(w, rest))));
+                        }
+                        break;
                     }
-                    break;
-                } else if spec.attached.contains(ch) {
-                    a.flags
-                        .push((name, (!rest.is_empty()).then(|| sub_word(w, rest))));
-                    break;
-                } else if spec.digits.contains(ch) {
-                    let n = rest.bytes().take_while(u8::is_ascii_digit).count();
-                    a.flags
-                        .push((name, (n > 0).then(|| sub_word(w, &rest[..n]))));
-                    for _ in 0..n {
-                        chars.next();
+                    Short::Attached => {
+                        a.flags
+                            .push((name, (!rest.is_empty()).then(|| sub_word(w, rest))));
+                        break;
                     }
-                } else {
-                    a.flags.push((name, None));
+                    Short::Digits => {
+                        let n = rest.bytes().take_while(u8::is_ascii_digit).count();
+                        a.flags
+                            .push((name, (n > 0).then(|| sub_word(w, &rest[..n]))));
+                        for _ in 0..n {
+                            chars.next();
+                        }
+                    }
+                    Short::Flag => a.flags.push((name, None)),
                 }
             }
         }

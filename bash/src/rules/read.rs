@@ -2,8 +2,8 @@
 //! (with the few writes they have: `sort -o`, `tree -o`).
 
 use super::here;
-use crate::gate::bash::eval::{Eval, Inv};
-use crate::gate::bash::opts::{OptSpec, parse_opts, spec};
+use crate::eval::{Eval, Inv};
+use crate::opts::{OptSpec, parse_opts, spec};
 
 const GREP_SPEC: OptSpec = spec(
     "efmABCdD",
@@ -60,43 +60,4 @@ pub(super) fn rule_ls(e: &mut Eval, inv: &Inv<'_>) {
         e.read_as(&here(), true);
     }
     a.operands.iter().for_each(|p| e.read_as(p, true));
-}
-
-pub(super) fn rule_read(e: &mut Eval, inv: &Inv<'_>) {
-    let sp = match inv.name {
-        "head" | "tail" => spec(
-            "nc",
-            "--lines --bytes --pid --sleep-interval --max-unchanged-stats",
-        ),
-        "bat" => spec(
-            "lLHmr",
-            "--language --line-range --highlight-line --style --theme --map-syntax \
-        --file-name --tabs --wrap --terminal-width --pager",
-        ),
-        "sort" => spec(
-            "oktST",
-            "--output --key --field-separator --buffer-size --temporary-directory --parallel \
-        --batch-size --compress-program",
-        ),
-        "cut" => spec(
-            "bcdf",
-            "--bytes --characters --delimiter --fields --output-delimiter",
-        ),
-        "nl" => spec("bdfhilnsvw", ""),
-        "less" => spec("bhjkopPtTxyz", ""),
-        "file" => spec("emfFP", ""),
-        "stat" => spec("c", "--format --printf"),
-        "diff" => spec(
-            "CUxXILFSW",
-            "--unified --context --exclude --exclude-from --ignore-matching-lines --label \
-        --starting-file --width --to-file --from-file --tabsize",
-        ),
-        _ => spec("", ""),
-    };
-    let a = parse_opts(inv.args, &sp);
-    if inv.name == "sort" {
-        a.values(&["-o", "--output"])
-            .for_each(|o| e.write(o, "sort -o"));
-    }
-    a.operands.iter().for_each(|p| e.read(p));
 }
