@@ -5,7 +5,8 @@
 #
 # Usage: scripts/bench-hostile.sh [path/to/code-intel]   (default: target/release/code-intel;
 #        build it with `cargo build --release -p code-intel-mcp`)
-# Prints one line per case: case, exit code, wall seconds, peak RSS in MiB. Numbers go into
+# Prints one line per case: case, exit code, wall seconds, peak RSS in MiB, then the protocol
+# soak's summary (SOAK=0 skips it; SOAK_FILES sizes its repository). Numbers go into
 # docs/BENCHMARKS.md ("Hostile inputs").
 set -euo pipefail
 
@@ -45,3 +46,13 @@ measure "analyze-structure src (with the 8 GiB file)" "$bin" analyze-structure s
 measure "search-text return src (with the 8 GiB file)" "$bin" search-text return --path src --repo "$repo"
 measure "function-at-line src/data.js (nested JS)" "$bin" function-at-line src/data.js 1 --repo "$repo"
 measure "index (nested JS + 8 GiB file)" "$bin" index --repo "$repo"
+
+# Protocol soak (issue 40): 1,000 valid, malformed and hostile JSON-RPC requests in one burst
+# through one `serve` of this binary on a generated 10,000-file repository; every request must be
+# answered; prints latencies and the server's peak RSS (docs/BENCHMARKS.md, "Hostile protocol and
+# concurrency"). The driver is the test mcp/tests/protocol_soak.rs (debug build is fine: the
+# server measured is "$bin").
+if [ "${SOAK:-1}" != 0 ]; then
+  CODE_INTEL_SOAK_BIN="$bin" CODE_INTEL_SOAK_FILES="${SOAK_FILES:-10000}" \
+    cargo test -q -p code-intel-mcp --test protocol_soak -- --nocapture 2>&1 | grep -E '^soak:|panicked|test result'
+fi
