@@ -11,6 +11,11 @@
 //! `CODE_INTEL_SOAK_BIN` drives another binary (a release build) instead of this crate's
 //! (`scripts/bench-hostile.sh --soak` sets both).
 
+#![allow(
+    clippy::print_stderr,
+    reason = "the measured peak and latencies go to stderr on purpose (visible with --nocapture)"
+)]
+
 mod raw_stdio;
 mod support;
 
@@ -247,7 +252,7 @@ async fn a_thousand_mixed_requests_are_all_answered_under_the_memory_ceiling() {
             json!({"intent": "investigate", "query": "how is the total of a request computed"}),
         )
         .await;
-    assert_eq!(r["result"]["isError"], Value::Null, "{r}");
+    assert_ne!(r["result"]["isError"], true, "{r}");
     let sync = started.elapsed();
     let base = raw.peak_rss_kib().unwrap_or(0);
 

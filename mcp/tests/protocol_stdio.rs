@@ -2,6 +2,11 @@
 //! gets the answer the spec prescribes, whatever its bytes or size, and the server goes on
 //! answering; concurrent hostile calls share one memory budget.
 
+#![allow(
+    clippy::print_stderr,
+    reason = "the measured peak and latencies go to stderr on purpose (visible with --nocapture)"
+)]
+
 mod raw_stdio;
 mod support;
 
