@@ -337,6 +337,12 @@ async fn a_thousand_mixed_requests_are_all_answered_under_the_memory_ceiling() {
         peak / 1024,
         base / 1024,
     );
+    let slowest = *latencies.last().unwrap();
+    assert!(
+        slowest < raw_stdio::HANG,
+        "a request waited {slowest:?} for its answer (bound {:?})",
+        raw_stdio::HANG
+    );
     assert!(
         peak < CEILING_KIB,
         "peak RSS {} MiB over the {} MiB ceiling",
