@@ -5,7 +5,8 @@
 #
 # Usage: scripts/bench-hostile.sh [path/to/code-intel]   (default: target/release/code-intel;
 #        build it with `cargo build --release -p code-intel-mcp`)
-# Prints one line per case: case, exit code, wall seconds, peak RSS in MiB. Numbers go into
+# Prints one line per case: case, exit code, wall seconds, peak RSS in MiB, then the protocol
+# soak's summary (SOAK=0 skips it; SOAK_FILES sizes its repository). Numbers go into
 # docs/BENCHMARKS.md ("Hostile inputs").
 set -euo pipefail
 
@@ -45,3 +46,42 @@ measure "analyze-structure src (with the 8 GiB file)" "$bin" analyze-structure s
 measure "search-text return src (with the 8 GiB file)" "$bin" search-text return --path src --repo "$repo"
 measure "function-at-line src/data.js (nested JS)" "$bin" function-at-line src/data.js 1 --repo "$repo"
 measure "index (nested JS + 8 GiB file)" "$bin" index --repo "$repo"
+
+# N concurrent `search_text {"pattern": "\\w{1,10000}"}` through one `serve` (issue 40: ~110 MB
+# per call in flight before the memory budget): wall time until every answer, the answers, and
+# the server's peak RSS (VmHWM).
+for n in 1 4 16 64 200; do
+  python3 - "$bin" "$repo" "$n" <<'EOF2'
+import json, os, subprocess, sys, time
+bin, repo, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+env = dict(os.environ, CODE_INTEL_EMBEDDINGS="off", CODE_INTEL_LOG="error")
+p = subprocess.Popen([bin, "serve", "--repo", repo], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+def send(m):
+    p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
+p.stdout.readline()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+t = time.time()
+for i in range(n):
+    send({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": "search_text", "arguments": {"pattern": "\\w{1,10000}"}}})
+kinds = {}
+for _ in range(n):
+    r = json.loads(p.stdout.readline())
+    k = r.get("result", {}).get("structuredContent", {}).get("error", "?")
+    kinds[k] = kinds.get(k, 0) + 1
+wall = time.time() - t
+hwm = next(int(l.split()[1]) for l in open(f"/proc/{p.pid}/status") if l.startswith("VmHWM:"))
+p.stdin.close(); p.wait()
+print(f"concurrent \\w{{1,10000}} x{n:<4} {wall:8.2f} s {hwm / 1024:8.1f} MiB  {kinds}")
+EOF2
+done
+
+# Protocol soak (issue 40): 1,000 valid, malformed and hostile JSON-RPC requests in one burst
+# through one `serve` of this binary on a generated 10,000-file repository; every request must be
+# answered; prints latencies and the server's peak RSS (docs/BENCHMARKS.md, "Hostile protocol and
+# concurrency"). The driver is the test mcp/tests/protocol_soak.rs (debug build is fine: the
+# server measured is "$bin").
+if [ "${SOAK:-1}" != 0 ]; then
+  CODE_INTEL_SOAK_BIN="$bin" CODE_INTEL_SOAK_FILES="${SOAK_FILES:-10000}" \
+    cargo test -q -p code-intel-mcp --test protocol_soak -- --nocapture 2>&1 | grep -E '^soak:|panicked|test result'
+fi

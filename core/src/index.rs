@@ -307,6 +307,11 @@ pub struct IndexStats {
     /// and files skipped after reading (binary, too large, minified, generated...).
     #[serde(default)]
     pub skipped: Vec<SkipCount>,
+    /// Paths not indexed at all: out of scope, or read and skipped. The number `code-intel
+    /// index` lists as skipped; [`skipped`](Self::skipped) also counts the files indexed as line
+    /// windows (`parser budget exceeded`), which are indexed.
+    #[serde(default)]
+    pub not_indexed: usize,
 }
 
 /// How many paths the index skipped for one reason, with a few examples.
@@ -332,6 +337,23 @@ fn foreign_entry(dir: &Path) -> Option<String> {
         .flatten()
         .find(|e| !e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.file_name().to_string_lossy().into_owned())
+}
+
+/// What remains of an index whose `meta.json` is gone: its segment files in `dir` (names not
+/// starting with `.`: tantivy's own lock and managed-files list do), or the sync state at
+/// `state`, which exists only after a commit. `None` when neither does (a new index).
+fn orphaned_by_meta(dir: &Path, state: &Path) -> Option<String> {
+    let segments = std::fs::read_dir(dir).map_or(0, |l| {
+        l.flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .count()
+    });
+    if segments > 0 {
+        return Some(format!("{segments} other index files remain"));
+    }
+    std::fs::symlink_metadata(state)
+        .is_ok()
+        .then(|| format!("{} describes a commit of it", sync::STATE_FILE))
 }
 
 /// Counts per reason of the paths `state` records as skipped, most frequent first.
@@ -545,6 +567,14 @@ impl CodeIndex {
                 Self::create(&dir, schema)?
             }
         } else {
+            // A missing meta.json with the index's other files, or with a sync state naming a
+            // commit, is a damaged index, not a new one: creating an empty index here would
+            // answer "no definitions" until something happened to sync (issue 40).
+            if let Some(left) = orphaned_by_meta(&dir, &sync::SyncState::path(root)) {
+                return Err(corrupt(tantivy::TantivyError::InvalidArgument(format!(
+                    "meta.json is missing while {left}"
+                ))));
+            }
             std::fs::create_dir_all(&dir).map_err(io(&dir))?;
             let _lock = lock()?;
             if dir.join("meta.json").exists() {
@@ -1464,6 +1494,9 @@ impl CodeIndex {
                 .map_or(0, |s| s.files.values().filter(|f| f.chunks > 0).count()),
             chunks: self.reader.searcher().num_docs(),
             skipped: state.as_ref().map(skip_counts).unwrap_or_default(),
+            not_indexed: state.as_ref().map_or(0, |s| {
+                s.out_of_scope.len() + s.files.values().filter(|f| f.skipped.is_some()).count()
+            }),
             last_sync: state.and_then(|_| sync::SyncState::last_sync(&path)),
         }
     }

@@ -55,6 +55,9 @@ pub const MAX_AGREEMENTS: usize = 1000;
 /// The `embedding_model` written into a new file (docs/DESIGN.md#learned-pairs; the model the
 /// similarities of `confirm_symbol_relevance` come from).
 pub const DEFAULT_EMBEDDING_MODEL: &str = "intfloat/multilingual-e5-small";
+/// Largest agreement file read, in bytes (a generated one is a few KiB); a larger one is
+/// skipped, and named by `code-intel doctor`.
+pub const MAX_AGREEMENT_BYTES: u64 = 1 << 20;
 /// Characters of each slug of an agreement file name.
 const SLUG_CHARS: usize = 40;
 
@@ -116,8 +119,11 @@ impl LearnedPair {
 /// Why the learned pairs could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum LearnedPairsError {
-    /// The file exists but cannot be read.
-    #[error("cannot read {path}: {source}")]
+    /// The file exists but cannot be read: not a regular file (a FIFO, a directory, a device),
+    /// over [`persist::MAX_STATE_FILE_BYTES`], or an I/O error.
+    #[error(
+        "cannot read {path}: {source}; run `code-intel repair` (it moves the file aside and rebuilds the pairs from the agreements)"
+    )]
     Read {
         /// The file.
         path: PathBuf,
@@ -127,7 +133,7 @@ pub enum LearnedPairsError {
     },
     /// The file does not parse as learned pairs.
     #[error(
-        "{path} is not valid learned pairs JSON ({source}); fix it by hand, or move it away to start an empty map"
+        "{path} is not valid learned pairs JSON ({source}); run `code-intel repair` (it keeps a copy and recovers the pairs it can read, and those the agreements restate), or fix it by hand"
     )]
     Parse {
         /// The file.
@@ -159,9 +165,10 @@ pub fn pairs_path(state_dir: &Path) -> PathBuf {
 /// [`LearnedPairsError`] when the file exists but is unreadable, malformed or of an unknown version.
 pub fn load(state_dir: &Path) -> Result<Option<LearnedPairs>, LearnedPairsError> {
     let path = pairs_path(state_dir);
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    // Never blocks: a FIFO or device planted here is an error, not a hang (issue 40).
+    let bytes = match persist::read_regular(&path, persist::MAX_STATE_FILE_BYTES) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Ok(None),
         Err(source) => return Err(LearnedPairsError::Read { path, source }),
     };
     let pairs: LearnedPairs =
@@ -561,7 +568,9 @@ pub enum ReadError {
     #[error(transparent)]
     Pairs(#[from] LearnedPairsError),
     /// The agreements directory exists but cannot be listed.
-    #[error("cannot list {path}: {source}")]
+    #[error(
+        "cannot list {path}: {source}; run `code-intel repair` (it moves a non-directory aside)"
+    )]
     Dir {
         /// The directory.
         path: PathBuf,
@@ -593,10 +602,27 @@ pub fn read_agreements(state_dir: &Path) -> Result<Vec<Agreement>, ReadError> {
         .into_iter()
         .take(MAX_AGREEMENTS)
         .filter_map(|(name, path)| {
-            let text = std::fs::read_to_string(&path).ok()?;
+            let text = read_agreement_text(&path).ok()??;
             Some(parse_agreement(&name, &text))
         })
         .collect())
+}
+
+/// The text of the agreement file at `path`, read without blocking and bounded
+/// ([`MAX_AGREEMENT_BYTES`]); `Ok(None)` when there is none.
+///
+/// # Errors
+/// A FIFO, device or directory, a file over the bound, text that is not UTF-8, or an I/O error.
+pub fn read_agreement_text(path: &Path) -> std::io::Result<Option<String>> {
+    let Some(bytes) = persist::read_regular(path, MAX_AGREEMENT_BYTES)? else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes).map(Some).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is not UTF-8 text ({e})", path.display()),
+        )
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -836,7 +862,7 @@ pub fn learn(
     for p in &expired {
         if let Some(name) = p.agreement_file.as_deref().filter(|n| is_plain_md_name(n)) {
             let apath = agreements_dir.join(name);
-            let restates = std::fs::read_to_string(&apath).is_ok_and(|t| {
+            let restates = read_agreement_text(&apath).ok().flatten().is_some_and(|t| {
                 let a = parse_agreement(name, &t);
                 matches!((&a.nl_term, &a.symbol), (Some(t), Some(s)) if p.is(t, s))
             });
@@ -945,9 +971,15 @@ fn write_agreement(dir: &Path, pair: &LearnedPair, new: &NewPair) -> Result<Stri
         } else {
             format!("{stem}-{n}.md")
         };
-        let Ok(text) = std::fs::read_to_string(dir.join(&name)) else {
-            chosen = Some(name);
-            break;
+        let text = match read_agreement_text(&dir.join(&name)) {
+            Ok(Some(text)) => text,
+            Ok(None) => {
+                chosen = Some(name);
+                break;
+            }
+            // Something unreadable holds this name (a FIFO, a huge or binary file): never
+            // overwritten; `code-intel repair` moves it aside.
+            Err(_) => continue,
         };
         let a = parse_agreement(&name, &text);
         // A file whose front matter names no pair, or another one, is not ours to overwrite.
@@ -984,6 +1016,8 @@ fn write_agreement(dir: &Path, pair: &LearnedPair, new: &NewPair) -> Result<Stri
     persist::write_atomic(&dir.join(&name), text.as_bytes())?;
     Ok(name)
 }
+
+pub mod health;
 
 #[cfg(test)]
 mod tests;

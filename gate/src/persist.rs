@@ -30,6 +30,10 @@ const O_NONBLOCK: i32 = 0x0004;
 /// tool calls is a few MiB).
 pub const MAX_STATE_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Upper bound for a JSON-lines journal [`read_jsonl`] reads (`journal/*.jsonl`: one line per
+/// decision or outcome, a few hundred bytes each, so about a million records).
+pub const MAX_JOURNAL_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Reads the regular file at `path` (symlinks followed), at most `max` bytes, without blocking:
 /// the type is checked before opening, the open is non-blocking, and the type and size are checked
 /// again on the open descriptor (the path may be swapped in between). `Ok(None)` when nothing
@@ -301,11 +305,12 @@ pub fn append_jsonl<T: serde::Serialize>(path: &Path, record: &T) -> Result<(), 
 /// # Errors
 /// I/O errors other than a missing file.
 pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> std::io::Result<(Vec<T>, usize)> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-        Err(e) => return Err(e),
+    // Never blocks on a FIFO planted as a journal; a journal is append-only, so its bound is
+    // larger than a state file's.
+    let Some(bytes) = read_regular(path, MAX_JOURNAL_BYTES)? else {
+        return Ok((Vec::new(), 0));
     };
+    let text = String::from_utf8_lossy(&bytes);
     let mut bad = 0;
     let records = text
         .lines()

@@ -718,12 +718,18 @@ struct RepairAnswer {
     repaired: String,
     #[serde(flatten)]
     sync: SyncReport,
+    /// What was done to the learned map's files (damaged ones moved aside, pairs recovered).
+    map: code_intel_core::learned::health::MapRepair,
 }
 
-/// `code-intel repair`: rebuild the lexical index from the sources, whatever its state. The
-/// vectors follow on the next `index --embed` or server start (their state names the lexical
-/// commit they mirror, which this changes).
+/// `code-intel repair`: repair the learned map's files (damaged ones renamed aside, never
+/// deleted; a damaged `learned_pairs.json` rewritten from what it and the agreements still hold),
+/// then rebuild the lexical index from the sources, whatever its state. The vectors follow on
+/// the next `index --embed` or server start (their state names the lexical commit they mirror,
+/// which this changes).
 fn repair(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let map = code_intel_core::learned::health::repair(&root.state_dir())
+        .context("cannot repair the learned map (.code-intel/learned_pairs.json, agreements/)")?;
     let why = "rebuilt from the sources by `code-intel repair`";
     let index = CodeIndex::rebuild(root, config, why).context("cannot rebuild the index")?;
     let report = sync_with_progress(&index, None)?;
@@ -733,9 +739,11 @@ fn repair(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> 
             &RepairAnswer {
                 repaired: why.to_string(),
                 sync: report,
+                map,
             },
         );
     }
+    render::map_repair(out, &map)?;
     writeln!(out, "{why}")?;
     render::sync_report(out, &report)
 }

@@ -511,15 +511,24 @@ pub fn runs_binary(command: &str, exec_form: bool, bin: &str) -> bool {
         .is_some_and(|name| name == bin)
 }
 
+/// The text of the file at `path`, read without blocking (a FIFO or device is an error, not a
+/// hang) and bounded like every state file; `Ok(None)` when there is none.
 fn read_optional(path: &Path) -> Result<Option<String>, InstallError> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(InstallError::Read {
-            path: path.to_path_buf(),
-            source,
-        }),
-    }
+    let read = code_intel_core::persist::read_regular(
+        path,
+        code_intel_core::persist::MAX_STATE_FILE_BYTES,
+    )
+    .and_then(|b| {
+        b.map(|b| {
+            String::from_utf8(b)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        })
+        .transpose()
+    });
+    read.map_err(|source| InstallError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Where `rel` is written: `root/rel`, or the target of a symbolic link that stays inside the root

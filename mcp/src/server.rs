@@ -2,6 +2,7 @@
 //! `ServerHandler`. Tools are thin adapters over `code_intel_core` (parse the wire input, one core
 //! call on a blocking thread, convert the result).
 
+mod budget;
 mod catalog;
 mod embedder;
 mod learning;
@@ -9,6 +10,7 @@ mod limits;
 mod relevance;
 mod semantic;
 mod shared_index;
+mod transport;
 mod wire;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -92,6 +94,8 @@ pub struct CodeIntel {
     relevance: Arc<RelevanceCache>,
     /// The vector index and its background embedding (see [`semantic`]).
     semantic: Arc<semantic::SemanticState>,
+    /// The memory budget every tool call takes its share from (see [`budget`]).
+    budget: budget::Budget,
     tool_router: ToolRouter<Self>,
 }
 
@@ -270,6 +274,7 @@ impl CodeIntel {
             embedder,
             relevance: Arc::new(RelevanceCache::default()),
             semantic,
+            budget: budget::Budget::default(),
             tool_router: catalog::compact(
                 Self::tool_router()
                     + Self::relevance_router()
@@ -664,6 +669,11 @@ impl ServerHandler for CodeIntel {
         if let Some(refusal) = limits::check_arguments(request.arguments.as_ref()) {
             return Ok(rmcp::model::CallToolResponse::Complete(refusal));
         }
+        // Held until the answer is made: concurrent calls share one memory budget.
+        let _share = match self.budget.admit(&request.name).await {
+            Ok(share) => share,
+            Err(busy) => return Ok(rmcp::model::CallToolResponse::Complete(busy)),
+        };
         let self_bounded = limits::self_bounded(&request.name);
         let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         let mut response = self.tool_router.call(tcc).await?;
@@ -712,7 +722,9 @@ pub async fn serve(root: RepoRoot) -> anyhow::Result<()> {
             tracing::warn!(error = %e, "code index unavailable; exploration tools parse files from disk");
         }
     });
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    // Every request line answered, malformed ones with JSON-RPC errors (see [`transport`]).
+    let stdio = transport::GuardedStdio::new(tokio::io::stdin(), tokio::io::stdout());
+    let running = server.serve(stdio).await?;
     let reason = running.waiting().await?;
     tracing::info!(?reason, "code-intel MCP server stopped");
     Ok(())

@@ -53,6 +53,11 @@ pub struct FileStructure {
     /// Why the file has no tree (binary, too large, unreadable), when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Why the file has no symbol tree although its language has a grammar: a parser budget
+    /// exceeded (`parser budget exceeded (…)`) or a grammar that did not load; the file is then
+    /// indexed and searched as line windows (`search_text`, `get_function_at_line` still work).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
     /// The file's framework view (its route, views, model, table, ...; see
     /// [`framework::FrameworkView`]), when `analyze_structure` was given this one file and a
     /// framework strategy reads it.
@@ -243,6 +248,7 @@ fn file_structure(cx: &ExploreContext<'_>, rel: &str) -> FileStructure {
                 language,
                 symbols: tree(spans),
                 skipped: None,
+                fallback: crate::index::chunk::fallback_reason(&chunks).map(str::to_string),
                 framework: None,
             }
         }
@@ -251,6 +257,7 @@ fn file_structure(cx: &ExploreContext<'_>, rel: &str) -> FileStructure {
             language,
             symbols: Vec::new(),
             skipped: Some(e.to_string()),
+            fallback: None,
             framework: None,
         },
     }

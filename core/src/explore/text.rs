@@ -22,6 +22,15 @@ use crate::index::lexical::{NameMatch, normalize_qualified};
 use crate::index::source::{self, SourceError};
 use crate::index::{SkippedFile, sync};
 
+/// Largest compiled form of a `search_text` regex, in bytes (grep-regex's `size_limit`; its
+/// default, 100 MiB, let one pattern like `\w{1,10000}` take ~110 MB before being refused).
+/// A pattern over it is [`ExploreError::BadRegex`], whose message suggests `literal: true`.
+pub const REGEX_SIZE_LIMIT: usize = 10 << 20;
+
+/// Largest lazy-DFA cache of a `search_text` regex, in bytes (grep-regex's `dfa_size_limit`,
+/// default 1000 MiB). Past it the search goes on with a slower engine, never more memory.
+pub const REGEX_DFA_SIZE_LIMIT: usize = 16 << 20;
+
 /// Parameters of [`search_text`]. `pattern` is required; every other field has a default.
 /// `path` may also be absolute inside the repository; `context_lines` is capped by the
 /// configuration's `max_context_lines`, `max_results` defaults to its `max_results` and is capped
@@ -296,6 +305,8 @@ pub fn search_text(
     let mut builder = RegexMatcherBuilder::new();
     builder
         .line_terminator(Some(b'\n'))
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
         .fixed_strings(params.literal);
     let matcher = builder
         .build(&params.pattern)
@@ -399,6 +410,8 @@ pub fn find_references(
     let qualified = (name != symbol).then(|| normalize_qualified(symbol));
     let matcher = RegexMatcherBuilder::new()
         .line_terminator(Some(b'\n'))
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
         .fixed_strings(true)
         .word(true)
         .build(name)

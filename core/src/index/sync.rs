@@ -834,7 +834,7 @@ struct StateView<'a> {
     commit: &'a str,
     options: &'a str,
     #[serde(borrow, deserialize_with = "vouches")]
-    files: Vec<(&'a str, Vouch)>,
+    files: Vouched<'a>,
     #[serde(default)]
     out_of_scope: BTreeMap<String, String>,
     #[serde(default)]
@@ -843,18 +843,27 @@ struct StateView<'a> {
     walk: Option<WalkStamp>,
 }
 
-/// The `files` object of a state as `(path, what its entry says)` in file order; every other
-/// field of an entry is skipped.
-fn vouches<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(&'de str, Vouch)>, D::Error> {
+/// The `files` of a [`StateView`]: `(path, what its entry says)` in file order, and the
+/// `(path, reason)` of the entries that record a skip (read, then left out: binary, too large).
+#[derive(Default)]
+struct Vouched<'a> {
+    files: Vec<(&'a str, Vouch)>,
+    skipped: Vec<(&'a str, &'a str)>,
+}
+
+/// The `files` object of a state as [`Vouched`]; every other field of an entry is skipped.
+fn vouches<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vouched<'de>, D::Error> {
     #[derive(Deserialize)]
-    struct Entry {
+    struct Entry<'a> {
         size: u64,
         mtime_ns: i64,
         indexed_at: jiff::Timestamp,
+        #[serde(default, borrow)]
+        skipped: Option<&'a str>,
     }
     struct Entries;
     impl<'de> serde::de::Visitor<'de> for Entries {
-        type Value = Vec<(&'de str, Vouch)>;
+        type Value = Vouched<'de>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("a map of file states")
         }
@@ -862,9 +871,15 @@ fn vouches<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(&'de str, Vouc
             self,
             mut map: A,
         ) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0));
-            while let Some((path, e)) = map.next_entry::<&'de str, Entry>()? {
-                out.push((
+            let mut out = Vouched {
+                files: Vec::with_capacity(map.size_hint().unwrap_or(0)),
+                skipped: Vec::new(),
+            };
+            while let Some((path, e)) = map.next_entry::<&'de str, Entry<'de>>()? {
+                if let Some(reason) = e.skipped {
+                    out.skipped.push((path, reason));
+                }
+                out.files.push((
                     path,
                     Vouch {
                         size: e.size,
@@ -902,19 +917,24 @@ fn unchanged(ctx: &SyncContext<'_>, frameworks: &Frameworks, bytes: &[u8]) -> Op
     {
         return None;
     }
-    let stats = stat_files(ctx.root.path(), &view.files)?;
+    let stats = stat_files(ctx.root.path(), &view.files.files)?;
     if stats.iter().any(Option::is_some) || !touch(&ctx.state_path) {
         return None;
     }
-    // `out_of_scope` is a sorted map: the report's skipped files come out sorted by path, as
-    // the full pass sorts them.
+    // Every file not indexed, as the full pass lists it: out of scope, and read then skipped.
+    let mut files_skipped: Vec<SkippedFile> = view
+        .out_of_scope
+        .into_iter()
+        .map(|(path, reason)| SkippedFile { path, reason })
+        .chain(view.files.skipped.iter().map(|(path, reason)| SkippedFile {
+            path: (*path).to_string(),
+            reason: (*reason).to_string(),
+        }))
+        .collect();
+    files_skipped.sort_by(|a, b| a.path.cmp(&b.path));
     Some(SyncReport {
-        files_unchanged: view.files.len(),
-        files_skipped: view
-            .out_of_scope
-            .into_iter()
-            .map(|(path, reason)| SkippedFile { path, reason })
-            .collect(),
+        files_unchanged: view.files.files.len(),
+        files_skipped,
         ..SyncReport::default()
     })
 }
@@ -1287,6 +1307,27 @@ impl<'c, 'a> SyncPass<'c, 'a> {
     /// Writes the state when it changed (else only touches it, the last-sync time) and returns
     /// the report, skipped files sorted by path.
     fn finish(mut self, dirty: bool) -> Result<SyncReport, IndexError> {
+        // Files read and skipped by an earlier sync are still not indexed: listed too, so the
+        // report and `status` count the same files (issue 40).
+        let listed: std::collections::HashSet<String> = self
+            .report
+            .files_skipped
+            .iter()
+            .map(|s| s.path.clone())
+            .collect();
+        let earlier: Vec<SkippedFile> = self
+            .state
+            .files
+            .iter()
+            .filter(|(path, _)| !listed.contains(path.as_str()))
+            .filter_map(|(path, e)| {
+                Some(SkippedFile {
+                    path: path.clone(),
+                    reason: e.skipped.clone()?,
+                })
+            })
+            .collect();
+        self.report.files_skipped.extend(earlier);
         self.report
             .files_skipped
             .sort_by(|a, b| a.path.cmp(&b.path));
@@ -1461,6 +1502,57 @@ pub fn pending_changes(
     Ok(Some(changes))
 }
 
+/// `ELOOP` (`<errno.h>`): too many levels of symbolic links.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const ELOOP: i32 = 40;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const ELOOP: i32 = 62;
+
+/// Why the walked entry at `path` (of type `ft`, not a regular file nor a directory) is not
+/// indexed: a symlink by where it leads (it is never followed: a target inside the repository
+/// is indexed at its own path), else the kind of special file (never opened: opening a FIFO
+/// blocks, reading a device never ends).
+fn special_reason(root: &Path, path: &Path, ft: std::fs::FileType) -> String {
+    use std::os::unix::fs::FileTypeExt as _;
+    if ft.is_symlink() {
+        return match std::fs::metadata(path) {
+            Err(e) if e.raw_os_error() == Some(ELOOP) => "symbolic link loop (not followed)".into(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                "dangling symbolic link (its target does not exist)".into()
+            }
+            Err(e) => format!("symbolic link whose target cannot be read ({e})"),
+            Ok(m) => {
+                let inside = std::fs::canonicalize(path).is_ok_and(|t| t.starts_with(root));
+                let t = m.file_type();
+                let kind = if t.is_dir() {
+                    "a directory"
+                } else if t.is_file() {
+                    "a file"
+                } else {
+                    "a FIFO, socket or device"
+                };
+                if inside {
+                    format!(
+                        "symbolic link to {kind} inside the repository (not followed; the target is indexed at its own path)"
+                    )
+                } else {
+                    format!("symbolic link to {kind} outside the repository (not followed)")
+                }
+            }
+        };
+    }
+    let kind = if ft.is_fifo() {
+        "FIFO (named pipe)"
+    } else if ft.is_socket() {
+        "socket"
+    } else if ft.is_char_device() || ft.is_block_device() {
+        "device"
+    } else {
+        "special file"
+    };
+    format!("{kind}: not a regular file, never read")
+}
+
 /// What [`walk`] found: the files (no symlinks) with size and mtime from one `stat`, what the
 /// scope left out, and the stamp of the walk (`None` when it cannot be trusted).
 type Walked = (Vec<Seen>, Vec<SkippedFile>, Option<WalkStamp>);
@@ -1525,6 +1617,16 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<Walked, IndexError> {
                 return WalkState::Continue;
             }
             if !entry.file_type().is_some_and(|t| t.is_file()) {
+                // Symlinks (never followed), FIFOs, sockets and devices: not indexed, and listed
+                // with why, so `status` accounts for every file it leaves out (issue 40).
+                if let Some(ft) = entry.file_type()
+                    && let Some(rel) = rel_str(entry.path())
+                {
+                    push(Found::Skipped(SkippedFile {
+                        path: rel,
+                        reason: special_reason(root, entry.path(), ft),
+                    }));
+                }
                 return WalkState::Continue;
             }
             let Ok(rel_path) = entry.path().strip_prefix(root) else {

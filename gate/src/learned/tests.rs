@@ -310,7 +310,7 @@ fn a_broken_file_is_never_overwritten() {
         "{e:?}"
     );
     assert!(msg.contains("left untouched"), "{msg}");
-    assert!(msg.contains("fix it by hand, or move it away"), "{msg}");
+    assert!(msg.contains("run `code-intel repair`"), "{msg}");
     assert_eq!(
         std::fs::read_to_string(d.path().join(LEARNED_PAIRS_FILE)).unwrap(),
         broken

@@ -171,6 +171,7 @@ pub fn run(
     checks.push(check_sandbox(&env, &claude));
     checks.push(check_model(!args.no_model_load, &env));
     checks.push(check_state_files(root));
+    checks.push(check_learned_map(root));
     checks.push(match &config {
         Some(c) => check_index(root, c),
         None => Check::fail(
@@ -490,12 +491,16 @@ impl ClaudeConfig {
 
 /// A JSON file: `Ok(None)` when missing, `Err(why)` when unreadable or not JSON.
 fn read_json(path: &Path) -> Result<Option<Value>, String> {
-    match std::fs::read_to_string(path) {
-        Ok(t) if t.trim().is_empty() => Ok(Some(json!({}))),
-        Ok(t) => serde_json::from_str(&t)
+    // Never blocks on a FIFO planted in place of a settings file.
+    match code_intel_core::persist::read_regular(
+        path,
+        code_intel_core::persist::MAX_STATE_FILE_BYTES,
+    ) {
+        Ok(Some(t)) if t.trim_ascii().is_empty() => Ok(Some(json!({}))),
+        Ok(Some(t)) => serde_json::from_slice(&t)
             .map(Some)
             .map_err(|e| format!("not valid JSON ({e})")),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Ok(None) => Ok(None),
         Err(e) => Err(format!("cannot be read ({e})")),
     }
 }
@@ -1095,6 +1100,41 @@ fn check_state_files(root: &RepoRoot) -> Check {
             problems.join("; ")
         ),
         "remove the damaged files listed (a session file ends that session; a binding file unbinds the conversation, which then starts a new session with /code)",
+    )
+}
+
+/// The learned map's files (`learned_pairs.json`, `agreements/*.md`) read as `search_map`,
+/// `list_agreements` and `add_agreement` read them (never blocking on a FIFO): a damaged file
+/// makes the map unreadable or silently drops an agreement.
+fn check_learned_map(root: &RepoRoot) -> Check {
+    const NAME: &str = "learned map";
+    let state = root.state_dir();
+    let health = code_intel_core::learned::health::check(&state);
+    let shown = |p: &Path| {
+        p.strip_prefix(root.path())
+            .map_or_else(|_| p.display().to_string(), |r| r.display().to_string())
+    };
+    if !health.damage.is_empty() {
+        let list: Vec<String> = health
+            .damage
+            .iter()
+            .map(|d| format!("{} {}", shown(&d.path), d.problem))
+            .collect();
+        return Check::fail(
+            NAME,
+            format!("{} damaged file(s): {}", list.len(), list.join("; ")),
+            "run `code-intel repair` (moves each damaged file aside as <name>.damaged-<time>, never deletes, and rebuilds learned_pairs.json from what it and the agreements still hold)",
+        );
+    }
+    if let Some(v) = health.newer_version {
+        return Check::warn(NAME, v, "upgrade code-intel to use this map");
+    }
+    Check::pass(
+        NAME,
+        format!(
+            "{} learned pairs and {} agreements read",
+            health.pairs, health.agreements
+        ),
     )
 }
 

@@ -68,6 +68,33 @@ pub fn sync_report(out: Out<'_>, r: &SyncReport) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `code-intel repair`: what was done to the learned map (nothing printed when it was sound).
+pub fn map_repair(
+    out: Out<'_>,
+    r: &code_intel_core::learned::health::MapRepair,
+) -> anyhow::Result<()> {
+    for m in &r.moved_aside {
+        writeln!(
+            out,
+            "learned map: {} {}; moved aside to {}",
+            esc(&m.from.display().to_string()),
+            esc(&m.problem),
+            esc(&m.to.display().to_string())
+        )?;
+    }
+    if r.pairs_rewritten {
+        writeln!(
+            out,
+            "learned map: learned_pairs.json written again with {} pairs recovered from the damaged file and {} from the agreements",
+            r.pairs_from_file, r.pairs_from_agreements
+        )?;
+    }
+    if let Some(v) = &r.newer_version {
+        writeln!(out, "learned map: left as it is: {}", esc(v))?;
+    }
+    Ok(())
+}
+
 /// `code-intel search`.
 pub fn hits(out: Out<'_>, hits: &[SearchHit]) -> anyhow::Result<()> {
     if hits.is_empty() {
@@ -115,8 +142,14 @@ pub fn status(
                 s.files, s.chunks
             )?;
             if !s.skipped.is_empty() {
-                let total: usize = s.skipped.iter().map(|c| c.count).sum();
-                writeln!(out, "skipped: {total} paths")?;
+                // As `code-intel index` counts them: paths not indexed (the reasons below also
+                // name files indexed as line windows).
+                let listed: usize = s.skipped.iter().map(|c| c.count).sum();
+                let windows = listed.saturating_sub(s.not_indexed);
+                writeln!(out, "skipped: {} paths", s.not_indexed)?;
+                if windows > 0 {
+                    writeln!(out, "indexed as line windows: {windows} files")?;
+                }
                 for c in &s.skipped {
                     writeln!(
                         out,

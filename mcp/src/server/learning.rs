@@ -343,7 +343,11 @@ impl CodeIntel {
                 index.as_deref(),
                 include,
             )
-            .map_err(|e| Refusal::Internal(e.to_string()))?;
+            .map_err(|e| {
+                CallToolResult::structured_error(
+                    json!({ "error": "learned_map_unreadable", "message": e.to_string() }),
+                )
+            })?;
             Ok(ListAgreementsResult {
                 listing,
                 auto_purge_days: days,
@@ -354,8 +358,9 @@ impl CodeIntel {
             })
         })
         .await;
-        match listed.and_then(|r| r) {
-            Ok(v) => structured(&v, false),
+        match listed {
+            Ok(Ok(v)) => structured(&v, false),
+            Ok(Err(unreadable)) => unreadable,
             Err(r) => r.into_result(),
         }
     }
