@@ -287,7 +287,10 @@ pub fn session_env_installed(
     session_id: &str,
     launcher: &std::path::Path,
 ) -> bool {
-    if session_id.parse::<code_intel_gate::vocab::ClaudeSessionId>().is_err() {
+    if session_id
+        .parse::<code_intel_gate::vocab::ClaudeSessionId>()
+        .is_err()
+    {
         return false;
     }
     let line = session_env_line(launcher);

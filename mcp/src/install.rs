@@ -248,10 +248,7 @@ pub fn hook_handler(program: &str, fail_closed: bool) -> Json {
     h.insert("args".to_owned(), Json::Array(Vec::new()));
     h.insert("timeout".to_owned(), Json::Number(HOOK_TIMEOUT_SECS.into()));
     if fail_closed {
-        h.insert(
-            ON_FAILURE.to_owned(),
-            Json::String(ON_FAILURE_BLOCK.into()),
-        );
+        h.insert(ON_FAILURE.to_owned(), Json::String(ON_FAILURE_BLOCK.into()));
     }
     Json::Object(h)
 }
@@ -281,7 +278,9 @@ impl Programs {
 /// it is a file there.
 pub fn launcher_in(dir: &Path) -> Option<PathBuf> {
     let p = dir.join(SANDBOX_BIN);
-    p.is_file().then(|| std::fs::canonicalize(&p).ok()).flatten()
+    p.is_file()
+        .then(|| std::fs::canonicalize(&p).ok())
+        .flatten()
 }
 
 /// The launcher to install as Claude Code's shell prefix: `code-intel-sandbox` next to the
@@ -324,7 +323,9 @@ pub fn plan(
             STATE_GITIGNORE,
             KeepExisting::Yes,
         )?,
-        plan_json(root, MCP_JSON, &|doc: &mut Json| merge_mcp_json(doc, programs))?,
+        plan_json(root, MCP_JSON, &|doc: &mut Json| {
+            merge_mcp_json(doc, programs)
+        })?,
         plan_json(root, SETTINGS_JSON, &|doc: &mut Json| {
             merge_settings(doc, programs)
         })?,
@@ -927,10 +928,7 @@ fn complete_handler(
         }
     }
     if fail_closed && h.get(ON_FAILURE).and_then(Json::as_str) != Some(ON_FAILURE_BLOCK) {
-        h.insert(
-            ON_FAILURE.to_owned(),
-            Json::String(ON_FAILURE_BLOCK.into()),
-        );
+        h.insert(ON_FAILURE.to_owned(), Json::String(ON_FAILURE_BLOCK.into()));
     }
 }
 
@@ -1398,7 +1396,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = RepoRoot::new(dir.path()).unwrap();
         let launcher = Some(Path::new("/bin/code-intel-sandbox"));
-        assert!(plan(&root, &[], &Programs::OnPath, launcher).unwrap().warnings.is_empty());
+        assert!(
+            plan(&root, &[], &Programs::OnPath, launcher)
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
         std::fs::write(dir.path().join(".gitignore"), ".code-intel/\n").unwrap();
         std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
         std::fs::write(
@@ -1406,7 +1409,9 @@ mod tests {
             "{\"disableAllHooks\": true}",
         )
         .unwrap();
-        let warnings = plan(&root, &[], &Programs::OnPath, launcher).unwrap().warnings;
+        let warnings = plan(&root, &[], &Programs::OnPath, launcher)
+            .unwrap()
+            .warnings;
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("disableAllHooks"));
         assert!(warnings[1].contains(".gitignore ignores .code-intel/"));

@@ -53,7 +53,11 @@ fn pre_tool_use_handler(settings: &mut Value) -> Result<&mut Value> {
 
 /// A blocked Write: nothing on disk, an error tool result naming the failure and onFailure.
 fn assert_blocked(case: &ClaudeCase, run: &ClaudeRun, failure: &str) -> Result<()> {
-    ensure!(case.read(TARGET)?.is_none(), "the Write landed\n{}", run.describe());
+    ensure!(
+        case.read(TARGET)?.is_none(),
+        "the Write landed\n{}",
+        run.describe()
+    );
     let result = run
         .tool_result(0, 0)
         .with_context(|| format!("no result for the Write\n{}", run.describe()))?;

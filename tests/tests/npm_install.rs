@@ -39,7 +39,11 @@ fn checked(out: Output, what: &str) -> Result<String> {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    ensure!(out.status.success(), "{what} failed ({}):\n{text}", out.status);
+    ensure!(
+        out.status.success(),
+        "{what} failed ({}):\n{text}",
+        out.status
+    );
     Ok(text)
 }
 
@@ -52,7 +56,10 @@ fn tarballs(scratch: &Path) -> Result<Vec<PathBuf>> {
             .filter(|p| p.extension().is_some_and(|e| e == "tgz"))
             .collect();
         found.sort_by_key(|p| p.to_string_lossy().contains("-linux-"));
-        ensure!(found.len() == 2, "want two .tgz in {dir:?}, found {found:?}");
+        ensure!(
+            found.len() == 2,
+            "want two .tgz in {dir:?}, found {found:?}"
+        );
         return Ok(found);
     }
     let bins = scratch.join("bin");
@@ -117,7 +124,14 @@ fn npm_tarballs_install_init_and_gate_a_first_session_without_rust() -> Result<(
     let prefix = case.case_dir().join("npm-prefix");
     // 1. Install into a fresh prefix, offline (the tarballs are all it needs).
     let out = Command::new(&npm)
-        .args(["install", "-g", "--offline", "--no-audit", "--no-fund", "--prefix"])
+        .args([
+            "install",
+            "-g",
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+        ])
         .arg(&prefix)
         .args(packs.iter().rev())
         .env_clear()
@@ -194,7 +208,8 @@ fn npm_tarballs_install_init_and_gate_a_first_session_without_rust() -> Result<(
         ),
         Step::text("Started."),
     ]);
-    case.arg("--allowedTools").arg(&format!("Bash(bash {SCRIPT})"));
+    case.arg("--allowedTools")
+        .arg(&format!("Bash(bash {SCRIPT})"));
     let run = case.run(&claude)?;
     let first_session = started.elapsed();
 
@@ -205,7 +220,9 @@ fn npm_tarballs_install_init_and_gate_a_first_session_without_rust() -> Result<(
         run.describe()
     );
     ensure!(case.read("src/farewell.py")?.is_none(), "the Write landed");
-    let started_session = run.tool_result(1, 0).context("no result for start_session")?;
+    let started_session = run
+        .tool_result(1, 0)
+        .context("no result for start_session")?;
     ensure!(
         !started_session.is_error && started_session.content.contains("session_id"),
         "{started_session:?}\n{}",

@@ -90,12 +90,20 @@ fn claude_plugin_validate_strict_accepts_the_repository() -> Result<()> {
         })
         .collect();
     let hook = |event: &str, bin: &str, args: Value| {
-        (json!(event).to_string(), json!(bin).to_string(), args.to_string())
+        (
+            json!(event).to_string(),
+            json!(bin).to_string(),
+            args.to_string(),
+        )
     };
     ensure!(
         hooks
             == BTreeSet::from([
-                hook("SessionStart", "code-intel-sandbox", json!(["--session-start"])),
+                hook(
+                    "SessionStart",
+                    "code-intel-sandbox",
+                    json!(["--session-start"])
+                ),
                 hook("PreToolUse", PRE_TOOL_USE_BIN, json!([])),
                 hook("PostToolUse", POST_TOOL_USE_BIN, json!([])),
             ]),

@@ -168,7 +168,10 @@ fn claude_plugin(claude: &Path, case: &ClaudeCase, args: &[&str]) -> Result<Stri
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    ensure!(out.status.success(), "claude plugin {args:?} failed: {text}");
+    ensure!(
+        out.status.success(),
+        "claude plugin {args:?} failed: {text}"
+    );
     Ok(text)
 }
 
@@ -219,7 +222,9 @@ fn the_marketplace_installs_a_gated_plugin() -> Result<()> {
         run.describe()
     );
     ensure!(case.read("src/farewell.py")?.is_none(), "the Write landed");
-    let started = run.tool_result(1, 0).context("no result for start_session")?;
+    let started = run
+        .tool_result(1, 0)
+        .context("no result for start_session")?;
     ensure!(
         !started.is_error && started.content.contains("session_id"),
         "{started:?}\n{}",
@@ -228,7 +233,9 @@ fn the_marketplace_installs_a_gated_plugin() -> Result<()> {
     // The installed plugin's SessionStart hook wrote the sandbox line for this session.
     let lines = session_env_scripts(&case.case_dir().join("config/session-env"))?;
     ensure!(
-        lines.iter().any(|l| l.contains(SANDBOX_BIN) && l.contains("--session-env")),
+        lines
+            .iter()
+            .any(|l| l.contains(SANDBOX_BIN) && l.contains("--session-env")),
         "no sandbox line in the session environment: {lines:?}\n{}",
         run.describe()
     );

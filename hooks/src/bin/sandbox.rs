@@ -532,7 +532,9 @@ fn session_start() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let Some(file) = std::env::var_os("CLAUDE_ENV_FILE").filter(|v| !v.is_empty()) else {
-        eprintln!("code-intel-sandbox: --session-start outside a SessionStart hook (no CLAUDE_ENV_FILE)");
+        eprintln!(
+            "code-intel-sandbox: --session-start outside a SessionStart hook (no CLAUDE_ENV_FILE)"
+        );
         return ExitCode::SUCCESS;
     };
     let launcher = match std::env::current_exe().and_then(std::fs::canonicalize) {
@@ -544,8 +546,7 @@ fn session_start() -> ExitCode {
     };
     let line = code_intel_hooks::session_env_line(&launcher);
     let file = PathBuf::from(file);
-    let present = std::fs::read_to_string(&file)
-        .is_ok_and(|t| t.lines().any(|l| l.trim() == line));
+    let present = std::fs::read_to_string(&file).is_ok_and(|t| t.lines().any(|l| l.trim() == line));
     if present {
         return ExitCode::SUCCESS;
     }

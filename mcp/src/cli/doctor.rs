@@ -312,7 +312,10 @@ fn check_binaries(env: &Env, claude: &ClaudeConfig) -> Check {
     }
     Check::fail(
         "binaries",
-        format!("not found (on PATH or where configured): {}", missing.join(", ")),
+        format!(
+            "not found (on PATH or where configured): {}",
+            missing.join(", ")
+        ),
         "install them (`npx @code-intel/cli init`, or from the checkout `cargo install --path mcp` and \
          `cargo install --path hooks`), or add the directory holding them (e.g. target/release) to PATH",
     )
@@ -337,7 +340,9 @@ fn check_fail_closed(pre_hook: Option<&FoundHook>) -> Check {
             format!(
                 "the PreToolUse hook of {} has \"onFailure\": \"block\": a hook that cannot start, dies or times out ({} s) blocks the call",
                 f.source,
-                f.hook.timeout_secs.unwrap_or(DEFAULT_HOOK_TIMEOUT.as_secs())
+                f.hook
+                    .timeout_secs
+                    .unwrap_or(DEFAULT_HOOK_TIMEOUT.as_secs())
             ),
         );
     }
