@@ -4,7 +4,8 @@
 //! Checks, in order: the three binaries on PATH; the configuration; the MCP server entry
 //! (`.mcp.json` or the plugin) and the permission rule; the hook configuration (project, local and
 //! user settings, or the plugin's `hooks/hooks.json` when the plugin is enabled) pointing at the
-//! hook binaries with matchers that cover the write tools; a synthetic Write run through the
+//! hook binaries with matchers that cover the write tools, and fail-closed (`"onFailure":
+//! "block"`: a hook that cannot start, dies or times out blocks the call); a synthetic Write run through the
 //! configured PreToolUse hook exactly as Claude Code runs it (stdin JSON, cwd = the repository),
 //! which must be denied outside READY; the embedding model and runtime (verified and loaded; a
 //! missing model only WARNs: lexical search works without it); the index's freshness against the
@@ -456,6 +457,13 @@ fn check_sandbox(env: &Env, claude: &ClaudeConfig) -> Check {
                     install::SHELL_PREFIX_ENV
                 ),
             ),
+            None if claude.plugin_enabled && plugin_confines_bash() => Check::pass(
+                "sandbox",
+                format!(
+                    "{}; Bash commands run under it in every permission mode (the code-intel plugin's SessionStart hook hands them to the launcher)",
+                    ran.stdout.trim()
+                ),
+            ),
             None => Check::warn(
                 "sandbox",
                 format!(
@@ -485,6 +493,18 @@ fn check_sandbox(env: &Env, claude: &ClaudeConfig) -> Check {
             "reinstall the hooks (`cargo install --path hooks`)",
         ),
     }
+}
+
+/// Whether the plugin's hooks (compiled in) include the SessionStart hook that puts Bash under the
+/// launcher (`code-intel-sandbox --session-start`; docs/GATE.md, "The plugin's sandbox").
+fn plugin_confines_bash() -> bool {
+    serde_json::from_str::<Value>(PLUGIN_HOOKS).is_ok_and(|doc| {
+        install::command_hooks(&doc).iter().any(|h| {
+            h.event == "SessionStart"
+                && h.runs(install::SANDBOX_BIN)
+                && h.args.as_deref() == Some(&["--session-start".to_owned()][..])
+        })
+    })
 }
 
 /// One settings file Claude Code reads.
@@ -1280,6 +1300,46 @@ mod tests {
             embeddings_off: false,
         }
         .which(program)
+    }
+
+    #[test]
+    fn only_a_gating_hook_with_on_failure_block_is_fail_closed() {
+        let found =
+            |command: &str, args: Option<Vec<String>>, on_failure: Option<&str>| FoundHook {
+                hook: CommandHook {
+                    event: "PreToolUse".into(),
+                    matcher: Some("*".into()),
+                    command: command.into(),
+                    args,
+                    timeout_secs: Some(30),
+                    on_failure: on_failure.map(str::to_owned),
+                },
+                source: ".claude/settings.json".into(),
+            };
+        let ok = check_fail_closed(Some(&found(PRE_TOOL_USE_BIN, Some(vec![]), Some("block"))));
+        assert_eq!(ok.status, Status::Pass, "{}", ok.detail);
+        let legacy = check_fail_closed(Some(&found(
+            install::LEGACY_PRE_TOOL_USE_COMMAND,
+            None,
+            None,
+        )));
+        assert_eq!(legacy.status, Status::Fail);
+        assert!(legacy.detail.contains("timeout"), "{}", legacy.detail);
+        let cont = check_fail_closed(Some(&found(
+            PRE_TOOL_USE_BIN,
+            Some(vec![]),
+            Some("continue"),
+        )));
+        assert_eq!(cont.status, Status::Fail);
+        assert_eq!(check_fail_closed(None).status, Status::Fail);
+        // The plugin as shipped: its SessionStart hook confines Bash, its PreToolUse hook blocks.
+        assert!(plugin_confines_bash());
+        let plugin: Value = serde_json::from_str(PLUGIN_HOOKS).unwrap();
+        assert!(
+            install::command_hooks(&plugin)
+                .iter()
+                .any(|h| h.event == "PreToolUse" && h.runs(PRE_TOOL_USE_BIN) && h.fails_closed())
+        );
     }
 
     #[test]
