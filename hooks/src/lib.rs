@@ -486,3 +486,40 @@ pub fn sandbox_rewrite(
         .to_string(),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_env_line_quotes_the_launcher_and_is_found_for_its_session_only() {
+        let line = session_env_line(std::path::Path::new("/opt/it's/code-intel-sandbox"));
+        assert_eq!(
+            line,
+            r#"[ "${CODE_INTEL_LAUNCHED-}" = 1 ] || exec '/opt/it'\''s/code-intel-sandbox' --session-env "${BASH_EXECUTION_STRING-${ZSH_EXECUTION_STRING-}}""#
+        );
+        // The line runs the launcher with the whole command line as bash hands it over.
+        let config = tempfile::tempdir().unwrap();
+        let launcher = std::path::Path::new("/opt/ci/code-intel-sandbox");
+        let dir = config.path().join("session-env/abc-123");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("sessionstart-hook-0.sh"),
+            format!("export A=1\n{}\n", session_env_line(launcher)),
+        )
+        .unwrap();
+        assert!(session_env_installed(config.path(), "abc-123", launcher));
+        // Another launcher, another session, an id that is no Claude session id: not found.
+        assert!(!session_env_installed(
+            config.path(),
+            "abc-123",
+            std::path::Path::new("/elsewhere/code-intel-sandbox")
+        ));
+        assert!(!session_env_installed(config.path(), "other", launcher));
+        assert!(!session_env_installed(
+            config.path(),
+            "../session-env/abc-123",
+            launcher
+        ));
+    }
+}
