@@ -36,6 +36,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "build binaries used by the end-to-end tests"
 cargo build --workspace --bins
 
+step "release artifacts: hooks and launcher in the dist-hooks profile, stripped, at most 3 MB each"
+# Only the hooks here (about 4 CPU-minutes); code-intel's LTO build is scripts/dist.sh's whole run
+# (docs/DIST.md: why CI does not build it).
+bash scripts/dist.sh --hooks-only
+
 step "Node bindings: npm install from the lock, napi build of the addon, examples compiled and type-checked (tsc --strict)"
 # Debug profile like the rest of the suite. `napi build` passes an explicit --target, so the addon's
 # dependencies compile a second time under target/x86_64-unknown-linux-gnu (shared/docs/NAPI.md).

@@ -253,6 +253,102 @@ fn rewrite_launcher(
     Some((field, launcher))
 }
 
+/// The variable the launcher sets for the shell it hands a command line to (confined or, with the
+/// gate off, not): the line has been through the launcher. The session environment line
+/// ([`session_env_line`]), which Claude Code runs again inside that shell, then does not hand it
+/// over a second time.
+pub const LAUNCHED_ENV: &str = "CODE_INTEL_LAUNCHED";
+
+/// The launcher's option for a command line handed over by the session environment line.
+pub const SESSION_ENV_FLAG: &str = "--session-env";
+
+/// The line `code-intel-sandbox --session-start` (the plugin's SessionStart hook) appends to
+/// `CLAUDE_ENV_FILE`: the plugin's way to the kernel sandbox, since a plugin cannot set
+/// `CLAUDE_CODE_SHELL_PREFIX` (plugin settings take only `agent` and `subagentStatusLine` in
+/// Claude Code 2.1.328). Claude Code runs the session environment scripts inside the shell of
+/// every Bash command, before the command: its whole line reads `source <snapshot> || true &&
+/// <these scripts> … && eval '<command>' && pwd -P >| <cwd file>` (observed with 2.1.328,
+/// docs/GATE.md "The plugin's sandbox"). The line hands that whole command line
+/// (`$BASH_EXECUTION_STRING`, zsh's `$ZSH_EXECUTION_STRING`) to the launcher, which runs it
+/// again under the sandbox with [`LAUNCHED_ENV`] set, so that the second pass goes on to the
+/// command. Claude Code's permission checks still see the command as the model wrote it.
+pub fn session_env_line(launcher: &std::path::Path) -> String {
+    let quoted = launcher.to_string_lossy().replace('\'', r"'\''");
+    format!(
+        "[ \"${{{LAUNCHED_ENV}-}}\" = 1 ] || exec '{quoted}' {SESSION_ENV_FLAG} \"${{BASH_EXECUTION_STRING-${{ZSH_EXECUTION_STRING-}}}}\""
+    )
+}
+
+/// Whether Claude Code's session environment scripts of session `session_id` (the files
+/// `<config>/session-env/<session_id>/*.sh`, where Claude Code 2.1.328 keeps what SessionStart
+/// hooks write to `CLAUDE_ENV_FILE`) hold [`session_env_line`] for `launcher`: then every Bash
+/// command of the session runs under the launcher. `config_dir`: `CLAUDE_CONFIG_DIR`, else
+/// `~/.claude`. An id that is not a valid Claude session id never names a path.
+pub fn session_env_installed(
+    config_dir: &std::path::Path,
+    session_id: &str,
+    launcher: &std::path::Path,
+) -> bool {
+    if session_id
+        .parse::<code_intel_gate::vocab::ClaudeSessionId>()
+        .is_err()
+    {
+        return false;
+    }
+    let line = session_env_line(launcher);
+    let Ok(entries) = std::fs::read_dir(config_dir.join("session-env").join(session_id)) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        e.file_name().to_str().is_some_and(|n| n.ends_with(".sh"))
+            && code_intel_gate::persist::read_regular(&e.path(), 64 * 1024)
+                .ok()
+                .flatten()
+                .is_some_and(|bytes| {
+                    String::from_utf8_lossy(&bytes)
+                        .lines()
+                        .any(|l| l.trim() == line)
+                })
+    })
+}
+
+/// Whether this shell call runs under the launcher through the session environment line
+/// ([`session_env_installed`]), so that, as under the shell prefix ([`shell_confined`]), the gate
+/// may leave the writes it cannot resolve to the kernel and the hook need not rewrite the call: a
+/// shell tool, the launcher next to the hook (`hook_exe`'s sibling [`SANDBOX_BIN`]) and outside
+/// `project`, the line for it in the session's scripts, and the kernel enforcing the ruleset
+/// fully. `config_dir` as for [`session_env_installed`].
+pub fn session_env_confined(
+    input: &HookInput,
+    project: &std::path::Path,
+    config_dir: Option<&std::path::Path>,
+    hook_exe: &std::path::Path,
+) -> bool {
+    if !matches!(
+        tools::classify(&input.tool_name),
+        tools::ToolClass::Shell(_)
+    ) {
+        return false;
+    }
+    let (Some(config_dir), Some(session)) = (config_dir, input.session_id.as_deref()) else {
+        return false;
+    };
+    hook_exe
+        .parent()
+        .and_then(|d| launcher_outside(&d.join(SANDBOX_BIN), project))
+        .is_some_and(|l| session_env_installed(config_dir, session, &l))
+        && landlock_fully_enforced()
+}
+
+/// Claude Code's configuration directory as hooks see it: `CLAUDE_CONFIG_DIR`, else
+/// `$HOME/.claude` (absolute only).
+pub fn claude_config_dir(locations: &ConfigLocations) -> Option<PathBuf> {
+    locations
+        .claude_config_dir
+        .clone()
+        .or_else(|| locations.home.as_ref().map(|h| h.join(".claude")))
+}
+
 /// The newest Landlock ABI whose file-system write rights the launcher asks for (older kernels
 /// get what they support, best effort; the ruleset is then only partly enforced).
 #[cfg(target_os = "linux")]
@@ -391,4 +487,41 @@ pub fn sandbox_rewrite(
         })
         .to_string(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_env_line_quotes_the_launcher_and_is_found_for_its_session_only() {
+        let line = session_env_line(std::path::Path::new("/opt/it's/code-intel-sandbox"));
+        assert_eq!(
+            line,
+            r#"[ "${CODE_INTEL_LAUNCHED-}" = 1 ] || exec '/opt/it'\''s/code-intel-sandbox' --session-env "${BASH_EXECUTION_STRING-${ZSH_EXECUTION_STRING-}}""#
+        );
+        // The line runs the launcher with the whole command line as bash hands it over.
+        let config = tempfile::tempdir().unwrap();
+        let launcher = std::path::Path::new("/opt/ci/code-intel-sandbox");
+        let dir = config.path().join("session-env/abc-123");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("sessionstart-hook-0.sh"),
+            format!("export A=1\n{}\n", session_env_line(launcher)),
+        )
+        .unwrap();
+        assert!(session_env_installed(config.path(), "abc-123", launcher));
+        // Another launcher, another session, an id that is no Claude session id: not found.
+        assert!(!session_env_installed(
+            config.path(),
+            "abc-123",
+            std::path::Path::new("/elsewhere/code-intel-sandbox")
+        ));
+        assert!(!session_env_installed(config.path(), "other", launcher));
+        assert!(!session_env_installed(
+            config.path(),
+            "../session-env/abc-123",
+            launcher
+        ));
+    }
 }

@@ -7,7 +7,11 @@
 //! - `.code-intel/.gitignore`: ignores the local state (index, sync state, sessions, bindings,
 //!   journal) and keeps `config.json`, `learned_pairs.json` and `agreements/` shareable;
 //! - `.mcp.json`: the `code-intel` server (`code-intel serve`, `alwaysLoad`);
-//! - `.claude/settings.json`: the PreToolUse hook on the write tools and Bash, the PostToolUse hook
+//!
+//! Programs are named as [`Programs`] says: bare names found on PATH (a `cargo install`), or
+//! absolute paths into one directory (`init --bin-dir`, what the npm package's `init` passes);
+//! - `.claude/settings.json`: the PreToolUse hook on every tool (exec form, `"onFailure":
+//!   "block"`: a hook that cannot start, dies or times out blocks the call), the PostToolUse hook
 //!   on every tool, and the permission rule `mcp__code-intel`;
 //! - `.claude/skills/{code,outcome}/SKILL.md`: the plugin's skills with the tool names of a project
 //!   server ([`project_skill_text`]);
@@ -45,11 +49,17 @@ pub const SERVER_BIN: &str = "code-intel";
 pub const PRE_TOOL_USE_BIN: &str = "code-intel-pre-tool-use";
 /// The PostToolUse hook binary.
 pub const POST_TOOL_USE_BIN: &str = "code-intel-post-tool-use";
-/// The installed PreToolUse command, in shell form: Claude Code runs the tool when a hook command
-/// cannot be found or dies by a signal (any exit but 2 is non-blocking, CLAUDE_CODE.md §2.5), so a
-/// missing, non-executable or killed hook binary must still end in exit 2 (blocked, with the
-/// shell's "not found" on stderr as the reason). The binary itself only exits 0 (allow) or 2.
-pub const PRE_TOOL_USE_COMMAND: &str = "code-intel-pre-tool-use || exit 2";
+/// The PreToolUse command earlier versions installed, in shell form: a missing or killed binary
+/// ends in exit 2 (blocked), but a hook that runs past its `timeout` still let the call through.
+/// `init` replaces it with the exec form and [`ON_FAILURE_BLOCK`] ([`hook_handler`]).
+pub const LEGACY_PRE_TOOL_USE_COMMAND: &str = "code-intel-pre-tool-use || exit 2";
+/// The hook key that makes Claude Code treat a hook's failure as a block: it could not start (a
+/// missing binary), timed out, exited with a code other than 0 or 2, or printed invalid JSON
+/// (the schema of Claude Code 2.1.328; verified end to end in tests/tests/fail_closed.rs, and
+/// without it each of these lets the call through, CLAUDE_CODE.md §2.5).
+pub const ON_FAILURE: &str = "onFailure";
+/// The [`ON_FAILURE`] value that blocks.
+pub const ON_FAILURE_BLOCK: &str = "block";
 /// Tools the PreToolUse hook must see at the very least (`doctor` names those a matcher misses):
 /// in the gate's tool table, the file-writing tools, the shells the gate analyses, and the tools
 /// that write Claude Code's configuration (Edit, Write, MultiEdit, NotebookEdit, Bash, Monitor,
@@ -210,10 +220,13 @@ pub fn project_skill_text(plugin_text: &str) -> String {
 
 /// The `.mcp.json` entry of the server (CLAUDE_CODE.md §6; `alwaysLoad` keeps the tools out of
 /// Claude Code's deferred tool search, so the model sees them from the first request).
-pub fn server_entry() -> Json {
+pub fn server_entry(programs: &Programs) -> Json {
     let mut e = IndexMap::new();
     e.insert("type".to_owned(), Json::String("stdio".into()));
-    e.insert("command".to_owned(), Json::String(SERVER_BIN.into()));
+    e.insert(
+        "command".to_owned(),
+        Json::String(programs.command(SERVER_BIN)),
+    );
     e.insert(
         "args".to_owned(),
         Json::Array(vec![Json::String("serve".into())]),
@@ -222,32 +235,52 @@ pub fn server_entry() -> Json {
     Json::Object(e)
 }
 
-/// The hook handler `init` installs for `bin`: the PreToolUse hook in shell form
-/// ([`PRE_TOOL_USE_COMMAND`], fail-closed when the binary is missing), any other in exec form (no
-/// shell; the command is looked up on PATH).
-pub fn hook_handler(bin: &str) -> Json {
+/// The hook handler `init` installs for the program `program` (a bare name looked up on PATH, or
+/// an absolute path: [`Programs`]), in exec form (no shell). The PreToolUse handler carries
+/// `"onFailure": "block"`, so that Claude Code blocks the call when the hook cannot start, dies or
+/// runs past its timeout (it would run the tool otherwise). The PostToolUse handler does not: it
+/// runs after the tool, so blocking undoes nothing, and a failure there only leaves a read or a
+/// session binding unrecorded, which later denies a write (fails closed by itself).
+pub fn hook_handler(program: &str, fail_closed: bool) -> Json {
     let mut h = IndexMap::new();
     h.insert("type".to_owned(), Json::String("command".into()));
-    if bin == PRE_TOOL_USE_BIN {
-        h.insert(
-            "command".to_owned(),
-            Json::String(PRE_TOOL_USE_COMMAND.into()),
-        );
-    } else {
-        h.insert("command".to_owned(), Json::String(bin.to_owned()));
-        h.insert("args".to_owned(), Json::Array(Vec::new()));
-    }
+    h.insert("command".to_owned(), Json::String(program.to_owned()));
+    h.insert("args".to_owned(), Json::Array(Vec::new()));
     h.insert("timeout".to_owned(), Json::Number(HOOK_TIMEOUT_SECS.into()));
+    if fail_closed {
+        h.insert(ON_FAILURE.to_owned(), Json::String(ON_FAILURE_BLOCK.into()));
+    }
     Json::Object(h)
 }
 
-/// Whether a PreToolUse handler is the plain form earlier versions installed (exec form or a bare
-/// command naming the binary), which fails open when the binary is missing: `init` upgrades it to
-/// [`PRE_TOOL_USE_COMMAND`]. A command the user wrote differently is left alone.
-fn is_plain_pre_tool_use(h: &IndexMap<String, Json>) -> bool {
-    h.get("command").and_then(Json::as_str).map(str::trim) == Some(PRE_TOOL_USE_BIN)
-        && h.get("args")
-            .is_none_or(|a| a.as_array().is_some_and(|a| a.is_empty()))
+/// Where the programs `init` configures come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Programs {
+    /// Bare names, looked up on PATH by Claude Code (a `cargo install`).
+    OnPath,
+    /// Absolute paths in this directory (the npm package's platform binaries: no PATH lookup,
+    /// so no program earlier on PATH can stand in for them).
+    In(PathBuf),
+}
+
+impl Programs {
+    /// The command that runs `bin` (one of [`SERVER_BIN`], [`PRE_TOOL_USE_BIN`],
+    /// [`POST_TOOL_USE_BIN`], [`SANDBOX_BIN`]).
+    pub fn command(&self, bin: &str) -> String {
+        match self {
+            Programs::OnPath => bin.to_owned(),
+            Programs::In(dir) => dir.join(bin).to_string_lossy().into_owned(),
+        }
+    }
+}
+
+/// The launcher of an install whose programs are in `dir` ([`Programs::In`]): its real path, when
+/// it is a file there.
+pub fn launcher_in(dir: &Path) -> Option<PathBuf> {
+    let p = dir.join(SANDBOX_BIN);
+    p.is_file()
+        .then(|| std::fs::canonicalize(&p).ok())
+        .flatten()
 }
 
 /// The launcher to install as Claude Code's shell prefix: `code-intel-sandbox` next to the
@@ -269,8 +302,8 @@ pub fn find_launcher(path: Option<&std::ffi::OsStr>, own_exe: Option<&Path>) -> 
         .and_then(|p| std::fs::canonicalize(p).ok())
 }
 
-/// Computes the install of code-intel into `root` with `skills` and, when given, `launcher` as
-/// Claude Code's shell prefix ([`find_launcher`]), reading only.
+/// Computes the install of code-intel into `root` with `skills`, the programs from `programs`
+/// and, when given, `launcher` as Claude Code's shell prefix ([`find_launcher`]), reading only.
 ///
 /// # Errors
 /// [`InstallError::Read`] for an unreadable file, [`InstallError::Malformed`] for a file that is
@@ -279,6 +312,7 @@ pub fn find_launcher(path: Option<&std::ffi::OsStr>, own_exe: Option<&Path>) -> 
 pub fn plan(
     root: &RepoRoot,
     skills: &[Skill<'_>],
+    programs: &Programs,
     launcher: Option<&Path>,
 ) -> Result<InstallPlan, InstallError> {
     let mut files = vec![
@@ -289,8 +323,12 @@ pub fn plan(
             STATE_GITIGNORE,
             KeepExisting::Yes,
         )?,
-        plan_json(root, MCP_JSON, &merge_mcp_json)?,
-        plan_json(root, SETTINGS_JSON, &merge_settings)?,
+        plan_json(root, MCP_JSON, &|doc: &mut Json| {
+            merge_mcp_json(doc, programs)
+        })?,
+        plan_json(root, SETTINGS_JSON, &|doc: &mut Json| {
+            merge_settings(doc, programs)
+        })?,
     ];
     let mut warnings = Vec::new();
     match launcher {
@@ -367,13 +405,14 @@ pub fn apply(plan: &InstallPlan) -> Result<(), InstallError> {
 pub fn install(
     root: &RepoRoot,
     skills: &[Skill<'_>],
+    programs: &Programs,
     launcher: Option<&Path>,
 ) -> Result<InstallPlan, InstallError> {
     // Plan once before taking the lock, so that a refused install creates nothing, not even
     // the lock file; then again under the lock, against what is there now.
-    plan(root, skills, launcher)?;
+    plan(root, skills, programs, launcher)?;
     let _lock = FileLock::acquire(&root.state().install_lock())?;
-    let plan = plan(root, skills, launcher)?;
+    let plan = plan(root, skills, programs, launcher)?;
     apply(&plan)?;
     Ok(plan)
 }
@@ -434,6 +473,8 @@ pub struct CommandHook {
     pub args: Option<Vec<String>>,
     /// `timeout`, seconds, when given.
     pub timeout_secs: Option<u64>,
+    /// `onFailure` (`block` or `continue`), when given.
+    pub on_failure: Option<String>,
 }
 
 impl CommandHook {
@@ -446,6 +487,12 @@ impl CommandHook {
     /// The matcher, classified.
     pub fn matcher_kind(&self) -> MatcherKind {
         MatcherKind::of(self.matcher.as_deref())
+    }
+
+    /// Whether Claude Code blocks the call when this hook fails (cannot start, times out, dies):
+    /// `"onFailure": "block"`.
+    pub fn fails_closed(&self) -> bool {
+        self.on_failure.as_deref() == Some(ON_FAILURE_BLOCK)
     }
 }
 
@@ -490,6 +537,10 @@ pub fn command_hooks(doc: &serde_json::Value) -> Vec<CommandHook> {
                     command: command.to_owned(),
                     args,
                     timeout_secs: h.get("timeout").and_then(serde_json::Value::as_u64),
+                    on_failure: h
+                        .get(ON_FAILURE)
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_owned),
                 });
             }
         }
@@ -675,11 +726,11 @@ fn object_under<'a>(
         .ok_or_else(|| format!("`{key}` is not an object"))
 }
 
-fn merge_mcp_json(doc: &mut Json) -> Result<(), String> {
+fn merge_mcp_json(doc: &mut Json, programs: &Programs) -> Result<(), String> {
     let top = top_object(doc)?;
     let servers = object_under(top, "mcpServers")?;
     let Some(entry) = servers.get_mut(SERVER_NAME) else {
-        servers.insert(SERVER_NAME.to_owned(), server_entry());
+        servers.insert(SERVER_NAME.to_owned(), server_entry(programs));
         return Ok(());
     };
     let entry = entry
@@ -690,12 +741,18 @@ fn merge_mcp_json(doc: &mut Json) -> Result<(), String> {
     if entry.get("type").and_then(Json::as_str) != Some("stdio") {
         entry.insert("type".to_owned(), Json::String("stdio".into()));
     }
-    let command_ok = entry
-        .get("command")
-        .and_then(Json::as_str)
-        .is_some_and(|c| runs_binary(c, true, SERVER_BIN));
+    // With absolute programs the command is this install's (an npm upgrade moves it); on PATH
+    // any command naming the binary stays.
+    let command = entry.get("command").and_then(Json::as_str);
+    let command_ok = match programs {
+        Programs::OnPath => command.is_some_and(|c| runs_binary(c, true, SERVER_BIN)),
+        Programs::In(_) => command == Some(programs.command(SERVER_BIN).as_str()),
+    };
     if !command_ok {
-        entry.insert("command".to_owned(), Json::String(SERVER_BIN.into()));
+        entry.insert(
+            "command".to_owned(),
+            Json::String(programs.command(SERVER_BIN)),
+        );
     }
     let args_ok = entry
         .get("args")
@@ -715,17 +772,17 @@ fn merge_mcp_json(doc: &mut Json) -> Result<(), String> {
     Ok(())
 }
 
-fn merge_settings(doc: &mut Json) -> Result<(), String> {
+fn merge_settings(doc: &mut Json, programs: &Programs) -> Result<(), String> {
     let top = top_object(doc)?;
     let hooks = object_under(top, "hooks")?;
     ensure_hook(
         hooks,
         "PreToolUse",
         PRE_TOOL_USE_MATCHER,
-        None,
+        programs,
         PRE_TOOL_USE_BIN,
     )?;
-    ensure_hook(hooks, "PostToolUse", "*", None, POST_TOOL_USE_BIN)?;
+    ensure_hook(hooks, "PostToolUse", "*", programs, POST_TOOL_USE_BIN)?;
     let permissions = object_under(top, "permissions")?;
     let allow = permissions
         .entry("allow".to_owned())
@@ -788,17 +845,20 @@ fn is_our_handler(h: &Json, bin: &str) -> bool {
         .is_some_and(|c| runs_binary(c, exec_form, bin))
 }
 
-/// Makes `hooks[event]` hold exactly one handler running `bin`, in a group whose matcher covers
-/// `required`: the first such existing handler is kept (completed with `type` and `timeout`),
-/// other handlers of `bin` are removed (and groups they leave empty), and without one a new group
-/// `{matcher, hooks: [handler]}` is appended.
+/// Makes `hooks[event]` hold exactly one handler running `bin`, in a group whose matcher selects
+/// every tool: the first such existing handler is kept and completed (`type`, `timeout`; for
+/// PreToolUse `"onFailure": "block"`; a form `init` installed earlier is rewritten to the exec
+/// form of [`hook_handler`] with the program from `programs`), other handlers of `bin` are removed
+/// (and groups they leave empty), and without one a new group `{matcher, hooks: [handler]}` is
+/// appended.
 fn ensure_hook(
     hooks: &mut IndexMap<String, Json>,
     event: &str,
     matcher: &str,
-    required: Option<&[&str]>,
+    programs: &Programs,
     bin: &str,
 ) -> Result<(), String> {
+    let fail_closed = bin == PRE_TOOL_USE_BIN;
     let groups = hooks
         .entry(event.to_owned())
         .or_insert_with(|| Json::Array(Vec::new()))
@@ -810,7 +870,7 @@ fn ensure_hook(
         let Some(g) = group.as_object_mut() else {
             continue;
         };
-        let covering = covers(g.get("matcher"), required);
+        let covering = covers(g.get("matcher"), None);
         let Some(handlers) = g.get_mut("hooks").and_then(Json::as_array_mut) else {
             continue;
         };
@@ -823,18 +883,7 @@ fn ensure_hook(
             }
             if covering && !kept {
                 if let Some(h) = handlers[i].as_object_mut() {
-                    if h.get("type").and_then(Json::as_str) != Some("command") {
-                        h.insert("type".to_owned(), Json::String("command".into()));
-                    }
-                    h.entry("timeout".to_owned())
-                        .or_insert_with(|| Json::Number(HOOK_TIMEOUT_SECS.into()));
-                    if bin == PRE_TOOL_USE_BIN && is_plain_pre_tool_use(h) {
-                        h.shift_remove("args");
-                        h.insert(
-                            "command".to_owned(),
-                            Json::String(PRE_TOOL_USE_COMMAND.into()),
-                        );
-                    }
+                    complete_handler(h, programs, bin, fail_closed);
                 }
                 kept = true;
                 i += 1;
@@ -852,10 +901,63 @@ fn ensure_hook(
     if !kept {
         let mut group = IndexMap::new();
         group.insert("matcher".to_owned(), Json::String(matcher.to_owned()));
-        group.insert("hooks".to_owned(), Json::Array(vec![hook_handler(bin)]));
+        group.insert(
+            "hooks".to_owned(),
+            Json::Array(vec![hook_handler(&programs.command(bin), fail_closed)]),
+        );
         groups.push(Json::Object(group));
     }
     Ok(())
+}
+
+/// Completes an existing handler of ours (see [`ensure_hook`]).
+fn complete_handler(
+    h: &mut IndexMap<String, Json>,
+    programs: &Programs,
+    bin: &str,
+    fail_closed: bool,
+) {
+    if h.get("type").and_then(Json::as_str) != Some("command") {
+        h.insert("type".to_owned(), Json::String("command".into()));
+    }
+    h.entry("timeout".to_owned())
+        .or_insert_with(|| Json::Number(HOOK_TIMEOUT_SECS.into()));
+    if let Some(written) = installed_program(h, bin) {
+        // A form init wrote: the exec form, with this install's program (absolute programs
+        // follow an upgrade that moved them; a legacy `… || exit 2` loses its shell).
+        let program = match programs {
+            Programs::In(_) => programs.command(bin),
+            Programs::OnPath => written,
+        };
+        h.insert("command".to_owned(), Json::String(program));
+        if !h.contains_key("args") {
+            // Keep the key order: args right after command.
+            let at = h.get_index_of("command").map_or(h.len(), |c| c + 1);
+            h.shift_insert(at, "args".to_owned(), Json::Array(Vec::new()));
+        }
+    }
+    if fail_closed && h.get(ON_FAILURE).and_then(Json::as_str) != Some(ON_FAILURE_BLOCK) {
+        h.insert(ON_FAILURE.to_owned(), Json::String(ON_FAILURE_BLOCK.into()));
+    }
+}
+
+/// The program of a handler in a form `init` installs or installed (the exec form without
+/// arguments, a bare command, or [`LEGACY_PRE_TOOL_USE_COMMAND`] with the binary by name or by
+/// absolute path): `None` for a command the user wrote otherwise, which is kept as it is.
+fn installed_program(h: &IndexMap<String, Json>, bin: &str) -> Option<String> {
+    let command = h.get("command").and_then(Json::as_str)?.trim();
+    let no_args = h
+        .get("args")
+        .is_none_or(|a| a.as_array().is_some_and(|a| a.is_empty()));
+    let program = command
+        .strip_suffix(&LEGACY_PRE_TOOL_USE_COMMAND[PRE_TOOL_USE_BIN.len()..])
+        .unwrap_or(command);
+    let names_bin = program == bin
+        || (Path::new(program).is_absolute()
+            && !program.contains(char::is_whitespace)
+            && !program.contains(['"', '\'', '$', '`'])
+            && Path::new(program).file_name() == Some(bin.as_ref()));
+    (no_args && names_bin).then(|| program.to_owned())
 }
 
 /// Whether the root `.gitignore` (or `.git/info/exclude`) ignores `.code-intel/config.json`.
@@ -903,17 +1005,24 @@ mod tests {
         );
     }
 
-    fn merged(
-        merge: fn(&mut Json) -> Result<(), String>,
+    type Merge = fn(&mut Json, &Programs) -> Result<(), String>;
+
+    fn merged(merge: Merge, input: serde_json::Value) -> serde_json::Value {
+        merged_with(merge, &Programs::OnPath, input)
+    }
+
+    fn merged_with(
+        merge: Merge,
+        programs: &Programs,
         input: serde_json::Value,
     ) -> serde_json::Value {
         let mut doc = Json::from_value(input);
-        merge(&mut doc).unwrap();
+        merge(&mut doc, programs).unwrap();
         doc.to_value()
     }
 
     fn pre() -> serde_json::Value {
-        json!({ "type": "command", "command": PRE_TOOL_USE_COMMAND, "timeout": HOOK_TIMEOUT_SECS })
+        json!({ "type": "command", "command": PRE_TOOL_USE_BIN, "args": [], "timeout": HOOK_TIMEOUT_SECS, "onFailure": "block" })
     }
 
     fn post() -> serde_json::Value {
@@ -965,14 +1074,15 @@ mod tests {
 
     #[test]
     fn an_existing_handler_is_completed_moved_or_deduplicated() {
-        // An absolute path in shell form under a covering matcher: kept, completed with a timeout.
+        // An absolute path under a covering matcher: kept, in exec form, completed with a
+        // timeout and onFailure.
         let custom = json!({ "hooks": {
             "PreToolUse": [{ "matcher": "*", "hooks": [{ "type": "command", "command": "/opt/bin/code-intel-pre-tool-use" }] }],
         }});
         let out = merged(merge_settings, custom);
         assert_eq!(
             out["hooks"]["PreToolUse"],
-            json!([{ "matcher": "*", "hooks": [{ "type": "command", "command": "/opt/bin/code-intel-pre-tool-use", "timeout": HOOK_TIMEOUT_SECS }] }])
+            json!([{ "matcher": "*", "hooks": [{ "type": "command", "command": "/opt/bin/code-intel-pre-tool-use", "args": [], "timeout": HOOK_TIMEOUT_SECS, "onFailure": "block" }] }])
         );
         // An old matcher without Bash, shared with another handler, plus a duplicate: our handler
         // leaves the old group (the other handler stays), the duplicate's group disappears, one
@@ -1019,11 +1129,7 @@ mod tests {
     #[test]
     fn wrong_shapes_are_refused() {
         for (merge, doc, what) in [
-            (
-                merge_settings as fn(&mut Json) -> Result<(), String>,
-                json!([]),
-                "top level",
-            ),
+            (merge_settings as Merge, json!([]), "top level"),
             (merge_settings, json!({ "hooks": [] }), "`hooks`"),
             (
                 merge_settings,
@@ -1042,31 +1148,72 @@ mod tests {
                 "code-intel",
             ),
         ] {
-            let err = merge(&mut Json::from_value(doc)).unwrap_err();
+            let err = merge(&mut Json::from_value(doc), &Programs::OnPath).unwrap_err();
             assert!(err.contains(what), "{err}");
         }
     }
 
     #[test]
-    fn a_plain_pre_tool_use_handler_is_upgraded_to_the_fail_closed_form() {
-        // Earlier installs wrote the exec form, which Claude Code runs the tool past when the
-        // binary is missing; init rewrites it once and then leaves it alone.
-        let old = json!({ "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [
-            { "type": "command", "command": PRE_TOOL_USE_BIN, "args": [], "timeout": 7 }
-        ] }] } });
-        let once = merged(merge_settings, old);
-        assert_eq!(
-            once["hooks"]["PreToolUse"][0]["hooks"],
-            json!([{ "type": "command", "command": PRE_TOOL_USE_COMMAND, "timeout": 7 }])
-        );
-        assert_eq!(merged(merge_settings, once.clone()), once);
-        // A command the user wrote differently (an absolute path, extra arguments) is kept.
+    fn earlier_pre_tool_use_forms_are_upgraded_to_fail_closed_exec_form() {
+        // The shell form `… || exit 2` blocked a missing binary but not a timeout; the plain exec
+        // form blocked neither. Both become the exec form with onFailure, once.
+        for command in [LEGACY_PRE_TOOL_USE_COMMAND, PRE_TOOL_USE_BIN] {
+            let old = json!({ "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [
+                { "type": "command", "command": command, "timeout": 7 }
+            ] }] } });
+            let once = merged(merge_settings, old);
+            assert_eq!(
+                once["hooks"]["PreToolUse"][0]["hooks"],
+                json!([{ "type": "command", "command": PRE_TOOL_USE_BIN, "args": [], "timeout": 7, "onFailure": "block" }]),
+                "{command}"
+            );
+            assert_eq!(merged(merge_settings, once.clone()), once);
+        }
+        // A command the user wrote differently (extra arguments, a wrapper) keeps its command and
+        // gets onFailure; a user's "continue" is overridden: the gate must not fail open.
         let custom = json!({ "hooks": { "PreToolUse": [{ "matcher": "*", "hooks": [
-            { "type": "command", "command": "/opt/bin/code-intel-pre-tool-use", "args": [], "timeout": 7 }
+            { "type": "command", "command": "/opt/bin/code-intel-pre-tool-use", "args": ["--x"], "timeout": 7, "onFailure": "continue" }
         ] }] } });
         assert_eq!(
-            merged(merge_settings, custom.clone())["hooks"]["PreToolUse"],
-            custom["hooks"]["PreToolUse"]
+            merged(merge_settings, custom)["hooks"]["PreToolUse"][0]["hooks"],
+            json!([{ "type": "command", "command": "/opt/bin/code-intel-pre-tool-use", "args": ["--x"], "timeout": 7, "onFailure": "block" }])
+        );
+    }
+
+    #[test]
+    fn absolute_programs_are_written_and_followed() {
+        let dir = Programs::In(PathBuf::from("/opt/code-intel/bin"));
+        let settings = merged_with(merge_settings, &dir, json!({}));
+        assert_eq!(
+            settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            json!("/opt/code-intel/bin/code-intel-pre-tool-use")
+        );
+        assert_eq!(
+            settings["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+            json!("/opt/code-intel/bin/code-intel-post-tool-use")
+        );
+        let mcp = merged_with(merge_mcp_json, &dir, json!({}));
+        assert_eq!(
+            mcp["mcpServers"]["code-intel"]["command"],
+            json!("/opt/code-intel/bin/code-intel")
+        );
+        // An upgrade that moved the binaries moves the configured paths, hooks and server.
+        let moved = Programs::In(PathBuf::from("/srv/new/bin"));
+        let settings = merged_with(merge_settings, &moved, settings);
+        assert_eq!(
+            settings["hooks"]["PreToolUse"][0]["hooks"],
+            json!([{ "type": "command", "command": "/srv/new/bin/code-intel-pre-tool-use", "args": [], "timeout": HOOK_TIMEOUT_SECS, "onFailure": "block" }])
+        );
+        let mcp = merged_with(merge_mcp_json, &moved, mcp);
+        assert_eq!(
+            mcp["mcpServers"]["code-intel"]["command"],
+            json!("/srv/new/bin/code-intel")
+        );
+        // Back on PATH, an absolute path the user kept stays.
+        assert_eq!(
+            merged(merge_settings, settings.clone()),
+            settings,
+            "OnPath keeps a configured absolute path"
         );
     }
 
@@ -1114,6 +1261,7 @@ mod tests {
                 command: "a".into(),
                 args: Some(vec!["x".into()]),
                 timeout_secs: Some(5),
+                on_failure: None,
             }]
         );
     }
@@ -1140,7 +1288,7 @@ mod tests {
             "{\"mcpServers\": {\"z\": {\"command\": \"z\"}}}",
         )
         .unwrap();
-        let first = install(&root, &skills, None).unwrap();
+        let first = install(&root, &skills, &Programs::OnPath, None).unwrap();
         let changes: Vec<_> = first
             .files
             .iter()
@@ -1170,12 +1318,12 @@ mod tests {
                 .unwrap();
         assert_eq!(config, Config::default());
 
-        let second = install(&root, &skills, None).unwrap();
+        let second = install(&root, &skills, &Programs::OnPath, None).unwrap();
         assert!(!second.changes_anything(), "{second:#?}");
 
         std::fs::write(dir.path().join(".claude/settings.json"), "{\"hooks\": ").unwrap();
         std::fs::remove_file(dir.path().join(".mcp.json")).unwrap();
-        let err = install(&root, &skills, None).unwrap_err();
+        let err = install(&root, &skills, &Programs::OnPath, None).unwrap_err();
         assert!(matches!(err, InstallError::Malformed { .. }), "{err}");
         assert!(err.to_string().contains("nothing was changed"), "{err}");
         assert!(
@@ -1203,7 +1351,7 @@ mod tests {
             r#"{"permissions": {"allow": ["Bash(make:*)"]}, "env": {"FOO": "1"}}"#,
         )
         .unwrap();
-        let first = install(&root, &[], Some(launcher)).unwrap();
+        let first = install(&root, &[], &Programs::OnPath, Some(launcher)).unwrap();
         assert!(first.warnings.is_empty(), "{:?}", first.warnings);
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
@@ -1213,14 +1361,14 @@ mod tests {
                     "env": { "FOO": "1", SHELL_PREFIX_ENV: "/opt/ci/bin/code-intel-sandbox" } })
         );
         assert!(
-            !install(&root, &[], Some(launcher))
+            !install(&root, &[], &Programs::OnPath, Some(launcher))
                 .unwrap()
                 .changes_anything()
         );
 
         // A launcher that moved is followed.
         let moved = Path::new("/usr/local/bin/code-intel-sandbox");
-        install(&root, &[], Some(moved)).unwrap();
+        install(&root, &[], &Programs::OnPath, Some(moved)).unwrap();
         assert_eq!(prefix(&local), json!("/usr/local/bin/code-intel-sandbox"));
 
         // A prefix of the user's own is kept, with a warning saying what it costs.
@@ -1229,7 +1377,7 @@ mod tests {
             r#"{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/usr/bin/nice"}}"#,
         )
         .unwrap();
-        let kept = install(&root, &[], Some(launcher)).unwrap();
+        let kept = install(&root, &[], &Programs::OnPath, Some(launcher)).unwrap();
         assert_eq!(prefix(&local), json!("/usr/bin/nice"));
         assert!(
             kept.warnings
@@ -1241,7 +1389,7 @@ mod tests {
 
         // No launcher found: nothing written there, and a warning.
         std::fs::remove_file(&local).unwrap();
-        let none = install(&root, &[], None).unwrap();
+        let none = install(&root, &[], &Programs::OnPath, None).unwrap();
         assert!(!local.exists());
         assert!(
             none.warnings
@@ -1257,7 +1405,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = RepoRoot::new(dir.path()).unwrap();
         let launcher = Some(Path::new("/bin/code-intel-sandbox"));
-        assert!(plan(&root, &[], launcher).unwrap().warnings.is_empty());
+        assert!(
+            plan(&root, &[], &Programs::OnPath, launcher)
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
         std::fs::write(dir.path().join(".gitignore"), ".code-intel/\n").unwrap();
         std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
         std::fs::write(
@@ -1265,7 +1418,9 @@ mod tests {
             "{\"disableAllHooks\": true}",
         )
         .unwrap();
-        let warnings = plan(&root, &[], launcher).unwrap().warnings;
+        let warnings = plan(&root, &[], &Programs::OnPath, launcher)
+            .unwrap()
+            .warnings;
         assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("disableAllHooks"));
         assert!(warnings[1].contains(".gitignore ignores .code-intel/"));

@@ -160,11 +160,11 @@ fn a_broken_hook_configuration_fails_with_the_fix() {
     let settings_path = repo.path().join(".claude/settings.json");
     let good = std::fs::read_to_string(&settings_path).unwrap();
 
-    // A mistyped hook path: the installed form then blocks every tool (a plain exec form would
-    // let every write through); either way the gate is not working.
+    // A mistyped hook path: the installed form (onFailure block) then blocks every tool (a plain
+    // exec form would let every write through); either way the gate is not working.
     let broken = good.replace(
-        "\"command\": \"code-intel-pre-tool-use || exit 2\"",
-        "\"command\": \"/nonexistent/code-intel-pre-tool-use || exit 2\"",
+        "\"command\": \"code-intel-pre-tool-use\"",
+        "\"command\": \"/nonexistent/code-intel-pre-tool-use\"",
     );
     assert_ne!(
         broken, good,
@@ -188,6 +188,22 @@ fn a_broken_hook_configuration_fails_with_the_fix() {
         "{hooks}"
     );
     assert_ne!(check(&report, "gate")["status"], "pass", "{report:#}");
+
+    // The hook without "onFailure": "block": a timeout would let the call through.
+    std::fs::write(
+        &settings_path,
+        good.replace(r#""onFailure": "block""#, r#""onFailure": "continue""#),
+    )
+    .unwrap();
+    let (code, report) = repo.doctor(&bins);
+    assert_eq!(code, Some(1), "{report:#}");
+    let fail_closed = check(&report, "fail-closed");
+    assert_eq!(fail_closed["status"], "fail", "{report:#}");
+    assert!(
+        fail_closed["detail"].as_str().unwrap().contains("timeout"),
+        "{fail_closed}"
+    );
+    assert_eq!(check(&report, "hooks")["status"], "pass", "{report:#}");
 
     // A matcher that misses Bash and NotebookEdit.
     std::fs::write(

@@ -119,7 +119,7 @@ fn merges_into_existing_configuration_and_loses_nothing() {
                 "PreToolUse": [
                     { "matcher": "Bash", "hooks": [{ "type": "command", "command": "audit-bash" }] },
                     { "matcher": "*", "hooks": [
-                        { "type": "command", "command": "code-intel-pre-tool-use || exit 2", "timeout": 30 } ] },
+                        { "type": "command", "command": "code-intel-pre-tool-use", "args": [], "timeout": 30, "onFailure": "block" } ] },
                 ],
                 "Stop": [{ "hooks": [{ "type": "command", "command": "notify-done" }] }],
                 "PostToolUse": [{ "matcher": "*", "hooks": [
@@ -215,10 +215,7 @@ fn dry_run_shows_the_changes_and_writes_nothing() {
     // A unified diff of the settings, adding the hook and the rule.
     assert!(stdout.contains("--- a/.claude/settings.json"), "{stdout}");
     assert!(stdout.contains("+      \"mcp__code-intel\""), "{stdout}");
-    assert!(
-        stdout.contains("\"code-intel-pre-tool-use || exit 2\""),
-        "{stdout}"
-    );
+    assert!(stdout.contains("\"onFailure\": \"block\""), "{stdout}");
     assert_eq!(snapshot(repo.path()), before, "--dry-run wrote something");
     assert!(!repo.path().join(".code-intel").exists());
 }
@@ -280,7 +277,7 @@ fn an_existing_code_intel_entry_is_updated_not_duplicated() {
     assert_eq!(
         settings["hooks"]["PreToolUse"],
         json!([{ "matcher": "*", "hooks": [
-            { "type": "command", "command": "code-intel-pre-tool-use || exit 2", "timeout": 30 } ] }])
+            { "type": "command", "command": "code-intel-pre-tool-use", "args": [], "timeout": 30, "onFailure": "block" } ] }])
     );
     assert_eq!(settings["permissions"]["allow"], json!(["mcp__code-intel"]));
 }

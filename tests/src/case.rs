@@ -87,6 +87,7 @@ pub struct ClaudeCase {
     env: Vec<(String, String)>,
     args: Vec<String>,
     trusted: bool,
+    search_path: Option<String>,
 }
 
 impl ClaudeCase {
@@ -159,6 +160,7 @@ impl ClaudeCase {
             env: Vec::new(),
             args: Vec::new(),
             trusted: true,
+            search_path: None,
         })
     }
 
@@ -219,6 +221,13 @@ impl ClaudeCase {
     /// are ignored (observed with 2.1.328), so MCP tool calls are denied.
     pub fn trusted(&mut self, trusted: bool) -> &mut Self {
         self.trusted = trusted;
+        self
+    }
+
+    /// Replaces the `PATH` of the run (default: [`locate::bin_dir`], the case's `bin/`,
+    /// `/usr/local/bin:/usr/bin:/bin`), e.g. to prove an install needs no workspace binary.
+    pub fn search_path(&mut self, path: &str) -> &mut Self {
+        self.search_path = Some(path.to_owned());
         self
     }
 
@@ -308,11 +317,13 @@ impl ClaudeCase {
         let stdout = File::create(&stdout_path).map_err(io_err("creating", &stdout_path))?;
         let stderr = File::create(&stderr_path).map_err(io_err("creating", &stderr_path))?;
 
-        let path_var = format!(
-            "{}:{}:/usr/local/bin:/usr/bin:/bin",
-            locate::bin_dir().display(),
-            root.join("bin").display()
-        );
+        let path_var = self.search_path.clone().unwrap_or_else(|| {
+            format!(
+                "{}:{}:/usr/local/bin:/usr/bin:/bin",
+                locate::bin_dir().display(),
+                root.join("bin").display()
+            )
+        });
         let mut command = Command::new(claude);
         command
             .arg("-p")

@@ -13,8 +13,9 @@ pub const WRITE_TOOLS_MATCHER: &str = "*";
 
 /// Name of the PreToolUse hook binary built by `code-intel-hooks`.
 pub const PRE_TOOL_USE_BIN: &str = "code-intel-pre-tool-use";
-/// The PreToolUse command `code-intel init` and the plugin install (shell form: a missing or
-/// killed binary still exits 2, which blocks).
+/// The PreToolUse command earlier versions of `code-intel init` and the plugin installed (shell
+/// form: a missing or killed binary still exits 2, which blocks; a timeout does not). Today both
+/// install the exec form with `"onFailure": "block"` ([`Hook::fail_closed`]).
 pub const PRE_TOOL_USE_COMMAND: &str = "code-intel-pre-tool-use || exit 2";
 
 /// Name of the PostToolUse hook binary built by `code-intel-hooks`.
@@ -36,6 +37,9 @@ pub struct Hook {
     pub args: Option<Vec<String>>,
     /// Timeout in seconds.
     pub timeout_secs: u32,
+    /// `onFailure`: `Some("block")` makes Claude Code block the call when the hook cannot start,
+    /// dies or times out.
+    pub on_failure: Option<String>,
 }
 
 impl Hook {
@@ -47,6 +51,7 @@ impl Hook {
             command: command.to_owned(),
             args: Some(args.iter().map(|a| (*a).to_owned()).collect()),
             timeout_secs: HOOK_TIMEOUT_SECS,
+            on_failure: None,
         }
     }
 
@@ -58,7 +63,23 @@ impl Hook {
             command: command_line.to_owned(),
             args: None,
             timeout_secs: HOOK_TIMEOUT_SECS,
+            on_failure: None,
         }
+    }
+
+    /// The same handler with `"onFailure": "block"` (what `code-intel init` and the plugin
+    /// install on the PreToolUse hook).
+    #[must_use]
+    pub fn fail_closed(mut self) -> Self {
+        self.on_failure = Some("block".to_owned());
+        self
+    }
+
+    /// The same handler with another timeout, in seconds.
+    #[must_use]
+    pub fn timeout(mut self, secs: u32) -> Self {
+        self.timeout_secs = secs;
+        self
     }
 
     fn handler(&self) -> Value {
@@ -69,6 +90,9 @@ impl Hook {
         });
         if let (Some(args), Some(obj)) = (&self.args, handler.as_object_mut()) {
             obj.insert("args".into(), json!(args));
+        }
+        if let (Some(on_failure), Some(obj)) = (&self.on_failure, handler.as_object_mut()) {
+            obj.insert("onFailure".into(), json!(on_failure));
         }
         handler
     }
@@ -104,11 +128,11 @@ pub fn settings_json(hooks: &[Hook], allow: &[&str]) -> Value {
     json!({ "hooks": events, "permissions": { "allow": allow } })
 }
 
-/// The real code-intel gate: the PreToolUse binary on the write tools and Bash, the PostToolUse
-/// binary on every tool, both in exec form found on PATH.
+/// The real code-intel gate as `code-intel init` installs it: the PreToolUse binary on every
+/// tool (fail closed), the PostToolUse binary on every tool, both in exec form found on PATH.
 pub fn code_intel_hooks() -> Vec<Hook> {
     vec![
-        Hook::exec("PreToolUse", WRITE_TOOLS_MATCHER, PRE_TOOL_USE_BIN, &[]),
+        Hook::exec("PreToolUse", WRITE_TOOLS_MATCHER, PRE_TOOL_USE_BIN, &[]).fail_closed(),
         Hook::exec("PostToolUse", "*", POST_TOOL_USE_BIN, &[]),
     ]
 }
@@ -145,7 +169,7 @@ mod tests {
     fn groups_handlers_by_event_and_matcher() {
         let settings = settings_json(
             &[
-                Hook::exec("PreToolUse", "Write", "/bin/a", &[]),
+                Hook::exec("PreToolUse", "Write", "/bin/a", &[]).fail_closed(),
                 Hook::shell("PreToolUse", "Write", "b --x"),
                 Hook::exec("PostToolUse", "*", "c", &["post"]),
             ],
@@ -155,7 +179,7 @@ mod tests {
             settings,
             json!({ "hooks": {
                 "PreToolUse": [{ "matcher": "Write", "hooks": [
-                    { "type": "command", "command": "/bin/a", "args": [], "timeout": HOOK_TIMEOUT_SECS },
+                    { "type": "command", "command": "/bin/a", "args": [], "timeout": HOOK_TIMEOUT_SECS, "onFailure": "block" },
                     { "type": "command", "command": "b --x", "timeout": HOOK_TIMEOUT_SECS },
                 ]}],
                 "PostToolUse": [{ "matcher": "*", "hooks": [

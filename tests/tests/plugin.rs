@@ -15,9 +15,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result, bail, ensure};
-use code_intel_e2e::claude_config::{
-    POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, PRE_TOOL_USE_COMMAND, SERVER_BIN,
-};
+use code_intel_e2e::claude_config::{POST_TOOL_USE_BIN, PRE_TOOL_USE_BIN, SERVER_BIN};
 use code_intel_e2e::locate::workspace_root;
 use code_intel_e2e::{
     ClaudeCase, ClaudeRun, Step, locate_claude, require_binaries, tool_use_id, workspace_binary,
@@ -79,23 +77,35 @@ fn claude_plugin_validate_strict_accepts_the_repository() -> Result<()> {
         skills == BTreeSet::from(["code-intel:code", "code-intel:outcome"]),
         "{provides:#}"
     );
-    let hooks: BTreeSet<(String, String)> = provides["hooks"]
+    let hooks: BTreeSet<(String, String, String)> = provides["hooks"]
         .as_array()
         .into_iter()
         .flatten()
-        .map(|h| (h["event"].to_string(), h["command"].to_string()))
+        .map(|h| {
+            (
+                h["event"].to_string(),
+                h["command"].to_string(),
+                h["args"].to_string(),
+            )
+        })
         .collect();
+    let hook = |event: &str, bin: &str, args: Value| {
+        (
+            json!(event).to_string(),
+            json!(bin).to_string(),
+            args.to_string(),
+        )
+    };
     ensure!(
         hooks
             == BTreeSet::from([
-                (
-                    json!("PreToolUse").to_string(),
-                    json!(PRE_TOOL_USE_COMMAND).to_string()
+                hook(
+                    "SessionStart",
+                    "code-intel-sandbox",
+                    json!(["--session-start"])
                 ),
-                (
-                    json!("PostToolUse").to_string(),
-                    json!(POST_TOOL_USE_BIN).to_string()
-                ),
+                hook("PreToolUse", PRE_TOOL_USE_BIN, json!([])),
+                hook("PostToolUse", POST_TOOL_USE_BIN, json!([])),
             ]),
         "{provides:#}"
     );
@@ -126,17 +136,31 @@ fn manifest_version_and_hooks_match_the_workspace() -> Result<()> {
         server["env"]["CODE_INTEL_PROJECT"] == "${CLAUDE_PROJECT_DIR}",
         "{server}"
     );
-    // The plugin's hooks are the project install's (`code-intel init` writes the same handlers).
+    // The plugin's hooks are the project install's (`code-intel init` writes the same handlers:
+    // exec form, the PreToolUse one fail-closed), plus the SessionStart line for the sandbox.
     let hooks: Value = serde_json::from_str(&read("hooks/hooks.json")?)?;
     let pre = &hooks["hooks"]["PreToolUse"][0];
     ensure!(
-        pre["matcher"] == "*" && pre["hooks"][0]["command"] == PRE_TOOL_USE_COMMAND,
+        pre["matcher"] == "*"
+            && pre["hooks"][0]["command"] == PRE_TOOL_USE_BIN
+            && pre["hooks"][0]["args"] == json!([])
+            && pre["hooks"][0]["onFailure"] == "block",
         "{hooks:#}"
     );
     let post = &hooks["hooks"]["PostToolUse"][0];
     ensure!(
         post["matcher"] == "*" && post["hooks"][0]["command"] == POST_TOOL_USE_BIN,
         "{hooks:#}"
+    );
+    // The marketplace lists this plugin from the repository root, at the workspace version.
+    let market: Value = serde_json::from_str(&read(".claude-plugin/marketplace.json")?)?;
+    let listed = &market["plugins"][0];
+    ensure!(
+        market["name"] == "code-intel"
+            && listed["name"] == "code-intel"
+            && listed["source"] == "./"
+            && listed["version"] == env!("CARGO_PKG_VERSION"),
+        "{market:#}"
     );
     Ok(())
 }

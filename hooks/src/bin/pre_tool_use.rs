@@ -18,8 +18,9 @@ use std::process::ExitCode;
 
 use code_intel_gate::gate::{ConfigLocations, Verdict};
 use code_intel_hooks::{
-    WATCHDOG, WATCHDOG_AFTER, config_locations, decide_pre, deny_json, project_dir, read_input,
-    rewrite_confined, sandbox_rewrite, shell_confined,
+    WATCHDOG, WATCHDOG_AFTER, claude_config_dir, config_locations, decide_pre, deny_json,
+    project_dir, read_input, rewrite_confined, sandbox_rewrite, session_env_confined,
+    shell_confined,
 };
 
 const TIMEOUT_REASON: &str = "code-intel gate could not decide within 2 s (something blocked: a FIFO or device where a file should be, a held lock, a stuck disk), so it blocked this call to be safe; run `code-intel doctor`";
@@ -73,10 +74,18 @@ fn decide() -> (Verdict, Option<String>) {
     let locations = config_locations();
     let exe = std::env::current_exe().unwrap_or_default();
     let prefix = std::env::var_os(code_intel_hooks::shell_prefix::PREFIX_ENV);
-    let confined = shell_confined(&input, &project, prefix.as_deref(), &exe)
+    // The plugin's way to the sandbox (its SessionStart line); confines like the prefix.
+    let session_env = session_env_confined(
+        &input,
+        &project,
+        claude_config_dir(&locations).as_deref(),
+        &exe,
+    );
+    let confined = session_env
+        || shell_confined(&input, &project, prefix.as_deref(), &exe)
         || rewrite_confined(&input, &project, prefix.as_deref(), &exe);
     let verdict = decide_pre(&input, &project, &locations, confined);
-    if verdict != Verdict::Allow {
+    if verdict != Verdict::Allow || session_env {
         return (verdict, None);
     }
     match sandbox_rewrite(&input, &project, &locations, &exe, prefix.as_deref()) {

@@ -4,7 +4,16 @@
 //! code-intel-sandbox [--protect PATH]... [--allow PATH]... -- COMMAND
 //! code-intel-sandbox COMMAND
 //! code-intel-sandbox --probe
+//! code-intel-sandbox --session-start             (the plugin's SessionStart hook)
+//! code-intel-sandbox --session-env COMMAND_LINE  (what the line it installs runs)
 //! ```
+//!
+//! The plugin cannot set Claude Code's shell prefix; its SessionStart hook (`--session-start`)
+//! appends `code_intel_hooks::session_env_line` to the session's environment script
+//! (`CLAUDE_ENV_FILE`), which Claude Code runs inside every Bash command's shell before the
+//! command: the line hands the whole command line to `--session-env`, which runs it like the
+//! prefix form (never as code-intel's own process). Either way the shell the launcher starts has
+//! `CODE_INTEL_LAUNCHED=1`, so that the line, run again inside it, lets the command proceed.
 //!
 //! The PreToolUse hook rewrites every Bash command to the first form under `bypassPermissions`
 //! while the gate is active (`updatedInput`, plan from `code_intel_gate::gate::sandbox`). The
@@ -398,17 +407,35 @@ mod kernel {
     }
 }
 
-/// The prefix form: `command` is what Claude Code would have run (a Bash or Monitor command line,
-/// a shell-form hook, an MCP server's command line).
-fn prefix_mode(command: String) -> ExitCode {
+/// How a command line reached the launcher.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Handover {
+    /// As Claude Code's shell prefix: a Bash or Monitor command line, a shell-form hook, an MCP
+    /// server's command line.
+    Prefix,
+    /// From the session environment line inside a Bash command's shell: only Bash lines.
+    SessionEnv,
+}
+
+/// The prefix and session-environment forms: `command` is what Claude Code would have run.
+fn prefix_mode(command: String, handover: Handover) -> ExitCode {
     use code_intel_hooks::shell_prefix;
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     // code-intel's own hooks and server write `.code-intel/`: unconfined, and only as Claude Code
-    // starts them (with CLAUDE_PROJECT_DIR, which it does not give Bash commands).
-    if var("CLAUDE_PROJECT_DIR").is_some()
+    // starts them through the prefix (with CLAUDE_PROJECT_DIR, which it does not give Bash
+    // commands). A line from the session environment is a Bash command's, never one of them.
+    if handover == Handover::Prefix
+        && var("CLAUDE_PROJECT_DIR").is_some()
         && let Some(own) = shell_prefix::own_process(&command)
     {
         return run_own(own);
+    }
+    if command.trim().is_empty() {
+        eprintln!(
+            "code-intel-sandbox: no command line to run (the shell is neither bash nor zsh, which Claude Code's \
+             session environment line needs); the command was not run"
+        );
+        return ExitCode::from(CANNOT_RUN);
     }
     let plan = shell_prefix::project_dir(
         var(shell_prefix::CLAUDE_PID_ENV).as_deref(),
@@ -449,11 +476,18 @@ fn prefix_mode(command: String) -> ExitCode {
         // The gate is not active (`gate_mode: off`, or `session` mode without a live session).
         Ok(None) => exec_shell(&shell, &command, None),
         Err(e) => {
+            let way_out = match handover {
+                Handover::Prefix => {
+                    "remove CLAUDE_CODE_SHELL_PREFIX from the \"env\" of .claude/settings.local.json and restart Claude Code"
+                }
+                Handover::SessionEnv => {
+                    "disable the code-intel plugin's hooks (or the plugin) and restart Claude Code"
+                }
+            };
             eprintln!(
                 "code-intel-sandbox: this command was not run: the write sandbox for it could not be prepared ({e}). \
                  Run `code-intel doctor` in the project. To run commands without kernel enforcement \
-                 (Bash writes then checked by static analysis only), remove CLAUDE_CODE_SHELL_PREFIX \
-                 from the \"env\" of .claude/settings.local.json and restart Claude Code."
+                 (Bash writes then checked by static analysis only), {way_out}."
             );
             ExitCode::from(CANNOT_RUN)
         }
@@ -568,13 +602,68 @@ fn missing_location(path: &Path) -> PathBuf {
 /// `exec`s `shell -c command` (with `TMPDIR` when given); returns only when that fails.
 fn exec_shell(shell: &Path, command: &str, tmpdir: Option<PathBuf>) -> ExitCode {
     let mut sh = std::process::Command::new(shell);
-    sh.arg("-c").arg(command);
+    sh.arg("-c")
+        .arg(command)
+        .env(code_intel_hooks::LAUNCHED_ENV, "1");
     if let Some(tmp) = tmpdir {
         sh.env("TMPDIR", tmp);
     }
     let err = std::os::unix::process::CommandExt::exec(&mut sh);
     eprintln!("code-intel-sandbox: cannot run {}: {err}", shell.display());
     ExitCode::from(CANNOT_RUN)
+}
+
+/// The plugin's SessionStart hook: appends [`code_intel_hooks::session_env_line`] for this
+/// launcher (its real path) to `CLAUDE_ENV_FILE`, once, when the kernel enforces the ruleset
+/// fully and Claude Code's shell prefix is not the launcher already. Never blocks the session
+/// (exit 0; a problem is reported on stderr and in the debug log): without the line the
+/// PreToolUse hook does not count Bash as confined, so the static analysis alone decides, as
+/// before. Reads no stdin (the input is not needed).
+fn session_start() -> ExitCode {
+    let prefix = std::env::var_os(code_intel_hooks::shell_prefix::PREFIX_ENV);
+    if prefix
+        .as_deref()
+        .is_some_and(code_intel_hooks::shell_prefix::is_launcher)
+    {
+        return ExitCode::SUCCESS;
+    }
+    if !code_intel_hooks::landlock_fully_enforced() {
+        eprintln!(
+            "code-intel-sandbox: Landlock is not fully enforced by this kernel: Bash writes are checked by static analysis only"
+        );
+        return ExitCode::SUCCESS;
+    }
+    let Some(file) = std::env::var_os("CLAUDE_ENV_FILE").filter(|v| !v.is_empty()) else {
+        eprintln!(
+            "code-intel-sandbox: --session-start outside a SessionStart hook (no CLAUDE_ENV_FILE)"
+        );
+        return ExitCode::SUCCESS;
+    };
+    let launcher = match std::env::current_exe().and_then(std::fs::canonicalize) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("code-intel-sandbox: cannot locate itself: {e}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let line = code_intel_hooks::session_env_line(&launcher);
+    let file = PathBuf::from(file);
+    let present = std::fs::read_to_string(&file).is_ok_and(|t| t.lines().any(|l| l.trim() == line));
+    if present {
+        return ExitCode::SUCCESS;
+    }
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()));
+    if let Err(e) = appended {
+        eprintln!(
+            "code-intel-sandbox: cannot write {}: {e}; Bash writes are checked by static analysis only",
+            file.display()
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 fn main() -> ExitCode {
@@ -599,13 +688,20 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    if argv.peek().map(String::as_str) == Some("--session-start") {
+        return session_start();
+    }
     // The prefix form: exactly one argument, which is not an option (Claude Code's command
     // lines never start with `--`).
     let rest: Vec<String> = argv.collect();
-    if let [command] = rest.as_slice()
-        && !command.starts_with("--")
-    {
-        return prefix_mode(command.clone());
+    match rest.as_slice() {
+        [command] if !command.starts_with("--") => {
+            return prefix_mode(command.clone(), Handover::Prefix);
+        }
+        [flag, command] if flag == code_intel_hooks::SESSION_ENV_FLAG => {
+            return prefix_mode(command.clone(), Handover::SessionEnv);
+        }
+        _ => {}
     }
     let args = match parse(rest.into_iter()) {
         Ok(a) => a,

@@ -4,7 +4,8 @@
 //! Checks, in order: the three binaries on PATH; the configuration; the MCP server entry
 //! (`.mcp.json` or the plugin) and the permission rule; the hook configuration (project, local and
 //! user settings, or the plugin's `hooks/hooks.json` when the plugin is enabled) pointing at the
-//! hook binaries with matchers that cover the write tools; a synthetic Write run through the
+//! hook binaries with matchers that cover the write tools, and fail-closed (`"onFailure":
+//! "block"`: a hook that cannot start, dies or times out blocks the call); a synthetic Write run through the
 //! configured PreToolUse hook exactly as Claude Code runs it (stdin JSON, cwd = the repository),
 //! which must be denied outside READY; the embedding model and runtime (verified and loaded; a
 //! missing model only WARNs: lexical search works without it); the index's freshness against the
@@ -130,7 +131,8 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
     let env = Env::from_process();
-    let mut checks = vec![check_binaries(&env)];
+    let claude = ClaudeConfig::read(root, &env);
+    let mut checks = vec![check_binaries(&env, &claude)];
     let config = match Config::load(root.path()) {
         Ok(c) => {
             checks.push(Check::pass(
@@ -155,7 +157,6 @@ pub fn run(
             None
         }
     };
-    let claude = ClaudeConfig::read(root, &env);
     checks.extend(claude.problems.iter().map(|(path, why)| {
         Check::fail(
             "settings",
@@ -167,6 +168,7 @@ pub fn run(
     checks.push(check_permission(&claude));
     let (hooks_check, pre_hook) = check_hooks(&claude, &env, root);
     checks.push(hooks_check);
+    checks.push(check_fail_closed(pre_hook.as_ref()));
     checks.push(check_gate(root, config.as_ref(), pre_hook.as_ref(), &env));
     checks.push(check_sandbox(&env, &claude));
     checks.push(check_model(!args.no_model_load, &env));
@@ -277,23 +279,87 @@ fn is_executable(p: &Path) -> bool {
     p.is_file()
 }
 
-fn check_binaries(env: &Env) -> Check {
+/// The three programs, each where Claude Code runs it from: the command configured for it (an
+/// absolute path when `init --bin-dir` or the npm package installed it: `.mcp.json`'s server,
+/// the settings' hooks), else by name on PATH.
+fn check_binaries(env: &Env, claude: &ClaudeConfig) -> Check {
+    let configured = |bin: &str| -> Option<String> {
+        if bin == SERVER_BIN {
+            return claude
+                .mcp_json
+                .as_ref()?
+                .pointer(&format!("/mcpServers/{SERVER_NAME}/command"))?
+                .as_str()
+                .filter(|c| Path::new(c).is_absolute())
+                .map(str::to_owned);
+        }
+        claude.settings.iter().find_map(|s| {
+            install::command_hooks(&s.doc)
+                .into_iter()
+                .find(|h| h.args.is_some() && h.runs(bin) && Path::new(&h.command).is_absolute())
+                .map(|h| h.command)
+        })
+    };
     let mut found = Vec::new();
     let mut missing = Vec::new();
     for bin in [SERVER_BIN, PRE_TOOL_USE_BIN, POST_TOOL_USE_BIN] {
-        match env.which(bin) {
+        let program = configured(bin).unwrap_or_else(|| bin.to_owned());
+        match env.which(&program) {
             Some(p) => found.push(p.display().to_string()),
-            None => missing.push(bin),
+            None => missing.push(program),
         }
     }
     if missing.is_empty() {
-        return Check::pass("binaries", format!("on PATH: {}", found.join(", ")));
+        return Check::pass("binaries", found.join(", "));
     }
     Check::fail(
         "binaries",
-        format!("not on PATH: {}", missing.join(", ")),
-        "install them from the code-intel checkout (`cargo install --path mcp` and `cargo install --path hooks`), \
-         or add the directory holding them (e.g. target/release) to PATH",
+        format!(
+            "not found (on PATH or where configured): {}",
+            missing.join(", ")
+        ),
+        "install them (`npx @code-intel/cli init`, or from the checkout `cargo install --path mcp` and \
+         `cargo install --path hooks`), or add the directory holding them (e.g. target/release) to PATH",
+    )
+}
+
+/// Whether the PreToolUse hook that gates fails closed: `"onFailure": "block"`, so that a hook
+/// that cannot start, dies or runs past its timeout blocks the call (without it Claude Code runs
+/// the tool; CLAUDE_CODE.md §2.5). The earlier shell form `code-intel-pre-tool-use || exit 2`
+/// blocks a missing or killed binary but not a timeout.
+fn check_fail_closed(pre_hook: Option<&FoundHook>) -> Check {
+    const NAME: &str = "fail-closed";
+    let Some(f) = pre_hook else {
+        return Check::fail(
+            NAME,
+            "no usable PreToolUse hook (see the hooks check)",
+            "run `code-intel init`",
+        );
+    };
+    if f.hook.fails_closed() {
+        return Check::pass(
+            NAME,
+            format!(
+                "the PreToolUse hook of {} has \"onFailure\": \"block\": a hook that cannot start, dies or times out ({} s) blocks the call",
+                f.source,
+                f.hook
+                    .timeout_secs
+                    .unwrap_or(DEFAULT_HOOK_TIMEOUT.as_secs())
+            ),
+        );
+    }
+    let how = if f.hook.args.is_none() && f.hook.command.contains("|| exit 2") {
+        "a missing or crashed binary blocks, but a hook that runs past its timeout lets the call through"
+    } else {
+        "a missing binary, a crash or a timeout lets the call through"
+    };
+    Check::fail(
+        NAME,
+        format!(
+            "the PreToolUse hook of {} has no \"onFailure\": \"block\": {how}",
+            f.source
+        ),
+        "run `code-intel init` (it rewrites the hook to the exec form with \"onFailure\": \"block\")",
     )
 }
 
@@ -392,6 +458,13 @@ fn check_sandbox(env: &Env, claude: &ClaudeConfig) -> Check {
                     install::SHELL_PREFIX_ENV
                 ),
             ),
+            None if claude.plugin_enabled && plugin_confines_bash() => Check::pass(
+                "sandbox",
+                format!(
+                    "{}; Bash commands run under it in every permission mode (the code-intel plugin's SessionStart hook hands them to the launcher)",
+                    ran.stdout.trim()
+                ),
+            ),
             None => Check::warn(
                 "sandbox",
                 format!(
@@ -421,6 +494,18 @@ fn check_sandbox(env: &Env, claude: &ClaudeConfig) -> Check {
             "reinstall the hooks (`cargo install --path hooks`)",
         ),
     }
+}
+
+/// Whether the plugin's hooks (compiled in) include the SessionStart hook that puts Bash under the
+/// launcher (`code-intel-sandbox --session-start`; docs/GATE.md, "The plugin's sandbox").
+fn plugin_confines_bash() -> bool {
+    serde_json::from_str::<Value>(PLUGIN_HOOKS).is_ok_and(|doc| {
+        install::command_hooks(&doc).iter().any(|h| {
+            h.event == "SessionStart"
+                && h.runs(install::SANDBOX_BIN)
+                && h.args.as_deref() == Some(&["--session-start".to_owned()][..])
+        })
+    })
 }
 
 /// One settings file Claude Code reads.
@@ -657,7 +742,9 @@ fn check_hooks(claude: &ClaudeConfig, env: &Env, root: &RepoRoot) -> (Check, Opt
             .collect();
         let resolves = resolve_command(&f.hook, env, root).is_some();
         if !resolves {
-            let effect = if f.hook.args.is_none() && f.hook.command.contains("|| exit 2") {
+            let effect = if f.hook.fails_closed()
+                || (f.hook.args.is_none() && f.hook.command.contains("|| exit 2"))
+            {
                 "Claude Code then blocks every tool"
             } else {
                 "Claude Code then lets every write through"
@@ -751,6 +838,7 @@ fn check_gate(
                 command: PRE_TOOL_USE_BIN.into(),
                 args: Some(Vec::new()),
                 timeout_secs: None,
+                on_failure: None,
             };
             (
                 &fallback,
@@ -1252,6 +1340,46 @@ mod tests {
             embeddings_off: false,
         }
         .which(program)
+    }
+
+    #[test]
+    fn only_a_gating_hook_with_on_failure_block_is_fail_closed() {
+        let found =
+            |command: &str, args: Option<Vec<String>>, on_failure: Option<&str>| FoundHook {
+                hook: CommandHook {
+                    event: "PreToolUse".into(),
+                    matcher: Some("*".into()),
+                    command: command.into(),
+                    args,
+                    timeout_secs: Some(30),
+                    on_failure: on_failure.map(str::to_owned),
+                },
+                source: ".claude/settings.json".into(),
+            };
+        let ok = check_fail_closed(Some(&found(PRE_TOOL_USE_BIN, Some(vec![]), Some("block"))));
+        assert_eq!(ok.status, Status::Pass, "{}", ok.detail);
+        let legacy = check_fail_closed(Some(&found(
+            install::LEGACY_PRE_TOOL_USE_COMMAND,
+            None,
+            None,
+        )));
+        assert_eq!(legacy.status, Status::Fail);
+        assert!(legacy.detail.contains("timeout"), "{}", legacy.detail);
+        let cont = check_fail_closed(Some(&found(
+            PRE_TOOL_USE_BIN,
+            Some(vec![]),
+            Some("continue"),
+        )));
+        assert_eq!(cont.status, Status::Fail);
+        assert_eq!(check_fail_closed(None).status, Status::Fail);
+        // The plugin as shipped: its SessionStart hook confines Bash, its PreToolUse hook blocks.
+        assert!(plugin_confines_bash());
+        let plugin: Value = serde_json::from_str(PLUGIN_HOOKS).unwrap();
+        assert!(
+            install::command_hooks(&plugin)
+                .iter()
+                .any(|h| h.event == "PreToolUse" && h.runs(PRE_TOOL_USE_BIN) && h.fails_closed())
+        );
     }
 
     #[test]

@@ -30,6 +30,11 @@ pub struct InitArgs {
     /// Show what would change (a summary per file and a unified diff) and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Configure the programs by absolute path in this directory (`code-intel`, the two hooks,
+    /// `code-intel-sandbox`) instead of by name on PATH. The npm package's `init` passes its own
+    /// binaries' directory. The paths are this machine's.
+    #[arg(long, value_name = "DIR")]
+    pub bin_dir: Option<std::path::PathBuf>,
 }
 
 /// One file in `init --json`.
@@ -67,12 +72,35 @@ pub fn run(
     json: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let own_exe = std::env::current_exe().ok();
-    let launcher = install::find_launcher(std::env::var_os("PATH").as_deref(), own_exe.as_deref());
+    let (programs, launcher) = match &args.bin_dir {
+        Some(dir) => {
+            let dir = std::fs::canonicalize(dir)
+                .with_context(|| format!("--bin-dir {}", dir.display()))?;
+            for bin in [
+                install::SERVER_BIN,
+                install::PRE_TOOL_USE_BIN,
+                install::POST_TOOL_USE_BIN,
+            ] {
+                anyhow::ensure!(
+                    dir.join(bin).is_file(),
+                    "--bin-dir {}: no {bin} there (nothing was changed)",
+                    dir.display()
+                );
+            }
+            let launcher = install::launcher_in(&dir);
+            (install::Programs::In(dir), launcher)
+        }
+        None => {
+            let own_exe = std::env::current_exe().ok();
+            let launcher =
+                install::find_launcher(std::env::var_os("PATH").as_deref(), own_exe.as_deref());
+            (install::Programs::OnPath, launcher)
+        }
+    };
     let plan = if args.dry_run {
-        install::plan(root, &SKILLS, launcher.as_deref())
+        install::plan(root, &SKILLS, &programs, launcher.as_deref())
     } else {
-        install::install(root, &SKILLS, launcher.as_deref())
+        install::install(root, &SKILLS, &programs, launcher.as_deref())
     }
     .context("code-intel init failed")?;
     if json {
@@ -96,7 +124,7 @@ pub fn run(
         writeln!(out)?;
         return Ok(());
     }
-    render(&plan, args.dry_run, out)
+    render(&plan, &programs, args.dry_run, out)
 }
 
 fn change_word(c: Change) -> &'static str {
@@ -107,7 +135,12 @@ fn change_word(c: Change) -> &'static str {
     }
 }
 
-fn render(plan: &InstallPlan, dry_run: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+fn render(
+    plan: &InstallPlan,
+    programs: &install::Programs,
+    dry_run: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     if dry_run {
         writeln!(
             out,
@@ -150,11 +183,19 @@ fn render(plan: &InstallPlan, dry_run: bool, out: &mut dyn Write) -> anyhow::Res
         return Ok(());
     }
     if plan.changes_anything() {
-        writeln!(
-            out,
-            "next: make sure code-intel, code-intel-pre-tool-use and code-intel-post-tool-use are on PATH, \
-             run `code-intel doctor`, then (re)start Claude Code here and use /code <request>"
-        )?;
+        match programs {
+            install::Programs::OnPath => writeln!(
+                out,
+                "next: make sure code-intel, code-intel-pre-tool-use and code-intel-post-tool-use are on PATH, \
+                 run `code-intel doctor`, then (re)start Claude Code here and use /code <request>"
+            )?,
+            install::Programs::In(dir) => writeln!(
+                out,
+                "the hooks and the server run from {} (this machine's paths); next: `code-intel doctor`, \
+                 then (re)start Claude Code here and use /code <request>",
+                dir.display()
+            )?,
+        }
     } else {
         writeln!(out, "everything is already installed (unchanged)")?;
     }
