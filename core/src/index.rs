@@ -245,6 +245,8 @@ pub(crate) struct Candidates {
     /// The query words (then the files the request names) the masks' bits stand for: the part
     /// of the request and the text written.
     pub(crate) matched: Vec<(request::PartKind, String)>,
+    /// Where the files the request names begin in `matched` (they are explained first).
+    pub(crate) named_from: usize,
 }
 
 /// Fills `hit` from its stored document at `addr` (qualified name, signature, snippet, and the
@@ -819,6 +821,7 @@ impl CodeIndex {
             searcher,
             masks: Vec::new(),
             matched: Vec::new(),
+            named_from: 0,
         };
         if top == 0 {
             return Ok(out);
@@ -869,6 +872,7 @@ impl CodeIndex {
                 .map(|w| (w.part, w.text))
                 .collect();
             out.masks = cover.masks;
+            out.named_from = out.matched.len();
             for (file, part, written) in mentioned {
                 let bit = out.matched.len();
                 if bit >= WORD_BITS {
@@ -909,7 +913,10 @@ impl CodeIndex {
         let mut scored: Vec<(&request::RequestWord, f32)> = Vec::with_capacity(req.words.len());
         for w in &req.words {
             let mut df = 0u64;
-            for (i, term) in lexical::word_terms(&self.fields, &w.text).iter().enumerate() {
+            for (i, term) in lexical::word_terms(&self.fields, &w.text)
+                .iter()
+                .enumerate()
+            {
                 let d = searcher.doc_freq(term).map_err(|e| self.err("search", e))?;
                 if d > 0 {
                     df = if df == 0 { d } else { df.min(d) };
@@ -961,13 +968,11 @@ impl CodeIndex {
                 .stream()
                 .map_err(|e| self.err("search", e.into()))?;
             while stream.advance() {
-                let Ok(path) = std::str::from_utf8(stream.key()) else {
-                    continue;
-                };
-                let lower = path.to_lowercase();
+                let key = stream.key();
                 for (m, files) in mentions.iter().zip(found.iter_mut()) {
                     if files.len() <= MAX_MENTIONED_FILES
-                        && m.names_lower(&lower)
+                        && m.names_bytes(key)
+                        && let Ok(path) = std::str::from_utf8(key)
                         && !files.iter().any(|f| f == path)
                     {
                         files.push(path.to_string());

@@ -11,6 +11,7 @@ figures of both folds together are each request scored once, by the setting chos
 
 --split id: a request's fold is the parity of the first hex digit of the SHA-1 of its id (each
 corpus split in halves); --split corpus: fold A is the first report given, fold B the others.
+A request id seen in an earlier report (overlapping ranges) is counted once.
 """
 
 import argparse
@@ -41,7 +42,7 @@ def main():
     ap.add_argument("--split", choices=["id", "corpus"], default="id")
     ap.add_argument("--show", type=int, default=5, help="best settings shown per fold")
     a = ap.parse_args()
-    rows, grid = [], None
+    rows, grid, seen = [], None, set()
     for i, path in enumerate(a.reports):
         rep = json.load(open(path))
         settings = [v["rank"] for v in rep["variants"]]
@@ -53,6 +54,9 @@ def main():
             if not q["long"]:
                 continue
             qid = str(q.get("id"))
+            if qid in seen:
+                continue  # the same commit from overlapping ranges
+            seen.add(qid)
             if a.split == "id":
                 fold = int(hashlib.sha1(qid.encode()).hexdigest()[0], 16) % 2
             else:

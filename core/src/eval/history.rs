@@ -149,7 +149,11 @@ pub fn message_chars(subject: &str, body: &str) -> usize {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .filter(|l| {
-            let key = l.split_once(':').map_or("", |(k, _)| k).trim().to_lowercase();
+            let key = l
+                .split_once(':')
+                .map_or("", |(k, _)| k)
+                .trim()
+                .to_lowercase();
             !crate::index::request::TRAILERS.contains(&key.as_str())
         })
         .map(|l| l.chars().count() + 1)
@@ -745,10 +749,18 @@ mod tests {
         let body = "The realm header is sent twice when the proxy adds its own.\n\n\
                     ```\nTraceback (most recent call last):\n  File \"app.py\", line 1\n```";
         std::fs::write(repo.join("app.py"), "x = 2\n").unwrap();
-        run(&["commit", "-qam", &format!("Send the realm header only once (#12)\n\n{body}")]);
+        run(&[
+            "commit",
+            "-qam",
+            &format!("Send the realm header only once (#12)\n\n{body}"),
+        ]);
         std::fs::write(repo.join("app.py"), "x = 3\n").unwrap();
         let trailers = "Co-authored-by: Someone With A Long Name <someone@example.com>\n".repeat(5);
-        run(&["commit", "-qam", &format!("Keep the proxy realm as configured\n\n{trailers}")]);
+        run(&[
+            "commit",
+            "-qam",
+            &format!("Keep the proxy realm as configured\n\n{trailers}"),
+        ]);
         let all = change_requests(repo, "HEAD~2..HEAD", 10).unwrap();
         assert_eq!(all.requests.len(), 2);
         assert_eq!(all.requests[0].query, "Send the realm header only once");

@@ -672,6 +672,7 @@ pub fn search_ranked_from(
     // A long request's parts each file matched (bits of `matched`), for the explanations.
     let mut file_masks: HashMap<String, u128> = HashMap::new();
     let mut matched: Vec<(super::request::PartKind, String)> = Vec::new();
+    let mut named_from = 0;
     if mode != SearchMode::Vector {
         let lexical = match lexical {
             // Searched for a mode that did not read the symbols this one needs: again.
@@ -683,6 +684,7 @@ pub fn search_ranked_from(
             *file_masks.entry(h.file.clone()).or_default() |= m;
         }
         matched = found.matched;
+        named_from = found.named_from;
         searcher = Some(found.searcher);
         for (h, addr) in found.hits.into_iter().zip(found.addrs) {
             let key = (h.file.clone(), h.start_line, h.sha256.clone());
@@ -873,12 +875,12 @@ pub fn search_ranked_from(
         let mut best = g.best;
         read(&mut best.hit)?;
         if let Some(&mask) = file_masks.get(&best.hit.file) {
+            // The files the request names first, then its words, heaviest first.
+            let order = (named_from..matched.len()).chain(0..named_from.min(matched.len()));
             best.explanation.request = super::request::matched_parts(
-                matched
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| mask & (1 << i) != 0)
-                    .map(|(_, (part, text))| (*part, text.as_str())),
+                order
+                    .filter(|&i| mask & (1 << i) != 0)
+                    .map(|i| (matched[i].0, matched[i].1.as_str())),
             );
         }
         best.hit.score = g.score * scale;

@@ -18,7 +18,8 @@ use std::collections::HashSet;
 use tantivy::Term;
 use tantivy::columnar::Column;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, Query, RegexQuery, TermQuery,
+    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, Query, RegexQuery,
+    TermQuery,
 };
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
@@ -912,7 +913,15 @@ pub fn bm25_query_and_words(
     let mut parts = QueryParts::default();
     for_each_word(text, |start, end| {
         if parts.seen_words.len() < MAX_QUERY_WORDS {
-            word_clauses(f, &boosts, &text[start..end], 1.0, PartKind::Prose, params, &mut parts);
+            word_clauses(
+                f,
+                &boosts,
+                &text[start..end],
+                1.0,
+                PartKind::Prose,
+                params,
+                &mut parts,
+            );
         }
     });
     finish_query(f, text, parts, params)
@@ -976,7 +985,15 @@ fn finish_query(
             if parts.seen_words.len() >= max {
                 break;
             }
-            word_clauses(f, &boosts, word, params.glossary, PartKind::Prose, params, &mut parts);
+            word_clauses(
+                f,
+                &boosts,
+                word,
+                params.glossary,
+                PartKind::Prose,
+                params,
+                &mut parts,
+            );
         }
     }
     let QueryParts {

@@ -135,29 +135,35 @@ pub struct Mention {
 }
 
 impl Mention {
-    /// Whether the repository-relative `file` is the file this mention names: `file` (compared
-    /// lower-case) ends with the mention's path at a `/` boundary (a module name: with any
-    /// extension), or the mention's path ends with `file` (an absolute path of a traceback).
+    /// Whether the repository-relative `file` is the file this mention names: `file` ends
+    /// with the mention's path at a `/` boundary (a module name: with any extension), or the
+    /// mention's path ends with `file` (an absolute path of a traceback). ASCII letters compare
+    /// without case.
     pub fn names(&self, file: &str) -> bool {
-        self.names_lower(&file.to_lowercase())
+        self.names_bytes(file.as_bytes())
     }
 
-    /// [`Self::names`] of a path already lower-cased.
-    pub fn names_lower(&self, file: &str) -> bool {
+    /// [`Self::names`] of a path's bytes (as a term dictionary holds them; no allocation).
+    pub fn names_bytes(&self, file: &[u8]) -> bool {
         let stem = if self.has_extension {
             file
         } else {
-            match file.rfind('.') {
-                Some(dot) if dot > file.rfind('/').map_or(0, |s| s + 1) => &file[..dot],
+            let name_start = file.iter().rposition(|&b| b == b'/').map_or(0, |s| s + 1);
+            match file.iter().rposition(|&b| b == b'.') {
+                Some(dot) if dot > name_start => &file[..dot],
                 _ => file,
             }
         };
-        let at_boundary = |long: &str, short: &str| {
-            long.ends_with(short)
-                && (long.len() == short.len() || long.as_bytes()[long.len() - short.len() - 1] == b'/')
-        };
-        at_boundary(stem, &self.path) || (self.has_extension && at_boundary(&self.path, stem))
+        let path = self.path.as_bytes();
+        ends_at_boundary(stem, path) || (self.has_extension && ends_at_boundary(path, stem))
     }
+}
+
+/// Whether `long` ends with `short` (ASCII case ignored) right after a `/` or as a whole.
+fn ends_at_boundary(long: &[u8], short: &[u8]) -> bool {
+    long.len() >= short.len()
+        && long[long.len() - short.len()..].eq_ignore_ascii_case(short)
+        && (long.len() == short.len() || long[long.len() - short.len() - 1] == b'/')
 }
 
 /// A request as ranked search reads it.
@@ -307,9 +313,35 @@ pub const TRAILERS: &[&str] = &[
 /// Programs whose lines are commands (`npm run build`, `php artisan migrate`); a line starting
 /// with `$ ` is one too.
 pub const COMMANDS: &[&str] = &[
-    "php", "artisan", "composer", "npm", "npx", "pnpm", "yarn", "node", "deno", "bun", "python",
-    "python3", "pip", "pytest", "manage.py", "./manage.py", "django-admin", "celery", "docker",
-    "docker-compose", "git", "vite", "cargo", "go", "make", "mvn", "gradle", "bundle", "rails",
+    "php",
+    "artisan",
+    "composer",
+    "npm",
+    "npx",
+    "pnpm",
+    "yarn",
+    "node",
+    "deno",
+    "bun",
+    "python",
+    "python3",
+    "pip",
+    "pytest",
+    "manage.py",
+    "./manage.py",
+    "django-admin",
+    "celery",
+    "docker",
+    "docker-compose",
+    "git",
+    "vite",
+    "cargo",
+    "go",
+    "make",
+    "mvn",
+    "gradle",
+    "bundle",
+    "rails",
     "rake",
 ];
 
@@ -335,7 +367,8 @@ struct Patterns {
     version_value: Regex,
 }
 
-static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| Patterns {
+static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns {
     frames: FRAME_PATTERNS
         .iter()
         .map(|p| Regex::new(p.pattern).expect("frame pattern is valid"))
@@ -361,6 +394,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| Patterns {
     image: Regex::new(r"!\[[^\]]*\]\([^)]*\)").expect("image pattern"),
     version_value: Regex::new(r"^v?\d+(?:\.\d+)+\S*$|^v?\d+(?:\.\d+)*\.(?:x|\*)$")
         .expect("version pattern"),
+}
 });
 
 /// Whether `text` is a long request (see the module docs).
@@ -452,7 +486,11 @@ impl Collector<'_> {
         for m in p.path.find_iter(text) {
             let written = m.as_str();
             let has_dir = written.contains(['/', '\\']);
-            let ext = written.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+            let ext = written
+                .rsplit('.')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
             if has_dir || FILE_EXTENSIONS.contains(&ext.as_str()) {
                 self.mention(written, part, true);
                 self.words(written, part);
@@ -591,7 +629,8 @@ fn is_command(line: &str) -> bool {
 
 /// A mention's path from what was written (see [`Mention::path`]); `None` when nothing is left.
 fn normalise_path(written: &str, has_extension: bool) -> Option<String> {
-    let mut p = written.trim_matches(|c: char| c == '"' || c == '\'' || c == '`' || c == '(' || c == ')');
+    let mut p =
+        written.trim_matches(|c: char| c == '"' || c == '\'' || c == '`' || c == '(' || c == ')');
     if !has_extension {
         let sep = if p.contains('\\') { '\\' } else { '.' };
         let joined: Vec<&str> = p
@@ -618,6 +657,15 @@ fn normalise_path(written: &str, has_extension: bool) -> Option<String> {
     (!p.is_empty() && !p.ends_with('/')).then(|| p.to_lowercase())
 }
 
+/// Whether `line` is a Python traceback's header or chaining line (boilerplate inside a code
+/// block too).
+fn is_trace_header(line: &str) -> bool {
+    let lower = line.trim().to_lowercase();
+    lower.starts_with("traceback (most recent call last)")
+        || lower.starts_with("during handling of the above exception")
+        || lower.starts_with("the above exception was the direct cause")
+}
+
 /// Whether `line` (trimmed) is boilerplate (see the module docs).
 fn is_boilerplate(line: &str) -> bool {
     let t = line.trim();
@@ -631,7 +679,10 @@ fn is_boilerplate(line: &str) -> bool {
     if TEMPLATE_HEADINGS.contains(&bare) {
         return true;
     }
-    if bare.chars().all(|c| matches!(c, '-' | '=' | '*' | '_' | '`' | '~' | '|' | ' ')) {
+    if bare
+        .chars()
+        .all(|c| matches!(c, '-' | '=' | '*' | '_' | '`' | '~' | '|' | ' '))
+    {
         return true; // rules, table borders
     }
     if lower.starts_with("traceback (most recent call last)")
@@ -712,7 +763,9 @@ impl Request {
         let mut rest = text;
         while let Some(open) = rest.find("<!--") {
             clean.push_str(&rest[..open]);
-            rest = rest[open..].find("-->").map_or("", |close| &rest[open + close + 3..]);
+            rest = rest[open..]
+                .find("-->")
+                .map_or("", |close| &rest[open + close + 3..]);
         }
         clean.push_str(rest);
         let mut dropped = 0;
@@ -724,7 +777,7 @@ impl Request {
                 in_fence = !in_fence;
                 continue;
             }
-            if !in_fence && is_boilerplate(raw) {
+            if (!in_fence && is_boilerplate(raw)) || is_trace_header(raw) {
                 dropped += usize::from(!raw.trim().is_empty());
                 continue;
             }
@@ -835,7 +888,11 @@ mod tests {
         assert!(!r.long);
         let words: Vec<&str> = r.words.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(words, ["Fix", "scrolling", "sidebar", "collapsed"]);
-        assert!(r.words.iter().all(|w| w.weight == 1.0 && w.part == PartKind::Prose));
+        assert!(
+            r.words
+                .iter()
+                .all(|w| w.weight == 1.0 && w.part == PartKind::Prose)
+        );
         assert!(r.mentions.is_empty());
     }
 
@@ -852,10 +909,19 @@ mod tests {
             ### Environment\n- OS: Ubuntu 22.04\n- Paperless-ngx version: 2.14.7\n";
         let r = analyse(text);
         assert!(r.long);
-        let paths: Vec<(&str, PartKind)> =
-            r.mentions.iter().map(|m| (m.path.as_str(), m.part)).collect();
-        assert!(paths.contains(&("usr/src/paperless/src/documents/consumer.py", PartKind::Frame)));
-        assert!(paths.contains(&("usr/src/paperless/src/documents/barcodes.py", PartKind::Frame)));
+        let paths: Vec<(&str, PartKind)> = r
+            .mentions
+            .iter()
+            .map(|m| (m.path.as_str(), m.part))
+            .collect();
+        assert!(paths.contains(&(
+            "usr/src/paperless/src/documents/consumer.py",
+            PartKind::Frame
+        )));
+        assert!(paths.contains(&(
+            "usr/src/paperless/src/documents/barcodes.py",
+            PartKind::Frame
+        )));
         assert_eq!(part_of(&r, "run_pre_consume_script"), Some(PartKind::Frame));
         assert_eq!(part_of(&r, "BarcodeImageError"), Some(PartKind::Exception));
         assert_eq!(part_of(&r, "reader"), Some(PartKind::Message));
@@ -869,7 +935,11 @@ mod tests {
         assert_eq!(part_of(&r, "Ubuntu"), None);
         assert_eq!(part_of(&r, "Traceback"), None);
         assert_eq!(r.dropped_lines, 5);
-        let m = r.mentions.iter().find(|m| m.path.ends_with("barcodes.py")).unwrap();
+        let m = r
+            .mentions
+            .iter()
+            .find(|m| m.path.ends_with("barcodes.py"))
+            .unwrap();
         assert!(m.names("src/documents/barcodes.py"));
         assert!(!m.names("src/documents/tests/test_barcodes.py"));
     }
@@ -877,21 +947,43 @@ mod tests {
     #[test]
     fn every_frame_pattern_reads_its_language() {
         let frames = [
-            ("  File \"app/models.py\", line 3, in save", "app/models.py", Some("save")),
+            (
+                "  File \"app/models.py\", line 3, in save",
+                "app/models.py",
+                Some("save"),
+            ),
             (
                 "#3 /var/www/vendor/laravel/framework/src/Illuminate/Support/Str.php(245): Illuminate\\Support\\Str::of()",
                 "var/www/vendor/laravel/framework/src/illuminate/support/str.php",
                 Some("Str"),
             ),
-            ("    at resolveId (/repo/packages/vite/src/node/plugins/resolve.ts:120:11)", "repo/packages/vite/src/node/plugins/resolve.ts", Some("resolveId")),
-            ("\tat com.example.Foo.bar(Foo.java:42)", "foo.java", Some("bar")),
-            ("\t/home/u/go/src/app/server.go:88 +0x1d", "home/u/go/src/app/server.go", None),
-            ("thread 'main' panicked at src/parse.rs:12:5:", "src/parse.rs", None),
+            (
+                "    at resolveId (/repo/packages/vite/src/node/plugins/resolve.ts:120:11)",
+                "repo/packages/vite/src/node/plugins/resolve.ts",
+                Some("resolveId"),
+            ),
+            (
+                "\tat com.example.Foo.bar(Foo.java:42)",
+                "foo.java",
+                Some("bar"),
+            ),
+            (
+                "\t/home/u/go/src/app/server.go:88 +0x1d",
+                "home/u/go/src/app/server.go",
+                None,
+            ),
+            (
+                "thread 'main' panicked at src/parse.rs:12:5:",
+                "src/parse.rs",
+                None,
+            ),
         ];
         for (line, path, func) in frames {
             let r = analyse(&format!("It crashes:\n{line}\n"));
             assert!(
-                r.mentions.iter().any(|m| m.path == path && m.part == PartKind::Frame),
+                r.mentions
+                    .iter()
+                    .any(|m| m.path == path && m.part == PartKind::Frame),
                 "{line}: {:?}",
                 r.mentions
             );
@@ -909,12 +1001,22 @@ mod tests {
              and config.py\n",
         );
         let paths: Vec<&str> = r.mentions.iter().map(|m| m.path.as_str()).collect();
-        assert!(paths.contains(&"illuminate/database/eloquent/model"), "{paths:?}");
+        assert!(
+            paths.contains(&"illuminate/database/eloquent/model"),
+            "{paths:?}"
+        );
         assert!(paths.contains(&"documents/views"), "{paths:?}");
-        assert!(paths.contains(&"resources/views/auth/login.blade.php"), "{paths:?}");
+        assert!(
+            paths.contains(&"resources/views/auth/login.blade.php"),
+            "{paths:?}"
+        );
         assert!(paths.contains(&"src/app.ts"), "{paths:?}");
         assert!(paths.contains(&"config.py"), "{paths:?}");
-        let model = r.mentions.iter().find(|m| m.path.ends_with("model")).unwrap();
+        let model = r
+            .mentions
+            .iter()
+            .find(|m| m.path.ends_with("model"))
+            .unwrap();
         assert!(model.names("src/Illuminate/Database/Eloquent/Model.php"));
         assert!(!model.names("src/Illuminate/Database/Eloquent/Models.php"));
         assert_eq!(part_of(&r, "github"), None, "URLs are dropped");
@@ -955,7 +1057,10 @@ mod tests {
         let r = analyse(&long);
         assert_eq!(part_of(&r, "needleword"), None);
         let fits = format!("{}\nneedleword", "word ".repeat(1000));
-        assert_eq!(part_of(&analyse(&fits), "needleword"), Some(PartKind::Prose));
+        assert_eq!(
+            part_of(&analyse(&fits), "needleword"),
+            Some(PartKind::Prose)
+        );
         let multibyte = "é".repeat(MAX_REQUEST_BYTES);
         assert!(clip(&multibyte).len() <= MAX_REQUEST_BYTES);
     }

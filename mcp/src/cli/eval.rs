@@ -396,11 +396,16 @@ fn read_variants(file: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
         if line.trim().is_empty() {
             continue;
         }
-        out.push(parse_rank(line).map_err(|e| {
-            anyhow::anyhow!("{} line {}: {e}", file.display(), n + 1)
-        })?);
+        out.push(
+            parse_rank(line)
+                .map_err(|e| anyhow::anyhow!("{} line {}: {e}", file.display(), n + 1))?,
+        );
     }
-    anyhow::ensure!(!out.is_empty(), "{} holds no ranking setting", file.display());
+    anyhow::ensure!(
+        !out.is_empty(),
+        "{} holds no ranking setting",
+        file.display()
+    );
     Ok(out)
 }
 
@@ -754,12 +759,32 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
         row(out, &b.summary, b.name)?;
     }
     if let Some(l) = &r.by_length {
-        row(out, &l.short, &format!("code-intel {mode}, short requests ({})", l.short.queries))?;
-        row(out, &l.long, &format!("code-intel {mode}, long requests ({})", l.long.queries))?;
+        row(
+            out,
+            &l.short,
+            &format!("code-intel {mode}, short requests ({})", l.short.queries),
+        )?;
+        row(
+            out,
+            &l.long,
+            &format!("code-intel {mode}, long requests ({})", l.long.queries),
+        )?;
     }
-    if let Some((b, l)) = r.baseline.as_ref().and_then(|b| b.by_length.as_ref().map(|l| (b, l))) {
-        row(out, &l.short, &format!("{}, short requests ({})", b.name, l.short.queries))?;
-        row(out, &l.long, &format!("{}, long requests ({})", b.name, l.long.queries))?;
+    if let Some((b, l)) = r
+        .baseline
+        .as_ref()
+        .and_then(|b| b.by_length.as_ref().map(|l| (b, l)))
+    {
+        row(
+            out,
+            &l.short,
+            &format!("{}, short requests ({})", b.name, l.short.queries),
+        )?;
+        row(
+            out,
+            &l.long,
+            &format!("{}, long requests ({})", b.name, l.long.queries),
+        )?;
     }
     writeln!(out)?;
     let rank_text = |rank: Option<usize>| rank.map_or_else(|| "-".to_string(), |k| k.to_string());
