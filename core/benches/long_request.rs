@@ -131,7 +131,7 @@ fn main() -> ExitCode {
     };
     println!("| requests | n | bytes (mean) | p50 ms | p95 ms | max ms |");
     println!("|---|---|---|---|---|---|");
-    let mut row = |name: &str, reqs: &[String], params: &RankParams| {
+    let row = |name: &str, reqs: &[String], params: &RankParams| {
         if reqs.is_empty() {
             return;
         }

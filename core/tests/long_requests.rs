@@ -83,15 +83,6 @@ fn lexical() -> SearchOptions {
     }
 }
 
-fn files(index: &CodeIndex, query: &str, params: &RankParams) -> Vec<String> {
-    hybrid::search_ranked(index, None, None, query, 10, &lexical(), params)
-        .unwrap()
-        .hits
-        .into_iter()
-        .map(|h| h.hit.file)
-        .collect()
-}
-
 #[test]
 fn a_pasted_traceback_finds_the_frame_where_it_failed_and_says_so() {
     let (_dir, index) = index();

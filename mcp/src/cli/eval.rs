@@ -104,7 +104,7 @@ impl BaselineArg {
 
 /// A `--baseline` over one snapshot's files.
 enum Baseline {
-    Grep(GrepBaseline),
+    Grep(Box<GrepBaseline>),
     Bm25File(Box<Bm25FileBaseline>),
 }
 
@@ -449,11 +449,11 @@ fn baseline(
     reuse: Option<Baseline>,
 ) -> Option<Baseline> {
     args.baseline.map(|which| match (which, reuse) {
-        (BaselineArg::Grep, _) => Baseline::Grep(GrepBaseline::new(
+        (BaselineArg::Grep, _) => Baseline::Grep(Box::new(GrepBaseline::new(
             root,
             index.indexed_files(),
             config.max_file_bytes,
-        )),
+        ))),
         (BaselineArg::Bm25File, reuse) => {
             let mut b = match reuse {
                 Some(Baseline::Bm25File(b)) => b,
