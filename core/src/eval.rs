@@ -14,6 +14,7 @@
 //!
 //! Latency percentiles use the nearest-rank method on the per-query times the caller measured.
 
+pub mod bm25_file;
 pub mod explore;
 pub mod grep;
 pub mod history;

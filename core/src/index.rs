@@ -15,6 +15,7 @@ pub mod glossary;
 pub mod lang;
 pub mod lexical;
 pub mod rank;
+pub mod request;
 pub mod scope;
 pub mod source;
 pub mod sync;
@@ -191,11 +192,18 @@ pub struct SyncReport {
     pub duration_ms: u64,
 }
 
+/// Query words whose matches a search tracks per hit (bits of a `u128`): the coverage of a file
+/// and the explanation of a long request's hit count at most these.
+const WORD_BITS: usize = 128;
+
+/// A request mention naming more indexed files than this names none (`index.ts`, `utils.py`).
+pub const MAX_MENTIONED_FILES: usize = 4;
+
 /// The query words each chunk hit matches (bit `i`: word `i`) and the words' weights, for
 /// [`RankParams::coverage`].
 #[derive(Debug, Clone, Default)]
 struct WordCover {
-    masks: Vec<u64>,
+    masks: Vec<u128>,
     weights: Vec<f32>,
 }
 
@@ -207,7 +215,7 @@ impl WordCover {
         if params.coverage <= 0.0 || total <= 0.0 || self.masks.len() != hits.len() {
             return;
         }
-        let mut by_file: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+        let mut by_file: std::collections::HashMap<String, u128> = std::collections::HashMap::new();
         for (h, m) in hits.iter().zip(&self.masks) {
             *by_file.entry(h.file.clone()).or_default() |= m;
         }
@@ -232,6 +240,14 @@ pub(crate) struct Candidates {
     pub(crate) hits: Vec<SearchHit>,
     pub(crate) addrs: Vec<tantivy::DocAddress>,
     pub(crate) searcher: Searcher,
+    /// For a long request, what each hit matched: bit `i` of a mask is `matched[i]` (empty for
+    /// a short request, whose explanation has no parts).
+    pub(crate) masks: Vec<u128>,
+    /// The query words (then the files the request names) the masks' bits stand for: the part
+    /// of the request and the text written.
+    pub(crate) matched: Vec<(request::PartKind, String)>,
+    /// Where the files the request names begin in `matched` (they are explained first).
+    pub(crate) named_from: usize,
 }
 
 /// Fills `hit` from its stored document at `addr` (qualified name, signature, snippet, and the
@@ -829,18 +845,28 @@ impl CodeIndex {
             hits: Vec::new(),
             addrs: Vec::new(),
             searcher,
+            masks: Vec::new(),
+            matched: Vec::new(),
+            named_from: 0,
         };
         if top == 0 {
             return Ok(out);
         }
-        let (Some(q), words) = lexical::bm25_query_and_words(&self.fields, query, params) else {
+        let long = params.request_analysis > 0.0 && request::is_long(query);
+        let (q, words, mentioned) = if long {
+            self.request_query(&out.searcher, query, params)?
+        } else {
+            let (q, words) = lexical::bm25_query_and_words(&self.fields, query, params);
+            (q, words, Vec::new())
+        };
+        let Some(q) = q else {
             return Ok(out);
         };
         let searcher = &out.searcher;
         let top_docs = searcher
             .search(&q, &TopDocs::with_limit(top))
             .map_err(|e| self.err("search", e))?;
-        let cover = if params.coverage > 0.0 {
+        let cover = if params.coverage > 0.0 || long {
             self.word_cover(searcher, &top_docs, &words)?
         } else {
             WordCover::default()
@@ -864,6 +890,139 @@ impl CodeIndex {
             out.addrs.push(addr);
         }
         cover.apply(&mut out.hits, params);
+        if long {
+            let bits = words.len().min(WORD_BITS);
+            out.matched = words
+                .into_iter()
+                .take(bits)
+                .map(|w| (w.part, w.text))
+                .collect();
+            out.masks = cover.masks;
+            out.named_from = out.matched.len();
+            for (file, part, written) in mentioned {
+                let bit = out.matched.len();
+                if bit >= WORD_BITS {
+                    break;
+                }
+                for (h, m) in out.hits.iter().zip(out.masks.iter_mut()) {
+                    if h.file == file {
+                        *m |= 1 << bit;
+                    }
+                }
+                out.matched.push((part, written));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The query of a long request (see [`request`]): its words by weight × IDF (at most
+    /// [`RankParams::req_words`]; IDF `ln(1 + N / df)`, df of the whole word's content term,
+    /// else of its rarest part; words no chunk holds are left out), and the indexed files it
+    /// names ([`Self::mentioned_files`]). Returns the query, its words, and each named file
+    /// with the part and text that named it.
+    #[allow(clippy::type_complexity)]
+    fn request_query(
+        &self,
+        searcher: &Searcher,
+        text: &str,
+        params: &RankParams,
+    ) -> Result<
+        (
+            Option<Box<dyn tantivy::query::Query>>,
+            Vec<lexical::QueryWord>,
+            Vec<(String, request::PartKind, String)>,
+        ),
+        IndexError,
+    > {
+        let req = request::Request::analyse(text, params);
+        let n = searcher.num_docs().max(1) as f32;
+        let mut scored: Vec<(&request::RequestWord, f32)> = Vec::with_capacity(req.words.len());
+        for w in &req.words {
+            let mut df = 0u64;
+            for (i, term) in lexical::word_terms(&self.fields, &w.text)
+                .iter()
+                .enumerate()
+            {
+                let d = searcher.doc_freq(term).map_err(|e| self.err("search", e))?;
+                if d > 0 {
+                    df = if df == 0 { d } else { df.min(d) };
+                    if i == 0 {
+                        break;
+                    }
+                }
+            }
+            if df == 0 {
+                continue;
+            }
+            let generic = rank::word_weight(&w.text.to_lowercase(), params);
+            scored.push((w, w.weight * generic * (1.0 + n / df as f32).ln()));
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        scored.truncate(params.req_words.min(WORD_BITS - request::MAX_MENTIONS));
+        let words: Vec<(&str, request::PartKind, f32)> = scored
+            .iter()
+            .map(|(w, _)| (w.text.as_str(), w.part, w.weight))
+            .collect();
+        let files = self.mentioned_files(searcher, &req.mentions, params)?;
+        let boosts: Vec<(String, f32)> = files.iter().map(|(f, s, _, _)| (f.clone(), *s)).collect();
+        let (q, words) = lexical::bm25_request_query(&self.fields, text, &words, &boosts, params);
+        let named = files.into_iter().map(|(f, _, p, w)| (f, p, w)).collect();
+        Ok((q, words, named))
+    }
+
+    /// The indexed files `mentions` name ([`request::Mention::names`], read from the path
+    /// terms of the index), each with its constant score: [`RankParams::path_mention`] × the
+    /// part's weight × `ln(1 + N)` (the IDF of a term one chunk holds), divided among the files
+    /// one mention names; a mention naming more than [`MAX_MENTIONED_FILES`] files (`index.ts`)
+    /// names none. A file named twice keeps its largest score. Also the mention's part and text.
+    fn mentioned_files(
+        &self,
+        searcher: &Searcher,
+        mentions: &[request::Mention],
+        params: &RankParams,
+    ) -> Result<Vec<(String, f32, request::PartKind, String)>, IndexError> {
+        if params.path_mention <= 0.0 || mentions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut found: Vec<Vec<String>> = vec![Vec::new(); mentions.len()];
+        for segment in searcher.segment_readers() {
+            let inverted = segment
+                .inverted_index(self.fields.path_key)
+                .map_err(|e| self.err("search", e))?;
+            let mut stream = inverted
+                .terms()
+                .stream()
+                .map_err(|e| self.err("search", e.into()))?;
+            while stream.advance() {
+                let key = stream.key();
+                for (m, files) in mentions.iter().zip(found.iter_mut()) {
+                    if files.len() <= MAX_MENTIONED_FILES
+                        && m.names_bytes(key)
+                        && let Ok(path) = std::str::from_utf8(key)
+                        && !files.iter().any(|f| f == path)
+                    {
+                        files.push(path.to_string());
+                    }
+                }
+            }
+        }
+        let base = (1.0 + searcher.num_docs() as f32).ln();
+        let mut out: Vec<(String, f32, request::PartKind, String)> = Vec::new();
+        for (m, files) in mentions.iter().zip(found) {
+            if files.is_empty() || files.len() > MAX_MENTIONED_FILES {
+                continue;
+            }
+            let score = params.path_mention * m.part.weight(params) * base / files.len() as f32;
+            for file in files {
+                match out.iter_mut().find(|(f, ..)| *f == file) {
+                    Some(e) if e.1 < score => {
+                        *e = (file, score, m.part, m.written.clone());
+                    }
+                    Some(_) => {}
+                    None => out.push((file, score, m.part, m.written.clone())),
+                }
+            }
+        }
         Ok(out)
     }
 
@@ -893,7 +1052,7 @@ impl CodeIndex {
             .values_mut()
             .for_each(|docs| docs.sort_unstable());
         let n = searcher.num_docs().max(1) as f32;
-        for (w, word) in words.iter().take(64).enumerate() {
+        for (w, word) in words.iter().take(WORD_BITS).enumerate() {
             let mut df = 0u64;
             for term in &word.terms {
                 df = df.max(searcher.doc_freq(term).map_err(|e| self.err("search", e))?);

@@ -575,3 +575,70 @@ fn eval_from_git_searches_each_commit_at_its_parent() {
     assert!(err.contains("no change request in HEAD~1..HEAD"), "{err}");
     assert_eq!(git(dir.path(), &["worktree", "list"]).lines().count(), 1);
 }
+
+/// `--baseline bm25-file` and `--variants`: the file-level BM25 baseline and a grid of ranking
+/// settings on the same queries, and short and long requests reported apart.
+#[test]
+fn eval_reports_bm25_file_variants_and_long_requests_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    repository(dir.path());
+    let (elsewhere, queries) = hand_written_queries();
+    // One long request: a pasted traceback naming the cart.
+    let long = json!({"id": "trace", "gold_files": ["src/cart.py"], "query":
+        "The order total crashes\n\n```\nTraceback (most recent call last):\n  \
+         File \"/srv/shop/src/cart.py\", line 15, in total\n    return sum(prices)\n\
+         TypeError: unsupported operand type(s)\n```\n"});
+    let mut text = std::fs::read_to_string(&queries).unwrap();
+    text.push_str(&format!("{long}\n"));
+    std::fs::write(&queries, text).unwrap();
+    let variants = elsewhere.path().join("grid.jsonl");
+    std::fs::write(
+        &variants,
+        "{\"request_analysis\": 0}\n{\"path_mention\": 3}\n",
+    )
+    .unwrap();
+    let report = eval_json(
+        dir.path(),
+        &[
+            "eval",
+            "--queries",
+            queries.to_str().unwrap(),
+            "--mode",
+            "lexical",
+            "--baseline",
+            "bm25-file",
+            "--variants",
+            variants.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(report["baseline"]["name"], "bm25-file");
+    assert_eq!(report["by_length"]["short"]["queries"], 3);
+    assert_eq!(report["by_length"]["long"]["queries"], 1);
+    assert_eq!(report["baseline"]["by_length"]["long"]["queries"], 1);
+    assert_eq!(report["variants"].as_array().unwrap().len(), 2);
+    let trace = report["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == "trace")
+        .unwrap();
+    assert_eq!(trace["long"], true);
+    assert_eq!(trace["rank"], 1, "{trace}");
+    assert_eq!(trace["variant_ranks"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        trace["baseline"]["rank"], 1,
+        "bm25-file reads the cart too: {trace}"
+    );
+    // The analysis off reads the same short requests the same way.
+    let short_ranks: Vec<&Value> = report["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["long"] == false)
+        .flat_map(|q| [&q["rank"], &q["variant_ranks"][0]])
+        .collect();
+    for pair in short_ranks.chunks(2) {
+        assert_eq!(pair[0], pair[1]);
+    }
+}

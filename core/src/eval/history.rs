@@ -88,7 +88,8 @@ pub struct ChangeRequest {
     pub parent: String,
     /// The raw subject.
     pub subject: String,
-    /// The cleaned subject: the query.
+    /// The query: the cleaned subject, or with [`Selection::message`] the whole message (raw
+    /// subject, a blank line, the body as committed, trailers included).
     pub query: String,
     /// Source files the commit changed that exist in the parent, sorted.
     pub gold_files: Vec<String>,
@@ -123,6 +124,40 @@ pub enum Skip {
     NewFiles,
     /// The same cleaned subject was kept already (a newer commit).
     Duplicate,
+    /// With [`Selection::message`]: the message, trailers left out, is shorter than
+    /// [`Selection::min_chars`].
+    Short,
+}
+
+/// Which commits make change requests, and what their query is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Selection {
+    /// The query is the whole commit message (subject and body, as a pull request's squash or
+    /// merge commit carries its description) instead of the cleaned subject: long requests.
+    pub message: bool,
+    /// With `message`: fewest characters of the message without its trailer lines
+    /// (`Co-authored-by:` ...; [`message_chars`]).
+    pub min_chars: usize,
+}
+
+/// Characters of a commit message (`subject` and `body`) without trailer lines
+/// ([`TRAILERS`](crate::index::request::TRAILERS)) and blank lines, counting one newline per
+/// kept line.
+pub fn message_chars(subject: &str, body: &str) -> usize {
+    std::iter::once(subject)
+        .chain(body.lines())
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| {
+            let key = l
+                .split_once(':')
+                .map_or("", |(k, _)| k)
+                .trim()
+                .to_lowercase();
+            !crate::index::request::TRAILERS.contains(&key.as_str())
+        })
+        .map(|l| l.chars().count() + 1)
+        .sum()
 }
 
 /// The change requests of a revision range and what was skipped.
@@ -147,6 +182,21 @@ pub struct Extraction {
 /// # Errors
 /// [`HistoryError`] when git cannot run or rejects the range.
 pub fn change_requests(repo: &Path, range: &str, limit: usize) -> Result<Extraction, HistoryError> {
+    change_requests_with(repo, range, limit, Selection::default())
+}
+
+/// [`change_requests`] with a [`Selection`]: with `message`, the query is the commit's whole
+/// message and commits whose message has fewer than `min_chars` characters are skipped
+/// ([`Skip::Short`]); the subject, file and duplicate rules are the same.
+///
+/// # Errors
+/// [`HistoryError`] when git cannot run or rejects the range.
+pub fn change_requests_with(
+    repo: &Path,
+    range: &str,
+    limit: usize,
+    selection: Selection,
+) -> Result<Extraction, HistoryError> {
     let log = git(
         repo,
         &[
@@ -155,7 +205,7 @@ pub fn change_requests(repo: &Path, range: &str, limit: usize) -> Result<Extract
             "--no-merges",
             "--no-renames",
             "--name-status",
-            "--format=%x00%H %P%x1f%s",
+            "--format=%x00%H %P%x1f%s%x1e%b%x1e",
             range,
             "--",
         ],
@@ -171,15 +221,27 @@ pub fn change_requests(repo: &Path, range: &str, limit: usize) -> Result<Extract
             break;
         }
         out.considered += 1;
-        let (head, changes) = block.split_once('\n').unwrap_or((block, ""));
+        let (head, rest) = block.split_once('\x1e').unwrap_or((block, ""));
+        let (body, changes) = rest.split_once('\x1e').unwrap_or(("", rest));
+        let body = body.trim();
         let (ids, subject) = head.split_once('\x1f').unwrap_or((head, ""));
         let mut ids = ids.split_whitespace();
         let (commit, parent) = (ids.next().unwrap_or_default(), ids.next());
         let verdict = match (parent, clean_subject(subject)) {
             (None, _) => Err(Skip::Root),
             (_, None) => Err(Skip::Subject),
+            (Some(_), Some(_))
+                if selection.message && message_chars(subject, body) < selection.min_chars =>
+            {
+                Err(Skip::Short)
+            }
             (Some(parent), Some(query)) => gold_of(changes).and_then(|gold| {
                 if seen.insert(query.to_lowercase()) {
+                    let query = if selection.message {
+                        format!("{subject}\n\n{body}").trim().to_string()
+                    } else {
+                        query
+                    };
                     Ok((parent, query, gold))
                 } else {
                     Err(Skip::Duplicate)
@@ -665,6 +727,55 @@ mod tests {
             [0, 2, 1]
         );
         assert_eq!(snapshot_order(repo, &[&base, &rewrite]).unwrap(), [0, 1]);
+    }
+
+    /// With `Selection::message`, the query is the whole message and short messages are
+    /// skipped; trailers do not count towards the length.
+    #[test]
+    fn whole_messages_make_long_requests() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path();
+        let run = |args: &[&str]| {
+            git(
+                repo,
+                &[&["-c", "user.name=t", "-c", "user.email=t@t"], args].concat(),
+            )
+            .unwrap()
+        };
+        run(&["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("app.py"), "x = 1\n").unwrap();
+        run(&["add", "-A"]);
+        run(&["commit", "-qm", "base"]);
+        let body = "The realm header is sent twice when the proxy adds its own.\n\n\
+                    ```\nTraceback (most recent call last):\n  File \"app.py\", line 1\n```";
+        std::fs::write(repo.join("app.py"), "x = 2\n").unwrap();
+        run(&[
+            "commit",
+            "-qam",
+            &format!("Send the realm header only once (#12)\n\n{body}"),
+        ]);
+        std::fs::write(repo.join("app.py"), "x = 3\n").unwrap();
+        let trailers = "Co-authored-by: Someone With A Long Name <someone@example.com>\n".repeat(5);
+        run(&[
+            "commit",
+            "-qam",
+            &format!("Keep the proxy realm as configured\n\n{trailers}"),
+        ]);
+        let all = change_requests(repo, "HEAD~2..HEAD", 10).unwrap();
+        assert_eq!(all.requests.len(), 2);
+        assert_eq!(all.requests[0].query, "Send the realm header only once");
+        let selection = Selection {
+            message: true,
+            min_chars: 100,
+        };
+        let long = change_requests_with(repo, "HEAD~2..HEAD", 10, selection).unwrap();
+        assert_eq!(long.requests.len(), 1);
+        assert_eq!(
+            long.requests[0].query,
+            format!("Send the realm header only once (#12)\n\n{body}")
+        );
+        assert_eq!(long.requests[0].gold_files, ["app.py"]);
+        assert_eq!(long.skipped.get(&Skip::Short), Some(&1));
     }
 
     #[test]

@@ -198,6 +198,11 @@ pub struct Explanation {
     pub score: f32,
     /// One part per signal with a non-zero weight.
     pub parts: Vec<Part>,
+    /// For a long request ([`request`](super::request)): which parts of the request the hit's
+    /// file matched (a frame's file, an exception, code, prose...), most telling first; absent
+    /// for a short request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub request: Vec<super::request::MatchedPart>,
 }
 
 /// Fuses the signals of `candidates` (see the module docs). `mean_cosine` is the query's mean
@@ -278,6 +283,7 @@ pub fn fuse(
                 fusion,
                 score,
                 parts,
+                request: Vec::new(),
             }
         })
         .collect()
@@ -663,6 +669,10 @@ pub fn search_ranked_from(
     // signature, snippet) are read only for the hits shown, at the end.
     let mut unread: HashMap<(String, u32, String), tantivy::DocAddress> = HashMap::new();
     let mut searcher = None;
+    // A long request's parts each file matched (bits of `matched`), for the explanations.
+    let mut file_masks: HashMap<String, u128> = HashMap::new();
+    let mut matched: Vec<(super::request::PartKind, String)> = Vec::new();
+    let mut named_from = 0;
     if mode != SearchMode::Vector {
         let lexical = match lexical {
             // Searched for a mode that did not read the symbols this one needs: again.
@@ -670,6 +680,11 @@ pub fn search_ranked_from(
             _ => candidates_for(index, query, top, opts, rank_params, mode)?,
         };
         let found = lexical.found;
+        for (h, m) in found.hits.iter().zip(&found.masks) {
+            *file_masks.entry(h.file.clone()).or_default() |= m;
+        }
+        matched = found.matched;
+        named_from = found.named_from;
         searcher = Some(found.searcher);
         for (h, addr) in found.hits.into_iter().zip(found.addrs) {
             let key = (h.file.clone(), h.start_line, h.sha256.clone());
@@ -833,6 +848,7 @@ pub fn search_ranked_from(
                 fusion,
                 score,
                 parts: Vec::new(),
+                request: Vec::new(),
             },
             also: Vec::new(),
         },
@@ -858,6 +874,15 @@ pub fn search_ranked_from(
     for g in groups {
         let mut best = g.best;
         read(&mut best.hit)?;
+        if let Some(&mask) = file_masks.get(&best.hit.file) {
+            // The files the request names first, then its words, heaviest first.
+            let order = (named_from..matched.len()).chain(0..named_from.min(matched.len()));
+            best.explanation.request = super::request::matched_parts(
+                order
+                    .filter(|&i| mask & (1 << i) != 0)
+                    .map(|i| (matched[i].0, matched[i].1.as_str())),
+            );
+        }
         best.hit.score = g.score * scale;
         for (mut h, s) in g.rest {
             read(&mut h.hit)?;

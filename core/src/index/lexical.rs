@@ -18,7 +18,8 @@ use std::collections::HashSet;
 use tantivy::Term;
 use tantivy::columnar::Column;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, DisjunctionMaxQuery, Occur, Query, RegexQuery, TermQuery,
+    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, Query, RegexQuery,
+    TermQuery,
 };
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TantivyDocument, TextFieldIndexing,
@@ -30,6 +31,7 @@ use super::chunk::{Chunk, ChunkKind};
 use super::glossary;
 use super::lang::Language;
 use super::rank::{self, RankParams};
+use super::request::{self, PartKind};
 
 /// Name under which [`CodeTokenizer`] is registered on the index.
 pub const CODE_TOKENIZER: &str = "code";
@@ -66,7 +68,7 @@ fn is_word_char(c: char) -> bool {
 }
 
 /// Calls `word(start, end)` for the byte range of each word of `text` (see the module docs).
-fn for_each_word(text: &str, mut word: impl FnMut(usize, usize)) {
+pub(crate) fn for_each_word(text: &str, mut word: impl FnMut(usize, usize)) {
     let bytes = text.as_bytes();
     let mut iter = text.char_indices().peekable();
     while let Some((start, c)) = iter.next() {
@@ -840,9 +842,10 @@ fn field_by_name(f: &Fields, name: &str) -> Field {
     }
 }
 
-/// Words of a query beyond this many distinct ones are ignored (a pasted file must not become a
-/// query of thousands of clauses).
-const MAX_QUERY_WORDS: usize = 64;
+/// Words of a short query beyond this many distinct ones are ignored (a pasted file must not
+/// become a query of thousands of clauses); a long request keeps [`RankParams::req_words`] chosen
+/// by weight × IDF instead ([`super::request`]).
+const MAX_QUERY_WORDS: usize = request::MAX_SHORT_WORDS;
 
 /// Tie-breaker of the per-word disjunction in [`bm25_query`]: a field matching several terms of
 /// one query word (`getUserName` → `getusername`, `get`, `user`, `name`) scores its best term plus
@@ -866,6 +869,13 @@ pub fn bm25_query(f: &Fields, text: &str) -> Option<Box<dyn Query>> {
 /// fields are summed. Counting a word once per field keeps an identifier made of many parts from
 /// outweighing a query's other words. Japanese words the [`glossary`] knows add their English
 /// words at [`RankParams::glossary`] of a word's weight; CJK bigrams are summed one by one.
+///
+/// A long request (several lines, or a long line: [`request::is_long`]) is analysed first
+/// ([`request::Request::analyse`]): each word weighs what the part of the request it comes from
+/// weighs (a traceback frame, a path, code, prose, ...), and boilerplate is dropped. Without
+/// the index at hand, this function keeps the [`RankParams::req_words`] heaviest words;
+/// ranked search (`CodeIndex::search_candidates`) chooses them by weight × IDF and adds the
+/// files the request names ([`bm25_request_query`]).
 pub fn bm25_query_with(f: &Fields, text: &str, params: &RankParams) -> Option<Box<dyn Query>> {
     bm25_query_and_words(f, text, params).0
 }
@@ -878,6 +888,10 @@ pub struct QueryWord {
     pub terms: Vec<Term>,
     /// The word's weight in the query.
     pub weight: f32,
+    /// The word as the request wrote it (a glossary word: the English word).
+    pub text: String,
+    /// The part of the request it comes from ([`PartKind::Prose`] for a short request).
+    pub part: PartKind,
 }
 
 /// [`bm25_query_with`] and the query's words (CJK n-grams are not words here).
@@ -886,21 +900,100 @@ pub fn bm25_query_and_words(
     text: &str,
     params: &RankParams,
 ) -> (Option<Box<dyn Query>>, Vec<QueryWord>) {
+    if params.request_analysis > 0.0 && request::is_long(text) {
+        let req = request::Request::analyse(text, params);
+        let words: Vec<(&str, PartKind, f32)> = req
+            .by_weight(params.req_words)
+            .into_iter()
+            .map(|w| (w.text.as_str(), w.part, w.weight))
+            .collect();
+        return bm25_request_query(f, text, &words, &[], params);
+    }
     let boosts = params.field_boosts();
     let mut parts = QueryParts::default();
     for_each_word(text, |start, end| {
         if parts.seen_words.len() < MAX_QUERY_WORDS {
-            word_clauses(f, &boosts, &text[start..end], 1.0, params, &mut parts);
+            word_clauses(
+                f,
+                &boosts,
+                &text[start..end],
+                1.0,
+                PartKind::Prose,
+                params,
+                &mut parts,
+            );
         }
     });
+    finish_query(f, text, parts, params)
+}
+
+/// The query of a long request ([`request::Request`]): `words` (as written, their part and
+/// weight), in the order given, then `files`, repository-relative paths the request names with
+/// the constant score each adds to every chunk of the file ([`RankParams::path_mention`]).
+pub fn bm25_request_query(
+    f: &Fields,
+    text: &str,
+    words: &[(&str, PartKind, f32)],
+    files: &[(String, f32)],
+    params: &RankParams,
+) -> (Option<Box<dyn Query>>, Vec<QueryWord>) {
+    let boosts = params.field_boosts();
+    let mut parts = QueryParts::default();
+    for &(word, part, weight) in words {
+        word_clauses(f, &boosts, word, weight, part, params, &mut parts);
+    }
+    for (file, score) in files {
+        if *score > 0.0 {
+            parts.clauses.push((
+                Occur::Should,
+                Box::new(ConstScoreQuery::new(term_query(f.path_key, file), *score)),
+            ));
+        }
+    }
+    finish_query(f, text, parts, params)
+}
+
+/// The (stemmed) content-field terms a request word is searched by, whole word first: what
+/// [`word_clauses`] searches in each field.
+pub fn word_terms(f: &Fields, word: &str) -> Vec<Term> {
+    let mut terms: Vec<String> = Vec::new();
+    split_code(word, |t, _, _, _| {
+        let t = stem(t);
+        if !terms.iter().any(|x| *x == t) {
+            terms.push(t.into_owned());
+        }
+    });
+    terms
+        .iter()
+        .map(|t| Term::from_field_text(f.content, t))
+        .collect()
+}
+
+/// Glossary words and CJK bigrams after the words of `parts`, then the query.
+fn finish_query(
+    f: &Fields,
+    text: &str,
+    mut parts: QueryParts,
+    params: &RankParams,
+) -> (Option<Box<dyn Query>>, Vec<QueryWord>) {
+    let boosts = params.field_boosts();
     // Japanese words translated through the glossary join as English words of their own
     // (weighted by `params.glossary`); words the request also says in English count once.
     if params.glossary > 0.0 {
+        let max = parts.seen_words.len().max(MAX_QUERY_WORDS);
         for word in glossary::translate(text) {
-            if parts.seen_words.len() >= MAX_QUERY_WORDS {
+            if parts.seen_words.len() >= max {
                 break;
             }
-            word_clauses(f, &boosts, word, params.glossary, params, &mut parts);
+            word_clauses(
+                f,
+                &boosts,
+                word,
+                params.glossary,
+                PartKind::Prose,
+                params,
+                &mut parts,
+            );
         }
     }
     let QueryParts {
@@ -945,6 +1038,7 @@ fn word_clauses(
     boosts: &[(&'static str, f32)],
     word: &str,
     scale: f32,
+    part: PartKind,
     params: &RankParams,
     out: &mut QueryParts,
 ) {
@@ -973,16 +1067,19 @@ fn word_clauses(
         return;
     }
     let weight = rank::word_weight(&whole, params) * scale;
-    let mut word = QueryWord {
+    let mut query_word = QueryWord {
         terms: Vec::new(),
         weight,
+        text: word.to_string(),
+        part,
     };
     for &(name, boost) in boosts {
         if name == "cjk" || boost <= 0.0 {
             continue;
         }
         let field = field_by_name(f, name);
-        word.terms
+        query_word
+            .terms
             .extend(terms.iter().map(|t| Term::from_field_text(field, t)));
         let disjuncts: Vec<Box<dyn Query>> = terms
             .iter()
@@ -999,7 +1096,7 @@ fn word_clauses(
             Box::new(BoostQuery::new(Box::new(q), boost * weight)),
         ));
     }
-    words.push(word);
+    words.push(query_word);
 }
 
 /// How a definition lookup matches names.

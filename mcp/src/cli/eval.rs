@@ -11,9 +11,10 @@ use std::time::Instant;
 use anyhow::Context as _;
 use clap::Args;
 use code_intel_core::config::Config;
+use code_intel_core::eval::bm25_file::Bm25FileBaseline;
 use code_intel_core::eval::explore::{self, ExploreRanks, ExploreSummary, explore_ranks};
 use code_intel_core::eval::grep::GrepBaseline;
-use code_intel_core::eval::history::{self, ChangeRequest, Skip, Worktree};
+use code_intel_core::eval::history::{self, ChangeRequest, Selection, Skip, Worktree};
 use code_intel_core::eval::{self, CUTOFF, EvalQuery, GoldRange, QueryScore, ResultChunk, Summary};
 use code_intel_core::index::{CodeIndex, RankParams};
 use code_intel_core::repo_path::RepoRoot;
@@ -42,6 +43,15 @@ pub struct EvalArgs {
     /// With --from-git: at most this many change requests (the newest that qualify, in `git log --topo-order`).
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
+    /// With --from-git: the query is the commit's whole message (subject and body, as a pull
+    /// request's squash commit carries its description) instead of the cleaned subject: long
+    /// requests. Commits whose message is shorter than --min-chars are skipped.
+    #[arg(long, requires = "from_git")]
+    pub message: bool,
+    /// With --message: fewest characters of a message, its trailer lines (`Co-authored-by:` ...)
+    /// and blank lines left out.
+    #[arg(long, default_value_t = 300, requires = "message")]
+    pub min_chars: usize,
     /// Result files retrieved per query (the metrics look at the first 10).
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -57,7 +67,7 @@ pub struct EvalArgs {
     /// Also run the simple alternative on the same queries and files, scored the same way:
     /// `grep`, one case-insensitive literal grep per distinctive word of the request, files
     /// ranked by the words they contain, then by matching lines (the development kit's grep
-    /// baseline).
+    /// baseline); `bm25-file`, plain BM25 with one document per file (the kit's bm25-file).
     #[arg(long, value_enum)]
     pub baseline: Option<BaselineArg>,
     /// Also report what the agent sees on its mandatory path (with --queries): the rank of the
@@ -67,6 +77,18 @@ pub struct EvalArgs {
     /// positions).
     #[arg(long, requires = "queries")]
     pub explore: bool,
+    /// With --from-git: do not merge each snapshot's segments after its sync. Much faster on
+    /// large repositories (the merge rewrites the whole index per snapshot), but BM25's
+    /// statistics then count the deleted documents tantivy has not merged away yet, so a
+    /// query's ranks can depend slightly on the snapshots indexed before it.
+    #[arg(long, requires = "from_git")]
+    pub no_merge: bool,
+    /// Also search every query with each of these ranking settings (JSON lines, each an object
+    /// as --rank takes) and report each setting's summary and per-query ranks (`--json`:
+    /// `variants`, and per query `variant_ranks`): one run of the snapshots for a grid of
+    /// settings.
+    #[arg(long, value_name = "FILE")]
+    pub variants: Option<PathBuf>,
 }
 
 /// `--baseline`: the simple alternative to compare with.
@@ -75,6 +97,32 @@ pub enum BaselineArg {
     /// A grep per word of the request over the indexed files
     /// (`code_intel_core::eval::grep`).
     Grep,
+    /// BM25 over whole files (`code_intel_core::eval::bm25_file`).
+    Bm25File,
+}
+
+impl BaselineArg {
+    fn name(self) -> &'static str {
+        match self {
+            BaselineArg::Grep => "grep",
+            BaselineArg::Bm25File => "bm25-file",
+        }
+    }
+}
+
+/// A `--baseline` over one snapshot's files.
+enum Baseline {
+    Grep(Box<GrepBaseline>),
+    Bm25File(Box<Bm25FileBaseline>),
+}
+
+impl Baseline {
+    fn search(&mut self, query: &str, top: usize) -> Vec<String> {
+        match self {
+            Baseline::Grep(g) => g.search(query, top),
+            Baseline::Bm25File(b) => b.search(query, top),
+        }
+    }
 }
 
 /// `--rank`: a JSON object whose keys are all `RankParams` fields (a misspelt name would
@@ -134,6 +182,12 @@ struct QueryRow {
     /// The `--baseline` on the same query: its rank of the first gold file and its files.
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<BaselineRow>,
+    /// Whether the request is long (`code_intel_core::index::request::is_long`).
+    long: bool,
+    /// With `--variants`: the rank of the first gold file under each setting, in the file's
+    /// order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    variant_ranks: Vec<Option<usize>>,
     /// `--explore`: where the first gold file stands in what the agent sees.
     #[serde(skip_serializing_if = "Option::is_none")]
     explore: Option<ExploreRanks>,
@@ -161,9 +215,29 @@ struct BaselineRow {
 /// The `--baseline` over all queries.
 #[derive(Debug, Serialize)]
 struct BaselineReport {
-    /// `grep`.
+    /// `grep` or `bm25-file`.
     name: &'static str,
     summary: Summary,
+    /// The same over the short and the long requests apart, when there are both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by_length: Option<ByLength>,
+}
+
+/// A summary over the short and the long requests apart
+/// (`code_intel_core::index::request::is_long`).
+#[derive(Debug, Serialize)]
+struct ByLength {
+    short: Summary,
+    long: Summary,
+}
+
+/// One `--variants` setting's result.
+#[derive(Debug, Serialize)]
+struct VariantReport {
+    rank: serde_json::Value,
+    summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by_length: Option<ByLength>,
 }
 
 /// What `--from-git` did before searching.
@@ -182,6 +256,9 @@ struct HistoryReport {
 #[derive(Debug, Serialize)]
 struct EvalReport {
     summary: Summary,
+    /// The summary over the short and the long requests apart, when there are both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by_length: Option<ByLength>,
     /// The `--baseline`'s summary on the same queries (its function-level recall is 0: files
     /// have no line ranges).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -191,6 +268,9 @@ struct EvalReport {
     /// `--explore`'s report.
     #[serde(skip_serializing_if = "Option::is_none")]
     exploration: Option<ExplorationReport>,
+    /// `--variants`: each setting's summary.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    variants: Vec<VariantReport>,
     /// Distinct notes of the searches (fallbacks, partial embedding coverage).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
@@ -211,6 +291,10 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
+    let variants = match &args.variants {
+        Some(file) => read_variants(file)?,
+        None => Vec::new(),
+    };
     let history = match (&args.queries, &args.from_git) {
         (Some(file), _) => {
             let queries = read_queries(file)?;
@@ -219,12 +303,13 @@ pub fn run(
                 index.sync(&mut |_| {}).context("index sync failed")?;
             }
             let mut searcher = Searcher::new(root, config, &index, &mode_args(args))?;
-            let mut grep = baseline(args, root, config, &index);
+            let mut base = baseline(args, root, config, &index, None);
             search_all(
                 &mut searcher,
-                grep.as_mut(),
+                base.as_mut(),
                 &queries,
                 args,
+                &variants,
                 &mut rows,
                 &mut notes,
             )?;
@@ -238,24 +323,26 @@ pub fn run(
             }
             None
         }
-        (None, Some(range)) => Some(from_git(root, range, args, &mut rows, &mut notes)?),
+        (None, Some(range)) => Some(from_git(
+            root, range, args, &variants, &mut rows, &mut notes,
+        )?),
         (None, None) => anyhow::bail!("give --queries FILE or --from-git REV_RANGE"),
     };
-    let scores: Vec<QueryScore> = rows
-        .iter()
-        .map(|r| QueryScore {
-            rank: r.rank,
-            all_found: r.all_found,
-            function_hit: r.function_hit,
-            files: r.files.clone(),
-        })
-        .collect();
-    let latencies: Vec<f64> = rows.iter().map(|r| r.latency_ms).collect();
-    let baseline = args.baseline.map(|_| {
-        let (scores, latencies): (Vec<QueryScore>, Vec<f64>) = rows
-            .iter()
-            .filter_map(|r| r.baseline.as_ref().map(|b| (r, b)))
-            .map(|(r, b)| {
+    let own = |r: &QueryRow| {
+        Some((
+            QueryScore {
+                rank: r.rank,
+                all_found: r.all_found,
+                function_hit: r.function_hit,
+                files: r.files.clone(),
+            },
+            r.latency_ms,
+        ))
+    };
+    let (summary, by_length) = summaries(&rows, own);
+    let baseline = args.baseline.map(|which| {
+        let (summary, by_length) = summaries(&rows, |r| {
+            r.baseline.as_ref().map(|b| {
                 let score = QueryScore {
                     rank: b.rank,
                     all_found: b.all_found,
@@ -264,10 +351,11 @@ pub fn run(
                 };
                 (score, b.latency_ms)
             })
-            .unzip();
+        });
         BaselineReport {
-            name: "grep",
-            summary: eval::summarize(&scores, &latencies),
+            name: which.name(),
+            summary,
+            by_length,
         }
     });
     let exploration = args.explore.then(|| {
@@ -279,11 +367,35 @@ pub fn run(
             folds: [explore::summarize(&fold(0)), explore::summarize(&fold(1))],
         }
     });
+    let variants = variants
+        .into_iter()
+        .enumerate()
+        .map(|(i, rank)| {
+            let (summary, by_length) = summaries(&rows, |r| {
+                r.variant_ranks.get(i).map(|&rank| {
+                    let score = QueryScore {
+                        rank,
+                        all_found: false,
+                        function_hit: None,
+                        files: Vec::new(),
+                    };
+                    (score, 0.0)
+                })
+            });
+            VariantReport {
+                rank,
+                summary,
+                by_length,
+            }
+        })
+        .collect();
     let report = EvalReport {
-        summary: eval::summarize(&scores, &latencies),
+        summary,
+        by_length,
         baseline,
         history,
         exploration,
+        variants,
         notes,
         queries: rows,
     };
@@ -293,6 +405,47 @@ pub fn run(
         return Ok(());
     }
     render(out, &report)
+}
+
+/// The summary of the scores `of` gives for `rows` (rows it gives none for are left out), and
+/// the same over short and long requests apart when there are both.
+fn summaries(
+    rows: &[QueryRow],
+    of: impl Fn(&QueryRow) -> Option<(QueryScore, f64)>,
+) -> (Summary, Option<ByLength>) {
+    let summary_of = |keep: &dyn Fn(&QueryRow) -> bool| {
+        let (scores, latencies): (Vec<QueryScore>, Vec<f64>) =
+            rows.iter().filter(|r| keep(r)).filter_map(&of).unzip();
+        eval::summarize(&scores, &latencies)
+    };
+    let both = rows.iter().any(|r| r.long) && rows.iter().any(|r| !r.long);
+    let by_length = both.then(|| ByLength {
+        short: summary_of(&|r| !r.long),
+        long: summary_of(&|r| r.long),
+    });
+    (summary_of(&|_| true), by_length)
+}
+
+/// Reads the `--variants` file: one ranking setting (as `--rank` takes it) per line.
+fn read_variants(file: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read the variants file {}", file.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(
+            parse_rank(line)
+                .map_err(|e| anyhow::anyhow!("{} line {}: {e}", file.display(), n + 1))?,
+        );
+    }
+    anyhow::ensure!(
+        !out.is_empty(),
+        "{} holds no ranking setting",
+        file.display()
+    );
+    Ok(out)
 }
 
 fn mode_args(args: &EvalArgs) -> SearchModeArgs {
@@ -325,15 +478,29 @@ fn read_queries(file: &Path) -> anyhow::Result<Vec<EvalQuery>> {
     Ok(queries)
 }
 
-/// The `--baseline` over the files `index` holds, when asked for.
+/// The `--baseline` over the files `index` holds, when asked for; a BM25 baseline of the
+/// previous snapshot (`reuse`) keeps its token cache.
 fn baseline(
     args: &EvalArgs,
     root: &RepoRoot,
     config: &Config,
     index: &CodeIndex,
-) -> Option<GrepBaseline> {
-    args.baseline.map(|BaselineArg::Grep| {
-        GrepBaseline::new(root, index.indexed_files(), config.max_file_bytes)
+    reuse: Option<Baseline>,
+) -> Option<Baseline> {
+    args.baseline.map(|which| match (which, reuse) {
+        (BaselineArg::Grep, _) => Baseline::Grep(Box::new(GrepBaseline::new(
+            root,
+            index.indexed_files(),
+            config.max_file_bytes,
+        ))),
+        (BaselineArg::Bm25File, reuse) => {
+            let mut b = match reuse {
+                Some(Baseline::Bm25File(b)) => b,
+                _ => Box::default(),
+            };
+            b.load(root, index.indexed_files(), config.max_file_bytes);
+            Baseline::Bm25File(b)
+        }
     })
 }
 
@@ -350,20 +517,22 @@ struct HitLines {
 /// scores that too.
 fn search_all(
     searcher: &mut Searcher<'_>,
-    mut grep: Option<&mut GrepBaseline>,
+    mut grep: Option<&mut Baseline>,
     queries: &[EvalQuery],
     args: &EvalArgs,
+    variants: &[serde_json::Value],
     rows: &mut Vec<QueryRow>,
     notes: &mut Vec<String>,
 ) -> anyhow::Result<()> {
     let top = args.top;
-    let batch = |query: &str| -> anyhow::Result<BatchQuery> {
+    let with_rank = |query: &str, rank: Option<&serde_json::Value>| -> anyhow::Result<BatchQuery> {
         let mut q = serde_json::json!({ "query": query });
-        if let Some(rank) = &args.rank {
+        if let Some(rank) = rank {
             q["rank"] = rank.clone();
         }
         serde_json::from_value(q).context("--rank: not a set of ranking parameters")
     };
+    let batch = |query: &str| with_rank(query, args.rank.as_ref());
     searcher.run(&batch("warm up the search index")?, top)?;
     for q in queries {
         let started = Instant::now();
@@ -400,7 +569,24 @@ fn search_all(
                 latency_ms,
             }
         });
+        let mut variant_ranks = Vec::with_capacity(variants.len());
+        for v in variants {
+            let answer = searcher.run(&with_rank(&q.query, Some(v))?, top)?;
+            let hits: Vec<HitLines> = serde_json::from_value(answer["hits"].clone())
+                .context("unexpected search answer")?;
+            let chunks: Vec<ResultChunk> = hits
+                .into_iter()
+                .map(|h| ResultChunk {
+                    file: h.file,
+                    start_line: h.start_line,
+                    end_line: h.end_line,
+                })
+                .collect();
+            variant_ranks.push(eval::score(q, &chunks).rank);
+        }
         rows.push(QueryRow {
+            long: code_intel_core::index::request::is_long(&q.query),
+            variant_ranks,
             id: q.id.clone(),
             query: q.query.clone(),
             rank: s.rank,
@@ -426,10 +612,15 @@ fn from_git(
     root: &RepoRoot,
     range: &str,
     args: &EvalArgs,
+    variants: &[serde_json::Value],
     rows: &mut Vec<QueryRow>,
     notes: &mut Vec<String>,
 ) -> anyhow::Result<HistoryReport> {
-    let extraction = history::change_requests(root.path(), range, args.limit)
+    let selection = Selection {
+        message: args.message,
+        min_chars: if args.message { args.min_chars } else { 0 },
+    };
+    let extraction = history::change_requests_with(root.path(), range, args.limit, selection)
         .context("cannot read the git history")?;
     if extraction.requests.is_empty() {
         anyhow::bail!(
@@ -461,7 +652,7 @@ fn from_git(
         .context("cannot create a temporary directory")?;
     let worktree = Worktree::add(root.path(), &tmp.path().join("worktree"), groups[0].0)
         .context("cannot create a temporary git worktree")?;
-    let searched = search_snapshots(root, &worktree, &groups, args, rows, notes);
+    let searched = search_snapshots(root, &worktree, &groups, args, variants, rows, notes);
     let removed = worktree.remove();
     searched?;
     removed.context("cannot remove the temporary git worktree")?;
@@ -488,9 +679,11 @@ fn search_snapshots(
     worktree: &Worktree,
     groups: &[(&str, Vec<&ChangeRequest>)],
     args: &EvalArgs,
+    variants: &[serde_json::Value],
     rows: &mut Vec<QueryRow>,
     notes: &mut Vec<String>,
 ) -> anyhow::Result<()> {
+    let mut base: Option<Baseline> = None;
     let config_file = Config::path(root.path());
     if config_file.is_file() {
         let to = Config::path(worktree.path());
@@ -511,9 +704,11 @@ fn search_snapshots(
             .with_context(|| format!("cannot index the snapshot {parent}"))?;
         // Without deleted documents in the statistics, a query's ranks depend on its snapshot
         // alone, not on the snapshots indexed before it.
-        index
-            .merge_deleted()
-            .with_context(|| format!("cannot merge the index of the snapshot {parent}"))?;
+        if !args.no_merge {
+            index
+                .merge_deleted()
+                .with_context(|| format!("cannot merge the index of the snapshot {parent}"))?;
+        }
         say(&format!(
             "code-intel eval: snapshot {}/{} {}: {} files indexed or updated, {} queries",
             n + 1,
@@ -544,8 +739,16 @@ fn search_snapshots(
             queries.push(r.eval_query(ranges));
         }
         let mut searcher = Searcher::new(&wt_root, &wt_config, &index, &mode_args(args))?;
-        let mut grep = baseline(args, &wt_root, &wt_config, &index);
-        search_all(&mut searcher, grep.as_mut(), &queries, args, rows, notes)?;
+        base = baseline(args, &wt_root, &wt_config, &index, base.take());
+        search_all(
+            &mut searcher,
+            base.as_mut(),
+            &queries,
+            args,
+            variants,
+            rows,
+            notes,
+        )?;
     }
     Ok(())
 }
@@ -595,6 +798,34 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
     if let Some(b) = &r.baseline {
         row(out, &b.summary, b.name)?;
     }
+    if let Some(l) = &r.by_length {
+        row(
+            out,
+            &l.short,
+            &format!("code-intel {mode}, short requests ({})", l.short.queries),
+        )?;
+        row(
+            out,
+            &l.long,
+            &format!("code-intel {mode}, long requests ({})", l.long.queries),
+        )?;
+    }
+    if let Some((b, l)) = r
+        .baseline
+        .as_ref()
+        .and_then(|b| b.by_length.as_ref().map(|l| (b, l)))
+    {
+        row(
+            out,
+            &l.short,
+            &format!("{}, short requests ({})", b.name, l.short.queries),
+        )?;
+        row(
+            out,
+            &l.long,
+            &format!("{}, long requests ({})", b.name, l.long.queries),
+        )?;
+    }
     writeln!(out)?;
     if let Some(x) = &r.exploration {
         writeln!(
@@ -635,7 +866,11 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
         writeln!(out)?;
     }
     let rank_text = |rank: Option<usize>| rank.map_or_else(|| "-".to_string(), |k| k.to_string());
-    let grep_column = if r.baseline.is_some() { "grep  " } else { "" };
+    let grep_column = match &r.baseline {
+        Some(b) if b.name == "grep" => "grep  ",
+        Some(_) => "bm25  ",
+        None => "",
+    };
     writeln!(
         out,
         "rank  {grep_column}id            query (rank of the first gold file; - beyond {CUTOFF})"
@@ -651,7 +886,9 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
             Some(v) => v.to_string(),
             None => "-".to_string(),
         };
-        writeln!(out, "{rank:>4}  {grep}{id:<12}  {}", q.query)?;
+        let first_line = q.query.lines().next().unwrap_or("");
+        let more = if q.long { " …" } else { "" };
+        writeln!(out, "{rank:>4}  {grep}{id:<12}  {first_line}{more}")?;
     }
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
