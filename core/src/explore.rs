@@ -125,16 +125,18 @@ pub struct ExploreContext<'a> {
     pub request: Option<&'a str>,
 }
 
-/// How `search_text` and `find_references` order the files of their answer (lines stay in
-/// line order within a file; `max_results` applies after ordering).
+// How `search_text` and `find_references` order the files of their answer (lines stay in line
+// order within a file; `max_results` applies after ordering): `Relevance` puts the files the
+// ranked search finds for the session's request first, in its order, then every other file in
+// path order (the default with a session); `Path` is path order (the default without one). The
+// docs are comments on purpose: the MCP schema then lists the values alone (`tools/list` has a
+// byte budget), and the fields' docs say what they mean.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ResultOrder {
-    /// The files the ranked search finds for the session's request first, in its order, then
-    /// every other file in path order. The default with a session.
     Relevance,
-    /// Path order. The default without a session.
     Path,
 }
 

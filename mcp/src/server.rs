@@ -411,7 +411,7 @@ impl CodeIntel {
 #[tool_router]
 impl CodeIntel {
     #[tool(
-        description = "Start a code-intel session (required before any edit). Returns session_id, extraction_prompt, the exploration plan and leads (ranked files to verify first)."
+        description = "Start a code-intel session (required before any edit). Returns session_id, plan, leads."
     )]
     async fn start_session(&self, Parameters(p): Parameters<StartSessionParams>) -> CallToolResult {
         let intent = match p.intent.parse::<Intent>() {

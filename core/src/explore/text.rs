@@ -57,7 +57,7 @@ pub struct SearchTextParams {
     /// Treat pattern as literal text (default false).
     #[serde(default)]
     pub literal: bool,
-    /// File order: "relevance" (default in a session: files the ranked search finds for the session's request first, then the rest in path order) or "path". max_results applies after ordering.
+    /// "relevance" (session default) or "path".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<ResultOrder>,
 }
@@ -176,7 +176,7 @@ pub struct FindReferencesParams {
     /// Maximum references returned.
     #[serde(default)]
     pub max_results: Option<usize>,
-    /// File order: "relevance" (default in a session: files the ranked search finds for the session's request first, then the rest in path order, source before prose) or "path". max_results applies after ordering.
+    /// "relevance" (session default) or "path".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<ResultOrder>,
 }
