@@ -341,7 +341,7 @@ impl CodeIntel {
 }
 
 impl CodeIntel {
-    /// `start_session`'s leads for `request` ([`code_intel_core::explore::leads`]); empty when
+    /// `start_session`'s leads for `request` ([`code_intel_core::explore::leads()`]); empty when
     /// the index never synced or the search fails (logged).
     async fn leads(&self, request: String) -> Vec<code_intel_core::explore::Lead> {
         let Some(index) = self.index.for_tools_unchecked().await else {

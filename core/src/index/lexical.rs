@@ -954,7 +954,7 @@ pub fn bm25_request_query(
 }
 
 /// The (stemmed) content-field terms a request word is searched by, whole word first: what
-/// [`word_clauses`] searches in each field.
+/// `word_clauses` searches in each field.
 pub fn word_terms(f: &Fields, word: &str) -> Vec<Term> {
     let mut terms: Vec<String> = Vec::new();
     split_code(word, |t, _, _, _| {
