@@ -142,10 +142,10 @@ pub enum ResultOrder {
 
 /// The order a relevance-capable tool uses and, for [`ResultOrder::Relevance`], each ranked
 /// file's position (0 = the ranked search's best file).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct FileOrder {
-    /// The order used; `None` until resolved means path order.
-    order: Option<ResultOrder>,
+    /// The order used.
+    order: ResultOrder,
     /// Ranked file → position.
     rank: std::collections::HashMap<String, usize>,
     /// Why the order asked for was not used.
@@ -164,8 +164,9 @@ impl FileOrder {
         });
         if want == ResultOrder::Path {
             return Ok(Self {
-                order: Some(ResultOrder::Path),
-                ..Self::default()
+                order: ResultOrder::Path,
+                rank: Default::default(),
+                note: None,
             });
         }
         let (Some(request), Some(index)) = (cx.request, cx.index) else {
@@ -175,22 +176,17 @@ impl FileOrder {
                 "relevance order needs the code index, which is not built yet; path order used"
             };
             return Ok(Self {
-                order: Some(ResultOrder::Path),
+                order: ResultOrder::Path,
                 rank: Default::default(),
                 note: Some(why.to_string()),
             });
         };
         let files = index.ranked_file_order(request, &crate::index::rank::RankParams::default())?;
         Ok(Self {
-            order: Some(ResultOrder::Relevance),
+            order: ResultOrder::Relevance,
             rank: files.into_iter().enumerate().map(|(i, f)| (f, i)).collect(),
             note: None,
         })
-    }
-
-    /// The order used.
-    fn order(&self) -> ResultOrder {
-        self.order.unwrap_or(ResultOrder::Path)
     }
 
     /// A file's sort key: its ranked position, or after every ranked file.

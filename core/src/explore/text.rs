@@ -326,7 +326,7 @@ pub fn search_text(
 
     let mut result = SearchTextResult {
         pattern: params.pattern.clone(),
-        order: order.order(),
+        order: order.order,
         order_note: order.note.clone(),
         matches: Vec::new(),
         total: 0,
@@ -427,7 +427,7 @@ pub fn find_references(
     files.sort_by_key(|rel| (order.key(rel), lang::detect(rel) == Language::Text));
     let mut result = FindReferencesResult {
         symbol: params.symbol.clone(),
-        order: order.order(),
+        order: order.order,
         order_note: order.note.clone(),
         references: Vec::new(),
         total: 0,
