@@ -124,6 +124,12 @@ pub struct Config {
     pub freshness_budget_ms: u64,
     /// Seconds `start_session` waits for a sync before answering with `sync_status: running`.
     pub sync_timeout_seconds: u64,
+    /// The ranked search's mode: `auto` (the default: lexical, and hybrid only for a request
+    /// written in a script code identifiers are not, such as Japanese — docs/DESIGN.md#search-mode),
+    /// `lexical`, `hybrid` or `vector`. With `lexical` the server does not embed the repository
+    /// (the model still serves relevance checks and the map). An unknown name is an error where
+    /// it is used.
+    pub search_mode: String,
     /// Hybrid scoring weights.
     pub search_weights: SearchWeights,
     /// How hybrid search combines its signals: `weighted` (weighted mean of normalised scores,
@@ -181,6 +187,7 @@ impl Default for Config {
             sync_on_start: true,
             freshness_budget_ms: 2000,
             sync_timeout_seconds: 30,
+            search_mode: "auto".into(),
             search_weights: SearchWeights::default(),
             search_fusion: "weighted".into(),
             embedding_text: "summary".into(),

@@ -713,8 +713,11 @@ pub async fn serve(root: RepoRoot) -> anyhow::Result<()> {
     let embedder = SharedEmbedder::start_from_env();
     let server = CodeIntel::new(root, config, claude_session_id, embedder);
     server.prewarm_relevance();
-    // Embed the index in the background once the model and a synced index are there.
-    server.start_semantic_background();
+    // Embed the index in the background once the model and a synced index are there (not with
+    // `search_mode: lexical`, docs/DESIGN.md#search-mode).
+    if server.vectors_from_start() {
+        server.start_semantic_background();
+    }
     // Open the index in the background so the first tool call does not pay for it.
     let warm = Arc::clone(&server.index);
     tokio::spawn(async move {

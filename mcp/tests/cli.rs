@@ -210,8 +210,8 @@ fn search_syncs_a_never_indexed_repository_first() {
 fn batch_answers_one_line_per_query_with_ids_echoed() {
     let dir = repo();
     json(dir.path(), &["index", "--json"]);
-    // The last query is lexical: with the model installed the default is hybrid (query-time
-    // embedding), and a hybrid search returns the nearest vectors even for a word no chunk has.
+    // The last query is lexical (as the default `auto` would search it anyway): a hybrid search
+    // returns the nearest vectors even for a word no chunk has.
     let input = "{\"query\": \"reset password email\", \"id\": \"q1\"}\n\n{\"query\": \"formatPrice\", \"top\": 1}\n{\"query\": \"zzzz-no-such-term\", \"mode\": \"lexical\"}\n";
     let out = code_intel(dir.path(), &["search", "--batch"], Some(input));
     assert!(

@@ -275,7 +275,12 @@ async fn cli_embedding_searches_and_the_server_background_share_one_store() {
             "remove a record from the store",
             "read record 7",
         ] {
-            outs.push(run_ok(&repo2, &models2, &["search", q, "--json"]));
+            // Hybrid: the default `auto` searches an English request lexically.
+            outs.push(run_ok(
+                &repo2,
+                &models2,
+                &["search", q, "--json", "--mode", "hybrid"],
+            ));
         }
         outs.push(run_ok(&repo2, &models2, &["index", "--embed", "--json"]));
         outs

@@ -171,15 +171,18 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
     server.stop().await;
 
     // A new server has no session (none started, no Claude session binding): no phase applies,
-    // the forest is searchable. Japanese and English queries find the described code.
+    // the forest is searchable. Japanese and English queries find the described code; the
+    // default `search_mode: auto` searches the Japanese ones in hybrid, the English one
+    // lexically.
     let server = Server::spawn(dir.path(), Model::Dir(&cache)).await;
-    for (query, want) in [
+    for (query, want, mode) in [
         (
             "パスワードをbcryptでハッシュ化する",
             "src/auth/passwords.py",
+            "hybrid",
         ),
-        ("send an email message", "src/mail/sender.py"),
-        ("設定ファイルを読み込む", "src/config/loader.py"),
+        ("send an email message", "src/mail/sender.py", "lexical"),
+        ("設定ファイルを読み込む", "src/config/loader.py", "hybrid"),
     ] {
         let v = search_when_embedded(
             &server,
@@ -189,9 +192,13 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
         eprintln!("{query}: {:?}", files_of(&v, "forest_hits"));
         assert_eq!(files_of(&v, "forest_hits")[0], want, "{query}: {v:#}");
         assert_eq!(v["status"], "HYPOTHESIS");
-        assert_eq!(v["forest_mode"], "hybrid");
+        assert_eq!(v["forest_mode"], mode, "{query}: {v:#}");
         let parts = &v["forest_hits"][0]["explanation"]["parts"];
-        assert!(parts.to_string().contains("\"vector\""), "{parts:#}");
+        assert_eq!(
+            parts.to_string().contains("\"vector\""),
+            mode == "hybrid",
+            "{parts:#}"
+        );
     }
 
     // A learned pair: a paraphrase short-circuits the forest; an unrelated query does not.

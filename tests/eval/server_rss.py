@@ -5,7 +5,10 @@ Starts the MCP server on a repository over stdio, speaks just enough JSON-RPC (i
 start_session, semantic_search until the model answers and the embeddings cover the index),
 waits until the server is idle, and prints VmRSS / VmHWM from /proc/<pid>/status.
 
-Usage: python3 tests/eval/server_rss.py [--bin target/release/code-intel] REPO
+With `--until model` (the default `search_mode: auto` embeds nothing until a request needs the
+vectors) it waits only until the model answers.
+
+Usage: python3 tests/eval/server_rss.py [--bin target/release/code-intel] [--until model|embedded] REPO
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ def main() -> int:
     ap.add_argument("--bin", default=str(REPO / "target" / "release" / "code-intel"))
     ap.add_argument("repo")
     ap.add_argument("--idle", type=float, default=10.0, help="seconds idle before measuring")
+    ap.add_argument("--until", choices=["model", "embedded"], default="embedded",
+                    help="wait until the model answers, or until the embeddings cover the index")
     args = ap.parse_args()
     proc = subprocess.Popen([args.bin, "serve", "--repo", args.repo], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -63,6 +68,8 @@ def main() -> int:
         r = call("tools/call", {"name": "semantic_search",
                                 "arguments": {"query": "load configuration", "collection": "map"}})
         body = r["result"].get("structuredContent", {})
+        if args.until == "model" and body.get("error") != "initializing":
+            break
         if body.get("coverage", {}).get("ratio") == 1.0:
             break
         if time.time() - t0 > 1800:
@@ -72,7 +79,7 @@ def main() -> int:
     ready = time.time() - t0
     time.sleep(args.idle)
     st = status(proc.pid)
-    print(json.dumps({"repo": args.repo, "ready_s": round(ready, 1), "rss_after_start": rss_started,
+    print(json.dumps({"repo": args.repo, "until": args.until, "ready_s": round(ready, 1), "rss_after_start": rss_started,
                       "VmRSS_idle": st["VmRSS"], "VmHWM": st["VmHWM"]}))
     proc.stdin.close()
     proc.wait(timeout=30)

@@ -561,14 +561,16 @@ impl Repo {
             let mode = match o.mode.as_deref() {
                 None => SearchMode::Lexical,
                 Some(m) => SearchMode::from_name(m).ok_or_else(|| {
-                    Failure::invalid(format!("unknown mode {m:?}: use lexical, vector or hybrid"))
+                    Failure::invalid(format!(
+                        "unknown mode {m:?}: use lexical, vector, hybrid or auto"
+                    ))
                 })?,
             };
             let mut opts = hybrid::SearchOptions::configured(&inner.config).map_err(|e| {
                 Failure::new(
                     "BAD_CONFIG",
                     e.to_string(),
-                    "fix search_fusion in .code-intel/config.json",
+                    "fix search_fusion or search_mode in .code-intel/config.json",
                 )
             })?;
             opts.mode = mode;
@@ -578,7 +580,7 @@ impl Repo {
             let q = with_keywords(&query, o.keywords.as_deref());
             // Vector and hybrid modes need the vectors `code-intel index --embed` wrote and the
             // model to embed the query; without vectors core answers lexically, with a note.
-            let vectors = match mode {
+            let vectors = match mode.resolve(&query) {
                 SearchMode::Lexical => None,
                 _ => inner.vectors()?,
             };

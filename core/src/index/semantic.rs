@@ -197,6 +197,11 @@ pub fn semantic_search_with_keywords(
     n_results: usize,
     opts: &SearchOptions,
 ) -> Result<SemanticSearchResult, SemanticError> {
+    // `auto` resolves on the request, not on the keywords added to it.
+    let opts = &SearchOptions {
+        mode: opts.mode.resolve(query),
+        ..*opts
+    };
     // The forest's BM25 candidates are searched on a second thread while the query embeds
     // (wasted when the map answers alone, a few milliseconds of one core).
     let lexical_query = with_keywords(query, keywords);

@@ -58,6 +58,9 @@ pub enum ModeArg {
     Vector,
     /// BM25, vectors, definitions and references, fused.
     Hybrid,
+    /// Lexical, and hybrid for a request written in a script code identifiers are not (Japanese,
+    /// Chinese, Korean).
+    Auto,
 }
 
 /// `--fusion` of `code-intel search`.
@@ -83,7 +86,8 @@ pub enum CollectionArg {
 /// Ranking options of `code-intel search`.
 #[derive(Debug, Args, Default)]
 pub struct SearchModeArgs {
-    /// Ranking: lexical, vector or hybrid (default: hybrid once embeddings exist, else lexical).
+    /// Ranking: lexical, vector, hybrid or auto (default: `search_mode` in
+    /// .code-intel/config.json, `auto` unless set, once the model is installed; else lexical).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Fusion of hybrid mode (default: `search_fusion` in .code-intel/config.json, else weighted).
@@ -100,6 +104,7 @@ impl ModeArg {
             ModeArg::Lexical => SearchMode::Lexical,
             ModeArg::Vector => SearchMode::Vector,
             ModeArg::Hybrid => SearchMode::Hybrid,
+            ModeArg::Auto => SearchMode::Auto,
         }
     }
 }
@@ -561,14 +566,11 @@ impl<'a> Searcher<'a> {
         let has_vectors = vectors
             .as_ref()
             .is_some_and(|v| v.live_vectors() > 0 || budget.enabled());
-        let mode = args.mode.map_or(
-            if has_vectors {
-                SearchMode::Hybrid
-            } else {
-                SearchMode::Lexical
-            },
-            ModeArg::core,
-        );
+        let mode = match args.mode {
+            Some(m) => m.core(),
+            None if has_vectors => SearchOptions::configured(config)?.mode,
+            None => SearchMode::Lexical,
+        };
         let collection = args
             .collection
             .map_or(Collection::Forest, CollectionArg::core);
@@ -597,7 +599,11 @@ impl<'a> Searcher<'a> {
             .vectors
             .as_ref()
             .map_or(0, |v| v.coverage().pending_texts);
-        if pending == 0 || pending > INLINE_EMBED_MAX || self.defaults.0 == SearchMode::Lexical {
+        // `auto` searches English requests lexically; its hybrid ones embed their candidates.
+        if pending == 0
+            || pending > INLINE_EMBED_MAX
+            || matches!(self.defaults.0, SearchMode::Lexical | SearchMode::Auto)
+        {
             return Ok(());
         }
         self.model()?;
@@ -682,7 +688,8 @@ impl<'a> Searcher<'a> {
         let mode = match &q.mode {
             Some(m) => SearchMode::from_name(m).with_context(|| format!("unknown mode {m:?}"))?,
             None => self.defaults.0,
-        };
+        }
+        .resolve(&q.query);
         let fusion = match &q.fusion {
             Some(f) => Fusion::from_name(f).with_context(|| format!("unknown fusion {f:?}"))?,
             None => self.defaults.1,

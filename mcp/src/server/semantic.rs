@@ -546,6 +546,15 @@ fn summary(r: &SemanticSearchResult) -> String {
 }
 
 impl CodeIntel {
+    /// Whether the server embeds the repository in the background: unless `search_mode` is
+    /// `lexical` (or `lightweight_mode` is on, checked where it starts). With the default `auto`
+    /// the ranked search of most requests is lexical, but the vectors still serve the map's
+    /// calibration (its background of embedded chunks) and the requests `auto` searches in
+    /// hybrid (docs/DESIGN.md#search-mode).
+    pub(super) fn vectors_from_start(&self) -> bool {
+        SearchMode::from_name(&self.config.search_mode) != Some(SearchMode::Lexical)
+    }
+
     /// Starts the background embedding task (once per server).
     pub(super) fn start_semantic_background(&self) {
         if self.config.lightweight_mode || self.semantic.started.swap(true, Ordering::SeqCst) {
@@ -734,10 +743,14 @@ fn search_with_model(
 ) -> Result<SemanticSearchResult, Refusal> {
     let internal = |e: String| Refusal::Internal(e);
     let lexical_query = semantic::with_keywords(query, keywords);
+    let opts = SearchOptions::configured(config).map_err(|e| internal(e.to_string()))?;
     let query_embedding = if config.lightweight_mode {
         None
     } else {
-        let forest = (collection != Collection::Map).then_some((index, lexical_query.as_str()));
+        // Candidates embed on the spot only for a search that ranks with the vectors.
+        let forest = (collection != Collection::Map
+            && opts.mode.resolve(query) != SearchMode::Lexical)
+            .then_some((index, lexical_query.as_str()));
         state.before_query(embedder, forest)?
     };
     let map = state.map(Some(embedder), Some(index))?;
@@ -746,7 +759,6 @@ fn search_with_model(
         inner: embedder,
         cache: &state.queries,
     };
-    let opts = SearchOptions::configured(config).map_err(|e| internal(e.to_string()))?;
     semantic::semantic_search_with_keywords(
         Sources {
             index,
