@@ -118,12 +118,13 @@ def main() -> int:
         if rel.parts[0] in {"target", ".e2e-cache", "node_modules"} or "node_modules" in rel.parts:
             continue
         if f.suffix == ".md":
+            # Whole text, not line by line: a link's text may wrap onto the next line.
             text = strip_code(f.read_text(encoding="utf-8"))
-            for lineno, line in enumerate(text.splitlines(), 1):
-                for m in list(LINK.finditer(line)) + list(IMAGE.finditer(line)):
-                    err = check_target(f, m.group(1), cache)
-                    if err:
-                        errors.append(f"{rel}:{lineno}: {m.group(1)}: {err}")
+            for m in list(LINK.finditer(text)) + list(IMAGE.finditer(text)):
+                err = check_target(f, m.group(1), cache)
+                if err:
+                    lineno = text.count("\n", 0, m.start(1)) + 1
+                    errors.append(f"{rel}:{lineno}: {m.group(1)}: {err}")
         elif f.suffix in SOURCE_EXT:
             try:
                 text = f.read_text(encoding="utf-8")
