@@ -6,7 +6,8 @@
    of that file (GitHub's slugs: lower case, punctuation dropped, spaces to hyphens,
    `-1`, `-2` for repeats) or an `<a id="…">` in it.
 2. Every `<NAME>.md#<anchor>` cited in a tracked source file (Rust, shell, Python, TOML,
-   JSON, JS/TS) resolves the same way, `<NAME>.md` being `docs/NAME.md` or the root's.
+   JSON, JS/TS) resolves the same way, `<NAME>.md` being `docs/<NAME>.md` or the root's,
+   and every `docs/<NAME>.md` or `docs/log/<record>.md` path such a file names exists.
 
 Links to other sites (`http:`, `https:`, `mailto:`) and into `../shared/` (the
 development kit, outside the repository) are not checked. Exit 1 with one line per
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"(?<!!)\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 CITED = re.compile(r"\b((?:docs/)?[A-Z][A-Z_]*\.md)#([A-Za-z0-9_-]+)")
+DOC_PATH = re.compile(r"(?<![\w/.-])(docs/(?:log/[0-9][\w.-]*|[A-Z][A-Z_]*)\.md)\b")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -131,6 +133,9 @@ def main() -> int:
             except UnicodeDecodeError:
                 continue
             for lineno, line in enumerate(text.splitlines(), 1):
+                for m in DOC_PATH.finditer(line):
+                    if not (ROOT / m.group(1)).is_file():
+                        errors.append(f"{rel}:{lineno}: {m.group(1)}: missing file")
                 for m in CITED.finditer(line):
                     name, frag = m.group(1), m.group(2)
                     cands = [ROOT / name] if "/" in name else [ROOT / "docs" / name, ROOT / name]
