@@ -8,6 +8,7 @@
 2. Every `<NAME>.md#<anchor>` cited in a tracked source file (Rust, shell, Python, TOML,
    JSON, JS/TS) resolves the same way, `<NAME>.md` being `docs/<NAME>.md` or the root's,
    and every `docs/<NAME>.md` or `docs/log/<record>.md` path such a file names exists.
+3. Every record in `docs/log/` has its line in `docs/log/README.md`.
 
 Links to other sites (`http:`, `https:`, `mailto:`) and into `../shared/` (the
 development kit, outside the repository) are not checked. Exit 1 with one line per
@@ -146,6 +147,13 @@ def main() -> int:
                         errors.append(
                             f"{rel}:{lineno}: {name}#{frag}: no heading #{frag} in {dest.relative_to(ROOT)}"
                         )
+    # 3. The log's index lists every record.
+    log = ROOT / "docs" / "log"
+    if log.is_dir():
+        index = (log / "README.md").read_text(encoding="utf-8") if (log / "README.md").is_file() else ""
+        for record in sorted(log.glob("*.md")):
+            if record.name != "README.md" and f"]({record.name})" not in index:
+                errors.append(f"docs/log/README.md: {record.name} is not listed (one line per record)")
     for e in errors:
         print(e)
     print(f"check-doc-links: {len(errors)} broken", file=sys.stderr)
