@@ -78,4 +78,5 @@ step "tests"
 cargo test --workspace --no-fail-fast
 
 step "docs"
+python3 scripts/check-doc-links.py
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

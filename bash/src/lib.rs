@@ -90,7 +90,7 @@
 //! `ctags`/`etags`, gcc `-Wl,-Map`, `-save-temps`, `a.out`, `pydoc -w`, `tarfile -e`, node
 //! `--cpu-prof`/`--heap-prof`/`--prof`/`--report-*`/`--redirect-warnings`), sqlite3 `ATTACH` and
 //! `VACUUM INTO`; `unshare --wd` moves the working directory and relative targets under `find
-//! -execdir` are Dynamic. (docs/GATE.md, "A red team against the static analysis", 2026-11-26.)
+//! -execdir` are Dynamic. (docs/log/2026-11-26-red-team-shell-classes.md.)
 //!
 //! Where code is loaded from is checked like a script: each directory of a search path set for a
 //! command (`PATH`, `PYTHONPATH`, `NODE_PATH`, `PERL5LIB`, `LD_LIBRARY_PATH`, …), a configuration

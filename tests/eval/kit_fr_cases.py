@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Where function-level recall is lost (docs/EVALUATION.md, "Where the two unmet ranking targets
-stand"): for each English kit query with gold functions, whether one of the first 10 results of
+"""Where function-level recall is lost (docs/EVALUATION.md, "Open targets";
+docs/log/2026-11-27-unmet-ranking-targets.md): for each English kit query with gold functions, whether one of the first 10 results of
 `code-intel search --batch` lies in a gold function (the kit's rule: at least half of the result's
 lines inside the function's range), and if not, why: no gold-function file among the ten, the
 gold function folded under its file's shown chunk, the shown chunk holding it with more than its

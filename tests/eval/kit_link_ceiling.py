@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How far framework links could lift a Laravel corpus of the development kit, and what a
-family of link re-rankers does (docs/EVALUATION.md, "Framework links: the ceiling").
+family of link re-rankers does (docs/log/2026-11-27-framework-link-ceiling.md).
 
 1. Reachability: for each request whose gold files are all outside the first 10 files with links
    off (`framework_link` 0), is a gold file a framework neighbour of one of the first 3 / 10 / 50

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Re-rankings simulated over `code-intel search --batch --top 100` output before anything is
-built (docs/EVALUATION.md, "Tried and dropped (2026-11-27, session 23)"). Each is applied to the
+built (docs/log/2026-11-27-tried-and-dropped-rerankings-and-vendored-scope.md). Each is applied to the
 first 100 files as the binary ranked them, lexical mode, the kit's 760 English requests:
 
   test-subject  a test file among the candidates lends beta x its (role-factored) score to the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Change-request evaluation (docs/EVALUATION.md, "Change requests"): a changelog entry of a
+"""Change-request evaluation (docs/log/2026-11-21-semantic-defaults.md, "4. Change requests"): a changelog entry of a
 Flask release is the query, the source files that release changed for it are the answer, and
 the index is built from the release *before* the change.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Calibration of the map short-circuit (docs/EVALUATION.md, "Map short-circuit").
+"""Calibration of the map short-circuit (docs/log/2026-11-21-semantic-defaults.md, "5. Map short-circuit").
 
 For each corpus, topics that have an English and a Japanese query in tests/eval/queries.jsonl
 are split in two: the even ones become learned pairs (nl_term = the Japanese query, symbol = the

@@ -458,9 +458,9 @@ fn literal_prefixes_of_dynamic_words() {
     assert_eq!(literal_dir_prefix("src/a.py"), None);
 }
 
-/// The forms a red team found getting past the static analysis (docs/GATE.md, "Still through"),
-/// decided by the whole gate with no session, and common read-only and test commands near each
-/// rule that closes them.
+/// The forms a red team found getting past the static analysis
+/// (docs/log/2026-11-25-red-team-2-static-analysis.md, "Still through"), decided by the whole
+/// gate with no session, and common read-only and test commands near each rule that closes them.
 #[test]
 fn static_bypasses_are_denied_and_their_neighbours_pass() {
     let r = repo();
