@@ -971,8 +971,10 @@ pub fn search_ranked_from(
     );
     // The fused score ranks the files; the chunk shown for a file is the one the lexical
     // ranking's rules pick among its chunks the request's words match (a function over a doc
-    // comment, window or module), when it has any.
-    let groups = if lexical {
+    // comment, window or module), when it has any — unless the request carries little lexical
+    // evidence (Japanese), where the vectors' choice of chunk was the better one (vite and
+    // akaunting, Japanese F-R@10 0.471 / 0.345 with it against 0.441 / 0.310 without).
+    let groups = if lexical || lacks_lexical_evidence(query) {
         groups
     } else {
         groups
