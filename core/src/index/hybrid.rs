@@ -54,12 +54,12 @@ pub enum SearchMode {
     Vector,
     /// All signals, fused.
     Hybrid,
-    /// Per request ([`Self::resolve`]): lexical, unless the request carries little lexical
-    /// evidence — it is written in a script code identifiers are not (CJK, kana, Hangul) — then
-    /// hybrid. The default: on the kit's English change requests the vectors add at most
-    /// +0.014 R@10 (below the +0.03 that would pay for them) and on held-out repositories they
-    /// cost; on its Japanese ones hybrid adds +0.05 R@10 (docs/EVALUATION.md, "Where the vectors
-    /// pay").
+    /// Per request ([`Self::resolve`]): hybrid where the vectors lead ([`vectors_lead`]: a
+    /// question, or a request written in a script code identifiers are not), lexical otherwise.
+    /// The default: on the kit's change requests the vectors add at most +0.014 R@10 (below the
+    /// +0.03 that would pay for them) and on held-out repositories they cost; on its Japanese
+    /// requests and on questions about behaviour they add (docs/EVALUATION.md, "Where the
+    /// vectors pay").
     Auto,
 }
 
@@ -86,16 +86,41 @@ impl SearchMode {
         .find(|m| m.name() == name.trim())
     }
 
-    /// The mode `query` is searched in: [`SearchMode::Auto`] becomes [`SearchMode::Hybrid`] for a
-    /// request with little lexical evidence ([`lacks_lexical_evidence`]) and
-    /// [`SearchMode::Lexical`] otherwise; the other modes stay.
+    /// The mode `query` is searched in: [`SearchMode::Auto`] becomes [`SearchMode::Hybrid`] where
+    /// the vectors lead ([`vectors_lead`]) and [`SearchMode::Lexical`] otherwise; the other
+    /// modes stay.
     pub fn resolve(self, query: &str) -> SearchMode {
         match self {
-            SearchMode::Auto if lacks_lexical_evidence(query) => SearchMode::Hybrid,
+            SearchMode::Auto if vectors_lead(query) => SearchMode::Hybrid,
             SearchMode::Auto => SearchMode::Lexical,
             m => m,
         }
     }
+}
+
+/// Whether the vectors lead the ranking of `query`: it asks a question about behaviour
+/// ([`is_question`]) or carries little lexical evidence ([`lacks_lexical_evidence`]). Such a
+/// request is searched in hybrid by [`SearchMode::Auto`], and its files show the chunk the fused
+/// score chose; a change request's files show the chunk the lexical rules choose.
+pub fn vectors_lead(query: &str) -> bool {
+    is_question(query) || lacks_lexical_evidence(query)
+}
+
+/// Whether `query` is a question (one line that ends with `?`, or starts with an English
+/// question word: how, where, what, which, why, who, whose), not a change request ("Fix …",
+/// "Do not retry …", "When … , …"). Long pasted texts (several lines) are not questions.
+pub fn is_question(query: &str) -> bool {
+    const WORDS: &[&str] = &["how", "where", "what", "which", "why", "who", "whose"];
+    let q = query.trim();
+    if q.is_empty() || q.lines().count() > 1 {
+        return false;
+    }
+    let first = q
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_lowercase();
+    q.ends_with('?') || WORDS.contains(&first.as_str())
 }
 
 /// Whether `query` is written (at least a quarter of its letters) in a script that code
@@ -971,10 +996,10 @@ pub fn search_ranked_from(
     );
     // The fused score ranks the files; the chunk shown for a file is the one the lexical
     // ranking's rules pick among its chunks the request's words match (a function over a doc
-    // comment, window or module), when it has any — unless the request carries little lexical
-    // evidence (Japanese), where the vectors' choice of chunk was the better one (vite and
+    // comment, window or module), when it has any — unless the vectors lead for this request
+    // (a question, Japanese), where their choice of chunk was the better one (vite and
     // akaunting, Japanese F-R@10 0.471 / 0.345 with it against 0.441 / 0.310 without).
-    let groups = if lexical || lacks_lexical_evidence(query) {
+    let groups = if lexical || vectors_lead(query) {
         groups
     } else {
         groups
@@ -1111,6 +1136,22 @@ mod tests {
             SearchMode::Lexical
         );
         assert_eq!(SearchMode::Hybrid.resolve("any text"), SearchMode::Hybrid);
+        // Questions about behaviour go to the vectors; change requests and pasted texts do not.
+        for q in [
+            "where are failed jobs retried",
+            "How is the request's locale chosen?",
+            "the retry delay of failed jobs?",
+        ] {
+            assert_eq!(opts.mode.resolve(q), SearchMode::Hybrid, "{q}");
+        }
+        for q in [
+            "Add a retry delay to failed jobs",
+            "Fix: where clause drops bindings",
+            "Do not retry the handler's exceptions",
+            "Traceback (most recent call last):\n  File \"a.py\", line 3\nWhy?",
+        ] {
+            assert_eq!(opts.mode.resolve(q), SearchMode::Lexical, "{q}");
+        }
         config.search_mode = "lexical".into();
         assert_eq!(
             SearchOptions::configured(&config).unwrap().mode,
