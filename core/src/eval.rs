@@ -470,7 +470,11 @@ mod tests {
         // a.py at rank 1 (inside its span), x.py, b.py at rank 3 as a whole-file chunk.
         let s = score(
             &q,
-            &[chunk("a.py", 12, 18), chunk("x.py", 1, 9), chunk("b.py", 1, 400)],
+            &[
+                chunk("a.py", 12, 18),
+                chunk("x.py", 1, 9),
+                chunk("b.py", 1, 400),
+            ],
         );
         let ideal = 1.0 + 1.0 / 3f64.log2();
         assert!((s.ndcg - (1.0 + 0.5) / ideal).abs() < 1e-12);
@@ -480,7 +484,10 @@ mod tests {
         let twice = score(&q, &[chunk("a.py", 10, 12), chunk("a.py", 14, 20)]);
         assert!((twice.span_ndcg.unwrap() - 1.0 / ideal).abs() < 1e-12);
         // Without gold ranges there is no span-level score; a file list scores 0 on spans.
-        assert_eq!(score(&query(&["a.py"], &[]), &[chunk("a.py", 1, 2)]).span_ndcg, None);
+        assert_eq!(
+            score(&query(&["a.py"], &[]), &[chunk("a.py", 1, 2)]).span_ndcg,
+            None
+        );
         assert_eq!(score_files(&q, &["a.py".into()]).span_ndcg, Some(0.0));
     }
 

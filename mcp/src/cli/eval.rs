@@ -385,9 +385,7 @@ pub fn run(
     let folds = fold_summaries(&rows, own).map(|[even, odd]| Folds {
         even,
         odd,
-        baseline: args
-            .baseline
-            .and_then(|_| fold_summaries(&rows, base)),
+        baseline: args.baseline.and_then(|_| fold_summaries(&rows, base)),
     });
     let baseline = args.baseline.map(|which| {
         let (summary, by_length) = summaries(&rows, base);
@@ -520,7 +518,7 @@ fn read_queries(file: &Path) -> anyhow::Result<Vec<EvalQuery>> {
         }
         let q: EvalQuery = serde_json::from_str(&line).with_context(|| {
             format!(
-                "{} line {}: expected {{\"query\": \"...\", \"gold_files\": [...]}}",
+                "{} line {}: expected {{\"query\": \"...\", \"gold_files\": [...]}} or {{\"question\": \"...\", \"gold\": [{{\"path\", \"start_line\", \"end_line\"}}]}}",
                 file.display(),
                 n + 1
             )
