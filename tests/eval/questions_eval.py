@@ -98,6 +98,23 @@ def folds(qs, scores):
     }
 
 
+def paired(a, b, key, seed=37, rounds=2000):
+    """Mean of b - a over the same questions, wins/ties/losses of b, and a paired bootstrap 95 %
+    interval of the mean difference (percentile method, fixed seed)."""
+    import random
+    d = [y[key] - x[key] for x, y in zip(a, b)]
+    n = len(d)
+    rng = random.Random(seed)
+    means = sorted(sum(d[rng.randrange(n)] for _ in range(n)) / n for _ in range(rounds))
+    return {
+        "diff": sum(d) / n,
+        "wins": sum(1 for v in d if v > 1e-12),
+        "ties": sum(1 for v in d if abs(v) <= 1e-12),
+        "losses": sum(1 for v in d if v < -1e-12),
+        "ci95": [means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]],
+    }
+
+
 def run_code_intel(binary, repo, corpus, mode, qs):
     qfile = HERE / "questions" / f"{corpus}.jsonl"
     env = dict(os.environ)
@@ -172,13 +189,27 @@ def main():
             cmd = [a.semble_python, str(HERE / "semble_lexical.py"), "--repo", str(src), "--top", "50"]
             scores = run_batch(cmd, qs)
             systems["semble BM25+rerank (dense off)"] = {**folds(qs, scores), "per_query": scores}
+        base = systems.get("code-intel lexical")
+        comparisons = {}
+        for name in ("code-intel vector", "code-intel hybrid"):
+            if base and name in systems:
+                for key in ("ndcg", "span_ndcg"):
+                    comparisons[f"{name} - lexical, {key}"] = paired(
+                        base["per_query"], systems[name]["per_query"], key
+                    )
+        systems["comparisons"] = comparisons
         report[corpus] = systems
         print(f"\n{corpus} ({len(qs)} questions)")
         print(f"{'system':34} {'fold':5} {'n':>3} {'NDCG@10':>8} {'sNDCG@10':>9} {'R@10':>6} {'MRR@10':>7} {'F-R@10':>7}")
         for name, s in systems.items():
+            if name == "comparisons":
+                continue
             for fold in ("all", "even", "odd"):
                 m = s[fold]
                 print(f"{name:34} {fold:5} {m['n']:>3} {m['ndcg']:>8.3f} {m['span_ndcg']:>9.3f} {m['r10']:>6.3f} {m['mrr']:>7.3f} {m['fr10']:>7.3f}")
+        for name, c in comparisons.items():
+            print(f"{name}: {c['diff']:+.3f} (95 % CI {c['ci95'][0]:+.3f} .. {c['ci95'][1]:+.3f}), "
+                  f"better on {c['wins']}, equal on {c['ties']}, worse on {c['losses']}")
         sys.stdout.flush()
     if a.out:
         with open(a.out, "w") as f:
