@@ -462,6 +462,87 @@ fn eval_queries_scores_hand_written_gold() {
     assert!(err.contains("queries.jsonl line 1"), "{err}");
 }
 
+/// Question lines (`tests/eval/questions/`): gold spans give the gold files and ranges, NDCG@10 is
+/// reported at file and span level, and integer ids split the summary into two folds.
+#[test]
+fn eval_questions_report_ndcg_and_folds() {
+    let dir = tempfile::tempdir().unwrap();
+    repository(dir.path());
+    let elsewhere = tempfile::tempdir().unwrap();
+    let questions = elsewhere.path().join("questions.jsonl");
+    let lines = [
+        // Found first, its chunk inside the gold span (`Cart.total`, lines 13-20).
+        json!({"id": 1, "corpus": "fixture", "question": "percentage discount codes in the cart total",
+               "gold": [{"path": "src/cart.py", "start_line": 13, "end_line": 20}]}),
+        // The words are only in web/money.js: nothing found.
+        json!({"id": 2, "corpus": "fixture", "question": "currency helpers for the storefront",
+               "gold": [{"path": "src/auth.py", "start_line": 1, "end_line": 3}]}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&questions, text).unwrap();
+    let q = questions.to_str().unwrap();
+    let report = eval_json(
+        dir.path(),
+        &["eval", "--queries", q, "--mode", "lexical", "--json"],
+    );
+    let rows = report["queries"].as_array().unwrap();
+    assert_eq!(rows[0]["gold_files"], json!(["src/cart.py"]), "{report:#}");
+    assert_eq!(
+        (&rows[0]["ndcg"], &rows[0]["span_ndcg"]),
+        (&json!(1.0), &json!(1.0)),
+        "{report:#}"
+    );
+    assert_eq!(
+        (&rows[1]["ndcg"], &rows[1]["span_ndcg"]),
+        (&json!(0.0), &json!(0.0)),
+        "{report:#}"
+    );
+    let s = &report["summary"];
+    assert_eq!(
+        (&s["ndcg_at_10"], &s["span_ndcg_at_10"]),
+        (&json!(0.5), &json!(0.5)),
+        "{s:#}"
+    );
+    let folds = &report["folds"];
+    assert_eq!(
+        (
+            &folds["odd"]["queries"],
+            &folds["odd"]["ndcg_at_10"],
+            &folds["even"]["queries"],
+            &folds["even"]["ndcg_at_10"]
+        ),
+        (&json!(1), &json!(1.0), &json!(1), &json!(0.0)),
+        "{folds:#}"
+    );
+    // String ids: no folds.
+    let report = {
+        let (_elsewhere, queries) = hand_written_queries();
+        eval_json(
+            dir.path(),
+            &[
+                "eval",
+                "--queries",
+                queries.to_str().unwrap(),
+                "--mode",
+                "lexical",
+                "--json",
+            ],
+        )
+    };
+    assert!(report.get("folds").is_none(), "{report:#}");
+    // A span that is not a line range is refused with its line number.
+    std::fs::write(
+        &questions,
+        r#"{"question": "q", "gold": [{"path": "a.py", "start_line": 9, "end_line": 2}]}"#,
+    )
+    .unwrap();
+    let err = eval_error(dir.path(), &["eval", "--queries", q]);
+    assert!(
+        err.contains("questions.jsonl line 1") && err.contains("a.py:9-2"),
+        "{err}"
+    );
+}
+
 #[test]
 fn eval_from_git_searches_each_commit_at_its_parent() {
     let dir = tempfile::tempdir().unwrap();

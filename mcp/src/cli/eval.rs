@@ -26,7 +26,9 @@ use super::semantic::{self, BatchQuery, ModeArg, SearchModeArgs, Searcher};
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// JSON lines `{"query", "gold_files": [...], "gold_ranges"?: [{"file", "start", "end"}],
-    /// "id"?}` (lines 1-based, inclusive), searched in the repository's index (synced first).
+    /// "id"?}` or questions `{"question", "gold": [{"path", "start_line", "end_line"}], "id"?}`
+    /// (lines 1-based, inclusive), searched in the repository's index (synced first). With
+    /// integer ids, the summary is also given per fold (even and odd ids).
     #[arg(
         long,
         value_name = "FILE",
@@ -172,6 +174,11 @@ struct QueryRow {
     /// Function-level hit; absent without gold ranges.
     #[serde(skip_serializing_if = "Option::is_none")]
     function_hit: Option<bool>,
+    /// File-level NDCG@10 (`code_intel_core::eval::ndcg`).
+    ndcg: f64,
+    /// Span-level NDCG@10; absent without gold ranges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    span_ndcg: Option<f64>,
     /// The first 10 result chunks (file and line range), which the function-level hit looks
     /// at: why a query with its gold file at rank 1 can still miss its gold function.
     shown: Vec<ResultChunk>,
@@ -188,6 +195,9 @@ struct QueryRow {
     /// order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     variant_ranks: Vec<Option<usize>>,
+    /// With `--variants`: each setting's whole score (for its summary).
+    #[serde(skip)]
+    variant_scores: Vec<QueryScore>,
     /// `--explore`: where the first gold file stands in what the agent sees.
     #[serde(skip_serializing_if = "Option::is_none")]
     explore: Option<ExploreRanks>,
@@ -208,6 +218,8 @@ struct BaselineRow {
     /// The first 10 result files.
     files: Vec<String>,
     all_found: bool,
+    /// File-level NDCG@10.
+    ndcg: f64,
     /// Search time, ms.
     latency_ms: f64,
 }
@@ -252,10 +264,25 @@ struct HistoryReport {
     snapshots: usize,
 }
 
+/// The summaries of the two folds of a query set whose ids are all integers: even ids and odd
+/// ids (the question set's split, `tests/eval/questions/README.md`).
+#[derive(Debug, Serialize)]
+struct Folds {
+    even: Summary,
+    odd: Summary,
+    /// The `--baseline`'s, on the same folds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<[Summary; 2]>,
+}
+
 /// `eval --json`: one object.
 #[derive(Debug, Serialize)]
 struct EvalReport {
     summary: Summary,
+    /// The summary per fold (even and odd integer ids); absent unless every query has an
+    /// integer id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    folds: Option<Folds>,
     /// The summary over the short and the long requests apart, when there are both.
     #[serde(skip_serializing_if = "Option::is_none")]
     by_length: Option<ByLength>,
@@ -335,23 +362,33 @@ pub fn run(
                 all_found: r.all_found,
                 function_hit: r.function_hit,
                 files: r.files.clone(),
+                ndcg: r.ndcg,
+                span_ndcg: r.span_ndcg,
             },
             r.latency_ms,
         ))
     };
+    let base = |r: &QueryRow| {
+        r.baseline.as_ref().map(|b| {
+            let score = QueryScore {
+                rank: b.rank,
+                all_found: b.all_found,
+                function_hit: r.function_hit.map(|_| false),
+                files: b.files.clone(),
+                ndcg: b.ndcg,
+                span_ndcg: r.span_ndcg.map(|_| 0.0),
+            };
+            (score, b.latency_ms)
+        })
+    };
     let (summary, by_length) = summaries(&rows, own);
+    let folds = fold_summaries(&rows, own).map(|[even, odd]| Folds {
+        even,
+        odd,
+        baseline: args.baseline.and_then(|_| fold_summaries(&rows, base)),
+    });
     let baseline = args.baseline.map(|which| {
-        let (summary, by_length) = summaries(&rows, |r| {
-            r.baseline.as_ref().map(|b| {
-                let score = QueryScore {
-                    rank: b.rank,
-                    all_found: b.all_found,
-                    function_hit: r.function_hit.map(|_| false),
-                    files: b.files.clone(),
-                };
-                (score, b.latency_ms)
-            })
-        });
+        let (summary, by_length) = summaries(&rows, base);
         BaselineReport {
             name: which.name(),
             summary,
@@ -371,17 +408,8 @@ pub fn run(
         .into_iter()
         .enumerate()
         .map(|(i, rank)| {
-            let (summary, by_length) = summaries(&rows, |r| {
-                r.variant_ranks.get(i).map(|&rank| {
-                    let score = QueryScore {
-                        rank,
-                        all_found: false,
-                        function_hit: None,
-                        files: Vec::new(),
-                    };
-                    (score, 0.0)
-                })
-            });
+            let (summary, by_length) =
+                summaries(&rows, |r| r.variant_scores.get(i).map(|s| (s.clone(), 0.0)));
             VariantReport {
                 rank,
                 summary,
@@ -391,6 +419,7 @@ pub fn run(
         .collect();
     let report = EvalReport {
         summary,
+        folds,
         by_length,
         baseline,
         history,
@@ -424,6 +453,28 @@ fn summaries(
         long: summary_of(&|r| r.long),
     });
     (summary_of(&|_| true), by_length)
+}
+
+/// The summaries of the even-id and the odd-id queries (scores as `of` gives them), when every
+/// query's id is a non-negative integer; `None` otherwise.
+fn fold_summaries(
+    rows: &[QueryRow],
+    of: impl Fn(&QueryRow) -> Option<(QueryScore, f64)>,
+) -> Option<[Summary; 2]> {
+    let ids: Vec<u64> = rows
+        .iter()
+        .map(|r| r.id.as_ref().and_then(serde_json::Value::as_u64))
+        .collect::<Option<_>>()?;
+    let fold = |parity: u64| {
+        let (scores, latencies): (Vec<QueryScore>, Vec<f64>) = rows
+            .iter()
+            .zip(&ids)
+            .filter(|(_, id)| *id % 2 == parity)
+            .filter_map(|(r, _)| of(r))
+            .unzip();
+        eval::summarize(&scores, &latencies)
+    };
+    Some([fold(0), fold(1)])
 }
 
 /// Reads the `--variants` file: one ranking setting (as `--rank` takes it) per line.
@@ -467,7 +518,7 @@ fn read_queries(file: &Path) -> anyhow::Result<Vec<EvalQuery>> {
         }
         let q: EvalQuery = serde_json::from_str(&line).with_context(|| {
             format!(
-                "{} line {}: expected {{\"query\": \"...\", \"gold_files\": [...]}}",
+                "{} line {}: expected {{\"query\": \"...\", \"gold_files\": [...]}} or {{\"question\": \"...\", \"gold\": [{{\"path\", \"start_line\", \"end_line\"}}]}}",
                 file.display(),
                 n + 1
             )
@@ -566,10 +617,12 @@ fn search_all(
                 rank: b.rank,
                 files: b.files,
                 all_found: b.all_found,
+                ndcg: b.ndcg,
                 latency_ms,
             }
         });
         let mut variant_ranks = Vec::with_capacity(variants.len());
+        let mut variant_scores = Vec::with_capacity(variants.len());
         for v in variants {
             let answer = searcher.run(&with_rank(&q.query, Some(v))?, top)?;
             let hits: Vec<HitLines> = serde_json::from_value(answer["hits"].clone())
@@ -582,11 +635,14 @@ fn search_all(
                     end_line: h.end_line,
                 })
                 .collect();
-            variant_ranks.push(eval::score(q, &chunks).rank);
+            let score = eval::score(q, &chunks);
+            variant_ranks.push(score.rank);
+            variant_scores.push(score);
         }
         rows.push(QueryRow {
             long: code_intel_core::index::request::is_long(&q.query),
             variant_ranks,
+            variant_scores,
             id: q.id.clone(),
             query: q.query.clone(),
             rank: s.rank,
@@ -595,6 +651,8 @@ fn search_all(
             gold_ranges: q.gold_ranges.clone(),
             all_found: s.all_found,
             function_hit: s.function_hit,
+            ndcg: s.ndcg,
+            span_ndcg: s.span_ndcg,
             shown,
             mode: answer["mode"].as_str().unwrap_or("lexical").to_string(),
             latency_ms,
@@ -774,22 +832,36 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "{:>6} {:>6} {:>6} {:>7} {:>7} {:>12} {:>8} {:>8}  system",
-        "R@1", "R@5", "R@10", "MRR@10", "All@10", "F-R@10 (n)", "p50 ms", "p95 ms"
+        "{:>6} {:>6} {:>6} {:>7} {:>7} {:>12} {:>8} {:>9} {:>8} {:>8}  system",
+        "R@1",
+        "R@5",
+        "R@10",
+        "MRR@10",
+        "All@10",
+        "F-R@10 (n)",
+        "NDCG@10",
+        "sNDCG@10",
+        "p50 ms",
+        "p95 ms"
     )?;
     let row = |out: &mut dyn Write, s: &Summary, name: &str| -> std::io::Result<()> {
         let function = s.function_recall_at_10.map_or("-".to_string(), |f| {
             format!("{f:.3} ({})", s.function_queries)
         });
+        let span = s
+            .span_ndcg_at_10
+            .map_or("-".to_string(), |v| format!("{v:.3}"));
         writeln!(
             out,
-            "{:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>7.3} {:>12} {:>8.1} {:>8.1}  {name}",
+            "{:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>7.3} {:>12} {:>8.3} {:>9} {:>8.1} {:>8.1}  {name}",
             s.recall_at_1,
             s.recall_at_5,
             s.recall_at_10,
             s.mrr_at_10,
             s.all_at_10,
             function,
+            s.ndcg_at_10,
+            span,
             s.latency_p50_ms,
             s.latency_p95_ms
         )
@@ -797,6 +869,22 @@ fn render(out: &mut dyn Write, r: &EvalReport) -> anyhow::Result<()> {
     row(out, s, &format!("code-intel {mode}"))?;
     if let Some(b) = &r.baseline {
         row(out, &b.summary, b.name)?;
+    }
+    if let Some(f) = &r.folds {
+        row(
+            out,
+            &f.even,
+            &format!("code-intel {mode}, fold even ids ({})", f.even.queries),
+        )?;
+        row(
+            out,
+            &f.odd,
+            &format!("code-intel {mode}, fold odd ids ({})", f.odd.queries),
+        )?;
+        if let (Some([even, odd]), Some(b)) = (&f.baseline, &r.baseline) {
+            row(out, even, &format!("{}, fold even ids", b.name))?;
+            row(out, odd, &format!("{}, fold odd ids", b.name))?;
+        }
     }
     if let Some(l) = &r.by_length {
         row(
