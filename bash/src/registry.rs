@@ -31,6 +31,9 @@ pub(crate) enum Value {
     Plain,
     /// A file the program writes, reported with this `via`.
     Output(Via),
+    /// Code the program runs, in a language the gate does not analyse (`lua -e CODE`): given
+    /// (with or without a value), the call is a run-time unknown.
+    Code,
 }
 
 /// How a write is named in [`crate::BashWrite::via`].
@@ -70,6 +73,11 @@ pub(crate) enum Operands {
     /// user, a scheduler, a watcher, the dynamic loader): a run-time unknown, unless the call
     /// runs nothing ([`Inert`]).
     UnseenCommand(Inert),
+    /// An interpreter of a language the gate does not analyse: its first operand is a script
+    /// file it runs (without one, a script redirected to stdin); code given by a [`Value::Code`]
+    /// option or on stdin (a heredoc, a pipe) is a run-time unknown. Called with only these
+    /// words (a version or help request) and nothing on stdin, it runs nothing.
+    Script(&'static [&'static str]),
 }
 
 /// When a call runs nothing (help, version, a listing), judged on its words as written.
@@ -553,6 +561,52 @@ pub(crate) const PROGRAMS: &[Program] = &[
         opts: &[],
         operands: Operands::UnseenCommand(HELP_OR_BARE),
     },
+    // Interpreters of languages the gate does not analyse: a script file is checked like `bash
+    // FILE`, inline code and code on stdin are run-time unknowns. (`kotlin -version`: read as
+    // short options `-version` would hold `-e`, hence the version words.)
+    Program {
+        names: &[
+            "tclsh",
+            "wish",
+            "expect",
+            "lua",
+            "luajit",
+            "Rscript",
+            "R",
+            "julia",
+            "osascript",
+            "guile",
+            "racket",
+            "irb",
+            "jshell",
+            "groovy",
+            "groovysh",
+            "octave",
+            "scala",
+            "kotlin",
+            "ghci",
+            "runghc",
+            "runhaskell",
+            "iex",
+            "elixir",
+            "erl",
+            "escript",
+            "ocaml",
+            "raku",
+            "perl6",
+            "clojure",
+            "clj",
+            "swift",
+            "rust-script",
+            "kotlinc",
+            "dotnet-script",
+        ],
+        opts: &[
+            opt(&["-e", "-c", "--eval", "--command"], Value::Code),
+            opt(&["-f", "--file"], PLAIN),
+        ],
+        operands: Operands::Script(&["-version", "--version", "-v", "-V", "-help", "--help", "-h"]),
+    },
     // `at -l` lists the queue; `batch` and `crontab` read their commands from stdin when bare.
     Program {
         names: &["at"],
@@ -968,7 +1022,7 @@ pub(crate) fn apply(e: &mut Eval, p: &Program, inv: &Inv<'_>) {
             }
             match o.value {
                 Value::Output(v) => e.write(value, &via(v)),
-                Value::Flag | Value::Plain => {}
+                Value::Flag | Value::Plain | Value::Code => {}
             }
         }
     }
@@ -990,6 +1044,31 @@ pub(crate) fn apply(e: &mut Eval, p: &Program, inv: &Inv<'_>) {
             a.operands.iter().for_each(|w| e.read_as(w, true));
         }
         Operands::UnseenCommand(inert) => unseen_command(e, inv, &inert),
+        Operands::Script(asks) => {
+            let only_asks =
+                !inv.args.is_empty() && inv.args.iter().all(|w| asks.contains(&w.value.as_str()));
+            if only_asks && inv.stdin.is_none() && !e.piped {
+                return;
+            }
+            let code = p
+                .opts
+                .iter()
+                .any(|o| o.value == Value::Code && a.has(o.names));
+            if code || inv.stdin.is_some() || e.piped {
+                return e.unknown(
+                    inv.name,
+                    format!("{} code (a language the gate does not analyse)", inv.name),
+                );
+            }
+            match a.operands.first() {
+                Some(f) => e.script(f, &format!("{} runs a script file", inv.name)),
+                None => {
+                    if let Some(file) = e.stdin_file.clone() {
+                        e.script(&file, &format!("{} runs a script on stdin", inv.name));
+                    }
+                }
+            }
+        }
         Operands::ReadThenWritten(v) => {
             if let Some(input) = a.operands.first() {
                 e.read(input);

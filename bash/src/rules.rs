@@ -22,7 +22,7 @@ use net::{rule_curl, rule_rsync, rule_wget};
 pub(super) use output::{manifest_edits, tool_outputs};
 use output::{
     rule_ar, rule_compiler_output, rule_ctags, rule_gdb, rule_mktemp, rule_multiplexer,
-    rule_opaque_interpreter, rule_openssl, rule_sqlite, rule_ssh_keygen, rule_zip,
+    rule_openssl, rule_sqlite, rule_ssh_keygen, rule_zip,
 };
 use read::rule_grep;
 use script::{rule_awk, rule_interpreter, rule_perl_ruby, rule_pytest};
@@ -98,12 +98,6 @@ pub(crate) const RULES: &[(&str, Rule)] = &[
     ("sqlite3", rule_sqlite),
     ("ssh-keygen", rule_ssh_keygen),
     ("ar", rule_ar),
-    (
-        "tclsh wish expect lua luajit Rscript R julia osascript guile racket irb jshell groovy \
-         groovysh octave scala kotlin ghci runghc runhaskell iex elixir erl escript ocaml raku \
-         perl6 clojure clj swift rust-script kotlinc dotnet-script",
-        rule_opaque_interpreter,
-    ),
     ("gdb", rule_gdb),
     ("tmux screen", rule_multiplexer),
     (
