@@ -2,8 +2,8 @@
 //!
 //! Run: `cargo bench -p code-intel-hooks --bench latency` (release profile). Each scenario spawns
 //! the hook binary N times (default 300, `HOOK_BENCH_RUNS`) with the JSON on stdin, waits for exit,
-//! (`HOOK_BENCH_BIN_DIR=DIR`: the hook and launcher in DIR instead, another build's)
-//! and reports p50/p95/max wall time in milliseconds. The hello-world is compiled with `rustc -O`
+//! and reports p50/p95/max wall time in milliseconds (`HOOK_BENCH_BIN_DIR=DIR`: the hook and
+//! launcher in DIR instead, another build's, to compare two builds at one load). The hello-world is compiled with `rustc -O`
 //! into a temp dir, so the floor of process creation on this machine is measured the same way.
 //! The sandbox rows: the hook answering a Bash call with the `code-intel-sandbox` rewrite
 //! (`bypassPermissions`), and the command `ls src` run by `bash -c` as it is, as rewritten, and
