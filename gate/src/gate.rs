@@ -24,7 +24,7 @@
 //!    counts as none in `session` mode. A Bash target that cannot be resolved statically (`$VAR`,
 //!    globs, `xargs`, a script run from a file, a pipe into a shell) is denied — unless the
 //!    command runs under the kernel sandbox whatever the hook answers
-//!    ([`ToolCall::shell_confined`]) and the session may write no source (no session, or a phase
+//!    ([`Kernel::confines`]) and the session may write no source (no session, or a phase
 //!    before READY): then the kernel refuses its writes into the repository. A tool the table
 //!    does not know has every path-like string of its input that lands in the project gated as a
 //!    write.

@@ -260,7 +260,7 @@ fn main() {
     }
     // Under Claude Code's shell prefix (the launcher next to the hook): the hook checks that the
     // prefix is that launcher and that Landlock is fully enforced before it leaves run-time
-    // targets to the kernel (`shell_confined`).
+    // targets to the kernel (`Kernel::Confines`).
     let launcher = hook.with_file_name("code-intel-sandbox");
     let prefix = [(
         "CLAUDE_CODE_SHELL_PREFIX",

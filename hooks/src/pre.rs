@@ -107,7 +107,7 @@ pub fn pre_tool_use(input: &HookInput, env: &HookEnv) -> PreAnswer {
 /// - the session environment line hands the command to the launcher ([`session_env_confined`])
 ///   or Claude Code's shell prefix is the launcher ([`prefix_confined`]): it confines, and the
 ///   hook does not rewrite;
-/// - the hook rewrites it ([`rewrite_launcher`]), confined when the launcher lies outside the
+/// - the hook rewrites it (`rewrite_launcher`), confined when the launcher lies outside the
 ///   project and the kernel enforces its ruleset fully.
 pub fn kernel(
     input: &HookInput,
