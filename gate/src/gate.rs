@@ -247,7 +247,7 @@ fn literal_dir_prefix(word: &str) -> Option<&str> {
 fn write_targets(
     root: &RepoRoot,
     call: &ToolCall<'_>,
-    ignores: &Ignores,
+    loaded: &Loaded<'_>,
 ) -> Result<Option<Vec<Target>>, GateError> {
     let protect = Protected::new(call.locations);
     let mut raw: Vec<(BashTarget, String)> = Vec::new();
@@ -332,7 +332,7 @@ fn write_targets(
                         });
                         continue;
                     }
-                    if !dynamic_is_harmless(root, call.cwd, &protect, ignores, &word) {
+                    if !dynamic_is_harmless(root, call.cwd, &protect, loaded.ignores(), &word) {
                         targets.push(Target::Dynamic { word, via });
                     }
                     continue;
@@ -363,7 +363,7 @@ fn write_targets(
                 path: p.to_string(),
                 what: "code-intel's or Claude Code's own configuration",
             }),
-            Ok(p) if ignores.ignored(root, &p) => targets.push(Target::Ignored(p)),
+            Ok(p) if loaded.ignores().ignored(root, &p) => targets.push(Target::Ignored(p)),
             Ok(p) => targets.push(Target::Path(p)),
             Err(RepoPathError::OutsideRoot { .. }) => {}
             Err(e) => return Err(GateError::BadPath(e)),
@@ -463,7 +463,8 @@ fn could_not_check(e: &GateError) -> String {
 }
 
 fn decide(root: &RepoRoot, call: &ToolCall<'_>, loaded: &Loaded<'_>) -> Result<Verdict, GateError> {
-    let Some(targets) = write_targets(root, call, loaded.ignores())? else {
+    // The ignore rules are read only once a target needs them (never for a read-only call).
+    let Some(targets) = write_targets(root, call, loaded)? else {
         return Ok(Verdict::Allow);
     };
     if let Some(Target::Protected { path, what }) = targets
