@@ -7,6 +7,8 @@
 # of the registry (bash/src/registry.rs) decides exactly as before.
 #
 # Usage: scripts/bash-diff.sh REV [PROGRAM...]     (default programs: the registry's)
+#        scripts/bash-diff.sh REV --corpus FILE     (FILE: command lines separated by NUL;
+#        scripts/bash-corpus.py writes the lists' and the unit tests' commands, with variants)
 set -euo pipefail
 rev="${1:?usage: scripts/bash-diff.sh REV [PROGRAM...]}"
 shift

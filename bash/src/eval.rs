@@ -4,7 +4,7 @@
 use super::lex::{Lexer, Redir, Tok, Word};
 use super::opts::{XARGS_SPEC, listed, parse_opts, stop_spec};
 use super::parse::{Cmd, Event, parse};
-use super::rules::{LAUNCHERS, PREFIXES, RULES, manifest_edits, tool_outputs};
+use super::rules::{RULES, manifest_edits, tool_outputs};
 use super::{BashAnalysis, BashTarget, BashWrite, MAX_DEPTH};
 
 /// The working directory relative to where the command starts (`""`: unchanged).
@@ -437,11 +437,12 @@ impl Eval {
                 words = &words[1 + inner..];
                 continue;
             }
-            if let Some(&(_, val, long, operands, stops)) =
-                PREFIXES.iter().find(|p| listed(p.0, name))
-            {
-                let args = parse_opts(&words[1..], &stop_spec(val, long));
-                if stops.split(' ').any(|f| args.has(&[f])) {
+            if let Some(runner) = crate::registry::runner(name) {
+                let args = parse_opts(
+                    &words[1..],
+                    &stop_spec(runner.short_values, runner.long_values),
+                );
+                if runner.runs_nothing_with.split(' ').any(|f| args.has(&[f])) {
                     return;
                 }
                 if matches!(name, "time" | "strace" | "ltrace") {
@@ -521,7 +522,7 @@ impl Eval {
                     // The command comes from `node_modules/.bin` of the working directory.
                     self.working_dir_code(name);
                 }
-                words = rest.get(operands..).unwrap_or_default();
+                words = rest.get(runner.operands_before..).unwrap_or_default();
                 // `sudo -s <<< CMD`, `doas -s`: a shell reading its commands from stdin.
                 if words.is_empty() && matches!(name, "sudo" | "doas") {
                     match stdin {
@@ -592,7 +593,7 @@ impl Eval {
         }
     }
 
-    /// `uv run CMD`, `bundle exec CMD`, `npm exec -- CMD`, `npm run env -- CMD` ([`LAUNCHERS`]):
+    /// `uv run CMD`, `bundle exec CMD`, `npm exec -- CMD`, `npm run env -- CMD` ([`crate::registry::LAUNCHERS`]):
     /// the index in `args` of the command the launcher runs (the launcher reads its working
     /// directory's configuration). `None`: not a launcher call, or no command follows.
     fn launched(&mut self, name: &str, args: &[Word]) -> Option<usize> {
@@ -627,7 +628,7 @@ impl Eval {
                 .position(|w| matches!(w.value.as_str(), "-c" | "--command"))?;
             return Some(lead + k + 1);
         }
-        let launcher = LAUNCHERS.iter().find(|(names, ..)| listed(names, name));
+        let launcher = crate::registry::launcher(name);
         let start = if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
             && matches!(sub.value.as_str(), "run" | "run-script")
             && args.get(1).is_some_and(|w| w.value == "env")
@@ -635,13 +636,12 @@ impl Eval {
             // `npm run env -- CMD`: the built-in `env` script runs its arguments.
             2
         } else {
-            let (_, subs, _) = launcher?;
-            if sub.dynamic || !listed(subs, &sub.value) {
+            if sub.dynamic || !listed(launcher?.subcommands, &sub.value) {
                 return None;
             }
             1
         };
-        let valued = launcher.map_or("", |l| l.2);
+        let valued = launcher.map_or("", |l| l.value_options);
         let mut k = start;
         while let Some(w) = args.get(k) {
             let v = w.value.as_str();
@@ -1266,7 +1266,7 @@ const CODE_BY_OPTION: &[(&str, &[&str])] = &[
             "--globalconfig",
         ],
     ),
-    // Launchers' project directories and files (see `LAUNCHERS`).
+    // Launchers' project directories and files (see `registry::LAUNCHERS`).
     (
         "uv",
         &[

@@ -13,10 +13,11 @@
 //!    subshells and `{ …; }` groups; `if`/`while`/`for`/`case` keywords are skipped, so the commands
 //!    inside them are analysed as if they ran.
 //! 3. `Eval` walks that list, tracks the working directory (`cd`, `pushd`, `popd`; a `cd` inside a
-//!    subshell or `$(…)` does not leak out), unwraps prefix commands (`PREFIXES`) and looks the
-//!    command up: a program described as data in the registry (`registry.rs`, read by the one
-//!    option parser of `opts.rs`), else one rule per command name written as code (`RULES`). Interpreter code is scanned by `scan_code` with the call
-//!    table `CALLS`.
+//!    subshell or `$(…)` does not leak out), unwraps the programs that run the command in their operands (the registry's `RUNNERS`
+//!    and `LAUNCHERS`) and looks the command up: a program described as data in the registry
+//!    (`registry.rs`, read by the one option parser of `opts.rs`), else one rule per command name
+//!    written as code (`RULES`). Interpreter code is scanned by `scan_code` (`interp/`: one
+//!    scanner, one file per language with its call table).
 //!
 //! # Target kinds
 //! [`BashTarget::Path`] is a literal path, [`BashTarget::Tree`] "anything under this directory may
@@ -114,7 +115,7 @@
 //! see `manifest_edits` in `rules/output.rs`); commands the tables do not know. (Launchers — `uv run`, `bundle exec`, `npm exec`,
 //! `yarn NAME`, `python -m black`, `php vendor/bin/X` — are unwrapped, and the output options
 //! and in-place modes of common build, test, lint and format tools are writes: `LAUNCHERS` in
-//! `rules.rs`, `tool_outputs` in `rules/output.rs`.) `tar`'s old-style bundles
+//! `registry.rs`, `tool_outputs` in `rules/output.rs`.) `tar`'s old-style bundles
 //! with the value letter not last (`tar cfz`). `[[ a > b ]]` and `(( a > b ))` are
 //! comparisons, not redirections. `cd` inside a pipeline stage is treated as sequential, `cd`
 //! inside `eval` as not leaking out.

@@ -20,7 +20,7 @@
 //! ```
 
 use crate::eval::{Eval, Inv};
-use crate::opts::{Options, Short, parse_opts, selects};
+use crate::opts::{Options, Short, listed, parse_opts, selects};
 
 /// What an option's value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +31,9 @@ pub(crate) enum Value {
     Plain,
     /// A file the program writes, reported with this `via`.
     Output(Via),
+    /// Code the program runs, in a language the gate does not analyse (`lua -e CODE`): given
+    /// (with or without a value), the call is a run-time unknown.
+    Code,
 }
 
 /// How a write is named in [`crate::BashWrite::via`].
@@ -64,7 +67,55 @@ pub(crate) enum Operands {
     ReadThenWritten(Via),
     /// Writes each, and everything beneath each when any of these flags is given (`rm -r`).
     WrittenTreeIf(&'static [&'static str], Via),
+    /// Reads each as a tree (lists or searches it); without operands the working directory.
+    ReadTrees,
+    /// A command the program runs in a way the gate does not unwrap (another root, namespace or
+    /// user, a scheduler, a watcher, the dynamic loader): a run-time unknown, unless the call
+    /// runs nothing ([`Inert`]).
+    UnseenCommand(Inert),
+    /// An interpreter of a language the gate does not analyse: its first operand is a script
+    /// file it runs (without one, a script redirected to stdin); code given by a [`Value::Code`]
+    /// option or on stdin (a heredoc, a pipe) is a run-time unknown. Called with only these
+    /// words (a version or help request) and nothing on stdin, it runs nothing.
+    Script(&'static [&'static str]),
 }
+
+/// When a call runs nothing (help, version, a listing), judged on its words as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Inert {
+    /// Called without arguments.
+    pub(crate) bare: bool,
+    /// Every argument is a word of one of these lists.
+    pub(crate) only: &'static [&'static [&'static str]],
+    /// Any argument is one of these words.
+    pub(crate) any: &'static [&'static str],
+    /// The first argument is one of these words.
+    pub(crate) first: &'static [&'static str],
+}
+
+impl Inert {
+    fn holds(&self, args: &[crate::lex::Word]) -> bool {
+        let word = |w: &crate::lex::Word, list: &[&str]| list.contains(&w.value.as_str());
+        (self.bare && args.is_empty())
+            || self
+                .only
+                .iter()
+                .any(|list| !args.is_empty() && args.iter().all(|w| word(w, list)))
+            || args.iter().any(|w| word(w, self.any))
+            || args.first().is_some_and(|w| word(w, self.first))
+    }
+}
+
+/// Help and version requests.
+const HELP: &[&str] = &["--version", "-V", "--help", "-h"];
+
+/// The usual [`Inert`]: without arguments, or asking only for help or the version.
+pub(crate) const HELP_OR_BARE: Inert = Inert {
+    bare: true,
+    only: &[HELP],
+    any: &[],
+    first: &[],
+};
 
 /// A program as data.
 #[derive(Debug, Clone, Copy)]
@@ -414,7 +465,539 @@ pub(crate) const PROGRAMS: &[Program] = &[
         opts: &[],
         operands: Operands::Read,
     },
+    // Listers: their operands (or the working directory) are read as trees; `tree -o` writes.
+    Program {
+        names: &["ls"],
+        opts: &[opt(
+            &[
+                "-I",
+                "-T",
+                "-w",
+                "--ignore",
+                "--hide",
+                "--format",
+                "--sort",
+                "--time-style",
+                "--width",
+                "--tabsize",
+                "--block-size",
+                "--time",
+            ],
+            PLAIN,
+        )],
+        operands: Operands::ReadTrees,
+    },
+    Program {
+        names: &["tree"],
+        opts: &[
+            opt(&["-o"], Value::Output(Via::Text("tree -o"))),
+            opt(
+                &[
+                    "-L",
+                    "-I",
+                    "-P",
+                    "--ignore",
+                    "--hide",
+                    "--format",
+                    "--sort",
+                    "--time-style",
+                    "--width",
+                    "--tabsize",
+                    "--block-size",
+                    "--time",
+                ],
+                PLAIN,
+            ),
+        ],
+        operands: Operands::ReadTrees,
+    },
+    // Programs that run a command the gate does not unwrap.
+    Program {
+        names: &[
+            "chroot",
+            "nsenter",
+            "runuser",
+            "parallel",
+            "systemd-run",
+            "emacs",
+            "emacsclient",
+            "sftp",
+            "flatpak-spawn",
+            "hyperfine",
+            "entr",
+            "nodemon",
+            "watchexec",
+            "concurrently",
+            "start-stop-daemon",
+            "daemonize",
+            "papermill",
+            "tcc",
+            "ld.so",
+            "ld-linux.so.2",
+            "ld-linux-x86-64.so.2",
+            "ld-linux-aarch64.so.1",
+            "proot",
+            "bwrap",
+            "bubblewrap",
+            "dtach",
+            "abduco",
+            "caffeinate",
+            "retry",
+            "chpst",
+            "numactl",
+            "cgexec",
+            "tsp",
+            "nq",
+            "pueue",
+            "start-server-and-test",
+            "server-test",
+            "distrobox-enter",
+            "distrobox",
+            "toolbox",
+            "mpirun",
+            "mpiexec",
+            "srun",
+        ],
+        opts: &[],
+        operands: Operands::UnseenCommand(HELP_OR_BARE),
+    },
+    // Interpreters of languages the gate does not analyse: a script file is checked like `bash
+    // FILE`, inline code and code on stdin are run-time unknowns. (`kotlin -version`: read as
+    // short options `-version` would hold `-e`, hence the version words.)
+    Program {
+        names: &[
+            "tclsh",
+            "wish",
+            "expect",
+            "lua",
+            "luajit",
+            "Rscript",
+            "R",
+            "julia",
+            "osascript",
+            "guile",
+            "racket",
+            "irb",
+            "jshell",
+            "groovy",
+            "groovysh",
+            "octave",
+            "scala",
+            "kotlin",
+            "ghci",
+            "runghc",
+            "runhaskell",
+            "iex",
+            "elixir",
+            "erl",
+            "escript",
+            "ocaml",
+            "raku",
+            "perl6",
+            "clojure",
+            "clj",
+            "swift",
+            "rust-script",
+            "kotlinc",
+            "dotnet-script",
+        ],
+        opts: &[
+            opt(&["-e", "-c", "--eval", "--command"], Value::Code),
+            opt(&["-f", "--file"], PLAIN),
+        ],
+        operands: Operands::Script(&["-version", "--version", "-v", "-V", "-help", "--help", "-h"]),
+    },
+    // `at -l` lists the queue; `batch` and `crontab` read their commands from stdin when bare.
+    Program {
+        names: &["at"],
+        opts: &[],
+        operands: Operands::UnseenCommand(Inert {
+            any: &["-l"],
+            ..HELP_OR_BARE
+        }),
+    },
+    Program {
+        names: &["batch"],
+        opts: &[],
+        operands: Operands::UnseenCommand(Inert {
+            bare: false,
+            ..HELP_OR_BARE
+        }),
+    },
+    Program {
+        names: &["crontab"],
+        opts: &[],
+        operands: Operands::UnseenCommand(Inert {
+            bare: false,
+            only: &[HELP, &["-l", "-u", "root"]],
+            ..HELP_OR_BARE
+        }),
+    },
+    Program {
+        names: &["perf"],
+        opts: &[],
+        operands: Operands::UnseenCommand(Inert {
+            first: &["list", "--version", "--help"],
+            ..HELP_OR_BARE
+        }),
+    },
 ];
+
+/// A program that runs the command in its operands (`sudo CMD`, `timeout 5 CMD`, `env X=1 CMD`):
+/// the evaluator unwraps it before the lookup and analyses the command. Lists are
+/// space-separated words.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Runner {
+    /// Its names.
+    pub(crate) names: &'static str,
+    /// Its short options that take a value (`sudo -u USER`), as letters.
+    pub(crate) short_values: &'static str,
+    /// Its long options that take a value.
+    pub(crate) long_values: &'static str,
+    /// How many operands come before the command (`timeout DURATION CMD`: 1).
+    pub(crate) operands_before: usize,
+    /// Options with which it runs no command (`command -v`, `sudo -l`).
+    pub(crate) runs_nothing_with: &'static str,
+}
+
+/// The programs that run the command in their operands. A few have more (read in the evaluator
+/// by name): the output file of `time -o`/`strace -o`, `env -S`'s split string, `unshare --root`,
+/// settings before the command (`env`, `sudo`, `cross-env`), the packages of `npx`.
+pub(crate) const RUNNERS: &[Runner] = &[
+    Runner {
+        names: "sudo",
+        short_values: "CDghpRrtTUu",
+        long_values: "--user --group --chdir --prompt",
+        operands_before: 0,
+        runs_nothing_with: "-l -v -k -K -e",
+    },
+    Runner {
+        names: "doas",
+        short_values: "uC",
+        long_values: "",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "env",
+        short_values: "uCS",
+        long_values: "--unset --chdir --split-string",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "nice",
+        short_values: "n",
+        long_values: "--adjustment",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "ionice",
+        short_values: "cnp",
+        long_values: "--class --classdata",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "time",
+        short_values: "fo",
+        long_values: "--format --output",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "command",
+        short_values: "",
+        long_values: "",
+        operands_before: 0,
+        runs_nothing_with: "-v -V",
+    },
+    Runner {
+        names: "builtin nohup chronic unbuffer busybox setsid fakeroot catchsegv firejail coproc",
+        short_values: "",
+        long_values: "",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "taskset",
+        short_values: "",
+        long_values: "",
+        operands_before: 1,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "prlimit numactl valgrind setpriv",
+        short_values: "",
+        long_values: "--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "unshare",
+        short_values: "wRSG",
+        long_values: "--propagation --setgroups --map-user --map-group --wd --root --kill-child",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    // `chrt [opts] PRIORITY CMD`, `setarch ARCH CMD` (`chrt -p PID` runs nothing).
+    Runner {
+        names: "chrt",
+        short_values: "",
+        long_values: "",
+        operands_before: 1,
+        runs_nothing_with: "-p --pid -m --max",
+    },
+    Runner {
+        names: "setarch",
+        short_values: "",
+        long_values: "",
+        operands_before: 1,
+        runs_nothing_with: "--list",
+    },
+    // `strace -o FILE CMD` (the `-o` file is written, see `invoke`).
+    Runner {
+        names: "strace ltrace",
+        short_values: "abeEIoOpPsSuUX",
+        long_values: "--output --expr --trace --signal --status --user --env --attach --string-limit",
+        operands_before: 0,
+        runs_nothing_with: "-p --attach -c",
+    },
+    Runner {
+        names: "exec",
+        short_values: "a",
+        long_values: "",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "dbus-run-session toybox shx",
+        short_values: "",
+        long_values: "",
+        operands_before: 0,
+        runs_nothing_with: "--version --help",
+    },
+    Runner {
+        names: "xvfb-run",
+        short_values: "nsfep",
+        long_values: "--server-num --server-args --auth-file --error-file --xauth-protocol",
+        operands_before: 0,
+        runs_nothing_with: "--help",
+    },
+    Runner {
+        names: "faketime",
+        short_values: "p",
+        long_values: "",
+        operands_before: 1,
+        runs_nothing_with: "--help --version",
+    },
+    Runner {
+        names: "cpulimit",
+        short_values: "lpeP",
+        long_values: "--limit --pid --exe --path",
+        operands_before: 0,
+        runs_nothing_with: "-p --pid -e --exe -P --path",
+    },
+    Runner {
+        names: "timeout",
+        short_values: "sk",
+        long_values: "--signal --kill-after",
+        operands_before: 1,
+        runs_nothing_with: "",
+    },
+    // Coverage runners, environment loaders and init shims that run the command after their
+    // options (`c8 npm test`, `cross-env X=1 CMD`, `dotenv -- CMD`, `tini -- CMD`).
+    Runner {
+        names: "c8 nyc",
+        short_values: "roxnetiw",
+        long_values: "--reporter --reports-dir --report-dir --temp-dir --include --exclude --extension --src \
+         --require --cwd --nycrc-path --config --lines --branches --functions --statements",
+        operands_before: 0,
+        runs_nothing_with: "--version --help -h",
+    },
+    Runner {
+        names: "cross-env cross-env-shell",
+        short_values: "",
+        long_values: "",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "dotenv",
+        short_values: "ecv",
+        long_values: "",
+        operands_before: 0,
+        runs_nothing_with: "--help",
+    },
+    Runner {
+        names: "env-cmd",
+        short_values: "fer",
+        long_values: "--file --environments",
+        operands_before: 0,
+        runs_nothing_with: "--help",
+    },
+    Runner {
+        names: "rlwrap eatmydata torsocks proxychains proxychains4 tini dumb-init",
+        short_values: "",
+        long_values: "",
+        operands_before: 0,
+        runs_nothing_with: "--version --help",
+    },
+    Runner {
+        names: "su-exec gosu s6-setuidgid",
+        short_values: "",
+        long_values: "",
+        operands_before: 1,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "stdbuf",
+        short_values: "ioe",
+        long_values: "--input --output --error",
+        operands_before: 0,
+        runs_nothing_with: "",
+    },
+    Runner {
+        names: "npx bunx pnpx",
+        short_values: "p",
+        long_values: "--package --node-options",
+        operands_before: 0,
+        runs_nothing_with: "-v --version",
+    },
+    // `uvx TOOL`: `uv tool run TOOL`.
+    Runner {
+        names: "uvx",
+        short_values: "p",
+        long_values: "--from --with --with-editable --with-requirements --python --index --index-url \
+         --extra-index-url --cache-dir",
+        operands_before: 0,
+        runs_nothing_with: "--version --help",
+    },
+];
+
+/// A package or environment manager whose subcommand runs the command after it (`uv run CMD`,
+/// `bundle exec CMD`, `npm exec -- CMD`), unwrapped like a [`Runner`]. Any other option word
+/// before the command is taken as a flag.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Launcher {
+    /// Its names.
+    pub(crate) names: &'static str,
+    /// The subcommands that run a command.
+    pub(crate) subcommands: &'static str,
+    /// The options before the command that take a value.
+    pub(crate) value_options: &'static str,
+}
+
+/// The launchers (their project files and directories are read where they are named:
+/// `Eval::launcher_options`).
+pub(crate) const LAUNCHERS: &[Launcher] = &[
+    Launcher {
+        names: "uv",
+        subcommands: "run tool",
+        value_options: "--with --with-editable --with-requirements --python -p --package --extra --group \
+         --only-group --env-file --directory --project --index --index-url --extra-index-url \
+         --default-index --from --cache-dir --config-file",
+    },
+    Launcher {
+        names: "poetry pipenv pdm hatch rye",
+        subcommands: "run",
+        value_options: "--directory -C --project -P -e --env",
+    },
+    Launcher {
+        names: "bundle",
+        subcommands: "exec",
+        value_options: "--gemfile",
+    },
+    Launcher {
+        names: "composer",
+        subcommands: "exec",
+        value_options: "-d --working-dir",
+    },
+    Launcher {
+        names: "pnpm",
+        subcommands: "exec dlx",
+        value_options: "-C --dir --filter -F --package --workspace-root -w",
+    },
+    Launcher {
+        names: "yarn",
+        subcommands: "exec dlx",
+        value_options: "-p --package",
+    },
+    Launcher {
+        names: "npm",
+        subcommands: "exec x",
+        value_options: "-p --package -w --workspace --prefix --node-options",
+    },
+    Launcher {
+        names: "conda mamba micromamba",
+        subcommands: "run",
+        value_options: "-n --name -p --prefix --cwd",
+    },
+    Launcher {
+        names: "mise rtx",
+        subcommands: "exec x",
+        value_options: "-C --cd -E --env -j --jobs",
+    },
+    Launcher {
+        names: "pixi",
+        subcommands: "run exec",
+        value_options: "-e --environment --manifest-path",
+    },
+    Launcher {
+        names: "pipx",
+        subcommands: "run",
+        value_options: "--spec --python --index-url --pip-args",
+    },
+    Launcher {
+        names: "bun",
+        subcommands: "x",
+        value_options: "-p --package",
+    },
+    // Version managers' shims and environment tools.
+    Launcher {
+        names: "pyenv rbenv nodenv goenv plenv jenv asdf",
+        subcommands: "exec",
+        value_options: "",
+    },
+    Launcher {
+        names: "volta",
+        subcommands: "run",
+        value_options: "--node --npm --yarn --pnpm --bundled-npm",
+    },
+    Launcher {
+        names: "fnm",
+        subcommands: "exec",
+        value_options: "--using",
+    },
+    Launcher {
+        names: "devbox",
+        subcommands: "run",
+        value_options: "-c --config -e --env --env-file",
+    },
+];
+
+/// The runner registered under `name`.
+pub(crate) fn runner(name: &str) -> Option<&'static Runner> {
+    RUNNERS.iter().find(|r| listed(r.names, name))
+}
+
+/// The launcher registered under `name`.
+pub(crate) fn launcher(name: &str) -> Option<&'static Launcher> {
+    LAUNCHERS.iter().find(|l| listed(l.names, name))
+}
+
+/// A call of a program that runs a command the gate does not unwrap
+/// ([`Operands::UnseenCommand`]): a run-time unknown unless `inert` holds. Also `sg` when it is
+/// shadow-utils' (`rules/format.rs`), with [`HELP_OR_BARE`].
+pub(crate) fn unseen_command(e: &mut Eval, inv: &Inv<'_>, inert: &Inert) {
+    if !inert.holds(inv.args) {
+        e.unknown(
+            format!("<{} …>", inv.name),
+            format!("{} runs a command the gate does not unwrap", inv.name),
+        );
+    }
+}
 
 /// The program registered under `name`.
 pub(crate) fn lookup(name: &str) -> Option<&'static Program> {
@@ -439,7 +1022,7 @@ pub(crate) fn apply(e: &mut Eval, p: &Program, inv: &Inv<'_>) {
             }
             match o.value {
                 Value::Output(v) => e.write(value, &via(v)),
-                Value::Flag | Value::Plain => {}
+                Value::Flag | Value::Plain | Value::Code => {}
             }
         }
     }
@@ -453,6 +1036,38 @@ pub(crate) fn apply(e: &mut Eval, p: &Program, inv: &Inv<'_>) {
         Operands::WrittenTreeIf(flags, v) => {
             let (tree, via) = (a.has(flags), via(v));
             a.operands.iter().for_each(|w| e.emit(w, tree, &via));
+        }
+        Operands::ReadTrees => {
+            if a.operands.is_empty() {
+                e.read_as(&crate::lex::Word::synthetic(".", false), true);
+            }
+            a.operands.iter().for_each(|w| e.read_as(w, true));
+        }
+        Operands::UnseenCommand(inert) => unseen_command(e, inv, &inert),
+        Operands::Script(asks) => {
+            let only_asks =
+                !inv.args.is_empty() && inv.args.iter().all(|w| asks.contains(&w.value.as_str()));
+            if only_asks && inv.stdin.is_none() && !e.piped {
+                return;
+            }
+            let code = p
+                .opts
+                .iter()
+                .any(|o| o.value == Value::Code && a.has(o.names));
+            if code || inv.stdin.is_some() || e.piped {
+                return e.unknown(
+                    inv.name,
+                    format!("{} code (a language the gate does not analyse)", inv.name),
+                );
+            }
+            match a.operands.first() {
+                Some(f) => e.script(f, &format!("{} runs a script file", inv.name)),
+                None => {
+                    if let Some(file) = e.stdin_file.clone() {
+                        e.script(&file, &format!("{} runs a script on stdin", inv.name));
+                    }
+                }
+            }
         }
         Operands::ReadThenWritten(v) => {
             if let Some(input) = a.operands.first() {

@@ -24,13 +24,14 @@
 //!    counts as none in `session` mode. A Bash target that cannot be resolved statically (`$VAR`,
 //!    globs, `xargs`, a script run from a file, a pipe into a shell) is denied — unless the
 //!    command runs under the kernel sandbox whatever the hook answers
-//!    ([`ToolCall::shell_confined`]) and the session may write no source (no session, or a phase
+//!    ([`Kernel::confines`]) and the session may write no source (no session, or a phase
 //!    before READY): then the kernel refuses its writes into the repository. A tool the table
 //!    does not know has every path-like string of its input that lands in the project gated as a
 //!    write.
 
 mod call;
 mod git_index;
+mod loaded;
 pub mod protect;
 pub mod sandbox;
 pub mod tools;
@@ -39,17 +40,19 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, ConfigError, GateMode};
+use crate::config::{ConfigError, GateMode};
 use crate::persist;
 use crate::repo_path::{RepoPath, RepoPathError, RepoRoot, real_location};
 use crate::session::store::{SessionError, SessionStore};
 use crate::session::{NewFiles, SessionState, ToolCallRecord};
 use crate::vocab::{SessionId, Timestamp};
-pub use call::{Action, ToolCall};
+pub use call::{Action, Kernel, ToolCall};
 use code_intel_bash as bash;
 use code_intel_bash::BashTarget;
+use loaded::Loaded;
 pub use protect::ConfigLocations;
 use protect::Protected;
+pub use sandbox::SandboxPlan;
 
 /// The gate's decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +64,27 @@ pub enum Verdict {
         /// Why, and what to do.
         reason: String,
     },
+}
+
+/// The gate's answer to one PreToolUse call ([`pre_tool_use`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// Whether the tool may run.
+    pub verdict: Verdict,
+    /// For an allowed shell call the adapter rewrites under the launcher
+    /// ([`Kernel::Rewrites`]): what the command may write. `None` for every other call, and when
+    /// the gate is not active for this one (`gate_mode: off`, or `session` mode without a live
+    /// session): then the command runs as it is.
+    pub sandbox: Option<SandboxPlan>,
+}
+
+impl Decision {
+    fn deny(reason: String) -> Self {
+        Self {
+            verdict: Verdict::Deny { reason },
+            sandbox: None,
+        }
+    }
 }
 
 /// Errors the gate turns into denials (pre) or reports (post).
@@ -220,7 +244,11 @@ fn literal_dir_prefix(word: &str) -> Option<&str> {
 }
 
 /// The targets a call writes, or `None` when the tool does not write.
-fn write_targets(root: &RepoRoot, call: &ToolCall<'_>) -> Result<Option<Vec<Target>>, GateError> {
+fn write_targets(
+    root: &RepoRoot,
+    call: &ToolCall<'_>,
+    loaded: &Loaded<'_>,
+) -> Result<Option<Vec<Target>>, GateError> {
     let protect = Protected::new(call.locations);
     let mut raw: Vec<(BashTarget, String)> = Vec::new();
     match &call.action {
@@ -282,7 +310,6 @@ fn write_targets(root: &RepoRoot, call: &ToolCall<'_>) -> Result<Option<Vec<Targ
             }]));
         }
     }
-    let ignores = Ignores::load(root);
     let mut targets = Vec::new();
     for (t, via) in raw {
         let word = match t {
@@ -305,7 +332,7 @@ fn write_targets(root: &RepoRoot, call: &ToolCall<'_>) -> Result<Option<Vec<Targ
                         });
                         continue;
                     }
-                    if !dynamic_is_harmless(root, call.cwd, &protect, &ignores, &word) {
+                    if !dynamic_is_harmless(root, call.cwd, &protect, loaded.ignores(), &word) {
                         targets.push(Target::Dynamic { word, via });
                     }
                     continue;
@@ -336,7 +363,7 @@ fn write_targets(root: &RepoRoot, call: &ToolCall<'_>) -> Result<Option<Vec<Targ
                 path: p.to_string(),
                 what: "code-intel's or Claude Code's own configuration",
             }),
-            Ok(p) if ignores.ignored(root, &p) => targets.push(Target::Ignored(p)),
+            Ok(p) if loaded.ignores().ignored(root, &p) => targets.push(Target::Ignored(p)),
             Ok(p) => targets.push(Target::Path(p)),
             Err(RepoPathError::OutsideRoot { .. }) => {}
             Err(e) => return Err(GateError::BadPath(e)),
@@ -398,21 +425,46 @@ fn dynamic_is_harmless(
     }
 }
 
-/// Decides a PreToolUse call. Never panics by design and never fails open: errors deny.
-pub fn pre_tool_use(project_dir: &Path, call: &ToolCall<'_>) -> Verdict {
-    match decide(project_dir, call) {
+/// Decides a PreToolUse call: the verdict and, for an allowed shell call the adapter rewrites
+/// under the launcher ([`Kernel::Rewrites`]), the sandbox plan, from one reading of the project
+/// (repository root, ignore rules, config, binding, session; each only when a rule needs it).
+/// Never panics by design and never fails open: an error denies, saying how to recover.
+pub fn pre_tool_use(project_dir: &Path, call: &ToolCall<'_>) -> Decision {
+    let root = match RepoRoot::new(project_dir) {
+        Ok(root) => root,
+        Err(e) => return Decision::deny(could_not_check(&GateError::Root(e))),
+    };
+    let loaded = Loaded::new(&root, call.claude_session_id);
+    let verdict = match decide(&root, call, &loaded) {
         Ok(v) => v,
-        Err(e) => Verdict::Deny {
-            reason: format!(
-                "code-intel gate could not check this write ({e}), so it was blocked to be safe. Fix the cause, or run `code-intel doctor`."
-            ),
-        },
+        Err(e) => return Decision::deny(could_not_check(&e)),
+    };
+    let rewritten =
+        matches!(call.kernel, Kernel::Rewrites { .. }) && matches!(call.action, Action::Shell(_));
+    if verdict != Verdict::Allow || !rewritten {
+        return Decision {
+            verdict,
+            sandbox: None,
+        };
+    }
+    match sandbox::plan(&root, call.claude_session_id, call.locations, &loaded) {
+        Ok(sandbox) => Decision { verdict, sandbox },
+        Err(e) => Decision::deny(format!(
+            "code-intel gate could not prepare the write sandbox for this command ({e}), so it was blocked to be safe; run `code-intel doctor`"
+        )),
     }
 }
 
-fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError> {
-    let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
-    let Some(targets) = write_targets(&root, call)? else {
+/// The reason of a denial for an internal error.
+fn could_not_check(e: &GateError) -> String {
+    format!(
+        "code-intel gate could not check this write ({e}), so it was blocked to be safe. Fix the cause, or run `code-intel doctor`."
+    )
+}
+
+fn decide(root: &RepoRoot, call: &ToolCall<'_>, loaded: &Loaded<'_>) -> Result<Verdict, GateError> {
+    // The ignore rules are read only once a target needs them (never for a read-only call).
+    let Some(targets) = write_targets(root, call, loaded)? else {
         return Ok(Verdict::Allow);
     };
     if let Some(Target::Protected { path, what }) = targets
@@ -436,14 +488,15 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
     // source (no session, or a phase before READY), since then the sandbox lets the command
     // write nothing of the repository but ignored directories. In READY the kernel's unit is the
     // directory, wider than the session's files, so the analysis keeps denying there.
-    let kernel_decides = call.shell_confined && matches!(call.action, Action::Shell(_));
-    let config = Config::load(root.path())?;
-    let store = SessionStore::new(root.clone());
-    let bound = match call.claude_session_id {
-        Some(cs) => store.bound(cs)?,
-        None => None,
+    let kernel_decides = call.kernel.confines() && matches!(call.action, Action::Shell(_));
+    let mode = loaded.config()?.gate_mode;
+    // The binding is read in every mode: an unreadable one denies even with the gate off.
+    let bound = loaded.bound()?.cloned();
+    let state = match mode {
+        GateMode::Off => None,
+        _ => loaded.session()?,
     };
-    let verdict = match (bound.clone(), config.gate_mode) {
+    let verdict = match (state, mode) {
         (_, GateMode::Off) => Verdict::Allow,
         (None, GateMode::Session) => Verdict::Allow,
         // Ignored build output needs no session.
@@ -461,19 +514,13 @@ fn decide(project_dir: &Path, call: &ToolCall<'_>) -> Result<Verdict, GateError>
                 what_is_written(&targets)
             ),
         },
-        (Some(id), mode) => {
-            let state = store.load(&id)?;
-            // An ended session (record_outcome) is no active session: `session` mode lets the
-            // write through, `strict` denies it (write_permission says to start a new one).
-            if state.ended.is_some() && mode == GateMode::Session {
-                Verdict::Allow
-            } else {
-                judge(&root, &state, &targets, kernel_decides)
-            }
-        }
+        // An ended session (record_outcome) is no active session: `session` mode lets the
+        // write through, `strict` denies it (write_permission says to start a new one).
+        (Some(state), GateMode::Session) if state.ended.is_some() => Verdict::Allow,
+        (Some(state), _) => judge(root, state, &targets, kernel_decides),
     };
     if let Verdict::Deny { reason } = &verdict {
-        journal_denial(&root, call, bound, reason);
+        journal_denial(root, call, bound, reason);
     }
     Ok(verdict)
 }

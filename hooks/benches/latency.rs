@@ -2,7 +2,8 @@
 //!
 //! Run: `cargo bench -p code-intel-hooks --bench latency` (release profile). Each scenario spawns
 //! the hook binary N times (default 300, `HOOK_BENCH_RUNS`) with the JSON on stdin, waits for exit,
-//! and reports p50/p95/max wall time in milliseconds. The hello-world is compiled with `rustc -O`
+//! and reports p50/p95/max wall time in milliseconds (`HOOK_BENCH_BIN_DIR=DIR`: the hook and
+//! launcher in DIR instead, another build's, to compare two builds at one load). The hello-world is compiled with `rustc -O`
 //! into a temp dir, so the floor of process creation on this machine is measured the same way.
 //! The sandbox rows: the hook answering a Bash call with the `code-intel-sandbox` rewrite
 //! (`bypassPermissions`), and the command `ls src` run by `bash -c` as it is, as rewritten, and
@@ -75,7 +76,13 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(300);
-    let hook = Path::new(env!("CARGO_BIN_EXE_code-intel-pre-tool-use"));
+    // `HOOK_BENCH_BIN_DIR`: measure the hook and launcher of another build (a directory holding
+    // `code-intel-pre-tool-use` and `code-intel-sandbox`), to compare two builds at one load.
+    let other = std::env::var_os("HOOK_BENCH_BIN_DIR")
+        .map(|d| Path::new(&d).join("code-intel-pre-tool-use"));
+    let hook = other
+        .as_deref()
+        .unwrap_or(Path::new(env!("CARGO_BIN_EXE_code-intel-pre-tool-use")));
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().join("repo");
     std::fs::create_dir_all(repo.join("src")).expect("mkdir");
@@ -253,7 +260,7 @@ fn main() {
     }
     // Under Claude Code's shell prefix (the launcher next to the hook): the hook checks that the
     // prefix is that launcher and that Landlock is fully enforced before it leaves run-time
-    // targets to the kernel (`shell_confined`).
+    // targets to the kernel (`Kernel::Confines`).
     let launcher = hook.with_file_name("code-intel-sandbox");
     let prefix = [(
         "CLAUDE_CODE_SHELL_PREFIX",

@@ -1,36 +1,44 @@
-//! Thin adapters from Claude Code's hook JSON to `code_intel_gate::gate`: [`tools`] types the
-//! JSON into the gate's `ToolCall` (the gate never reads Claude Code's or MCP's wire format).
+//! Thin adapters from Claude Code's hook JSON to `code_intel_gate::gate`: [`read_input`] types
+//! the JSON once into a [`HookInput`] (its tool classified by the gate's table), [`tools`] turns
+//! it into the gate's `ToolCall` (the gate never reads Claude Code's or MCP's wire format).
 //!
-//! The binaries `code-intel-pre-tool-use` and `code-intel-post-tool-use` read one JSON object on
-//! stdin (the hook input of `shared/docs/CLAUDE_CODE.md` §2.3), call the gate, and answer in the
-//! hook output contract (§2.4): a PreToolUse denial is JSON on stdout with `hookEventName`, the
-//! reason on stderr, and exit code 2 — which blocks even if the JSON were unreadable. Allow is
-//! silence and exit 0, never `"allow"` (that would skip the user's permission prompt).
+//! The binaries are `main → run`: `code-intel-pre-tool-use` runs [`pre::run`],
+//! `code-intel-post-tool-use` [`post::run`]. Each reads one JSON object on stdin (the hook input
+//! of `shared/docs/CLAUDE_CODE.md` §2.3), makes one call into the gate, and answers in the hook
+//! output contract (§2.4): a PreToolUse denial is JSON on stdout with `hookEventName`, the reason
+//! on stderr, and exit code 2 — which blocks even if the JSON were unreadable. Allow is silence
+//! and exit 0, never `"allow"` (that would skip the user's permission prompt), or, for a shell
+//! call put under the kernel sandbox, the rewritten input.
 //!
-//! The adapters read the environment core may not: `CLAUDE_PROJECT_DIR`, and for
-//! [`config_locations`] `HOME`, `CLAUDE_CONFIG_DIR`, `CLAUDE_PLUGIN_ROOT`, `PATH` and the
-//! executable's own path, for [`shell_confined`] `CLAUDE_CODE_SHELL_PREFIX`. [`Watchdog`] makes
-//! sure a hook decides within [`WATCHDOG_AFTER`] even if something blocks.
+//! The adapters read the environment the gate may not ([`pre::HookEnv`]): `CLAUDE_PROJECT_DIR`,
+//! and for [`config_locations`] `HOME`, `CLAUDE_CONFIG_DIR`, `CLAUDE_PLUGIN_ROOT`, `PATH` and the
+//! executable's own path, `CLAUDE_CODE_SHELL_PREFIX` ([`shell_prefix`]). [`Watchdog`] makes sure
+//! a hook decides within [`WATCHDOG_AFTER`] even if something blocks.
 
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+pub mod post;
+pub mod pre;
 pub mod shell_prefix;
 pub mod tools;
 #[cfg(target_os = "linux")]
 pub mod witness;
 
-use code_intel_gate::gate::{self, ConfigLocations, ToolCall, Verdict};
+use code_intel_gate::gate::{ConfigLocations, Kernel, ToolCall};
 use serde::Deserialize;
 use serde_json::Value;
+use tools::ToolClass;
 
 /// Hook stdin larger than this is refused (Write inputs carry whole files; 64 MiB is generous).
 pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The fields of Claude Code's hook input that the gate uses.
+/// Claude Code's hook input (`shared/docs/CLAUDE_CODE.md` §2.3), typed once when it is read:
+/// the fields the gate uses, and the tool's class in the gate's tool table.
 #[derive(Debug, Deserialize)]
+#[serde(from = "RawHookInput")]
 pub struct HookInput {
     /// Claude Code session id.
     pub session_id: Option<String>,
@@ -40,15 +48,44 @@ pub struct HookInput {
     pub hook_event_name: Option<String>,
     /// Tool name.
     pub tool_name: String,
+    /// What the tool does, by the gate's table ([`tools::classify`] of `tool_name`).
+    pub class: ToolClass,
     /// Tool input.
-    #[serde(default)]
     pub tool_input: Value,
     /// Claude Code's permission mode (`default`, `acceptEdits`, `bypassPermissions`, …).
-    #[serde(default)]
     pub permission_mode: Option<String>,
     /// Tool response (PostToolUse only).
-    #[serde(default)]
     pub tool_response: Value,
+}
+
+/// The hook input as Claude Code sends it.
+#[derive(Deserialize)]
+struct RawHookInput {
+    session_id: Option<String>,
+    cwd: Option<PathBuf>,
+    hook_event_name: Option<String>,
+    tool_name: String,
+    #[serde(default)]
+    tool_input: Value,
+    #[serde(default)]
+    permission_mode: Option<String>,
+    #[serde(default)]
+    tool_response: Value,
+}
+
+impl From<RawHookInput> for HookInput {
+    fn from(raw: RawHookInput) -> Self {
+        Self {
+            class: tools::classify(&raw.tool_name),
+            session_id: raw.session_id,
+            cwd: raw.cwd,
+            hook_event_name: raw.hook_event_name,
+            tool_name: raw.tool_name,
+            tool_input: raw.tool_input,
+            permission_mode: raw.permission_mode,
+            tool_response: raw.tool_response,
+        }
+    }
 }
 
 impl HookInput {
@@ -58,19 +95,26 @@ impl HookInput {
     }
 
     /// The gate's view of this call, typed by [`tools::action`], with `cwd` from
-    /// [`cwd_or`](Self::cwd_or).
+    /// [`cwd_or`](Self::cwd_or) and `kernel` as the adapter found it ([`pre::kernel`];
+    /// [`Kernel::Absent`] after the tool ran).
     pub fn call<'a>(
         &'a self,
         cwd: &'a std::path::Path,
         locations: &'a ConfigLocations,
+        kernel: Kernel,
     ) -> ToolCall<'a> {
         ToolCall {
             claude_session_id: self.session_id.as_deref(),
             cwd,
             tool: &self.tool_name,
-            action: tools::action(&self.tool_name, &self.tool_input, &self.tool_response),
+            action: tools::action(
+                &self.tool_name,
+                self.class,
+                &self.tool_input,
+                &self.tool_response,
+            ),
             locations,
-            shell_confined: false,
+            kernel,
         }
     }
 }
@@ -142,117 +186,6 @@ pub fn config_locations() -> ConfigLocations {
     }
 }
 
-/// Runs the PreToolUse decision for parsed input; `shell_confined`: the call's shell command
-/// will run under the kernel sandbox ([`shell_confined`]).
-pub fn decide_pre(
-    input: &HookInput,
-    project: &std::path::Path,
-    locations: &ConfigLocations,
-    shell_confined: bool,
-) -> Verdict {
-    let cwd = input.cwd_or(project);
-    let mut call = input.call(&cwd, locations);
-    call.shell_confined = shell_confined;
-    gate::pre_tool_use(project, &call)
-}
-
-/// Whether the shell command of this call (Bash, Monitor) will run under the kernel write
-/// sandbox whatever the hook answers, so that the gate may leave the writes it cannot resolve to
-/// the kernel (`ToolCall::shell_confined`). All of:
-/// - Claude Code's shell prefix (`prefix`, the hook's `CLAUDE_CODE_SHELL_PREFIX`, which Claude
-///   Code reads from the same environment) is an absolute path to the launcher next to this hook
-///   (`hook_exe`'s sibling [`SANDBOX_BIN`], same real file): the launcher every Bash command is
-///   then handed to, and one no sandboxed command can replace (the plan protects the hook's
-///   `code-intel*` siblings). A prefix elsewhere, or found by PATH, does not count;
-/// - the launcher lies outside `project`: Claude Code leaves the prefix out of a command's
-///   environment when its file lies under a root its own sandbox makes writable (docs/GATE.md,
-///   "Limits of the sandbox as built"), and the project is one;
-/// - the kernel enforces the launcher's ruleset fully ([`landlock_fully_enforced`]).
-///
-/// Cost: three `realpath` and two Landlock system calls, only for shell tools.
-pub fn shell_confined(
-    input: &HookInput,
-    project: &std::path::Path,
-    prefix: Option<&std::ffi::OsStr>,
-    hook_exe: &std::path::Path,
-) -> bool {
-    if !matches!(
-        tools::classify(&input.tool_name),
-        tools::ToolClass::Shell(_)
-    ) {
-        return false;
-    }
-    let Some(prefix) = prefix
-        .map(std::path::Path::new)
-        .filter(|p| p.is_absolute() && shell_prefix::is_launcher(p.as_os_str()))
-    else {
-        return false;
-    };
-    hook_exe
-        .parent()
-        .and_then(|d| launcher_outside(&d.join(SANDBOX_BIN), project))
-        .is_some_and(|l| std::fs::canonicalize(prefix).is_ok_and(|p| p == l))
-        && landlock_fully_enforced()
-}
-
-/// The real path of `launcher` when it is a file outside `project` (both resolved); `None`
-/// otherwise. A launcher inside the project is not trusted to confine anything (docs/GATE.md,
-/// "Run-time targets under the shell prefix").
-fn launcher_outside(launcher: &std::path::Path, project: &std::path::Path) -> Option<PathBuf> {
-    let real = std::fs::canonicalize(launcher).ok()?;
-    let project = std::fs::canonicalize(project).ok()?;
-    (real.is_file() && !real.starts_with(project)).then_some(real)
-}
-
-/// Whether this hook will itself put an allowed shell call under the kernel write sandbox
-/// ([`sandbox_rewrite`]), so that, as under the shell prefix ([`shell_confined`]), the gate may
-/// leave the writes it cannot resolve to the kernel: a shell tool, Claude Code's shell prefix not
-/// the launcher (else the prefix confines and the hook does not rewrite), a permission mode of
-/// [`SANDBOXED_MODES`], the launcher installed next to the hook (`hook_exe`'s sibling
-/// [`SANDBOX_BIN`]) and outside `project`, and the kernel enforcing its ruleset fully. Without
-/// it, `t=$(mktemp); echo x > $t` is denied in `bypassPermissions` (its target is only known at
-/// run time) though the kernel would refuse any write it made into the repository.
-pub fn rewrite_confined(
-    input: &HookInput,
-    project: &std::path::Path,
-    prefix: Option<&std::ffi::OsStr>,
-    hook_exe: &std::path::Path,
-) -> bool {
-    rewrite_launcher(input, hook_exe, prefix)
-        .is_some_and(|(_, launcher)| launcher_outside(&launcher, project).is_some())
-        && landlock_fully_enforced()
-}
-
-/// When this hook rewrites a shell call into its launcher ([`sandbox_rewrite`]): the input field
-/// holding the command and the launcher (`hook_exe`'s sibling [`SANDBOX_BIN`], a file), for a
-/// shell tool in a mode of [`SANDBOXED_MODES`] whose shell prefix is not the launcher already.
-fn rewrite_launcher(
-    input: &HookInput,
-    hook_exe: &std::path::Path,
-    prefix: Option<&std::ffi::OsStr>,
-) -> Option<(&'static str, PathBuf)> {
-    if prefix.is_some_and(shell_prefix::is_launcher) {
-        return None;
-    }
-    // Every tool that runs a shell command (Bash, Monitor): a command the static analysis
-    // missed must meet the kernel through either.
-    let tools::ToolClass::Shell(field) = tools::classify(&input.tool_name) else {
-        return None;
-    };
-    if !input
-        .permission_mode
-        .as_deref()
-        .is_some_and(|m| SANDBOXED_MODES.contains(&m))
-    {
-        return None;
-    }
-    let launcher = hook_exe
-        .parent()
-        .map(|d| d.join(SANDBOX_BIN))
-        .filter(|p| p.is_file())?;
-    Some((field, launcher))
-}
-
 /// The variable the launcher sets for the shell it hands a command line to (confined or, with the
 /// gate off, not): the line has been through the launcher. The session environment line
 /// ([`session_env_line`]), which Claude Code runs again inside that shell, then does not hand it
@@ -310,34 +243,6 @@ pub fn session_env_installed(
                         .any(|l| l.trim() == line)
                 })
     })
-}
-
-/// Whether this shell call runs under the launcher through the session environment line
-/// ([`session_env_installed`]), so that, as under the shell prefix ([`shell_confined`]), the gate
-/// may leave the writes it cannot resolve to the kernel and the hook need not rewrite the call: a
-/// shell tool, the launcher next to the hook (`hook_exe`'s sibling [`SANDBOX_BIN`]) and outside
-/// `project`, the line for it in the session's scripts, and the kernel enforcing the ruleset
-/// fully. `config_dir` as for [`session_env_installed`].
-pub fn session_env_confined(
-    input: &HookInput,
-    project: &std::path::Path,
-    config_dir: Option<&std::path::Path>,
-    hook_exe: &std::path::Path,
-) -> bool {
-    if !matches!(
-        tools::classify(&input.tool_name),
-        tools::ToolClass::Shell(_)
-    ) {
-        return false;
-    }
-    let (Some(config_dir), Some(session)) = (config_dir, input.session_id.as_deref()) else {
-        return false;
-    };
-    hook_exe
-        .parent()
-        .and_then(|d| launcher_outside(&d.join(SANDBOX_BIN), project))
-        .is_some_and(|l| session_env_installed(config_dir, session, &l))
-        && landlock_fully_enforced()
 }
 
 /// Claude Code's configuration directory as hooks see it: `CLAUDE_CONFIG_DIR`, else
@@ -442,52 +347,6 @@ pub const SANDBOX_CONTEXT: &str = "code-intel runs this Bash command under a ker
 /// ([`shell_prefix`], installed by `code-intel init`) confines the commands instead; without it
 /// the static analysis and Claude Code's permission prompts stay the checks.
 pub const SANDBOXED_MODES: &[&str] = &["bypassPermissions"];
-
-/// For a shell call the gate allowed (Bash, Monitor: `ToolClass::Shell`): the hook output that
-/// reruns it under [`SANDBOX_BIN`] (`updatedInput` with the wrapped command,
-/// `additionalContext`), or `None` when the gate is not active, the tool runs no shell command,
-/// the permission mode is not one of [`SANDBOXED_MODES`], the launcher is not installed next to
-/// `hook_exe`, or Claude Code's shell prefix (`shell_prefix`, the hook's
-/// `CLAUDE_CODE_SHELL_PREFIX`) is the launcher, which confines the command already.
-///
-/// # Errors
-/// The plan could not be computed (unreadable state): the caller denies.
-pub fn sandbox_rewrite(
-    input: &HookInput,
-    project: &std::path::Path,
-    locations: &ConfigLocations,
-    hook_exe: &std::path::Path,
-    shell_prefix: Option<&std::ffi::OsStr>,
-) -> Result<Option<String>, String> {
-    let Some((field, launcher)) = rewrite_launcher(input, hook_exe, shell_prefix) else {
-        return Ok(None);
-    };
-    let Some(command) = input.tool_input.get(field).and_then(Value::as_str) else {
-        return Ok(None);
-    };
-    let Some(plan) = gate::sandbox::sandbox_plan(project, input.session_id.as_deref(), locations)
-        .map_err(|e| e.to_string())?
-    else {
-        return Ok(None);
-    };
-    let mut updated = input.tool_input.clone();
-    if let Some(obj) = updated.as_object_mut() {
-        obj.insert(
-            field.into(),
-            Value::String(gate::sandbox::wrap_command(&launcher, &plan, command)),
-        );
-    }
-    Ok(Some(
-        serde_json::json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "updatedInput": updated,
-                "additionalContext": SANDBOX_CONTEXT,
-            }
-        })
-        .to_string(),
-    ))
-}
 
 #[cfg(test)]
 mod tests {

@@ -12,11 +12,17 @@ use serde_json::Value;
 /// How many path-like strings of an unclassified tool's input are listed for the gate.
 pub const MAX_UNKNOWN_TOOL_PATHS: usize = 64;
 
-/// What a call of `tool_name` with `input` does, for the gate. `response` is the tool's result
+/// What a call of `tool_name` (of class `class`, [`classify`]) with `input` does, for the gate.
+/// `response` is the tool's result
 /// (PostToolUse; `Value::Null` in PreToolUse): Grep's and Glob's files and `start_session`'s id
 /// are read from it. A writing or shell tool whose input lacks its field is
 /// [`Action::MissingField`].
-pub fn action<'a>(tool_name: &str, input: &'a Value, response: &'a Value) -> Action<'a> {
+pub fn action<'a>(
+    tool_name: &str,
+    class: ToolClass,
+    input: &'a Value,
+    response: &'a Value,
+) -> Action<'a> {
     let field = |f: &'static str| input.get(f).and_then(Value::as_str);
     let list = |v: Option<&'a Value>| -> Vec<&'a str> {
         v.and_then(Value::as_array)
@@ -26,7 +32,7 @@ pub fn action<'a>(tool_name: &str, input: &'a Value, response: &'a Value) -> Act
     if is_start_session_tool(tool_name) {
         return Action::StartSession(session_id_in_response(response));
     }
-    match classify(tool_name) {
+    match class {
         ToolClass::ReadOnly => match tool_name {
             "Read" => Action::ReadFiles(field("file_path").into_iter().collect()),
             "Grep" | "Glob" => Action::ReadFiles(list(response.get("filenames"))),
@@ -138,6 +144,10 @@ pub fn path_like_strings(input: &serde_json::Value, limit: usize) -> Option<Vec<
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn action<'a>(tool_name: &str, input: &'a Value, response: &'a Value) -> Action<'a> {
+        super::action(tool_name, classify(tool_name), input, response)
+    }
 
     #[test]
     fn hook_json_becomes_the_gates_action() {

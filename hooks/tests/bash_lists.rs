@@ -1,5 +1,5 @@
 //! The Bash lists as data (`bash/cases/*.tsv`): every command's verdict, decided
-//! in-process by the hook's own decision function (`decide_pre`, from the same hook input JSON
+//! in-process by the hook's own decision function (`pre::pre_tool_use`, from the same hook input JSON
 //! the binary reads, no session, `gate_mode: strict`), and its first write target and the rule
 //! that reported it (`BashWrite::via`), from the analysis. A mismatch names the rule. The hook's
 //! process contract (exit codes, JSON, silence) is `processes.rs`'s, on a sample of these lines.
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use code_intel_bash::{BashTarget, analyze};
 use code_intel_gate::gate::Verdict;
+use code_intel_hooks::pre::{HookEnv, pre_tool_use};
 use serde_json::json;
 
 /// One line of a list.
@@ -84,6 +85,13 @@ fn check(name: &str, expected: &str) {
     let mut locations = code_intel_hooks::config_locations();
     // As the hook binary would see itself.
     locations.binaries = vec![PathBuf::from(env!("CARGO_BIN_EXE_code-intel-pre-tool-use"))];
+    // No launcher: the static analysis decides alone, as without the sandbox.
+    let env = HookEnv {
+        project_dir: Some(dir.path().to_path_buf()),
+        locations,
+        hook_exe: None,
+        shell_prefix: None,
+    };
     let cases = cases(name);
     assert!(!cases.is_empty(), "{name} is empty");
     let mut wrong = String::new();
@@ -97,7 +105,7 @@ fn check(name: &str, expected: &str) {
             "tool_name": "Bash", "tool_input": {"command": c.command}})
         .to_string();
         let parsed = code_intel_hooks::read_input(input.as_bytes()).unwrap();
-        let verdict = match code_intel_hooks::decide_pre(&parsed, dir.path(), &locations, false) {
+        let verdict = match pre_tool_use(&parsed, &env).verdict {
             Verdict::Allow => "allow",
             Verdict::Deny { .. } => "deny",
         };

@@ -250,6 +250,6 @@ pub(super) fn rule_sg(e: &mut Eval, inv: &Inv<'_>) {
     if ast_grep {
         rule_replacer(e, inv);
     } else {
-        super::shell::rule_runs_unseen_command(e, inv);
+        crate::registry::unseen_command(e, inv, &crate::registry::HELP_OR_BARE);
     }
 }

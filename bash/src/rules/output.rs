@@ -377,39 +377,6 @@ pub(super) fn rule_ar(e: &mut Eval, inv: &Inv<'_>) {
     }
 }
 
-/// Interpreters of languages the analysis does not read (`tclsh`, `expect`, `lua`, `Rscript`,
-/// `julia`, `osascript`): code given inline or on stdin is a run-time unknown; a script file is
-/// a script.
-pub(super) fn rule_opaque_interpreter(e: &mut Eval, inv: &Inv<'_>) {
-    // `kotlin -version`, `scala -version`, `erl -version`: a version or help request runs no
-    // code (read as short options, `-version` would hold `-e`).
-    let asks_version = |w: &Word| {
-        matches!(
-            w.value.as_str(),
-            "-version" | "--version" | "-v" | "-V" | "-help" | "--help" | "-h"
-        )
-    };
-    if !inv.args.is_empty() && inv.args.iter().all(asks_version) && inv.stdin.is_none() && !e.piped
-    {
-        return;
-    }
-    let a = parse_opts(inv.args, &spec("ecf", "--eval --command --file"));
-    if a.has(&["-e", "-c", "--eval", "--command"]) || inv.stdin.is_some() || e.piped {
-        return e.unknown(
-            inv.name,
-            format!("{} code (a language the gate does not analyse)", inv.name),
-        );
-    }
-    match a.operands.first() {
-        Some(f) => e.script(f, &format!("{} runs a script file", inv.name)),
-        None => {
-            if let Some(file) = e.stdin_file.clone() {
-                e.script(&file, &format!("{} runs a script on stdin", inv.name));
-            }
-        }
-    }
-}
-
 /// `gdb` with commands (`-ex`, `-x`, `--eval-command`, `--command`): they can run shell
 /// commands and write files.
 pub(super) fn rule_gdb(e: &mut Eval, inv: &Inv<'_>) {

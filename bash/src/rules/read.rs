@@ -1,5 +1,5 @@
-//! Rules for commands that mostly read: `grep`/`rg`/`ag`/`ack`, `ls`/`tree`, `cat` and friends
-//! (with the few writes they have: `sort -o`, `tree -o`).
+//! Rules for the searchers `grep`/`rg`/`ag`/`ack` (the listers and the plain readers are specs of
+//! the registry).
 
 use super::here;
 use crate::eval::{Eval, Inv};
@@ -47,17 +47,4 @@ pub(super) fn rule_grep(e: &mut Eval, inv: &Inv<'_>) {
         e.read_as(&here(), true);
     }
     paths.iter().for_each(|p| e.read_as(p, tree));
-}
-
-pub(super) fn rule_ls(e: &mut Eval, inv: &Inv<'_>) {
-    let val = if inv.name == "tree" { "LIPo" } else { "ITw" };
-    let long = "--ignore --hide --format --sort --time-style --width --tabsize --block-size --time";
-    let a = parse_opts(inv.args, &spec(val, long));
-    if inv.name == "tree" {
-        a.values(&["-o"]).for_each(|o| e.write(o, "tree -o"));
-    }
-    if a.operands.is_empty() {
-        e.read_as(&here(), true);
-    }
-    a.operands.iter().for_each(|p| e.read_as(p, true));
 }

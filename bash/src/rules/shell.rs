@@ -166,30 +166,6 @@ pub(super) fn rule_builtin_callback(e: &mut Eval, inv: &Inv<'_>) {
     }
 }
 
-/// Commands that run another command in a way the gate does not unwrap (another root, another
-/// namespace or user, the dynamic loader, a profiler): the command is unknown.
-pub(super) fn rule_runs_unseen_command(e: &mut Eval, inv: &Inv<'_>) {
-    let only = |flags: &[&str]| {
-        !inv.args.is_empty() && inv.args.iter().all(|w| flags.contains(&w.value.as_str()))
-    };
-    if (inv.args.is_empty() && !matches!(inv.name, "batch" | "crontab"))
-        || only(&["--version", "-V", "--help", "-h"])
-        || (inv.name == "at" && inv.args.iter().any(|w| matches!(w.value.as_str(), "-l")))
-        || (inv.name == "crontab" && only(&["-l", "-u", "root"]))
-        || (inv.name == "perf"
-            && inv
-                .args
-                .first()
-                .is_some_and(|w| matches!(w.value.as_str(), "list" | "--version" | "--help")))
-    {
-        return;
-    }
-    e.unknown(
-        format!("<{} …>", inv.name),
-        format!("{} runs a command the gate does not unwrap", inv.name),
-    );
-}
-
 pub(super) fn rule_command_string(e: &mut Eval, inv: &Inv<'_>) {
     match inv.name {
         "trap" => {

@@ -1,12 +1,13 @@
 //! The write gate as functions, for hooks written in Node: the same parsing
-//! (`code_intel_hooks::read_input`) and decision (`code_intel_core::gate::pre_tool_use`) the
+//! (`code_intel_hooks::read_input`) and decision (`code_intel_hooks::pre::pre_tool_use`) the
 //! `code-intel-pre-tool-use` binary runs, without its stdout contract, so a script can add rules
 //! of its own before it answers Claude Code.
 
 use std::path::PathBuf;
 
-use code_intel_core::gate::{self, Verdict};
-use code_intel_hooks::{HookInput, config_locations, decide_pre, project_dir, read_input};
+use code_intel_core::gate::{self, Kernel, Verdict};
+use code_intel_hooks::pre::{HookEnv, pre_tool_use};
+use code_intel_hooks::{HookInput, config_locations, project_dir, read_input};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 
@@ -67,9 +68,15 @@ pub fn decide_pre_tool_use(
                 Ok(v) => v,
                 Err(e) => return Ok(deny(format!("code-intel gate blocked this call: {e}"))),
             };
-            // Not a hook of Claude Code: nothing says a shell command runs confined.
-            let verdict = decide_pre(&input, &project, &config_locations(), false);
-            Ok(match verdict {
+            // Not a hook of Claude Code: no launcher, so nothing says a shell command runs
+            // confined, and none is rewritten.
+            let env = HookEnv {
+                project_dir: Some(project),
+                locations: config_locations(),
+                hook_exe: None,
+                shell_prefix: None,
+            };
+            Ok(match pre_tool_use(&input, &env).verdict {
                 Verdict::Allow => GateDecision {
                     decision: "allow".into(),
                     reason: None,
@@ -104,7 +111,7 @@ pub fn record_post_tool_use(
         })?;
         let cwd = input.cwd_or(&project);
         let locations = config_locations();
-        let call = input.call(&cwd, &locations);
+        let call = input.call(&cwd, &locations, Kernel::Absent);
         gate::post_tool_use(&project, &call).map_err(|e| {
             Failure::new(
                 "GATE_ERROR",

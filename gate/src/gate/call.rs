@@ -23,12 +23,42 @@ pub struct ToolCall<'a> {
     /// Where Claude Code's configuration and code-intel's binaries are (from the hook's
     /// environment), protected in every phase.
     pub locations: &'a ConfigLocations,
-    /// Whether a shell command of this call ([`Action::Shell`]) will run under the kernel write
-    /// sandbox whatever the hook answers: Claude Code's shell prefix is code-intel's launcher and
-    /// the kernel enforces its Landlock ruleset fully (the adapter checks both). Then a write the
-    /// static analysis cannot resolve ([`code_intel_bash::BashTarget::Dynamic`], a script it cannot
-    /// vouch for) is left to the kernel while the session may write no source, instead of denied.
-    pub shell_confined: bool,
+    /// How the kernel write sandbox meets this call's shell command ([`Action::Shell`]): the
+    /// adapter knows (Claude Code's shell prefix, the session environment line, its own rewrite);
+    /// the gate leaves writes the static analysis cannot resolve to the kernel only when it
+    /// [`confines`](Kernel::confines) the command, and plans the sandbox for a rewrite.
+    pub kernel: Kernel,
+}
+
+/// How the kernel write sandbox (Landlock, through the `code-intel-sandbox` launcher) meets a shell
+/// command, as the adapter found it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Kernel {
+    /// Not at all, as far as the adapter knows (not a shell tool, no launcher, another adapter
+    /// than Claude Code's hook): the static analysis decides alone.
+    #[default]
+    Absent,
+    /// The command runs under the launcher whatever the hook answers — Claude Code's shell prefix
+    /// or the session environment line hands it over — and the kernel enforces the launcher's
+    /// ruleset fully (the adapter checks both).
+    Confines,
+    /// The adapter runs the command, if allowed, under the launcher with the plan of
+    /// [`Decision::sandbox`](super::Decision::sandbox), which the gate then computes.
+    /// `enforced`: the launcher lies outside the project and the kernel enforces its ruleset
+    /// fully, so the rewrite confines the command as [`Kernel::Confines`] does.
+    Rewrites {
+        /// The rewritten command is confined (else the sandbox is best effort).
+        enforced: bool,
+    },
+}
+
+impl Kernel {
+    /// Whether the command runs confined whatever the gate answers, so that a write the static
+    /// analysis cannot resolve ([`code_intel_bash::BashTarget::Dynamic`], a script it cannot
+    /// vouch for) may be left to the kernel while the session may write no source.
+    pub fn confines(self) -> bool {
+        matches!(self, Kernel::Confines | Kernel::Rewrites { enforced: true })
+    }
 }
 
 /// What a tool call does, as far as the gate is concerned.

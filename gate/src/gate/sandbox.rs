@@ -17,11 +17,11 @@ use std::path::{Path, PathBuf};
 mod ready;
 pub use ready::ReadyRights;
 
-use super::{ConfigLocations, GateError, Ignores, is_protected, protect};
-use crate::config::{Config, GateMode};
+use super::loaded::Loaded;
+use super::{ConfigLocations, GateError, is_protected, protect};
+use crate::config::GateMode;
 use crate::repo_path::{RepoPath, RepoRoot, real_location};
 use crate::session::NewFiles;
-use crate::session::store::SessionStore;
 
 /// The write policy for one sandboxed command.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -51,21 +51,24 @@ pub fn sandbox_plan(
     locations: &ConfigLocations,
 ) -> Result<Option<SandboxPlan>, GateError> {
     let root = RepoRoot::new(project_dir).map_err(GateError::Root)?;
-    let config = Config::load(root.path())?;
-    if config.gate_mode == GateMode::Off {
+    let loaded = Loaded::new(&root, claude_session_id);
+    plan(&root, claude_session_id, locations, &loaded)
+}
+
+/// [`sandbox_plan`] from what the call has read already ([`Loaded`]): the verdict of the same
+/// call ([`super::pre_tool_use`]) may have read the config, binding and session.
+pub(super) fn plan(
+    root: &RepoRoot,
+    claude_session_id: Option<&str>,
+    locations: &ConfigLocations,
+    loaded: &Loaded<'_>,
+) -> Result<Option<SandboxPlan>, GateError> {
+    let mode = loaded.config()?.gate_mode;
+    if mode == GateMode::Off {
         return Ok(None);
     }
-    let store = SessionStore::new(root.clone());
-    let bound = match claude_session_id {
-        Some(cs) => store.bound(cs)?,
-        None => None,
-    };
-    let state = match bound {
-        Some(id) => Some(store.load(&id)?),
-        None => None,
-    };
-    let live = state.as_ref().filter(|s| s.ended.is_none());
-    if config.gate_mode == GateMode::Session && live.is_none() {
+    let live = loaded.session()?.filter(|s| s.ended.is_none());
+    if mode == GateMode::Session && live.is_none() {
         return Ok(None);
     }
 
@@ -77,15 +80,14 @@ pub fn sandbox_plan(
     let prot = protect::Protected::new(locations);
     plan.protect.extend(prot.sandbox_paths());
     plan.allow.extend(prot.sandbox_data_dirs());
-    let (path_outside, path_inside) = path_dirs(&root, locations);
+    let (path_outside, path_inside) = path_dirs(root, locations);
     plan.protect.extend(path_outside);
 
     // Ignored top-level entries of the repository (build output, dependencies); by pattern only
     // while the session's ignore rules are the ones it started with.
-    let ignores = Ignores::load(&root);
     let rules_changed = live
         .and_then(|s| s.ignore_digest.as_deref())
-        .is_some_and(|d| d != crate::session::store::ignore_digest(&root));
+        .is_some_and(|d| d != crate::session::store::ignore_digest(root));
     if let Ok(entries) = std::fs::read_dir(root.path()) {
         for entry in entries.flatten() {
             let Ok(kind) = entry.file_type() else {
@@ -99,7 +101,7 @@ pub fn sandbox_plan(
             let Ok(p) = RepoPath::parse_relative(name) else {
                 continue;
             };
-            if name == ".git" || is_protected(&p) || !ignores.ignored(&root, &p) {
+            if name == ".git" || is_protected(&p) || !loaded.ignores().ignored(root, &p) {
                 continue;
             }
             if rules_changed && !super::ALWAYS_IGNORED_DIRS.contains(&name) {

@@ -33,9 +33,9 @@ impl Repo {
             tool,
             action,
             locations: &ConfigLocations::default(),
-            shell_confined: false,
+            kernel: Kernel::Absent,
         };
-        pre_tool_use(self.dir.path(), &call)
+        pre_tool_use(self.dir.path(), &call).verdict
     }
 
     /// A Bash call; `confined`: it runs under the kernel sandbox through the shell prefix.
@@ -46,9 +46,13 @@ impl Repo {
             tool: "Bash",
             action: Action::Shell(command),
             locations: &ConfigLocations::default(),
-            shell_confined: confined,
+            kernel: if confined {
+                Kernel::Confines
+            } else {
+                Kernel::Absent
+            },
         };
-        pre_tool_use(self.dir.path(), &call)
+        pre_tool_use(self.dir.path(), &call).verdict
     }
 
     fn abs(&self, rel: &str) -> String {
@@ -225,9 +229,10 @@ fn internal_errors_fail_closed_with_a_recovery_hint() {
                 tool: "Write",
                 action: Action::WriteFile("/x"),
                 locations: &ConfigLocations::default(),
-                shell_confined: false,
+                kernel: Kernel::Absent,
             }
-        ),
+        )
+        .verdict,
         Verdict::Deny { .. }
     ));
 }
@@ -260,7 +265,7 @@ fn post_tool_use_binds_and_records_reads() {
             tool,
             action,
             locations: &ConfigLocations::default(),
-            shell_confined: false,
+            kernel: Kernel::Absent,
         };
         post_tool_use(r.dir.path(), &call).unwrap()
     };
@@ -414,10 +419,10 @@ fn run_time_targets_go_to_the_kernel_only_when_it_confines_the_command() {
             tool,
             action,
             locations: &ConfigLocations::default(),
-            shell_confined: true,
+            kernel: Kernel::Confines,
         };
         assert!(matches!(
-            pre_tool_use(r.dir.path(), &call),
+            pre_tool_use(r.dir.path(), &call).verdict,
             Verdict::Deny { .. }
         ));
     }
@@ -627,12 +632,72 @@ fn a_file_tools_tilde_path_names_the_home_directory() {
             tool: "Write",
             action: Action::WriteFile(&sneaky),
             locations: &locations,
-            shell_confined: false,
+            kernel: Kernel::Absent,
         };
         assert!(
-            matches!(pre_tool_use(r.dir.path(), &call), Verdict::Deny { .. }),
+            matches!(
+                pre_tool_use(r.dir.path(), &call).verdict,
+                Verdict::Deny { .. }
+            ),
             "{sneaky} ({:?})",
             locations.home
         );
     }
+}
+
+#[test]
+fn one_call_returns_the_verdict_with_the_sandbox_plan_of_a_rewrite() {
+    let r = repo();
+    r.ready_session("c1", &["src/app.py"]);
+    let decide = |command: &str, kernel: Kernel| {
+        pre_tool_use(
+            r.dir.path(),
+            &ToolCall {
+                claude_session_id: Some("c1"),
+                cwd: r.dir.path(),
+                tool: "Bash",
+                action: Action::Shell(command),
+                locations: &ConfigLocations::default(),
+                kernel,
+            },
+        )
+    };
+    let rewrite = Kernel::Rewrites { enforced: false };
+    // Allowed and rewritten: the plan of the READY session comes with the verdict.
+    let d = decide("sed -i s/a/b/ src/app.py", rewrite);
+    assert_eq!(d.verdict, Verdict::Allow);
+    let plan = d.sandbox.expect("a plan for the rewrite");
+    let root = std::fs::canonicalize(r.dir.path()).unwrap();
+    assert!(plan.protect.contains(&root), "{plan:?}");
+    assert!(plan.allow.contains(&root.join("src")), "{plan:?}");
+    assert!(plan.ready.is_some(), "{plan:?}");
+    // It is the plan the launcher computes for the same session.
+    assert_eq!(
+        Some(plan),
+        sandbox::sandbox_plan(r.dir.path(), Some("c1"), &ConfigLocations::default()).unwrap()
+    );
+    // No rewrite, or a denial: no plan.
+    assert_eq!(
+        decide("sed -i s/a/b/ src/app.py", Kernel::Absent).sandbox,
+        None
+    );
+    assert_eq!(
+        decide("sed -i s/a/b/ src/app.py", Kernel::Confines).sandbox,
+        None
+    );
+    let d = decide("echo x > src/util.py", rewrite);
+    assert!(matches!(d.verdict, Verdict::Deny { .. }) && d.sandbox.is_none());
+    // The gate switched off: allowed, and nothing to confine.
+    r.set_mode("off");
+    assert_eq!(
+        decide("echo x > src/util.py", rewrite),
+        Decision {
+            verdict: Verdict::Allow,
+            sandbox: None
+        }
+    );
+    // Unreadable config: the verdict of a read-only command needs none, the plan does.
+    std::fs::write(r.dir.path().join(".code-intel/config.json"), "{").unwrap();
+    assert_eq!(decide("ls src", Kernel::Absent).verdict, Verdict::Allow);
+    assert!(denied(&decide("ls src", rewrite).verdict).contains("write sandbox"));
 }

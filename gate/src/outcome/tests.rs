@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::config::{Config, GateMode};
-use crate::gate::{self, Action, ToolCall, Verdict};
+use crate::gate::{self, Action, Kernel, ToolCall, Verdict};
 use crate::learned::{self, LEARNED_PAIRS_FILE};
 use crate::query_frame::{MappedSymbol, QuoteMatch, SlotValue};
 use crate::relevance::SymbolConfirmation;
@@ -128,9 +128,9 @@ impl Repo {
             tool: "Edit",
             action: Action::WriteFile(path.to_str().unwrap()),
             locations: &gate::ConfigLocations::default(),
-            shell_confined: false,
+            kernel: Kernel::Absent,
         };
-        gate::pre_tool_use(self.dir.path(), &call)
+        gate::pre_tool_use(self.dir.path(), &call).verdict
     }
 }
 
