@@ -2,7 +2,10 @@
 # Builds what users install: the four binaries in the dist profiles, stripped, with their debug
 # info kept apart, their sizes checked, and (unless --no-pack) the npm tarballs.
 #
-#   code-intel                   cargo build --profile dist -p code-intel-mcp
+#   code-intel                   cargo build --profile dist -p code-intel-mcp --features dynamic-grammars
+#   bin/grammars/*.so            the 17 tree-sitter grammars as shared libraries, linked from the
+#                                archives the grammar crates' build scripts compiled in that build
+#                                (code-intel opens each on first use: grammars/src/lib.rs)
 #   code-intel-pre-tool-use,     cargo build --profile dist-hooks -p code-intel-hooks
 #   code-intel-post-tool-use,    (their own invocation: built with the server, Cargo would unify
 #   code-intel-sandbox            features and link index code into them)
@@ -11,7 +14,7 @@
 # report's addresses are resolved against: `addr2line -e <bin>.debug`), `<out>/bin/<bin>` is
 # stripped and names its debug file (`.gnu_debuglink`). Size limits (docs/DIST.md): the hooks and
 # the launcher at most 3,000,000 bytes each, code-intel at most 30,000,000 bytes; over a limit the
-# script fails after printing every size.
+# script fails after printing every size. The grammars' total and the installed total are printed.
 #
 # Usage: scripts/dist.sh [--hooks-only] [--no-pack] [--out DIR]
 #   --hooks-only  build and check the hooks and the launcher only (what CI checks: a few minutes
@@ -49,9 +52,44 @@ timed() {
 timed cargo build --locked --profile dist-hooks -p code-intel-hooks
 declare -A from=()
 for b in "${hooks[@]}"; do from[$b]="$target_dir/dist-hooks/$b"; done
+# Grammar library (file tree-sitter-<name>) -> the language functions it exports.
+declare -A grammar_symbols=(
+  [python]=tree_sitter_python [php]=tree_sitter_php [javascript]=tree_sitter_javascript
+  [typescript]="tree_sitter_typescript tree_sitter_tsx" [html]=tree_sitter_html
+  [css]=tree_sitter_css [scss]=tree_sitter_scss [go]=tree_sitter_go [rust]=tree_sitter_rust
+  [java]=tree_sitter_java [ruby]=tree_sitter_ruby [c-sharp]=tree_sitter_c_sharp [c]=tree_sitter_c
+  [cpp]=tree_sitter_cpp [kotlin-ng]=tree_sitter_kotlin [swift]=tree_sitter_swift
+)
 if [[ $hooks_only == 0 ]]; then
-  timed cargo build --locked --profile dist -p code-intel-mcp
+  messages="$(mktemp)"
+  timed cargo build --locked --profile dist -p code-intel-mcp --features dynamic-grammars \
+    --message-format=json-render-diagnostics >"$messages"
   from[code-intel]="$target_dir/dist/code-intel"
+  # Each grammar crate's build script compiled its parser (and scanner) into an archive in its
+  # OUT_DIR; link that archive into a shared library exporting only the language functions
+  # (--gc-sections then drops what they do not reach, e.g. tree-sitter-php's php_only).
+  rm -rf "$out/bin/grammars" && mkdir -p "$out/bin/grammars"
+  python3 - "$messages" >"$messages.dirs" <<'PY'
+import json, re, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    name = re.search(r"[#/]([A-Za-z0-9_-]+)@", m.get("package_id", ""))
+    if m.get("reason") == "build-script-executed" and name and name.group(1).startswith("tree-sitter-"):
+        print(name.group(1).removeprefix("tree-sitter-"), m["out_dir"])
+PY
+  declare -A out_dir=()
+  while read -r name dir; do out_dir[$name]=$dir; done <"$messages.dirs"
+  rm -f "$messages" "$messages.dirs"
+  for name in "${!grammar_symbols[@]}"; do
+    dir="${out_dir[$name]:-}"
+    archive=$(ls "$dir"/*.a 2>/dev/null | head -1)
+    [[ -n "$archive" ]] || { log "no archive of tree-sitter-$name (build script output dir: ${dir:-none})"; exit 1; }
+    script="$(mktemp)"
+    { printf '{ global: '; printf '%s; ' ${grammar_symbols[$name]}; printf '\n  local: *; };\n'; } >"$script"
+    cc -shared -s -o "$out/bin/grammars/libtree-sitter-$name.so" -Wl,--gc-sections \
+      -Wl,--version-script="$script" -Wl,--whole-archive "$archive" -Wl,--no-whole-archive
+    rm -f "$script"
+  done
 fi
 
 failed=0
@@ -67,7 +105,42 @@ for b in "${!from[@]}"; do
   printf 'dist: %-26s %10d bytes stripped (debug info %d bytes apart)  %s\n' \
     "$b" "$size" "$(stat -c %s "$out/debug/$b.debug")" "$verdict" >&2
 done
+if [[ $hooks_only == 0 ]]; then
+  grammars=$(cat "$out"/bin/grammars/*.so | wc -c)
+  installed=$(cat "$out"/bin/code-intel* "$out"/bin/grammars/*.so | wc -c)
+  printf 'dist: %-26s %10d bytes (%d libraries)\n' grammars/ "$grammars" \
+    "$(ls "$out"/bin/grammars/*.so | wc -l)" >&2
+  printf 'dist: %-26s %10d bytes\n' "installed total" "$installed" >&2
+fi
 (( failed == 0 )) || { log "a binary is over its size limit (docs/DIST.md)"; exit 1; }
+
+if [[ $hooks_only == 0 ]]; then
+  # Every grammar loads from bin/grammars: index one file per parsed language with the stripped
+  # binary and fail on any file chunked as line windows (a grammar that did not load, or a
+  # chunk query that does not compile against it, is recorded as the file's `fallback`).
+  check="$(mktemp -d)"
+  cp core/tests/fixtures/languages/* "$check/"
+  printf 'def area(r):\n    return 3.14 * r * r\n' >"$check/geo.py"
+  printf '<?php\nclass Cart { public function total(): int { return 1; } }\n' >"$check/Cart.php"
+  printf 'export function add(a, b) {\n  return a + b;\n}\n' >"$check/add.js"
+  printf 'export function add(a: number, b: number): number {\n  return a + b;\n}\n' >"$check/add.ts"
+  printf 'export function App() {\n  return <div>hi</div>;\n}\n' >"$check/App.tsx"
+  printf '<html><body><h1 id="t">Title</h1></body></html>\n' >"$check/index.html"
+  printf '.card {\n  color: red;\n}\n' >"$check/card.css"
+  printf '$c: red;\n.card {\n  .title { color: $c; }\n}\n' >"$check/card.scss"
+  printf '<template><p>{{ n }}</p></template>\n<script>\nexport default { data() { return { n: 1 } } }\n</script>\n' >"$check/Counter.vue"
+  git -C "$check" init -q
+  (cd "$check" && env -u CODE_INTEL_GRAMMARS "$out/bin/code-intel" index --json >/dev/null)
+  python3 - "$check/.code-intel/sync_state.json" <<'PY'
+import json, sys
+files = json.load(open(sys.argv[1]))["files"]
+bad = {p: f.get("fallback") or f.get("skipped") for p, f in files.items() if f.get("fallback") or f.get("skipped") or not f.get("chunks")}
+if len(files) < 19 or bad:
+    sys.exit(f"dist: grammar check failed ({len(files)} files indexed): {bad}")
+print(f"dist: grammar check: {len(files)} files of 17 grammars chunked by their grammars", file=sys.stderr)
+PY
+  rm -rf "$check"
+fi
 
 if [[ $pack == 1 ]]; then
   bash scripts/npm-pack.sh --bin-dir "$out/bin" --out "$out/npm"

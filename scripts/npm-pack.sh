@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs the npm distribution (esbuild/biome style) from built binaries:
 #   @code-intel/cli              npm/cli: the `code-intel` command (a Node launcher, no binaries)
-#   @code-intel/cli-<platform>   the four binaries of one platform, in bin/, with os/cpu/libc set
+#   @code-intel/cli-<platform>   the four binaries of one platform, in bin/ (and the dist build's
+#                                grammar libraries in bin/grammars/), with os/cpu/libc set
 #                                so npm installs only the one that fits (npm/platforms.json)
 #
 # Usage: scripts/npm-pack.sh --bin-dir DIR [--platform KEY] [--out DIR]
@@ -71,6 +72,12 @@ for bin in code-intel code-intel-pre-tool-use code-intel-post-tool-use code-inte
   [[ -f "$src" ]] || { log "missing $src"; exit 1; }
   install -m 0755 "$src" "$pkg_dir/bin/$bin$exe"
 done
+# The dist build's grammars (shared libraries code-intel opens from bin/grammars on first use);
+# a build with the grammars linked in (the e2e test's debug binaries) has none.
+if [[ -d "$bin_dir/grammars" ]]; then
+  mkdir -p "$pkg_dir/bin/grammars"
+  install -m 0644 "$bin_dir"/grammars/* "$pkg_dir/bin/grammars/"
+fi
 printf '# @code-intel/cli-%s\n\nThe code-intel binaries for %s. Install `@code-intel/cli`, which depends on this package.\n' \
   "$platform" "$platform" >"$pkg_dir/README.md"
 

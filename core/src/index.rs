@@ -190,6 +190,39 @@ pub struct SyncReport {
     pub walked: bool,
     /// Wall-clock duration in milliseconds.
     pub duration_ms: u64,
+    /// Where the time went, by stage ([`SyncTimings`]).
+    #[serde(default)]
+    pub timings: SyncTimings,
+}
+
+/// Where a sync's time went, milliseconds. `walk_ms`, `pipeline_ms`, `commit_ms` and
+/// `state_ms` are wall-clock stages in order (with the lock wait, the framework detection and
+/// the reader reload they add up to [`SyncReport::duration_ms`]). Reading, parsing and building
+/// documents run on [`SyncTimings::workers`] threads at once inside the pipeline, so `read_ms`,
+/// `parse_ms` and `documents_ms` are thread time summed over the workers (their sum over
+/// `pipeline_ms` is how busy the workers were); `index_ms` is the time this thread spent handing
+/// documents to tantivy's indexing thread (waiting when it lags behind), inside the pipeline too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncTimings {
+    /// The directory walk (or the `stat` check of the state's files when the walk was skipped).
+    pub walk_ms: u64,
+    /// Reading, hashing, chunking and indexing the files to read, wall clock.
+    pub pipeline_ms: u64,
+    /// Reading and hashing files (SHA-256), summed over the workers.
+    pub read_ms: u64,
+    /// Chunking (tree-sitter parse and chunk selection, framework analysis), summed over the
+    /// workers.
+    pub parse_ms: u64,
+    /// Turning chunks into tantivy documents, summed over the workers.
+    pub documents_ms: u64,
+    /// Handing documents (and deletions) to the index writer, on the sync's own thread.
+    pub index_ms: u64,
+    /// The tantivy commit: flushing the last segment, publishing it, and waiting for merges.
+    pub commit_ms: u64,
+    /// Writing `sync_state.json`.
+    pub state_ms: u64,
+    /// Threads that read and chunked files in the pipeline.
+    pub workers: usize,
 }
 
 /// Query words whose matches a search tracks per hit (bits of a `u128`): the coverage of a file

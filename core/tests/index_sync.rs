@@ -203,6 +203,23 @@ fn first_sync_indexes_everything_and_a_second_reads_nothing() {
     assert_eq!(stats.files, 4);
     assert_eq!(stats.chunks, first.chunks);
     assert!(stats.last_sync.is_some());
+
+    // The stage split: the first sync read its files on workers; the second read nothing.
+    assert!(first.timings.workers >= 1, "{:?}", first.timings);
+    assert_eq!(second.timings.workers, 0, "{:?}", second.timings);
+    let json = serde_json::to_value(&first).unwrap();
+    for stage in [
+        "walk_ms",
+        "pipeline_ms",
+        "read_ms",
+        "parse_ms",
+        "documents_ms",
+        "index_ms",
+        "commit_ms",
+        "state_ms",
+    ] {
+        assert!(json["timings"][stage].is_u64(), "{stage} in {json}");
+    }
 }
 
 #[test]

@@ -205,8 +205,8 @@ impl Role {
 
 /// The per-language settings of the chunker: data only, no behaviour.
 pub(crate) struct LangSpec {
-    /// The tree-sitter grammar; `None` for line-window languages.
-    grammar: Option<fn() -> ts::Language>,
+    /// The tree-sitter grammar (see `grammar!`); `None` for line-window languages.
+    grammar: Option<fn() -> Result<ts::Language, String>>,
     /// The chunk query (`queries/<lang>.scm`).
     query: &'static str,
     /// Joins a parent's qualified name and a member's name (`.` in `Class.method`).
@@ -231,6 +231,25 @@ pub(crate) struct LangSpec {
     pub script_blocks: bool,
 }
 
+/// A [`LangSpec::grammar`]: the grammar crate's language linked into the binary, or with the
+/// `dynamic-grammars` feature (the dist build) the language function `$symbol` of the shared
+/// library `tree-sitter-$library`, opened the first time the language is parsed
+/// (`code_intel_grammars::load`; why: docs/DIST.md). The error says which library is missing
+/// and where it was looked for.
+macro_rules! grammar {
+    ($linked:expr, $library:literal, $symbol:literal) => {{
+        #[cfg(not(feature = "dynamic-grammars"))]
+        let load: fn() -> Result<ts::Language, String> = || Ok($linked);
+        #[cfg(feature = "dynamic-grammars")]
+        let load: fn() -> Result<ts::Language, String> = || {
+            code_intel_grammars::load($library, $symbol)
+                .map(ts::Language::new)
+                .map_err(|e| e.to_string())
+        };
+        Some(load)
+    }};
+}
+
 const NO_GRAMMAR: LangSpec = LangSpec {
     grammar: None,
     query: "",
@@ -244,35 +263,59 @@ const NO_GRAMMAR: LangSpec = LangSpec {
 };
 
 static PYTHON: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_python::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_python::LANGUAGE),
+        "python",
+        "tree_sitter_python"
+    ),
     query: include_str!("queries/python.scm"),
     ..NO_GRAMMAR
 };
 // PHP's FQCN form: `App\Http\Controllers\UserController::store`.
 static PHP: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_php::LANGUAGE_PHP)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_php::LANGUAGE_PHP),
+        "php",
+        "tree_sitter_php"
+    ),
     query: include_str!("queries/php.scm"),
     member_sep: "::",
     namespace_sep: "\\",
     ..NO_GRAMMAR
 };
 static JAVASCRIPT: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_javascript::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_javascript::LANGUAGE),
+        "javascript",
+        "tree_sitter_javascript"
+    ),
     query: include_str!("queries/javascript.scm"),
     ..NO_GRAMMAR
 };
 static TYPESCRIPT: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_typescript::LANGUAGE_TYPESCRIPT)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_typescript::LANGUAGE_TYPESCRIPT),
+        "typescript",
+        "tree_sitter_typescript"
+    ),
     query: include_str!("queries/typescript.scm"),
     ..NO_GRAMMAR
 };
 static TSX: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_typescript::LANGUAGE_TSX)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_typescript::LANGUAGE_TSX),
+        "typescript",
+        "tree_sitter_tsx"
+    ),
     query: include_str!("queries/typescript.scm"),
     ..NO_GRAMMAR
 };
 static HTML: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_html::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_html::LANGUAGE),
+        "html",
+        "tree_sitter_html"
+    ),
     query: include_str!("queries/html.scm"),
     member_sep: " > ",
     name_joiner: "#",
@@ -280,7 +323,11 @@ static HTML: LangSpec = LangSpec {
 };
 // Blade: the HTML grammar with component patterns first (they take precedence), plus directives.
 static BLADE: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_html::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_html::LANGUAGE),
+        "html",
+        "tree_sitter_html"
+    ),
     query: concat!(
         include_str!("queries/blade.scm"),
         include_str!("queries/html.scm")
@@ -291,27 +338,39 @@ static BLADE: LangSpec = LangSpec {
     ..NO_GRAMMAR
 };
 static CSS: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_css::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_css::LANGUAGE),
+        "css",
+        "tree_sitter_css"
+    ),
     query: include_str!("queries/css.scm"),
     member_sep: " ",
     ..NO_GRAMMAR
 };
 static SCSS: LangSpec = LangSpec {
-    grammar: Some(tree_sitter_scss::language),
+    grammar: grammar!(tree_sitter_scss::language(), "scss", "tree_sitter_scss"),
     query: include_str!("queries/scss.scm"),
     member_sep: " ",
     ..NO_GRAMMAR
 };
 // Go: `httpx.Engine.Handle` (package, receiver type, method).
 static GO: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_go::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_go::LANGUAGE),
+        "go",
+        "tree_sitter_go"
+    ),
     query: include_str!("queries/go.scm"),
     line_docs: true,
     ..NO_GRAMMAR
 };
 // Rust: `tests::Store::insert` (inline module, `impl` type, method).
 static RUST: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_rust::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_rust::LANGUAGE),
+        "rust",
+        "tree_sitter_rust"
+    ),
     query: include_str!("queries/rust.scm"),
     member_sep: "::",
     namespace_sep: "::",
@@ -320,13 +379,21 @@ static RUST: LangSpec = LangSpec {
 };
 // Java: `com.example.Repository.save` (the package is the namespace).
 static JAVA: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_java::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_java::LANGUAGE),
+        "java",
+        "tree_sitter_java"
+    ),
     query: include_str!("queries/java.scm"),
     ..NO_GRAMMAR
 };
 // Ruby: `Store::Memory#fetch` (modules and classes are chunks).
 static RUBY: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_ruby::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_ruby::LANGUAGE),
+        "ruby",
+        "tree_sitter_ruby"
+    ),
     query: include_str!("queries/ruby.scm"),
     member_sep: "::",
     method_sep: Some("#"),
@@ -336,20 +403,32 @@ static RUBY: LangSpec = LangSpec {
 };
 // C#: `Acme.Widgets.Button.Render`.
 static CSHARP: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_c_sharp::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_c_sharp::LANGUAGE),
+        "c-sharp",
+        "tree_sitter_c_sharp"
+    ),
     query: include_str!("queries/csharp.scm"),
     line_docs: true,
     ..NO_GRAMMAR
 };
 static C: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_c::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_c::LANGUAGE),
+        "c",
+        "tree_sitter_c"
+    ),
     query: include_str!("queries/c.scm"),
     line_docs: true,
     ..NO_GRAMMAR
 };
 // C++: `leveldb::DB::Open` (namespaces, class or the scope of an out-of-class definition).
 static CPP: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_cpp::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_cpp::LANGUAGE),
+        "cpp",
+        "tree_sitter_cpp"
+    ),
     query: include_str!("queries/cpp.scm"),
     member_sep: "::",
     namespace_sep: "::",
@@ -358,20 +437,32 @@ static CPP: LangSpec = LangSpec {
 };
 // Kotlin: `com.example.store.Repository.save` (the package is the namespace).
 static KOTLIN: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_kotlin_ng::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_kotlin_ng::LANGUAGE),
+        "kotlin-ng",
+        "tree_sitter_kotlin"
+    ),
     query: include_str!("queries/kotlin.scm"),
     ..NO_GRAMMAR
 };
 // Swift: `Store.value` (types, extensions' functions as methods of the extended type).
 static SWIFT: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_swift::LANGUAGE)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_swift::LANGUAGE),
+        "swift",
+        "tree_sitter_swift"
+    ),
     query: include_str!("queries/swift.scm"),
     line_docs: true,
     ..NO_GRAMMAR
 };
 // Vue and Svelte: the TypeScript grammar and query over the `<script>` blocks only.
 static SCRIPT_BLOCKS: LangSpec = LangSpec {
-    grammar: Some(|| ts::Language::new(tree_sitter_typescript::LANGUAGE_TYPESCRIPT)),
+    grammar: grammar!(
+        ts::Language::new(tree_sitter_typescript::LANGUAGE_TYPESCRIPT),
+        "typescript",
+        "tree_sitter_typescript"
+    ),
     query: include_str!("queries/typescript.scm"),
     script_blocks: true,
     ..NO_GRAMMAR
@@ -516,7 +607,10 @@ impl Grammar {
         let Some(load) = spec.grammar else {
             return Ok(None);
         };
-        let ts_language = load();
+        let ts_language = load().map_err(|reason| GrammarError::Missing {
+            language: language.id(),
+            reason,
+        })?;
         let query =
             ts::Query::new(&ts_language, spec.query).map_err(|source| GrammarError::Query {
                 language: language.id(),
@@ -559,6 +653,14 @@ impl Grammar {
 /// A bundled grammar or query that does not load: a build defect, never caused by user input.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum GrammarError {
+    /// The grammar's shared library did not load (the `dynamic-grammars` build only).
+    #[error("{language} grammar did not load: {reason}")]
+    Missing {
+        /// Language id.
+        language: &'static str,
+        /// Which library, where it was looked for, and how to recover.
+        reason: String,
+    },
     /// The grammar's ABI does not match the linked tree-sitter runtime.
     #[error("{language} grammar is incompatible with the tree-sitter runtime")]
     Incompatible {

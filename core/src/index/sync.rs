@@ -28,8 +28,8 @@ pub use stamp::WalkStamp;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ignore::overrides::OverrideBuilder;
 use ignore::{WalkBuilder, WalkState};
@@ -43,7 +43,7 @@ use super::framework::Frameworks;
 use super::lexical::{self, Fields};
 use super::scope;
 use super::source::{self, SourceError};
-use super::{IndexError, SkippedFile, SyncProgress, SyncReport};
+use super::{IndexError, SkippedFile, SyncProgress, SyncReport, SyncTimings};
 use crate::config::Config;
 use crate::persist::{self, FileLock};
 use crate::repo_path::RepoRoot;
@@ -583,7 +583,9 @@ fn read_one(
     fields: &Fields,
     frameworks: &Frameworks,
     on_chunks: Option<ChunkObserver<'_>>,
+    times: &StageTimes,
 ) -> FileRead {
+    let started = Instant::now();
     let read_at = jiff::Timestamp::now();
     if seen.size > opts.max_file_bytes {
         let reason = SkipReason::TooLarge {
@@ -615,6 +617,7 @@ fn read_one(
         }
     };
     let sha256 = hex::encode(Sha256::digest(&bytes));
+    StageTimes::add(&times.read, started.elapsed());
     if seen.prev_sha.as_deref() == Some(sha256.as_str()) {
         return FileRead::Same { sha256, read_at };
     }
@@ -626,11 +629,15 @@ fn read_one(
             keep: true,
         };
     }
-    match chunk_indexed(&seen.rel, &bytes, opts, frameworks) {
+    let started = Instant::now();
+    let chunked = chunk_indexed(&seen.rel, &bytes, opts, frameworks);
+    StageTimes::add(&times.parse, started.elapsed());
+    match chunked {
         Ok((chunks, facts)) => {
             if let Some(observe) = on_chunks {
                 observe(&seen.rel, &sha256, &chunks);
             }
+            let started = Instant::now();
             let mut docs: Vec<TantivyDocument> = chunks
                 .iter()
                 .map(|c| lexical::chunk_document(fields, c))
@@ -638,6 +645,7 @@ fn read_one(
             if let (Some(first), Some(facts)) = (docs.first_mut(), &facts) {
                 lexical::add_framework(fields, first, facts);
             }
+            StageTimes::add(&times.documents, started.elapsed());
             FileRead::Chunked {
                 sha256,
                 read_at,
@@ -749,10 +757,12 @@ pub(crate) fn run(
     let _lock = wait_for_lock(ctx, progress)?;
     let frameworks = Frameworks::detect(ctx.root.path());
     let saved = read_state(&ctx.state_path).ok().flatten();
-    if let Some(report) = saved
+    let started = Instant::now();
+    if let Some(mut report) = saved
         .as_deref()
         .and_then(|bytes| unchanged(ctx, &frameworks, bytes))
     {
+        report.timings.walk_ms = ms(started.elapsed());
         progress(SyncProgress::Walked {
             files: report.files_unchanged,
             to_read: 0,
@@ -760,8 +770,10 @@ pub(crate) fn run(
         });
         return Ok(report);
     }
+    let started = Instant::now();
     let mut pass = SyncPass::start(ctx, &frameworks, saved.as_deref());
     let changes = pass.find_changes()?;
+    pass.report.timings.walk_ms = ms(started.elapsed());
     progress(SyncProgress::Walked {
         files: changes.files_seen,
         to_read: changes.to_read.len(),
@@ -772,10 +784,49 @@ pub(crate) fn run(
         // Full rebuild: clear whatever the index holds, even if no file is left to add.
         writer.open()?;
     }
+    let started = Instant::now();
     pass.remove_deleted(&changes.deleted, &mut writer)?;
     pass.read_and_index(&changes.to_read, &frameworks, &mut writer, progress)?;
+    pass.report.timings.pipeline_ms = ms(started.elapsed());
+    let started = Instant::now();
     pass.commit(writer, progress)?;
-    pass.finish(changes.dirty)
+    pass.report.timings.commit_ms = ms(started.elapsed());
+    let started = Instant::now();
+    let mut report = pass.finish(changes.dirty)?;
+    report.timings.state_ms = ms(started.elapsed());
+    Ok(report)
+}
+
+/// `d` in whole milliseconds (saturating).
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Thread time of the chunking workers by stage, nanoseconds, summed over the workers; copied
+/// into [`SyncTimings`] when they stop.
+#[derive(Default)]
+struct StageTimes {
+    read: AtomicU64,
+    parse: AtomicU64,
+    documents: AtomicU64,
+}
+
+impl StageTimes {
+    /// Adds `d` to `slot`.
+    fn add(slot: &AtomicU64, d: Duration) {
+        slot.fetch_add(
+            u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Copies the sums into `t`, milliseconds.
+    fn report(&self, t: &mut SyncTimings) {
+        let ms = |a: &AtomicU64| a.load(Ordering::Relaxed) / 1_000_000;
+        t.read_ms = ms(&self.read);
+        t.parse_ms = ms(&self.parse);
+        t.documents_ms = ms(&self.documents);
+    }
 }
 
 /// Merges the segments of `ctx`'s index into one when any of them holds deleted documents, under
@@ -1151,11 +1202,14 @@ impl<'c, 'a> SyncPass<'c, 'a> {
         let workers = cores().clamp(1, 4).min(total.max(1));
         let next = AtomicUsize::new(0);
         let cancel = AtomicBool::new(false);
-        std::thread::scope(|scope| {
+        let times = StageTimes::default();
+        self.report.timings.workers = workers;
+        let mut index_time = Duration::ZERO;
+        let result = std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, FileRead)>(64);
             for _ in 0..workers {
                 let tx = tx.clone();
-                let (next, cancel) = (&next, &cancel);
+                let (next, cancel, times) = (&next, &cancel, &times);
                 let (opts, fields, on_chunks) = (&opts, ctx.fields, ctx.on_chunks);
                 scope.spawn(move || {
                     loop {
@@ -1164,7 +1218,7 @@ impl<'c, 'a> SyncPass<'c, 'a> {
                             break;
                         }
                         let s = &to_read[i];
-                        let outcome = read_one(s, opts, fields, frameworks, on_chunks);
+                        let outcome = read_one(s, opts, fields, frameworks, on_chunks, times);
                         if tx.send((i, outcome)).is_err() {
                             break;
                         }
@@ -1176,7 +1230,9 @@ impl<'c, 'a> SyncPass<'c, 'a> {
             let mut run = || -> Result<(), IndexError> {
                 for (i, outcome) in rx.iter() {
                     done += 1;
+                    let started = Instant::now();
                     self.apply(&to_read[i], outcome, writer)?;
+                    index_time += started.elapsed();
                     progress(SyncProgress::Read { done, total });
                 }
                 Ok(())
@@ -1187,7 +1243,10 @@ impl<'c, 'a> SyncPass<'c, 'a> {
             }
             drop(rx);
             r
-        })
+        });
+        times.report(&mut self.report.timings);
+        self.report.timings.index_ms = ms(index_time);
+        result
     }
 
     /// Applies what reading one file gave: its documents, its state entry and the report's
@@ -1233,7 +1292,7 @@ impl<'c, 'a> SyncPass<'c, 'a> {
             } => {
                 report.files_hashed += 1;
                 let chunks = docs.len();
-                writer.replace_file(&s.rel, docs)?;
+                writer.replace_file(&s.rel, docs, existed)?;
                 report.chunks_written += chunks;
                 if existed {
                     report.files_modified += 1
@@ -1410,12 +1469,23 @@ impl<'c, 'a> LazyWriter<'c, 'a> {
         Ok(())
     }
 
-    /// Replaces the documents of the file at `path` with `docs`.
-    fn replace_file(&mut self, path: &str, docs: Vec<TantivyDocument>) -> Result<(), IndexError> {
+    /// Replaces the documents of the file at `path` with `docs`. `indexed`: whether the index
+    /// may hold documents of the file (the state lists it). A file the state does not list has
+    /// none (the state names the index's commit, and lists every file that commit holds), so
+    /// its delete is skipped: a full index adds every file without one, which tantivy would
+    /// otherwise look up in every segment it flushes.
+    fn replace_file(
+        &mut self,
+        path: &str,
+        docs: Vec<TantivyDocument>,
+        indexed: bool,
+    ) -> Result<(), IndexError> {
         let term = self.path_term(path);
         let ctx = self.ctx;
         let w = self.open()?;
-        w.delete_term(term);
+        if indexed {
+            w.delete_term(term);
+        }
         for doc in docs {
             w.add_document(doc).map_err(|source| IndexError::Tantivy {
                 action: "write",
