@@ -14,8 +14,8 @@ pub mod framework;
 pub mod glossary;
 pub mod lang;
 pub mod lexical;
-pub mod rank;
 pub mod pruned;
+pub mod rank;
 pub mod request;
 pub mod scope;
 pub mod source;
@@ -1068,9 +1068,7 @@ impl CodeIndex {
                         terms: dfs
                             .iter()
                             .enumerate()
-                            .filter(|(i, (_, d))| {
-                                *d > 0 && (*i == main || *d as f32 <= max_df)
-                            })
+                            .filter(|(i, (_, d))| *d > 0 && (*i == main || *d as f32 <= max_df))
                             .map(|(i, (t, _))| {
                                 let factor = if i == main {
                                     1.0
@@ -1148,7 +1146,9 @@ impl CodeIndex {
         let mut rest: Vec<(tantivy::DocAddress, f32)> = extra.into_iter().collect();
         rest.sort_unstable_by_key(|(a, _)| *a);
         let weight = query
-            .weight(tantivy::query::EnableScoring::enabled_from_searcher(searcher))
+            .weight(tantivy::query::EnableScoring::enabled_from_searcher(
+                searcher,
+            ))
             .map_err(|e| self.err("search", e))?;
         let mut segment = None;
         let mut scorer: Option<Box<dyn tantivy::query::Scorer>> = None;

@@ -151,10 +151,9 @@ fn a_pasted_traceback_finds_the_frame_where_it_failed_and_says_so() {
 #[test]
 fn leads_of_a_pasted_traceback_put_the_failing_file_first() {
     let (_dir, index) = index();
-    let request = "Customers get no monthly report mail\n\n\
-### Describe the bug\n\n\
-The monthly report mail to customers is never sent: the report job for customers stops and \
-no customer gets the monthly report by mail. Other mail to customers is sent.\n\n\
+    let request = "Monthly report mail crashes for Swiss customers\n\n\
+Since we opened the shop in Switzerland, the monthly report mail to these customers is not \
+sent.\n\n\
 ### Steps to reproduce\n\n1. run the monthly report job\n\n\
 ```\n\
 Traceback (most recent call last):\n  \
@@ -189,7 +188,11 @@ KeyError: 'CH'\n\
         before.first().map(|h| h.best.file.as_str()),
         Some("shop/billing/tax.py")
     );
-    assert!(leads[0].why.contains("rate_for") || leads[0].why.contains("tax"), "{}", leads[0].why);
+    assert!(
+        leads[0].why.contains("rate_for") || leads[0].why.contains("tax"),
+        "{}",
+        leads[0].why
+    );
     for lead in &leads {
         for boilerplate in ["reproduc", "debian", "environ"] {
             assert!(!lead.why.contains(boilerplate), "{}", lead.why);

@@ -218,7 +218,9 @@ mod tests {
             .map(|(s, a)| (a, s))
             .collect();
         for top in [1, 10, 100, 1000] {
-            let want = searcher.search(&boolean, &TopDocs::with_limit(top)).unwrap();
+            let want = searcher
+                .search(&boolean, &TopDocs::with_limit(top))
+                .unwrap();
             let got = searcher.search(&pruned, &TopDocs::with_limit(top)).unwrap();
             assert_eq!(want.len(), got.len(), "top {top}");
             for (w, g) in want.iter().zip(&got) {
