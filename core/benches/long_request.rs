@@ -4,7 +4,8 @@
 //! index loaded and warm) of requests of exactly 8 KiB and of 2 KiB joined from real texts,
 //! and of real requests as they are, each with
 //!
-//! - the shipped query (the analysis, flat term clauses pruned by block-max WAND),
+//! - the shipped query (the analysis, 32 words as one flat sum of term queries over content
+//!   and path),
 //! - the per-field query the analysis used before (`req_flat` 0: a disjunction-max per word
 //!   and field, which tantivy cannot prune),
 //! - no analysis (`request_analysis` 0: the first 64 distinct words at weight 1),

@@ -251,6 +251,10 @@ pub(crate) struct Candidates {
     pub(crate) named_from: usize,
 }
 
+/// A word of a long request with its weight × IDF and its terms' document frequencies
+/// (`CodeIndex::request_query`).
+type ScoredWord<'a> = (&'a request::RequestWord, f32, Vec<(String, u64)>);
+
 /// The query of a long request and what its search needs (`CodeIndex::request_query`).
 struct RequestQuery {
     /// `None` when the request has no searchable word.
@@ -1005,8 +1009,7 @@ impl CodeIndex {
             })
         };
         // Each word with its score, and its terms with their document frequencies.
-        let mut scored: Vec<(&request::RequestWord, f32, Vec<(String, u64)>)> =
-            Vec::with_capacity(req.words.len());
+        let mut scored: Vec<ScoredWord<'_>> = Vec::with_capacity(req.words.len());
         for w in &req.words {
             let terms = lexical::word_term_texts(&w.text);
             let mut dfs: Vec<(String, u64)> = Vec::with_capacity(terms.len());

@@ -365,15 +365,16 @@ impl Default for RankParams {
             // them on the other fold.
             req_tf: 0.5,
             // 32 words, content and path, no secondary term held by more than 2 % of the
-            // chunks, 200 candidates: an 8 KiB request in about 15 ms of CPU on spring-framework
-            // (11,250 files) instead of 84 ms (96 words, five fields, 400 candidates);
-            // 2026-11-28, docs/log/2026-11-28-long-request-latency.md.
+            // chunks: an 8 KiB request in about 17 ms of CPU on spring-framework (11,250
+            // files) instead of 84 ms (96 words, five fields); fold B's choice among the fast
+            // settings, 2026-11-28, docs/log/2026-11-28-long-request-latency.md (200
+            // candidates was faster and lost R@5 on fold A).
             req_words: 32,
             path_mention: 1.0,
             req_flat: 1.0,
             req_max_df: 0.02,
             req_fields: 1.0,
-            req_candidates: 200,
+            req_candidates: 0,
         }
     }
 }
