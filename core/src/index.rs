@@ -14,6 +14,7 @@ pub mod framework;
 pub mod glossary;
 pub mod lang;
 pub mod lexical;
+pub mod pruned;
 pub mod rank;
 pub mod request;
 pub mod scope;
@@ -283,6 +284,22 @@ pub(crate) struct Candidates {
     pub(crate) named_from: usize,
 }
 
+/// A word of a long request with its weight × IDF and its terms' document frequencies
+/// (`CodeIndex::request_query`).
+type ScoredWord<'a> = (&'a request::RequestWord, f32, Vec<(String, u64)>);
+
+/// The query of a long request and what its search needs (`CodeIndex::request_query`).
+struct RequestQuery {
+    /// `None` when the request has no searchable word.
+    query: Option<Box<dyn tantivy::query::Query>>,
+    /// The query's words.
+    words: Vec<lexical::QueryWord>,
+    /// The indexed files the request names, with the part and text that named each.
+    named: Vec<(String, request::PartKind, String)>,
+    /// Files whose chunks get a constant added after the search (a flat query's named files).
+    after: Vec<(String, f32)>,
+}
+
 /// Fills `hit` from its stored document at `addr` (qualified name, signature, snippet, and the
 /// fields the fast columns gave); its score stays.
 pub(crate) fn hydrate(
@@ -464,6 +481,32 @@ pub struct CodeIndex {
     repaired: Option<String>,
     /// How long [`CodeIndex::sync`] waits for another syncer.
     lock_wait: std::time::Duration,
+    /// The indexed paths by file name, for the files long requests name
+    /// ([`CodeIndex::mentioned_files`]), built on first use and again when the segments change.
+    paths: std::sync::Mutex<Option<std::sync::Arc<PathTable>>>,
+}
+
+/// Every path of the index's `path_key` terms, by the lower-cased name of the file without
+/// its last extension (`tax` for `shop/billing/tax.py`), for the searcher's segments.
+#[derive(Debug)]
+struct PathTable {
+    /// The segments whose term dictionaries it was read from, in the searcher's order.
+    segments: Vec<tantivy::index::SegmentId>,
+    /// Paths by file stem, in the order of the term dictionaries (segment by segment, each
+    /// sorted), without duplicates.
+    by_stem: std::collections::HashMap<String, Vec<String>>,
+}
+
+/// The key of [`PathTable::by_stem`] for a path or a mention's path: its last component,
+/// without what follows its last `.` (unless `extension` is false: a module name has none),
+/// ASCII letters lower-cased.
+fn path_stem(path: &str, extension: bool) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = match name.rfind('.') {
+        Some(dot) if extension && dot > 0 => &name[..dot],
+        _ => name,
+    };
+    stem.to_ascii_lowercase()
 }
 
 impl std::fmt::Debug for CodeIndex {
@@ -649,6 +692,7 @@ impl CodeIndex {
             fields,
             repaired: None,
             lock_wait: sync::LOCK_WAIT,
+            paths: std::sync::Mutex::new(None),
         })
     }
 
@@ -886,19 +930,37 @@ impl CodeIndex {
             return Ok(out);
         }
         let long = params.request_analysis > 0.0 && request::is_long(query);
-        let (q, words, mentioned) = if long {
+        let RequestQuery {
+            query: q,
+            words,
+            named: mentioned,
+            after,
+        } = if long {
             self.request_query(&out.searcher, query, params)?
         } else {
             let (q, words) = lexical::bm25_query_and_words(&self.fields, query, params);
-            (q, words, Vec::new())
+            RequestQuery {
+                query: q,
+                words,
+                named: Vec::new(),
+                after: Vec::new(),
+            }
         };
         let Some(q) = q else {
             return Ok(out);
         };
+        let top = if long && params.req_candidates > 0 {
+            top.min(params.req_candidates)
+        } else {
+            top
+        };
         let searcher = &out.searcher;
-        let top_docs = searcher
+        let mut top_docs = searcher
             .search(&q, &TopDocs::with_limit(top))
             .map_err(|e| self.err("search", e))?;
+        if !after.is_empty() {
+            top_docs = self.add_named_files(searcher, q.as_ref(), top_docs, &after, top)?;
+        }
         let cover = if params.coverage > 0.0 || long {
             self.word_cover(searcher, &top_docs, &words)?
         } else {
@@ -951,56 +1013,202 @@ impl CodeIndex {
     /// The query of a long request (see [`request`]): its words by weight × IDF (at most
     /// [`RankParams::req_words`]; IDF `ln(1 + N / df)`, df of the whole word's content term,
     /// else of its rarest part; words no chunk holds are left out), and the indexed files it
-    /// names ([`Self::mentioned_files`]). Returns the query, its words, and each named file
-    /// with the part and text that named it.
-    #[allow(clippy::type_complexity)]
+    /// names ([`Self::mentioned_files`]). Returns the query, its words, each named file with
+    /// the part and text that named it, and, for a flat query
+    /// ([`lexical::flat_request_query`]), the constant each named file's chunks get after the
+    /// search (a per-field query holds them as clauses).
     fn request_query(
         &self,
         searcher: &Searcher,
         text: &str,
         params: &RankParams,
-    ) -> Result<
-        (
-            Option<Box<dyn tantivy::query::Query>>,
-            Vec<lexical::QueryWord>,
-            Vec<(String, request::PartKind, String)>,
-        ),
-        IndexError,
-    > {
+    ) -> Result<RequestQuery, IndexError> {
         let req = request::Request::analyse(text, params);
+        let flat = lexical::flat_applies(text, params);
         let n = searcher.num_docs().max(1) as f32;
-        let mut scored: Vec<(&request::RequestWord, f32)> = Vec::with_capacity(req.words.len());
+        // Document frequencies in the content field, summed over the segments (as
+        // `Searcher::doc_freq`, each segment's dictionary opened once).
+        let content = searcher
+            .segment_readers()
+            .iter()
+            .map(|s| s.inverted_index(self.fields.content))
+            .collect::<tantivy::Result<Vec<_>>>()
+            .map_err(|e| self.err("search", e))?;
+        let doc_freq = |term: &tantivy::Term| -> Result<u64, IndexError> {
+            content.iter().try_fold(0u64, |sum, i| {
+                i.doc_freq(term)
+                    .map(|d| sum + u64::from(d))
+                    .map_err(|e| self.err("search", e.into()))
+            })
+        };
+        // Each word with its score, and its terms with their document frequencies.
+        let mut scored: Vec<ScoredWord<'_>> = Vec::with_capacity(req.words.len());
         for w in &req.words {
+            let terms = lexical::word_term_texts(&w.text);
+            let mut dfs: Vec<(String, u64)> = Vec::with_capacity(terms.len());
             let mut df = 0u64;
-            for (i, term) in lexical::word_terms(&self.fields, &w.text)
-                .iter()
-                .enumerate()
-            {
-                let d = searcher.doc_freq(term).map_err(|e| self.err("search", e))?;
+            for (i, text) in terms.into_iter().enumerate() {
+                let term = tantivy::Term::from_field_text(self.fields.content, &text);
+                let d = doc_freq(&term)?;
+                if flat {
+                    dfs.push((text, d));
+                }
                 if d > 0 {
                     df = if df == 0 { d } else { df.min(d) };
-                    if i == 0 {
+                    if i == 0 && !flat {
                         break;
                     }
                 }
+            }
+            // The whole word's df when the index holds it, else its rarest part's.
+            if let Some(&(_, d)) = dfs.first()
+                && d > 0
+            {
+                df = d;
             }
             if df == 0 {
                 continue;
             }
             let generic = rank::word_weight(&w.text.to_lowercase(), params);
-            scored.push((w, w.weight * generic * (1.0 + n / df as f32).ln()));
+            scored.push((w, w.weight * generic * (1.0 + n / df as f32).ln(), dfs));
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
         scored.truncate(params.req_words.min(WORD_BITS - request::MAX_MENTIONS));
-        let words: Vec<(&str, request::PartKind, f32)> = scored
-            .iter()
-            .map(|(w, _)| (w.text.as_str(), w.part, w.weight))
-            .collect();
         let files = self.mentioned_files(searcher, &req.mentions, params)?;
         let boosts: Vec<(String, f32)> = files.iter().map(|(f, s, _, _)| (f.clone(), *s)).collect();
-        let (q, words) = lexical::bm25_request_query(&self.fields, text, &words, &boosts, params);
         let named = files.into_iter().map(|(f, _, p, w)| (f, p, w)).collect();
-        Ok((q, words, named))
+        if flat {
+            let max_df = if params.req_max_df > 0.0 {
+                params.req_max_df * n
+            } else {
+                f32::INFINITY
+            };
+            let words: Vec<lexical::FlatWord<'_>> = scored
+                .iter()
+                .map(|(w, _, dfs)| {
+                    // The main term: the whole word when the index holds it, else its rarest
+                    // part; terms no chunk holds are left out.
+                    let main = match dfs.first() {
+                        Some((_, d)) if *d > 0 => 0,
+                        _ => dfs
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, (_, d))| *d > 0)
+                            .min_by_key(|(_, (_, d))| *d)
+                            .map_or(0, |(i, _)| i),
+                    };
+                    lexical::FlatWord {
+                        text: w.text.as_str(),
+                        part: w.part,
+                        weight: w.weight,
+                        terms: dfs
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, (_, d))| *d > 0 && (*i == main || *d as f32 <= max_df))
+                            .map(|(i, (t, _))| {
+                                let factor = if i == main {
+                                    1.0
+                                } else {
+                                    lexical::WORD_TIE_BREAKER
+                                };
+                                (t.clone(), factor)
+                            })
+                            .collect(),
+                    }
+                })
+                .collect();
+            let (q, words) = lexical::flat_request_query(&self.fields, text, &words, params);
+            return Ok(RequestQuery {
+                query: q,
+                words,
+                named,
+                after: boosts,
+            });
+        }
+        let words: Vec<(&str, request::PartKind, f32)> = scored
+            .iter()
+            .map(|(w, _, _)| (w.text.as_str(), w.part, w.weight))
+            .collect();
+        let (q, words) = lexical::bm25_request_query(&self.fields, text, &words, &boosts, params);
+        Ok(RequestQuery {
+            query: q,
+            words,
+            named,
+            after: Vec::new(),
+        })
+    }
+
+    /// `top_docs` of `query` with the chunks of `files` (each with its constant) added: a
+    /// chunk among them gets its constant added to its score, a chunk not among them its
+    /// score under `query` (0 when it matches no term) plus the constant; the best `top`,
+    /// ordered as [`TopDocs`] orders them (score, then address). The same chunks and scores as
+    /// `query` with a constant-score clause per file, which block-max WAND cannot prune.
+    fn add_named_files(
+        &self,
+        searcher: &Searcher,
+        query: &dyn tantivy::query::Query,
+        mut top_docs: Vec<(f32, tantivy::DocAddress)>,
+        files: &[(String, f32)],
+        top: usize,
+    ) -> Result<Vec<(f32, tantivy::DocAddress)>, IndexError> {
+        use tantivy::DocSet as _;
+        let mut extra: std::collections::HashMap<tantivy::DocAddress, f32> =
+            std::collections::HashMap::new();
+        for (file, score) in files {
+            if *score <= 0.0 {
+                continue;
+            }
+            let docs = searcher
+                .search(
+                    &tantivy::query::TermQuery::new(
+                        tantivy::Term::from_field_text(self.fields.path_key, file),
+                        tantivy::schema::IndexRecordOption::Basic,
+                    ),
+                    &DocSetCollector,
+                )
+                .map_err(|e| self.err("search", e))?;
+            for d in docs {
+                extra.insert(d, *score);
+            }
+        }
+        if extra.is_empty() {
+            return Ok(top_docs);
+        }
+        for (s, a) in &mut top_docs {
+            if let Some(c) = extra.remove(a) {
+                *s += c;
+            }
+        }
+        let mut rest: Vec<(tantivy::DocAddress, f32)> = extra.into_iter().collect();
+        rest.sort_unstable_by_key(|(a, _)| *a);
+        let weight = query
+            .weight(tantivy::query::EnableScoring::enabled_from_searcher(
+                searcher,
+            ))
+            .map_err(|e| self.err("search", e))?;
+        let mut segment = None;
+        let mut scorer: Option<Box<dyn tantivy::query::Scorer>> = None;
+        for (addr, c) in rest {
+            if segment != Some(addr.segment_ord) {
+                segment = Some(addr.segment_ord);
+                scorer = Some(
+                    weight
+                        .scorer(searcher.segment_reader(addr.segment_ord), 1.0)
+                        .map_err(|e| self.err("search", e))?,
+                );
+            }
+            let s = scorer.as_mut().map_or(0.0, |sc| {
+                if sc.doc() <= addr.doc_id && sc.seek(addr.doc_id) == addr.doc_id {
+                    sc.score()
+                } else {
+                    0.0
+                }
+            });
+            top_docs.push((s + c, addr));
+        }
+        top_docs.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        top_docs.truncate(top);
+        Ok(top_docs)
     }
 
     /// The indexed files `mentions` name ([`request::Mention::names`], read from the path
@@ -1017,28 +1225,24 @@ impl CodeIndex {
         if params.path_mention <= 0.0 || mentions.is_empty() {
             return Ok(Vec::new());
         }
-        let mut found: Vec<Vec<String>> = vec![Vec::new(); mentions.len()];
-        for segment in searcher.segment_readers() {
-            let inverted = segment
-                .inverted_index(self.fields.path_key)
-                .map_err(|e| self.err("search", e))?;
-            let mut stream = inverted
-                .terms()
-                .stream()
-                .map_err(|e| self.err("search", e.into()))?;
-            while stream.advance() {
-                let key = stream.key();
-                for (m, files) in mentions.iter().zip(found.iter_mut()) {
-                    if files.len() <= MAX_MENTIONED_FILES
-                        && m.names_bytes(key)
-                        && let Ok(path) = std::str::from_utf8(key)
-                        && !files.iter().any(|f| f == path)
-                    {
-                        files.push(path.to_string());
-                    }
-                }
-            }
-        }
+        let table = self.path_table(searcher)?;
+        let found: Vec<Vec<&str>> = mentions
+            .iter()
+            .map(|m| {
+                table
+                    .by_stem
+                    .get(&path_stem(&m.path, m.has_extension))
+                    .map(|paths| {
+                        paths
+                            .iter()
+                            .filter(|p| m.names(p))
+                            .take(MAX_MENTIONED_FILES + 1)
+                            .map(String::as_str)
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect();
         let base = (1.0 + searcher.num_docs() as f32).ln();
         let mut out: Vec<(String, f32, request::PartKind, String)> = Vec::new();
         for (m, files) in mentions.iter().zip(found) {
@@ -1049,14 +1253,56 @@ impl CodeIndex {
             for file in files {
                 match out.iter_mut().find(|(f, ..)| *f == file) {
                     Some(e) if e.1 < score => {
-                        *e = (file, score, m.part, m.written.clone());
+                        *e = (file.to_string(), score, m.part, m.written.clone());
                     }
                     Some(_) => {}
-                    None => out.push((file, score, m.part, m.written.clone())),
+                    None => out.push((file.to_string(), score, m.part, m.written.clone())),
                 }
             }
         }
         Ok(out)
+    }
+
+    /// The [`PathTable`] of `searcher`'s segments: the one kept if they have not changed, else
+    /// read from the `path_key` term dictionaries (every path, once) and kept.
+    fn path_table(&self, searcher: &Searcher) -> Result<std::sync::Arc<PathTable>, IndexError> {
+        let segments: Vec<tantivy::index::SegmentId> = searcher
+            .segment_readers()
+            .iter()
+            .map(tantivy::SegmentReader::segment_id)
+            .collect();
+        let mut kept = self
+            .paths
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(t) = kept.as_ref()
+            && t.segments == segments
+        {
+            return Ok(std::sync::Arc::clone(t));
+        }
+        let mut by_stem: std::collections::HashMap<String, Vec<String>> =
+            std::collections::HashMap::new();
+        for segment in searcher.segment_readers() {
+            let inverted = segment
+                .inverted_index(self.fields.path_key)
+                .map_err(|e| self.err("search", e))?;
+            let mut stream = inverted
+                .terms()
+                .stream()
+                .map_err(|e| self.err("search", e.into()))?;
+            while stream.advance() {
+                let Ok(path) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                let paths = by_stem.entry(path_stem(path, true)).or_default();
+                if !paths.iter().any(|p| p == path) {
+                    paths.push(path.to_string());
+                }
+            }
+        }
+        let table = std::sync::Arc::new(PathTable { segments, by_stem });
+        *kept = Some(std::sync::Arc::clone(&table));
+        Ok(table)
     }
 
     /// Which query words each of `top_docs` matches (any of the word's terms in any field), by
@@ -1085,27 +1331,54 @@ impl CodeIndex {
             .values_mut()
             .for_each(|docs| docs.sort_unstable());
         let n = searcher.num_docs().max(1) as f32;
+        // Each (segment, field)'s inverted index, opened once.
+        let mut inverted: Vec<(
+            (u32, tantivy::schema::Field),
+            std::sync::Arc<tantivy::InvertedIndexReader>,
+        )> = Vec::new();
+        let segments = u32::try_from(searcher.segment_readers().len()).unwrap_or(u32::MAX);
         for (w, word) in words.iter().take(WORD_BITS).enumerate() {
             let mut df = 0u64;
             for term in &word.terms {
-                df = df.max(searcher.doc_freq(term).map_err(|e| self.err("search", e))?);
-                for (&seg, docs) in &by_segment {
-                    let inverted = searcher
-                        .segment_reader(seg)
-                        .inverted_index(term.field())
-                        .map_err(|e| self.err("search", e))?;
-                    let Some(mut postings) = inverted
-                        .read_postings(term, tantivy::schema::IndexRecordOption::Basic)
+                // One dictionary lookup per segment gives the term's document frequency and,
+                // where hits are, its postings.
+                let mut term_df = 0u64;
+                for seg in 0..segments {
+                    let key = (seg, term.field());
+                    let index = match inverted.iter().find(|(k, _)| *k == key) {
+                        Some((_, i)) => std::sync::Arc::clone(i),
+                        None => {
+                            let i = searcher
+                                .segment_reader(seg)
+                                .inverted_index(term.field())
+                                .map_err(|e| self.err("search", e))?;
+                            inverted.push((key, std::sync::Arc::clone(&i)));
+                            i
+                        }
+                    };
+                    let Some(info) = index
+                        .get_term_info(term)
                         .map_err(|e| self.err("search", e.into()))?
                     else {
                         continue;
                     };
+                    term_df += u64::from(info.doc_freq);
+                    let Some(docs) = by_segment.get(&seg) else {
+                        continue;
+                    };
+                    let mut postings = index
+                        .read_postings_from_terminfo(
+                            &info,
+                            tantivy::schema::IndexRecordOption::Basic,
+                        )
+                        .map_err(|e| self.err("search", e.into()))?;
                     for &(doc, i) in docs {
                         if postings.doc() <= doc && postings.seek(doc) == doc {
                             cover.masks[i] |= 1 << w;
                         }
                     }
                 }
+                df = df.max(term_df);
             }
             cover
                 .weights

@@ -145,6 +145,61 @@ fn a_pasted_traceback_finds_the_frame_where_it_failed_and_says_so() {
     );
 }
 
+/// `start_session`'s leads read a pasted request through the same analysis as ranked search:
+/// the file where the traceback failed leads, above the mail and report code its prose is
+/// about, and the reasons name no boilerplate.
+#[test]
+fn leads_of_a_pasted_traceback_put_the_failing_file_first() {
+    let (_dir, index) = index();
+    let request = "Monthly report mail crashes for Swiss customers\n\n\
+Since we opened the shop in Switzerland, the monthly report mail to these customers is not \
+sent.\n\n\
+### Steps to reproduce\n\n1. run the monthly report job\n\n\
+```\n\
+Traceback (most recent call last):\n  \
+File \"/srv/app/shop/billing/tax.py\", line 5, in rate_for\n    \
+return RATES[country]\n\
+KeyError: 'CH'\n\
+```\n\n\
+### Environment\n- OS: Debian 12\n- Python version: 3.12.1\n";
+    let leads = code_intel_core::explore::leads(&index, request, 5).unwrap();
+    assert_eq!(
+        leads.first().map(|l| l.file.as_str()),
+        Some("shop/billing/tax.py"),
+        "{leads:#?}"
+    );
+    // The same order as ranked search's files for the request.
+    let files: Vec<String> = index
+        .search_files(request, 5, &RankParams::default())
+        .unwrap()
+        .into_iter()
+        .map(|h| h.best.file)
+        .collect();
+    let lead_files: Vec<String> = leads.iter().map(|l| l.file.clone()).collect();
+    assert_eq!(lead_files, files);
+    // Read as a short request (its first 64 words), the traceback's file does not lead: the
+    // analysis is what puts it first.
+    let off = RankParams {
+        request_analysis: 0.0,
+        ..RankParams::default()
+    };
+    let before = index.search_files(request, 5, &off).unwrap();
+    assert_ne!(
+        before.first().map(|h| h.best.file.as_str()),
+        Some("shop/billing/tax.py")
+    );
+    assert!(
+        leads[0].why.contains("rate_for") || leads[0].why.contains("tax"),
+        "{}",
+        leads[0].why
+    );
+    for lead in &leads {
+        for boilerplate in ["reproduc", "debian", "environ"] {
+            assert!(!lead.why.contains(boilerplate), "{}", lead.why);
+        }
+    }
+}
+
 #[test]
 fn short_requests_rank_as_before_the_analysis() {
     let (_dir, index) = index();

@@ -41,6 +41,16 @@ def main():
     ap.add_argument("reports", nargs="+")
     ap.add_argument("--split", choices=["id", "corpus"], default="id")
     ap.add_argument("--show", type=int, default=5, help="best settings shown per fold")
+    ap.add_argument(
+        "--among",
+        help="JSON list of grid settings (objects, as in the grid) the folds choose among "
+        "(default: the whole grid)",
+    )
+    ap.add_argument(
+        "--setting",
+        help="a grid setting (JSON object) also reported on each fold and on both, beside "
+        "bm25-file (a setting fixed without the development set, e.g. by latency)",
+    )
     a = ap.parse_args()
     rows, grid, seen = [], None, set()
     for i, path in enumerate(a.reports):
@@ -73,7 +83,10 @@ def main():
     chosen = []
     for f, name in ((0, "A"), (1, "B")):
         scored = []
+        among = json.loads(a.among) if a.among else grid
         for v in range(len(grid)):
+            if grid[v] not in among:
+                continue
             m = metrics([r["variants"][v] for r in folds[f]])
             scored.append((objective(m), v, m))
         scored.sort(key=lambda t: (-t[0], t[1]))
@@ -94,6 +107,17 @@ def main():
         off = next((i for i, g in enumerate(grid) if g.get("request_analysis") == 0), None)
         if off is not None:
             print(f"    no analysis {fmt(metrics([r['variants'][off] for r in test]))}")
+    if a.setting:
+        want = json.loads(a.setting)
+        v = grid.index(want)
+        print(f"\nthe setting {json.dumps(want, sort_keys=True)} (R@1 R@5 R@10 MRR@10):")
+        for f, name in ((0, "A"), (1, "B")):
+            print(f"  fold {name} ({len(folds[f])}): {fmt(metrics([r['variants'][v] for r in folds[f]]))}"
+                  f" | bm25-file {fmt(metrics([r['bm25'] for r in folds[f]]))}")
+        m = metrics([r["variants"][v] for r in rows])
+        b = metrics([r["bm25"] for r in rows])
+        print(f"  both ({m['n']}): {fmt(m)} | bm25-file {fmt(b)}; "
+              f"R@1 {m['R@1'] - b['R@1']:+.3f}, R@5 {m['R@5'] - b['R@5']:+.3f}")
     both = metrics(held)
     bm25 = metrics([r["bm25"] for r in rows])
     print(f"\nboth held-out halves ({both['n']}): {fmt(both)}")

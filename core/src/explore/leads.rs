@@ -2,7 +2,9 @@
 //! its best symbols and a one-line reason, so that the agent's exploration starts where the change
 //! most likely belongs (docs/DESIGN.md#leads). Lexical ranking ([`CodeIndex::search_files`] with
 //! the default [`RankParams`]): on the development kit's change requests the vectors add nothing
-//! over it (docs/EVALUATION.md), and it answers in milliseconds.
+//! over it (docs/EVALUATION.md), and it answers in milliseconds. A long request (a pasted issue,
+//! a traceback) is read as ranked search reads it, through the request analysis
+//! ([`request`]): the same ranking, and the reasons name the words the analysis kept.
 
 use std::collections::BTreeSet;
 
@@ -11,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::index::chunk::ChunkKind;
 use crate::index::lexical::{QUERY_STOP_WORDS, code_terms, stem};
 use crate::index::rank::{FileHit, RankParams};
+use crate::index::request::{self, Request};
 use crate::index::scope::FileRole;
 use crate::index::{CodeIndex, IndexError};
 
@@ -68,9 +71,22 @@ pub fn leads(index: &CodeIndex, request: &str, top: usize) -> Result<Vec<Lead>, 
         .collect())
 }
 
-/// The stems of the request's words (stop words dropped), as the index's analyser makes them.
+/// The stems of the request's words (stop words dropped), as the index's analyser makes them;
+/// of a long request, the words its analysis keeps ([`Request::analyse`]: no template headings,
+/// environment lines or URLs), as ranked search reads it.
 fn request_stems(request: &str) -> BTreeSet<String> {
-    code_terms(request)
+    let params = RankParams::default();
+    let text = if params.request_analysis > 0.0 && request::is_long(request) {
+        Request::analyse(request, &params)
+            .words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        request.to_string()
+    };
+    code_terms(&text)
         .into_iter()
         .filter(|t| t.chars().count() > 1 && !QUERY_STOP_WORDS.contains(&t.as_str()))
         .map(|t| stem(&t).into_owned())

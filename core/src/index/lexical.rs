@@ -953,9 +953,117 @@ pub fn bm25_request_query(
     finish_query(f, text, parts, params)
 }
 
+/// One word of a long request for [`flat_request_query`]: as written, its part, its weight (the
+/// part's, before the generic-word factor) and its (stemmed) terms, each with its factor: 1 for
+/// the word's main term, [`WORD_TIE_BREAKER`] for the others.
+#[derive(Debug, Clone)]
+pub struct FlatWord<'a> {
+    /// The word as the request wrote it.
+    pub text: &'a str,
+    /// The part of the request it comes from.
+    pub part: PartKind,
+    /// The part's weight ([`request::RequestWord::weight`]).
+    pub weight: f32,
+    /// Its terms (as [`word_terms`] gives them, content field) and their factors.
+    pub terms: Vec<(String, f32)>,
+}
+
+/// The query of a long request as one flat disjunction of boosted term queries, which
+/// tantivy's block-max WAND prunes ([`super::pruned::TermDisjunction`]; a clause that is not a
+/// term query, such as the per-field disjunction-max of [`bm25_request_query`] or a constant
+/// score, turns pruning off; see docs/log/2026-11-28-long-request-latency.md): for every word, every field of
+/// [`RankParams::field_boosts`] and every term of the word, a term query boosted by field boost
+/// × the word's weight × [`rank::word_weight`] × the term's factor. Where the per-field
+/// disjunction-max counts a word's best term plus [`WORD_TIE_BREAKER`] of its others, this sums
+/// the main term and [`WORD_TIE_BREAKER`] of the others, the same score when the main term (the
+/// whole word, or the rarest part of a word the index does not hold whole) is the best one.
+/// CJK bigrams are added as in [`bm25_query_with`]; the glossary is not read (its words are
+/// Japanese, and a long Japanese request keeps the per-field query: [`request::is_long`] and
+/// [`flat_applies`]). The files a request names are not part of this query: ranked search adds
+/// their constant after the search (`CodeIndex::search_candidates`).
+pub fn flat_request_query(
+    f: &Fields,
+    text: &str,
+    words: &[FlatWord<'_>],
+    params: &RankParams,
+) -> (Option<Box<dyn Query>>, Vec<QueryWord>) {
+    let boosts = params.field_boosts();
+    let mut clauses: Vec<(Term, f32)> = Vec::new();
+    let mut out = Vec::with_capacity(words.len());
+    for w in words {
+        if w.terms.is_empty() {
+            continue;
+        }
+        let weight = rank::word_weight(&w.text.to_lowercase(), params) * w.weight;
+        let mut query_word = QueryWord {
+            terms: Vec::new(),
+            weight,
+            text: w.text.to_string(),
+            part: w.part,
+        };
+        for &(name, boost) in &boosts {
+            if name == "cjk"
+                || boost <= 0.0
+                || (params.req_fields >= 1.0 && name != "content" && name != "path")
+            {
+                continue;
+            }
+            let field = field_by_name(f, name);
+            for (t, factor) in &w.terms {
+                let term = Term::from_field_text(field, t);
+                query_word.terms.push(term.clone());
+                clauses.push((term, boost * weight * factor));
+            }
+        }
+        out.push(query_word);
+    }
+    let mut seen_grams = HashSet::new();
+    for term in cjk_terms(text) {
+        if params.cjk > 0.0 && seen_grams.len() < MAX_QUERY_WORDS && seen_grams.insert(term.clone())
+        {
+            clauses.push((Term::from_field_text(f.cjk, &term), params.cjk));
+        }
+    }
+    let query: Option<Box<dyn Query>> = if clauses.is_empty() {
+        None
+    } else if params.req_flat >= 2.0 {
+        Some(Box::new(super::pruned::TermDisjunction::new(clauses)))
+    } else {
+        Some(Box::new(BooleanQuery::new(
+            clauses
+                .into_iter()
+                .map(|(t, b)| {
+                    let q: Box<dyn Query> = Box::new(BoostQuery::new(
+                        Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs)),
+                        b,
+                    ));
+                    (Occur::Should, q)
+                })
+                .collect(),
+        )))
+    };
+    (query, out)
+}
+
+/// Whether a long request is searched with [`flat_request_query`]: [`RankParams::req_flat`]
+/// is on and the glossary translates none of its words (the glossary's words join through the
+/// per-field query).
+pub fn flat_applies(text: &str, params: &RankParams) -> bool {
+    params.req_flat > 0.0 && (params.glossary <= 0.0 || glossary::translate(text).is_empty())
+}
+
 /// The (stemmed) content-field terms a request word is searched by, whole word first: what
 /// `word_clauses` searches in each field.
 pub fn word_terms(f: &Fields, word: &str) -> Vec<Term> {
+    word_term_texts(word)
+        .iter()
+        .map(|t| Term::from_field_text(f.content, t))
+        .collect()
+}
+
+/// The texts of [`word_terms`]: a word's (stemmed) terms, whole word first, without
+/// duplicates.
+pub fn word_term_texts(word: &str) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
     split_code(word, |t, _, _, _| {
         let t = stem(t);
@@ -964,9 +1072,6 @@ pub fn word_terms(f: &Fields, word: &str) -> Vec<Term> {
         }
     });
     terms
-        .iter()
-        .map(|t| Term::from_field_text(f.content, t))
-        .collect()
 }
 
 /// Glossary words and CJK bigrams after the words of `parts`, then the query.

@@ -280,6 +280,20 @@ pub struct RankParams {
     /// on each of its chunks, times the part's weight, divided among the files a mention
     /// matches (0 = off).
     pub path_mention: f32,
+    /// Long requests: searched as one flat sum of term queries
+    /// ([`lexical::flat_request_query`](super::lexical::flat_request_query): 1 a union scoring
+    /// every matching chunk, 2 the same pruned by block-max WAND,
+    /// [`TermDisjunction`](super::pruned::TermDisjunction)), or per word and field as short
+    /// requests are (0). See docs/EVALUATION.md, "Long requests".
+    pub req_flat: f32,
+    /// Long requests, flat query: a term held by more than this fraction of the chunks is left
+    /// out (0 = none is): it adds little to any score and most of the posting lists' length.
+    pub req_max_df: f32,
+    /// Long requests, flat query: the fields searched: 0 every field of
+    /// [`Self::field_boosts`], 1 content and path only.
+    pub req_fields: f32,
+    /// Long requests: chunks retrieved before grouping by file (0 = [`Self::candidates`]).
+    pub req_candidates: usize,
 }
 
 impl Default for RankParams {
@@ -350,8 +364,17 @@ impl Default for RankParams {
             // long-request weights were set before the runs and neither fold's choice beats
             // them on the other fold.
             req_tf: 0.5,
-            req_words: 96,
+            // 32 words, content and path, no secondary term held by more than 2 % of the
+            // chunks: an 8 KiB request in about 17 ms of CPU on spring-framework (11,250
+            // files) instead of 84 ms (96 words, five fields); fold B's choice among the fast
+            // settings, 2026-11-28, docs/log/2026-11-28-long-request-latency.md (200
+            // candidates was faster and lost R@5 on fold A).
+            req_words: 32,
             path_mention: 1.0,
+            req_flat: 1.0,
+            req_max_df: 0.02,
+            req_fields: 1.0,
+            req_candidates: 0,
         }
     }
 }
