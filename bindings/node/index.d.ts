@@ -479,7 +479,8 @@ export interface SearchOptions {
   /** Hits wanted (default 10, at most `limits.max_results_ceiling`). */
   top?: number
   /**
-   * `lexical` (BM25, the default), `vector` or `hybrid` (BM25 and vectors fused). The vector
+   * `lexical` (BM25, the default), `vector`, `hybrid` (BM25 and vectors fused) or `auto`
+   * (hybrid for a question or a request in CJK, kana or Hangul, else lexical). The vector
    * modes use the vectors `code-intel index --embed` wrote and load the embedding model from
    * the cache of `code-intel model fetch` (once per `Repo`, seconds); without vectors the answer
    * is lexical with a note.

@@ -326,7 +326,8 @@ pub struct IndexOptions {
 pub struct SearchOptions {
     /// Hits wanted (default 10, at most `limits.max_results_ceiling`).
     pub top: Option<u32>,
-    /// `lexical` (BM25, the default), `vector` or `hybrid` (BM25 and vectors fused). The vector
+    /// `lexical` (BM25, the default), `vector`, `hybrid` (BM25 and vectors fused) or `auto`
+    /// (hybrid for a question or a request in CJK, kana or Hangul, else lexical). The vector
     /// modes use the vectors `code-intel index --embed` wrote and load the embedding model from
     /// the cache of `code-intel model fetch` (once per `Repo`, seconds); without vectors the answer
     /// is lexical with a note.
@@ -573,14 +574,15 @@ impl Repo {
                     "fix search_fusion or search_mode in .code-intel/config.json",
                 )
             })?;
-            opts.mode = mode;
+            // `auto` resolves on the request, not on the keywords added to it.
+            opts.mode = mode.resolve(&query);
             let ceiling = inner.config.limits.max_results_ceiling.max(1);
             let top = (o.top.unwrap_or(DEFAULT_TOP) as usize).clamp(1, ceiling);
             let (ix, _) = inner.synced_index(&mut |_| {})?;
             let q = with_keywords(&query, o.keywords.as_deref());
             // Vector and hybrid modes need the vectors `code-intel index --embed` wrote and the
             // model to embed the query; without vectors core answers lexically, with a note.
-            let vectors = match mode.resolve(&query) {
+            let vectors = match opts.mode {
                 SearchMode::Lexical => None,
                 _ => inner.vectors()?,
             };
