@@ -130,14 +130,35 @@ if [[ $hooks_only == 0 ]]; then
   printf '$c: red;\n.card {\n  .title { color: $c; }\n}\n' >"$check/card.scss"
   printf '<template><p>{{ n }}</p></template>\n<script>\nexport default { data() { return { n: 1 } } }\n</script>\n' >"$check/Counter.vue"
   git -C "$check" init -q
+  # First as a broken install would: the executable alone, no grammars beside it. Its files are
+  # line windows and `doctor` says so; the complete install then re-chunks them by itself (the
+  # missing libraries are part of the index's options fingerprint).
+  lone="$(mktemp -d)"
+  cp "$out/bin/code-intel" "$lone/"
+  (cd "$check" && env -u CODE_INTEL_GRAMMARS "$lone/code-intel" index --json >/dev/null)
+  (cd "$check" && env -u CODE_INTEL_GRAMMARS "$lone/code-intel" doctor --json --no-model-load >"$lone/doctor.json" || true)
+  python3 - "$check/.code-intel/sync_state.json" "$lone/doctor.json" <<'PY'
+import json, sys
+files = json.load(open(sys.argv[1]))["files"]
+windowed = [p for p, f in files.items() if "grammar did not load" in (f.get("fallback") or "")]
+grammars = next(c for c in json.load(open(sys.argv[2]))["checks"] if c["name"] == "grammars")
+if len(windowed) < 17 or grammars["status"] != "fail":
+    sys.exit(f"dist: without bin/grammars expected line windows and a failing doctor check: {len(windowed)} windowed, doctor {grammars}")
+print(f"dist: without bin/grammars: {len(windowed)} files windowed, doctor: {grammars['detail'][:80]}…", file=sys.stderr)
+PY
+  rm -rf "$lone"
   (cd "$check" && env -u CODE_INTEL_GRAMMARS "$out/bin/code-intel" index --json >/dev/null)
-  python3 - "$check/.code-intel/sync_state.json" <<'PY'
+  (cd "$check" && env -u CODE_INTEL_GRAMMARS "$out/bin/code-intel" doctor --json --no-model-load >"$check/doctor.json" || true)
+  python3 - "$check/.code-intel/sync_state.json" "$check/doctor.json" <<'PY'
 import json, sys
 files = json.load(open(sys.argv[1]))["files"]
 bad = {p: f.get("fallback") or f.get("skipped") for p, f in files.items() if f.get("fallback") or f.get("skipped") or not f.get("chunks")}
 if len(files) < 19 or bad:
     sys.exit(f"dist: grammar check failed ({len(files)} files indexed): {bad}")
-print(f"dist: grammar check: {len(files)} files of 17 grammars chunked by their grammars", file=sys.stderr)
+grammars = next(c for c in json.load(open(sys.argv[2]))["checks"] if c["name"] == "grammars")
+if grammars["status"] != "pass":
+    sys.exit(f"dist: doctor's grammars check: {grammars}")
+print(f"dist: grammar check: {len(files)} files of 17 grammars chunked by their grammars (re-chunked after the install was completed); doctor: {grammars['detail']}", file=sys.stderr)
 PY
   rm -rf "$check"
 fi

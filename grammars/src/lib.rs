@@ -74,6 +74,27 @@ pub fn search_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// Where the library of grammar `name` is: the first searched directory holding it as a file
+/// (see the crate docs). Only looks at the file system; does not open the library.
+///
+/// # Errors
+/// [`LoadError::NotFound`] naming the directories searched.
+pub fn locate(name: &str) -> Result<PathBuf, LoadError> {
+    let file = library_file(name);
+    let dirs = search_dirs();
+    dirs.iter()
+        .map(|d| d.join(&file))
+        .find(|p| p.is_file())
+        .ok_or_else(|| LoadError::NotFound {
+            file,
+            searched: dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
 /// Opens the library of grammar `name` and returns its language function `symbol`
 /// (`tree_sitter_python`). The library stays loaded for the life of the process (the
 /// language's tables live in it). Call once per grammar (callers cache the result).
@@ -82,18 +103,7 @@ pub fn search_dirs() -> Vec<PathBuf> {
 /// [`LoadError::NotFound`] when no searched directory holds the library, [`LoadError::Load`]
 /// when it does not load or lacks `symbol`.
 pub fn load(name: &str, symbol: &str) -> Result<LanguageFn, LoadError> {
-    let file = library_file(name);
-    let dirs = search_dirs();
-    let Some(path) = dirs.iter().map(|d| d.join(&file)).find(|p| p.is_file()) else {
-        return Err(LoadError::NotFound {
-            file,
-            searched: dirs
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-        });
-    };
+    let path = locate(name)?;
     let load_err = |source| LoadError::Load {
         path: path.clone(),
         source,

@@ -206,7 +206,7 @@ impl Role {
 /// The per-language settings of the chunker: data only, no behaviour.
 pub(crate) struct LangSpec {
     /// The tree-sitter grammar (see `grammar!`); `None` for line-window languages.
-    grammar: Option<fn() -> Result<ts::Language, String>>,
+    grammar: Option<GrammarSource>,
     /// The chunk query (`queries/<lang>.scm`).
     query: &'static str,
     /// Joins a parent's qualified name and a member's name (`.` in `Class.method`).
@@ -246,8 +246,57 @@ macro_rules! grammar {
                 .map(ts::Language::new)
                 .map_err(|e| e.to_string())
         };
-        Some(load)
+        Some(GrammarSource {
+            load,
+            library: $library,
+        })
     }};
+}
+
+/// Where a [`LangSpec`]'s grammar comes from: its loader and the name of its shared library
+/// (`tree-sitter-<library>` in the dist build; several languages may share one, TypeScript and
+/// TSX do).
+#[derive(Clone, Copy)]
+struct GrammarSource {
+    /// Links or opens the grammar; the error says which library is missing and where it was
+    /// looked for.
+    load: fn() -> Result<ts::Language, String>,
+    /// The library's name.
+    #[cfg_attr(not(feature = "dynamic-grammars"), allow(dead_code))]
+    library: &'static str,
+}
+
+/// The grammar libraries no searched directory holds, sorted and without duplicates: always
+/// empty when the grammars are linked into the binary; in the dist build the libraries a broken
+/// install lacks (`code_intel_grammars::locate`; looks at the file system only, opens nothing).
+/// [`super::sync::options_fingerprint`] includes them, so that files chunked as line windows for
+/// want of a grammar are chunked again once it is installed.
+pub(crate) fn missing_grammar_libraries() -> Vec<&'static str> {
+    #[cfg(feature = "dynamic-grammars")]
+    {
+        let mut missing: Vec<&'static str> = ALL
+            .iter()
+            .filter_map(|l| l.spec().grammar)
+            .map(|g| g.library)
+            .filter(|lib| code_intel_grammars::locate(lib).is_err())
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        missing
+    }
+    #[cfg(not(feature = "dynamic-grammars"))]
+    Vec::new()
+}
+
+/// Whether each parsed language's grammar and chunk query load in this build: the language and
+/// `Ok(())` or why not (a missing or broken grammar library in the dist build, with how to
+/// recover). Loads every grammar (`code-intel doctor`'s check); languages without a grammar are
+/// left out.
+pub fn check_grammars() -> Vec<(Language, Result<(), String>)> {
+    ALL.iter()
+        .filter(|l| l.spec().has_grammar())
+        .map(|&l| (l, l.grammar().map(|_| ()).map_err(ToString::to_string)))
+        .collect()
 }
 
 const NO_GRAMMAR: LangSpec = LangSpec {
@@ -604,10 +653,10 @@ pub(crate) struct Grammar {
 impl Grammar {
     fn compile(language: Language) -> Result<Option<Grammar>, GrammarError> {
         let spec = language.spec();
-        let Some(load) = spec.grammar else {
+        let Some(source) = spec.grammar else {
             return Ok(None);
         };
-        let ts_language = load().map_err(|reason| GrammarError::Missing {
+        let ts_language = (source.load)().map_err(|reason| GrammarError::Missing {
             language: language.id(),
             reason,
         })?;

@@ -223,10 +223,13 @@ pub fn chunk_options(config: &Config) -> ChunkOptions {
 }
 
 /// Everything besides file content that shapes the index: the crate version (stands for the
-/// schema code), the scope rules' and the chunker's versions, and the chunker options.
+/// schema code), the scope rules' and the chunker's versions, the chunker options, and in the
+/// dist build the grammar libraries that are missing (files of their languages are line
+/// windows; once the libraries are back the fingerprint changes and the index is rebuilt with
+/// them: [`super::lang::missing_grammar_libraries`]).
 pub fn options_fingerprint(config: &Config) -> String {
     let o = chunk_options(config);
-    format!(
+    let mut fingerprint = format!(
         "code-intel-core {}; scope rules {}; chunker {}; chunk_max_tokens={}; window_lines={}; max_file_bytes={}",
         env!("CARGO_PKG_VERSION"),
         scope::RULES_VERSION,
@@ -234,7 +237,13 @@ pub fn options_fingerprint(config: &Config) -> String {
         o.chunk_max_tokens,
         o.window_lines,
         o.max_file_bytes
-    )
+    );
+    let missing = super::lang::missing_grammar_libraries();
+    if !missing.is_empty() {
+        fingerprint.push_str("; grammars missing: ");
+        fingerprint.push_str(&missing.join(","));
+    }
+    fingerprint
 }
 
 /// Whether `state` describes the index's current commit with the current options.

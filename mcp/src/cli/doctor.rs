@@ -8,8 +8,8 @@
 //! "block"`: a hook that cannot start, dies or times out blocks the call); a synthetic Write run through the
 //! configured PreToolUse hook exactly as Claude Code runs it (stdin JSON, cwd = the repository),
 //! which must be denied outside READY; the embedding model and runtime (verified and loaded; a
-//! missing model only WARNs: lexical search works without it); the index's freshness against the
-//! working tree. Reads PATH, HOME, CLAUDE_CONFIG_DIR and the model variables: this is an adapter.
+//! missing model only WARNs: lexical search works without it); every grammar and chunk query
+//! loads; the index's freshness against the working tree. Reads PATH, HOME, CLAUDE_CONFIG_DIR and the model variables: this is an adapter.
 
 use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
@@ -171,6 +171,7 @@ pub fn run(
     checks.push(check_fail_closed(pre_hook.as_ref()));
     checks.push(check_gate(root, config.as_ref(), pre_hook.as_ref(), &env));
     checks.push(check_sandbox(&env, &claude));
+    checks.push(check_grammars());
     checks.push(check_model(!args.no_model_load, &env));
     checks.push(check_state_files(root));
     checks.push(check_learned_map(root));
@@ -1122,6 +1123,40 @@ fn check_model(load: bool, env: &Env) -> Check {
 /// Every session and binding file, read the way the PreToolUse hook reads them
 /// (`SessionStore::bound` then `SessionStore::load`): a file the hook cannot read makes it deny
 /// every write of that conversation, so doctor fails on it too.
+/// Every parsed language's grammar and chunk query load (in the dist build: from the shared
+/// libraries of `bin/grammars`). A grammar that does not load leaves its files as line windows
+/// (found by text search, not by symbol): a FAIL with the reinstall that fixes it; the index
+/// chunks those files again by themselves once the libraries are back.
+fn check_grammars() -> Check {
+    const NAME: &str = "grammars";
+    let results = code_intel_core::index::lang::check_grammars();
+    let failed: Vec<String> = results
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().err().cloned())
+        .collect();
+    if failed.is_empty() {
+        return Check::pass(
+            NAME,
+            format!(
+                "{} parsed languages load their grammar and chunk query",
+                results.len()
+            ),
+        );
+    }
+    Check::fail(
+        NAME,
+        format!(
+            "{} of {} parsed languages do not load (their files are indexed as line windows): {}",
+            failed.len(),
+            results.len(),
+            failed.join("; ")
+        ),
+        "reinstall code-intel so that bin/grammars/ is beside the executable (npm: `npm install \
+         @code-intel/cli`; from source: `scripts/dist.sh`), or set CODE_INTEL_GRAMMARS to that \
+         directory",
+    )
+}
+
 fn check_state_files(root: &RepoRoot) -> Check {
     const NAME: &str = "sessions";
     let store = SessionStore::new(root.clone());
