@@ -12,9 +12,10 @@ background embedding does not start). `--until lexical` runs a lexical session (
 `find_definitions`, `search_text`, `semantic_search` of a change request) and reports the model's
 state after it (`not_loaded` expected). `--until embedded` (no session) searches the forest with
 a question (which loads the model and starts the background embedding) until the embeddings
-cover the index.
+cover the index; `--until question` stops after its first answer (the vector state open, the
+background embedding started).
 
-Usage: python3 tests/eval/server_rss.py [--bin target/release/code-intel] [--until model|lexical|embedded] REPO
+Usage: python3 tests/eval/server_rss.py [--bin target/release/code-intel] [--until model|lexical|question|embedded] REPO
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def main() -> int:
     ap.add_argument("--idle", type=float, default=10.0, help="seconds idle before measuring")
     ap.add_argument("--no-model", action="store_true",
                     help="CODE_INTEL_EMBEDDINGS=off: the server without the model (implies --until model)")
-    ap.add_argument("--until", choices=["model", "lexical", "embedded"], default="embedded",
+    ap.add_argument("--until", choices=["model", "lexical", "question", "embedded"], default="embedded",
                     help="wait until the model answers, run a lexical session, or wait until the embeddings cover the index")
     args = ap.parse_args()
     proc = subprocess.Popen([args.bin, "serve", "--repo", args.repo], stdin=subprocess.PIPE,
@@ -71,7 +72,7 @@ def main() -> int:
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     proc.stdin.flush()
     rss_started = status(proc.pid)["VmRSS"]
-    if args.until != "embedded":
+    if args.until not in ("embedded", "question"):
         # (Without a session `semantic_search` may search the forest: EXPLORATION allows only
         # the map, whose entries are what would load the model there.)
         call("tools/call", {"name": "start_session",
@@ -90,6 +91,13 @@ def main() -> int:
                                 ("semantic_search", {"query": "fix the configuration loader",
                                                      "collection": "map"})]:
             call("tools/call", {"name": name, "arguments": arguments})
+    while args.until == "question":
+        r = call("tools/call", {"name": "semantic_search",
+                                "arguments": {"query": "how is the configuration loaded?",
+                                              "collection": "forest"}})
+        if r["result"].get("structuredContent", {}).get("error") != "initializing":
+            break
+        time.sleep(0.5)
     while args.until == "embedded":
         r = call("tools/call", {"name": "semantic_search",
                                 "arguments": {"query": "how is the configuration loaded?",

@@ -857,10 +857,12 @@ fn lexical_only(
     Ok(SemanticSearchResult {
         query: query.to_string(),
         collection,
-        searched: if searched_forest {
-            vec![Collection::Forest]
-        } else {
-            Vec::new()
+        // With `by_mode` the map was looked at (it is empty).
+        searched: match (by_mode && collection != Collection::Forest, searched_forest) {
+            (true, true) => vec![Collection::Map, Collection::Forest],
+            (true, false) => vec![Collection::Map],
+            (false, true) => vec![Collection::Forest],
+            (false, false) => Vec::new(),
         },
         source: (!hits.is_empty()).then_some(Collection::Forest),
         status,
