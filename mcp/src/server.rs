@@ -713,6 +713,9 @@ pub async fn serve(root: RepoRoot) -> anyhow::Result<()> {
     let embedder = SharedEmbedder::lazy_from_env();
     let server = CodeIntel::new(root, config, claude_session_id, embedder);
     server.prewarm_relevance();
+    // Embeds the repository once a call has loaded the model (never loads it itself; not with
+    // `search_mode: lexical`, docs/DESIGN.md#search-mode).
+    server.start_semantic_background();
     // Open the index in the background so the first tool call does not pay for it.
     let warm = Arc::clone(&server.index);
     tokio::spawn(async move {

@@ -1,7 +1,7 @@
 //! The server's embedding model: loaded lazily, on a background thread, by the first call that
 //! needs it (docs/DESIGN.md#sync-ux: the relevance tiers, a quote not in the request, a
-//! `semantic_search` its mode ranks with vectors or over a non-empty map), and then shared by
-//! every tool. A session that only explores lexically never loads it ([`ModelStatus`] says
+//! `semantic_search` its mode ranks with vectors or over a non-empty map), which waits for it
+//! (up to 20 s), and then shared by every tool. A session that only explores lexically never loads it ([`ModelStatus`] says
 //! `not_loaded`). A tool asking before the load finished gets [`NotReady::Loading`]
 //! ("initializing, retry after N s", docs/DESIGN.md#initializing); a missing or broken model gets
 //! [`NotReady::Unavailable`] with the fix, and everything lexical keeps working.

@@ -322,7 +322,8 @@ impl CodeIntel {
                 "message": "give target_feature and at least one symbol",
             }));
         }
-        let (embedder, mut unavailable) = match self.embedder.get() {
+        // The first call that needs the model loads it and waits for it (docs/DESIGN.md#initializing).
+        let (embedder, mut unavailable) = match self.embedder.wait_async(MODEL_WAIT).await {
             Ok(e) => (Some(e), None),
             Err(nr @ NotReady::Loading { .. }) => return nr.into_result(),
             Err(nr) => (None, Some(nr.message())),
@@ -378,7 +379,7 @@ impl CodeIntel {
                 );
             }
         };
-        let embedder = match self.embedder.get() {
+        let embedder = match self.embedder.wait_async(MODEL_WAIT).await {
             Ok(e) => e,
             Err(nr) => return nr.into_result(),
         };

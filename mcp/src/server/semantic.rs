@@ -546,17 +546,18 @@ fn summary(r: &SemanticSearchResult) -> String {
 }
 
 impl CodeIntel {
-    /// Whether the server embeds the repository in the background once `semantic_search` has
-    /// loaded the model: not with `search_mode: lexical` nor `lightweight_mode` (the one place
-    /// that decides it). With the default `auto` the vectors serve the requests it searches in
-    /// hybrid (questions, CJK requests) and the map's calibration (docs/DESIGN.md#search-mode).
+    /// Whether the server embeds the repository in the background once a call has loaded the
+    /// model: not with `search_mode: lexical` nor `lightweight_mode` (the one place that decides
+    /// it). With the default `auto` the vectors serve the requests it searches in hybrid
+    /// (questions, CJK requests) and the map's calibration (docs/DESIGN.md#search-mode).
     pub(super) fn embeds_in_background(&self) -> bool {
         !self.config.lightweight_mode
             && SearchMode::from_name(&self.config.search_mode) != Some(SearchMode::Lexical)
     }
 
     /// Starts the background embedding task (once per server, when [`Self::embeds_in_background`]):
-    /// it waits for the model without loading it.
+    /// it waits for the model without loading it, so it embeds only in a server where a call
+    /// needed the model.
     pub(super) fn start_semantic_background(&self) {
         if !self.embeds_in_background() || self.semantic.started.swap(true, Ordering::SeqCst) {
             return;
@@ -665,18 +666,13 @@ impl CodeIntel {
         let (embedder, model_note) = match self.embedder.loaded() {
             Some(e) => (Some(e), None),
             None if !needs_model => (None, None),
-            None => match self.embedder.get() {
+            // The first call that needs the model loads it and waits for it.
+            None => match self.embedder.wait_async(super::relevance::MODEL_WAIT).await {
                 Ok(e) => (Some(e), None),
-                Err(nr @ NotReady::Loading { .. }) => {
-                    self.start_semantic_background();
-                    return nr.into_result();
-                }
+                Err(nr @ NotReady::Loading { .. }) => return nr.into_result(),
                 Err(nr) => (None, Some(nr.message())),
             },
         };
-        if embedder.is_some() && needs_model {
-            self.start_semantic_background();
-        }
         let model_unused = embedder.is_none() && model_note.is_none();
         let n_results = p
             .n_results
