@@ -154,7 +154,10 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
     );
     // The map is empty, so the model is not needed (nor loaded: docs/DESIGN.md#search-mode).
     let auto = server
-        .ok("semantic_search", json!({"query": "パスワードをハッシュ化する"}))
+        .ok(
+            "semantic_search",
+            json!({"query": "パスワードをハッシュ化する"}),
+        )
         .await;
     assert_eq!(auto["searched"], json!(["map"]), "{auto:#}");
     assert!(

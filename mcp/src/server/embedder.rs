@@ -97,8 +97,12 @@ impl NotReady {
 enum State {
     /// Not loaded yet: the first [`SharedEmbedder::get`] or [`SharedEmbedder::wait`] starts the
     /// load from this model cache (or fails with the error of choosing one).
-    Idle { cache_dir: Result<PathBuf, String> },
-    Loading { since: Instant },
+    Idle {
+        cache_dir: Result<PathBuf, String>,
+    },
+    Loading {
+        since: Instant,
+    },
     Ready(Arc<dyn Embedder>),
     Failed(String),
 }
@@ -405,7 +409,10 @@ mod tests {
         assert_eq!(shared.status().state, "not_loaded");
         // The first caller that needs it starts the load (here: an empty cache, so it fails
         // with the fix).
-        let err = shared.wait(Duration::from_secs(60)).map(|_| ()).unwrap_err();
+        let err = shared
+            .wait(Duration::from_secs(60))
+            .map(|_| ())
+            .unwrap_err();
         assert!(
             matches!(&err, NotReady::Unavailable { message } if message.contains("code-intel model fetch")),
             "{err:?}"
