@@ -1339,3 +1339,30 @@ fn a_sync_leaves_no_segment_with_a_fifth_of_its_documents_deleted() {
         "segments' deleted shares: {ratios:?}"
     );
 }
+
+/// `defined_symbols` (the names the relevance background samples) lists every definition's
+/// qualified name, as the definitions lookup does, and no chunk that defines nothing.
+#[test]
+fn defined_symbols_are_the_qualified_names_of_every_definition() {
+    let (_dir, root) = base();
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    sync(&index);
+    let names: BTreeSet<String> = index.defined_symbols().unwrap().into_iter().collect();
+    let (defs, total) = index
+        .definitions(
+            "",
+            code_intel_core::index::NameMatch::Substring,
+            None,
+            None,
+            usize::MAX,
+        )
+        .unwrap();
+    assert_eq!(index.defined_symbols().unwrap().len(), total);
+    let want: BTreeSet<String> = defs.into_iter().map(|c| c.qualified_name).collect();
+    assert_eq!(names, want);
+    assert!(
+        names.iter().any(|n| n.contains("UserController")),
+        "{names:?}"
+    );
+    assert!(!names.contains(""), "{names:?}");
+}

@@ -88,7 +88,7 @@ pub struct CodeIntel {
     /// The session most recently started by this process: the default `session_id`. Locked only
     /// briefly, never across an `.await`.
     current_session: Arc<Mutex<Option<SessionId>>>,
-    /// The embedding model, loading in the background from the start (see [`embedder`]).
+    /// The embedding model, loaded by the first call that needs it (see [`embedder`]).
     embedder: Arc<SharedEmbedder>,
     /// Backgrounds of the relevance calibration, built once (see [`relevance`]).
     relevance: Arc<RelevanceCache>,
@@ -708,16 +708,14 @@ pub async fn serve(root: RepoRoot) -> anyhow::Result<()> {
         .ok()
         .filter(|s| !s.is_empty());
     tracing::info!(root = %root.path().display(), claude_session = ?claude_session_id, "code-intel MCP server starting");
-    // Start loading the embedding model now: it takes seconds, and tools that need it answer
-    // "initializing" until it is ready (docs/DESIGN.md#initializing).
-    let embedder = SharedEmbedder::start_from_env();
+    // The embedding model loads when a call first needs it (docs/DESIGN.md#sync-ux); tools that
+    // need it answer "initializing" until it is ready (docs/DESIGN.md#initializing).
+    let embedder = SharedEmbedder::lazy_from_env();
     let server = CodeIntel::new(root, config, claude_session_id, embedder);
     server.prewarm_relevance();
-    // Embed the index in the background once the model and a synced index are there (not with
+    // Embeds the repository once a call has loaded the model (never loads it itself; not with
     // `search_mode: lexical`, docs/DESIGN.md#search-mode).
-    if server.vectors_from_start() {
-        server.start_semantic_background();
-    }
+    server.start_semantic_background();
     // Open the index in the background so the first tool call does not pay for it.
     let warm = Arc::clone(&server.index);
     tokio::spawn(async move {

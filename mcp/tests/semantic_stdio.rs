@@ -152,8 +152,18 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
             .contains("semantic_search(collection=forest)"),
         "{v:#}"
     );
-    let auto = search_when_embedded(&server, json!({"query": "パスワードをハッシュ化する"})).await;
+    // The map is empty, so the model is not needed (nor loaded: docs/DESIGN.md#search-mode).
+    let auto = server
+        .ok(
+            "semantic_search",
+            json!({"query": "パスワードをハッシュ化する"}),
+        )
+        .await;
     assert_eq!(auto["searched"], json!(["map"]), "{auto:#}");
+    assert!(
+        auto["message"].as_str().unwrap().contains("map is empty"),
+        "{auto:#}"
+    );
     assert!(
         auto["notes"]
             .to_string()
@@ -168,6 +178,7 @@ async fn semantic_search_over_map_and_forest_with_the_real_model() {
         status.to_string().contains("semantic_search"),
         "recorded: {status:#}"
     );
+    assert_eq!(status["model"]["state"], "not_loaded", "{status:#}");
     server.stop().await;
 
     // A new server has no session (none started, no Claude session binding): no phase applies,

@@ -5,11 +5,17 @@ Starts the MCP server on a repository over stdio, speaks just enough JSON-RPC (i
 start_session, semantic_search until the model answers and the embeddings cover the index),
 waits until the server is idle, and prints VmRSS / VmHWM from /proc/<pid>/status.
 
-With `--until model` it waits only until `get_session_status` says the model is ready (no search
-is made, so nothing opens the vectors; the background embedding runs unless `search_mode` is
-`lexical`).
+The model loads lazily (docs/DESIGN.md#sync-ux), so `--until model` makes it load the way a
+session does: `validate_symbol_relevance` until it stops answering "initializing" (the model and
+the repository's relevance background; no search, so nothing opens the vectors and the
+background embedding does not start). `--until lexical` runs a lexical session (`start_session`,
+`find_definitions`, `search_text`, `semantic_search` of a change request) and reports the model's
+state after it (`not_loaded` expected). `--until embedded` (no session) searches the forest with
+a question (which loads the model and starts the background embedding) until the embeddings
+cover the index; `--until question` stops after its first answer (the vector state open, the
+background embedding started).
 
-Usage: python3 tests/eval/server_rss.py [--bin target/release/code-intel] [--until model|embedded] REPO
+Usage: python3 tests/eval/server_rss.py [--bin target/release/code-intel] [--until model|lexical|question|embedded] REPO
 """
 
 from __future__ import annotations
@@ -39,8 +45,8 @@ def main() -> int:
     ap.add_argument("--idle", type=float, default=10.0, help="seconds idle before measuring")
     ap.add_argument("--no-model", action="store_true",
                     help="CODE_INTEL_EMBEDDINGS=off: the server without the model (implies --until model)")
-    ap.add_argument("--until", choices=["model", "embedded"], default="embedded",
-                    help="wait until the model answers, or until the embeddings cover the index")
+    ap.add_argument("--until", choices=["model", "lexical", "question", "embedded"], default="embedded",
+                    help="wait until the model answers, run a lexical session, or wait until the embeddings cover the index")
     args = ap.parse_args()
     proc = subprocess.Popen([args.bin, "serve", "--repo", args.repo], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -66,17 +72,36 @@ def main() -> int:
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     proc.stdin.flush()
     rss_started = status(proc.pid)["VmRSS"]
-    call("tools/call", {"name": "start_session",
-                        "arguments": {"intent": "QUESTION", "query": "how is the app configured"}})
+    if args.until not in ("embedded", "question"):
+        # (Without a session `semantic_search` may search the forest: EXPLORATION allows only
+        # the map, whose entries are what would load the model there.)
+        call("tools/call", {"name": "start_session",
+                            "arguments": {"intent": "QUESTION", "query": "how is the app configured"}})
     while args.until == "model" and not args.no_model:
-        r = call("tools/call", {"name": "get_session_status", "arguments": {}})
+        r = call("tools/call", {"name": "validate_symbol_relevance",
+                                "arguments": {"target_feature": "configuration loading",
+                                              "symbols": ["load", "parse"]}})
         body = r["result"].get("structuredContent", {})
-        if body.get("model", {}).get("state") != "loading":
+        if body.get("error") != "initializing":
+            break
+        time.sleep(0.5)
+    if args.until == "lexical":
+        for name, arguments in [("find_definitions", {"symbol": "load"}),
+                                ("search_text", {"pattern": "configuration"}),
+                                ("semantic_search", {"query": "fix the configuration loader",
+                                                     "collection": "map"})]:
+            call("tools/call", {"name": name, "arguments": arguments})
+    while args.until == "question":
+        r = call("tools/call", {"name": "semantic_search",
+                                "arguments": {"query": "how is the configuration loaded?",
+                                              "collection": "forest"}})
+        if r["result"].get("structuredContent", {}).get("error") != "initializing":
             break
         time.sleep(0.5)
     while args.until == "embedded":
         r = call("tools/call", {"name": "semantic_search",
-                                "arguments": {"query": "load configuration", "collection": "map"}})
+                                "arguments": {"query": "how is the configuration loaded?",
+                                              "collection": "forest"}})
         body = r["result"].get("structuredContent", {})
         if body.get("coverage", {}).get("ratio") == 1.0:
             break
@@ -87,7 +112,10 @@ def main() -> int:
     ready = time.time() - t0
     time.sleep(args.idle)
     st = status(proc.pid)
-    print(json.dumps({"repo": args.repo, "until": args.until, "ready_s": round(ready, 1), "rss_after_start": rss_started,
+    r = call("tools/call", {"name": "get_session_status", "arguments": {}})
+    model_state = r["result"].get("structuredContent", {}).get("model", {}).get("state")
+    print(json.dumps({"repo": args.repo, "until": args.until, "model": model_state,
+                      "ready_s": round(ready, 1), "rss_after_start": rss_started,
                       "VmRSS_idle": st["VmRSS"], "RssAnon": st.get("RssAnon"),
                       "RssFile": st.get("RssFile"), "VmHWM": st["VmHWM"]}))
     proc.stdin.close()

@@ -209,27 +209,6 @@ pub fn outcome_steps(session_id: &str, result: &str, notes: &str) -> Vec<Step> {
     ]
 }
 
-/// The Bash command of [`wait_for_model_step`]: polls for the vector state file.
-pub const WAIT_FOR_VECTORS: &str =
-    "until [ -f .code-intel/index/vectors/state.json ]; do sleep 0.2; done; echo model loaded";
-
-/// A deliberate wait for the MCP server's embedding model, for a project whose vectors were
-/// never written: the server writes `.code-intel/index/vectors/state.json` only from its
-/// background embedding, which starts once the model has loaded and the index has synced
-/// (`start_session`), so the file appearing means the model is there. A scripted run cannot
-/// retry a tool that answers "initializing", so model tools (`validate_symbol_relevance`,
-/// `confirm_symbol_relevance`, `semantic_search`) go after this step. Bounded by the Bash tool's
-/// own timeout (2 minutes).
-pub fn wait_for_model_step() -> Step {
-    Step::tool(
-        "Bash",
-        json!({
-            "command": WAIT_FOR_VECTORS,
-            "description": "Wait until code-intel's embedding model has loaded",
-        }),
-    )
-}
-
 /// A Bash `sleep <secs>` step: the wait for the model where nothing on disk shows it has loaded
 /// (a repository embedded beforehand by `code-intel index --embed`).
 pub fn sleep_step(secs: u32) -> Step {

@@ -1,8 +1,10 @@
-//! The server's embedding model: loaded on a background thread when the server starts
-//! (docs/DESIGN.md#sync-ux), shared by every tool that needs it. A tool asking before the load
-//! finished gets [`NotReady::Loading`] ("initializing, retry after N s",
-//! docs/DESIGN.md#initializing); a missing or broken model gets [`NotReady::Unavailable`] with the
-//! fix, and everything lexical keeps working.
+//! The server's embedding model: loaded lazily, on a background thread, by the first call that
+//! needs it (docs/DESIGN.md#sync-ux: the relevance tiers, a quote not in the request, a
+//! `semantic_search` its mode ranks with vectors or over a non-empty map), which waits for it
+//! (up to 20 s), and then shared by every tool. A session that only explores lexically never loads it ([`ModelStatus`] says
+//! `not_loaded`). A tool asking before the load finished gets [`NotReady::Loading`]
+//! ("initializing, retry after N s", docs/DESIGN.md#initializing); a missing or broken model gets
+//! [`NotReady::Unavailable`] with the fix, and everything lexical keeps working.
 //!
 //! The model cache is resolved by [`crate::model::resolve_cache_dir`] (`CODE_INTEL_MODEL_DIR`, else
 //! `${XDG_CACHE_HOME:-$HOME/.cache}/code-intel/models`); `CODE_INTEL_EMBEDDINGS=off` turns the model
@@ -24,6 +26,9 @@ pub const EMBEDDINGS_ENV: &str = "CODE_INTEL_EMBEDDINGS";
 /// an idle machine; more when other work competes): the basis of `retry_after_seconds`.
 const TYPICAL_LOAD: Duration = Duration::from_secs(3);
 
+/// What `status` says of a model no call has needed yet.
+const NOT_LOADED: &str = "not loaded: it loads on the first call that needs it (relevance checks, a quote not in the request, semantic_search of a question, a CJK request or the map)";
+
 /// Why the model cannot be used right now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotReady {
@@ -42,8 +47,9 @@ pub enum NotReady {
 /// The embedding model's availability as `start_session` and `get_session_status` report it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ModelStatus {
-    /// `ready`, `loading` (model-backed tools answer "initializing") or `unavailable` (they
-    /// answer lexically or with the fix; see `message`).
+    /// `not_loaded` (no call has needed it yet; the first that does loads it), `ready`,
+    /// `loading` (model-backed tools answer "initializing") or `unavailable` (they answer
+    /// lexically or with the fix; see `message`).
     pub state: &'static str,
     /// The loaded model, when ready.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,7 +57,7 @@ pub struct ModelStatus {
     /// While loading: seconds to wait before a model-backed tool will answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_s: Option<u64>,
-    /// When unavailable: why, with the fix.
+    /// When unavailable: why, with the fix; when not loaded: what loads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
@@ -89,12 +95,20 @@ impl NotReady {
 }
 
 enum State {
-    Loading { since: Instant },
+    /// Not loaded yet: the first [`SharedEmbedder::get`] or [`SharedEmbedder::wait`] starts the
+    /// load from this model cache (or fails with the error of choosing one).
+    Idle {
+        cache_dir: Result<PathBuf, String>,
+    },
+    Loading {
+        since: Instant,
+    },
     Ready(Arc<dyn Embedder>),
     Failed(String),
 }
 
-/// The shared model: loading, ready or failed. Cheap to query from async code ([`Self::get`]);
+/// The shared model: not loaded, loading, ready or failed. Cheap to query from async code
+/// ([`Self::get`], which starts the load on first use; [`Self::loaded`], which never does);
 /// blocking threads may wait for it ([`Self::wait`]).
 pub struct SharedEmbedder {
     state: Mutex<State>,
@@ -109,10 +123,10 @@ impl SharedEmbedder {
         })
     }
 
-    /// [`Self::start`] with the cache directory from the environment ([`crate::model::resolve_cache_dir`]),
+    /// [`Self::lazy`] with the cache directory from the environment ([`crate::model::resolve_cache_dir`]),
     /// or a model that stays unavailable when `CODE_INTEL_EMBEDDINGS` is `off` (or `0`/`false`):
     /// no load, no memory for the model, everything semantic answers with that reason.
-    pub fn start_from_env() -> Arc<Self> {
+    pub fn lazy_from_env() -> Arc<Self> {
         let off = std::env::var(EMBEDDINGS_ENV).is_ok_and(|v| {
             matches!(
                 v.trim().to_ascii_lowercase().as_str(),
@@ -125,24 +139,36 @@ impl SharedEmbedder {
                 "embeddings are disabled ({EMBEDDINGS_ENV}=off): unset it to use the model"
             ));
         }
-        Self::start(crate::model::resolve_cache_dir(None))
+        Self::lazy(crate::model::resolve_cache_dir(None))
     }
 
-    /// Starts loading the default model from the model cache `cache_dir` on a new thread (one ONNX
-    /// Runtime intra-op thread: the server shares the machine). `Err` (no cache directory could be
-    /// chosen) makes the model unavailable with that message.
-    pub fn start(cache_dir: anyhow::Result<PathBuf>) -> Arc<Self> {
-        let shared = Self::with(State::Loading {
-            since: Instant::now(),
-        });
+    /// A model that loads from the model cache `cache_dir` when a caller first needs it
+    /// ([`Self::get`], [`Self::wait`]); until then it takes no memory. `Err` (no cache directory
+    /// could be chosen) makes the model unavailable with that message on first use.
+    pub fn lazy(cache_dir: anyhow::Result<PathBuf>) -> Arc<Self> {
+        Self::with(State::Idle {
+            cache_dir: cache_dir.map_err(|e| format!("{e:#}")),
+        })
+    }
+
+    /// Moves an idle model to loading and starts the loading thread (under the state lock, so
+    /// one load per server).
+    fn begin_load(self: &Arc<Self>, state: &mut State) {
+        let State::Idle { cache_dir } = state else {
+            return;
+        };
         let dir = match cache_dir {
-            Ok(dir) => dir,
+            Ok(dir) => dir.clone(),
             Err(e) => {
-                shared.finish(Err(format!("{e:#}")));
-                return shared;
+                *state = State::Failed(e.clone());
+                self.changed.notify_all();
+                return;
             }
         };
-        let target = Arc::clone(&shared);
+        *state = State::Loading {
+            since: Instant::now(),
+        };
+        let target = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("code-intel-model".into())
             .spawn(move || {
@@ -175,9 +201,9 @@ impl SharedEmbedder {
                 }
             });
         if let Err(e) = spawned {
-            shared.finish(Err(format!("cannot start the model loading thread: {e}")));
+            *state = State::Failed(format!("cannot start the model loading thread: {e}"));
+            self.changed.notify_all();
         }
-        shared
     }
 
     /// A model that will never be available, with the reason.
@@ -201,6 +227,10 @@ impl SharedEmbedder {
             State::Failed(msg) => Err(NotReady::Unavailable {
                 message: msg.clone(),
             }),
+            // Callers start the load before they read an idle state; `loaded` reads it as loading.
+            State::Idle { .. } => Err(NotReady::Loading {
+                retry_after_s: TYPICAL_LOAD.as_secs(),
+            }),
             State::Loading { since } => {
                 let left = TYPICAL_LOAD.saturating_sub(since.elapsed());
                 Err(NotReady::Loading {
@@ -212,9 +242,18 @@ impl SharedEmbedder {
     }
 
     /// Whether the model is usable now, for session tools to report (so an agent knows whether
-    /// the model-backed tools will answer or say "initializing").
+    /// the model-backed tools will answer or say "initializing"). Never starts the load.
     pub fn status(&self) -> ModelStatus {
-        match self.get() {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if matches!(*state, State::Idle { .. }) {
+            return ModelStatus {
+                state: "not_loaded",
+                model_id: None,
+                retry_after_s: None,
+                message: Some(NOT_LOADED.into()),
+            };
+        }
+        match Self::current(&state) {
             Ok(e) => ModelStatus {
                 state: "ready",
                 model_id: Some(e.model_id().to_owned()),
@@ -236,12 +275,52 @@ impl SharedEmbedder {
         }
     }
 
-    /// The model now, without waiting.
+    /// The model if it is loaded, without starting a load or waiting: for uses that help only
+    /// when the model is there anyway (the map's hints at `start_session`).
+    pub fn loaded(&self) -> Option<Arc<dyn Embedder>> {
+        match &*self.state.lock().unwrap_or_else(PoisonError::into_inner) {
+            State::Ready(e) => Some(Arc::clone(e)),
+            _ => None,
+        }
+    }
+
+    /// Waits (async, on a blocking thread) until the model is ready, without starting its load:
+    /// `None` once it failed. What the background embedding waits on, so that it starts only after
+    /// a call that needed the model loaded it.
+    pub async fn until_loaded(self: &Arc<Self>) -> Option<Arc<dyn Embedder>> {
+        loop {
+            let this = Arc::clone(self);
+            let waited = tokio::task::spawn_blocking(move || {
+                let state = this.state.lock().unwrap_or_else(PoisonError::into_inner);
+                let (state, _) = this
+                    .changed
+                    .wait_timeout_while(state, Duration::from_secs(60), |s| {
+                        matches!(s, State::Idle { .. } | State::Loading { .. })
+                    })
+                    .unwrap_or_else(PoisonError::into_inner);
+                match &*state {
+                    State::Ready(e) => Some(Some(Arc::clone(e))),
+                    State::Failed(_) => Some(None),
+                    _ => None,
+                }
+            })
+            .await;
+            match waited {
+                Ok(Some(outcome)) => return outcome,
+                Ok(None) => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// The model now, without waiting; starts loading it if nobody has yet.
     ///
     /// # Errors
     /// [`NotReady::Loading`] while loading, [`NotReady::Unavailable`] when loading failed.
-    pub fn get(&self) -> Result<Arc<dyn Embedder>, NotReady> {
-        Self::current(&self.state.lock().unwrap_or_else(PoisonError::into_inner))
+    pub fn get(self: &Arc<Self>) -> Result<Arc<dyn Embedder>, NotReady> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        self.begin_load(&mut state);
+        Self::current(&state)
     }
 
     /// The model, waiting at most `timeout` for a load in progress. Blocks: call it from a blocking
@@ -249,8 +328,9 @@ impl SharedEmbedder {
     ///
     /// # Errors
     /// As [`Self::get`], after the wait.
-    pub fn wait(&self, timeout: Duration) -> Result<Arc<dyn Embedder>, NotReady> {
-        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+    pub fn wait(self: &Arc<Self>, timeout: Duration) -> Result<Arc<dyn Embedder>, NotReady> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        self.begin_load(&mut state);
         let (state, _) = self
             .changed
             .wait_timeout_while(state, timeout, |s| matches!(s, State::Loading { .. }))
@@ -320,9 +400,30 @@ mod tests {
     }
 
     #[test]
+    fn a_lazy_model_loads_only_when_a_caller_needs_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = SharedEmbedder::lazy(Ok(dir.path().to_path_buf()));
+        // Reporting the state and asking whether it is loaded start nothing.
+        assert_eq!(shared.status().state, "not_loaded");
+        assert!(shared.loaded().is_none());
+        assert_eq!(shared.status().state, "not_loaded");
+        // The first caller that needs it starts the load (here: an empty cache, so it fails
+        // with the fix).
+        let err = shared
+            .wait(Duration::from_secs(60))
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            matches!(&err, NotReady::Unavailable { message } if message.contains("code-intel model fetch")),
+            "{err:?}"
+        );
+        assert_eq!(shared.status().state, "unavailable");
+    }
+
+    #[test]
     fn a_missing_model_is_unavailable_with_the_fix() {
         let dir = tempfile::tempdir().unwrap();
-        let shared = SharedEmbedder::start(Ok(dir.path().to_path_buf()));
+        let shared = SharedEmbedder::lazy(Ok(dir.path().to_path_buf()));
         let err = shared
             .wait(Duration::from_secs(60))
             .map(|_| ())
@@ -334,7 +435,7 @@ mod tests {
         let body = err.into_result().structured_content.unwrap();
         assert_eq!(body["error"], "model_unavailable");
 
-        let shared = SharedEmbedder::start(Err(anyhow::anyhow!("HOME is not set")));
+        let shared = SharedEmbedder::lazy(Err(anyhow::anyhow!("HOME is not set")));
         assert_eq!(
             shared.get().map(|_| ()),
             Err(NotReady::Unavailable {

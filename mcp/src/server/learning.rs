@@ -179,12 +179,22 @@ impl CodeIntel {
     }
 
     /// The map searched for `query` (lexical without the model, hybrid with it; staleness checked
-    /// when the index is synced). A model still loading is not waited for.
+    /// when the index is synced). A model still loading is not waited for; an empty map does
+    /// not load it.
     async fn map_search(&self, query: String, n: usize) -> Result<MapSearchResult, Refusal> {
         let index = self.index.for_tools().await;
-        let (embedder, model_note) = match self.embedder.get() {
-            Ok(e) => (Some(e), None),
-            Err(nr) => (None, Some(nr.message())),
+        let wanted = match &index {
+            _ if self.embedder.loaded().is_some() => true,
+            Some(index) => self.map_has_entries(index).await,
+            None => false,
+        };
+        let (embedder, model_note) = if wanted {
+            match self.embedder.get() {
+                Ok(e) => (Some(e), None),
+                Err(nr) => (None, Some(nr.message())),
+            }
+        } else {
+            (None, None)
         };
         let state = Arc::clone(&self.semantic);
         let mut result =

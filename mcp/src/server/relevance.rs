@@ -210,12 +210,12 @@ impl CodeIntel {
     }
 
     /// Builds the phrase background and, when the index has synced already, the repository
-    /// background as soon as the model is loaded, so the first relevance call does not pay for them
-    /// (otherwise the first call after the sync builds it).
+    /// background once a call has loaded the model (this never loads it), so later relevance
+    /// calls do not pay for them (otherwise the first call after the sync builds it).
     pub(super) fn prewarm_relevance(&self) {
         let server = self.clone();
         tokio::spawn(async move {
-            let Ok(embedder) = server.embedder.wait_async(Duration::from_secs(600)).await else {
+            let Some(embedder) = server.embedder.until_loaded().await else {
                 return;
             };
             let cache = Arc::clone(&server.relevance);
@@ -322,7 +322,8 @@ impl CodeIntel {
                 "message": "give target_feature and at least one symbol",
             }));
         }
-        let (embedder, mut unavailable) = match self.embedder.get() {
+        // The first call that needs the model loads it and waits for it (docs/DESIGN.md#initializing).
+        let (embedder, mut unavailable) = match self.embedder.wait_async(MODEL_WAIT).await {
             Ok(e) => (Some(e), None),
             Err(nr @ NotReady::Loading { .. }) => return nr.into_result(),
             Err(nr) => (None, Some(nr.message())),
@@ -378,7 +379,7 @@ impl CodeIntel {
                 );
             }
         };
-        let embedder = match self.embedder.get() {
+        let embedder = match self.embedder.wait_async(MODEL_WAIT).await {
             Ok(e) => e,
             Err(nr) => return nr.into_result(),
         };

@@ -546,18 +546,20 @@ fn summary(r: &SemanticSearchResult) -> String {
 }
 
 impl CodeIntel {
-    /// Whether the server embeds the repository in the background: unless `search_mode` is
-    /// `lexical` (or `lightweight_mode` is on, checked where it starts). With the default `auto`
-    /// the ranked search of most requests is lexical, but the vectors still serve the map's
-    /// calibration (its background of embedded chunks) and the requests `auto` searches in
-    /// hybrid (docs/DESIGN.md#search-mode).
-    pub(super) fn vectors_from_start(&self) -> bool {
-        SearchMode::from_name(&self.config.search_mode) != Some(SearchMode::Lexical)
+    /// Whether the server embeds the repository in the background once a call has loaded the
+    /// model: not with `search_mode: lexical` nor `lightweight_mode` (the one place that decides
+    /// it). With the default `auto` the vectors serve the requests it searches in hybrid
+    /// (questions, CJK requests) and the map's calibration (docs/DESIGN.md#search-mode).
+    pub(super) fn embeds_in_background(&self) -> bool {
+        !self.config.lightweight_mode
+            && SearchMode::from_name(&self.config.search_mode) != Some(SearchMode::Lexical)
     }
 
-    /// Starts the background embedding task (once per server).
+    /// Starts the background embedding task (once per server, when [`Self::embeds_in_background`]):
+    /// it waits for the model without loading it, so it embeds only in a server where a call
+    /// needed the model.
     pub(super) fn start_semantic_background(&self) {
-        if self.config.lightweight_mode || self.semantic.started.swap(true, Ordering::SeqCst) {
+        if !self.embeds_in_background() || self.semantic.started.swap(true, Ordering::SeqCst) {
             return;
         }
         let (state, index, embedder) = (
@@ -567,15 +569,9 @@ impl CodeIntel {
         );
         let runtime = tokio::runtime::Handle::current();
         tokio::spawn(async move {
-            let model = loop {
-                match embedder.wait_async(Duration::from_secs(60)).await {
-                    Ok(m) => break m,
-                    Err(NotReady::Loading { .. }) => continue,
-                    Err(NotReady::Unavailable { message }) => {
-                        tracing::info!(%message, "no background embedding: the model is unavailable");
-                        return;
-                    }
-                }
+            let Some(model) = embedder.until_loaded().await else {
+                tracing::info!("no background embedding: the model is unavailable");
+                return;
             };
             // A thread of its own, so its lower priority stays with it (a nice value is per
             // thread on Linux; the blocking pool's threads are shared with the tool calls).
@@ -586,6 +582,36 @@ impl CodeIntel {
                 tracing::warn!(error = %e, "cannot start the background embedding thread");
             }
         });
+    }
+
+    /// Whether `semantic_search` of `query` over `collection` needs the model: its forest is
+    /// ranked with the vectors (the configured mode resolved for the request: a question or a CJK
+    /// request under `auto`), or the map is searched and has entries (their calibration needs
+    /// the query's vector). Otherwise the search is lexical and a model not loaded yet stays so.
+    async fn search_needs_model(
+        &self,
+        index: &Arc<CodeIndex>,
+        query: &str,
+        collection: Collection,
+    ) -> bool {
+        if self.config.lightweight_mode {
+            return false;
+        }
+        let forest_mode = SearchOptions::configured(&self.config)
+            .map(|o| o.mode.resolve(query))
+            .unwrap_or(SearchMode::Hybrid);
+        if collection != Collection::Map && forest_mode != SearchMode::Lexical {
+            return true;
+        }
+        collection != Collection::Forest && self.map_has_entries(index).await
+    }
+
+    /// Whether the map (learned pairs and agreements, expired ones left out) has an entry.
+    pub(super) async fn map_has_entries(&self, index: &Arc<CodeIndex>) -> bool {
+        let (state, index) = (Arc::clone(&self.semantic), Arc::clone(index));
+        blocking(move || state.map(None, Some(&index)).is_ok_and(|m| !m.is_empty()))
+            .await
+            .unwrap_or(false)
     }
 
     /// Answers `semantic_search`.
@@ -634,11 +660,20 @@ impl CodeIntel {
                 "message": "the code index has not been built yet: start_session syncs it (or run `code-intel index`); retry after it",
             }));
         };
-        let (embedder, model_note) = match self.embedder.get() {
-            Ok(e) => (Some(e), None),
-            Err(nr @ NotReady::Loading { .. }) => return nr.into_result(),
-            Err(nr) => (None, Some(nr.message())),
+        // The model only where it helps (docs/DESIGN.md#search-mode); once loaded it serves
+        // every search.
+        let needs_model = self.search_needs_model(&index, &p.query, collection).await;
+        let (embedder, model_note) = match self.embedder.loaded() {
+            Some(e) => (Some(e), None),
+            None if !needs_model => (None, None),
+            // The first call that needs the model loads it and waits for it.
+            None => match self.embedder.wait_async(super::relevance::MODEL_WAIT).await {
+                Ok(e) => (Some(e), None),
+                Err(nr @ NotReady::Loading { .. }) => return nr.into_result(),
+                Err(nr) => (None, Some(nr.message())),
+            },
         };
+        let model_unused = embedder.is_none() && model_note.is_none();
         let n_results = p
             .n_results
             .unwrap_or(10)
@@ -663,8 +698,14 @@ impl CodeIntel {
                 )?,
                 None => {
                     let lexical_query = semantic::with_keywords(&query, keywords.as_deref());
-                    let mut r =
-                        lexical_only(&index, &config, &lexical_query, collection, n_results)?;
+                    let mut r = lexical_only(
+                        &index,
+                        &config,
+                        &lexical_query,
+                        collection,
+                        n_results,
+                        model_unused,
+                    )?;
                     r.query.clone_from(&query);
                     r
                 }
@@ -779,13 +820,16 @@ fn search_with_model(
     .map_err(|e| internal(e.to_string()))
 }
 
-/// Without a model: the forest lexically (the map needs the model).
+/// Without a model: the forest lexically (the map needs the model). `by_mode`: the model is
+/// there but this search does not need it (a lexical request under `search_mode`, an empty
+/// map), so the message says so instead of "no embedding model".
 fn lexical_only(
     index: &CodeIndex,
     config: &Config,
     query: &str,
     collection: Collection,
     n_results: usize,
+    by_mode: bool,
 ) -> Result<SemanticSearchResult, Refusal> {
     let opts = SearchOptions {
         mode: SearchMode::Lexical,
@@ -809,10 +853,12 @@ fn lexical_only(
     Ok(SemanticSearchResult {
         query: query.to_string(),
         collection,
-        searched: if searched_forest {
-            vec![Collection::Forest]
-        } else {
-            Vec::new()
+        // With `by_mode` the map was looked at (it is empty).
+        searched: match (by_mode && collection != Collection::Forest, searched_forest) {
+            (true, true) => vec![Collection::Map, Collection::Forest],
+            (true, false) => vec![Collection::Map],
+            (false, true) => vec![Collection::Forest],
+            (false, false) => Vec::new(),
         },
         source: (!hits.is_empty()).then_some(Collection::Forest),
         status,
@@ -825,7 +871,11 @@ fn lexical_only(
             background: Default::default(),
             confident_z: semantic::MAP_CONFIDENT_Z,
         },
-        message: if searched_forest {
+        message: if by_mode && searched_forest {
+            "Keyword results (search_mode: this request is ranked lexically; the map is empty): verify them before relying on them.".into()
+        } else if by_mode {
+            "The map is empty: nothing learned yet for this repository.".into()
+        } else if searched_forest {
             "Keyword results only (no embedding model): verify them before relying on them.".into()
         } else {
             "semantic_search needs the embedding model for the map, which is unavailable: search_map(query) searches the map by words.".into()
