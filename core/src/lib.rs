@@ -1,6 +1,6 @@
 //! code-intel-core: the domain logic of code-intel.
 //!
-//! The lean modules live in `code-intel-gate` (the crate the hooks link) and are re-exported here
+//! The lean modules live in `code-intel-session` (the crate the hooks link) and are re-exported here
 //! whole, so one path serves every adapter. Sessions and the write gate ([`session`], [`gate`]), the structured request ([`query_frame`]),
 //! the exploration planner ([`router`]), the decision journal ([`journal`]), the learned map's
 //! files ([`learned`]) and the outcome journal with its analyses ([`outcome`]); behind the `index`
@@ -13,7 +13,7 @@
 //! variables or the current directory; it reads and writes only under the roots its caller passes in.
 //! It is synchronous; every persisted record is versioned and written atomically.
 
-pub use code_intel_gate::{
+pub use code_intel_session::{
     config, gate, journal, learned, outcome, persist, query_frame, repo_path, router, session,
     state_dir, vocab,
 };

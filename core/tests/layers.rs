@@ -1,5 +1,5 @@
-//! The layering of `code-intel-gate` and `code-intel-core` (ARCHITECTURE.md "Layers"), checked on
-//! the source. `code-intel-gate` is the lean crate the hooks link; `code-intel-core` depends on it
+//! The layering of `code-intel-session` and `code-intel-core` (ARCHITECTURE.md "Layers"), checked on
+//! the source. `code-intel-session` is the lean crate the hooks link; `code-intel-core` depends on it
 //! and re-exports its modules, so `crate::session` in core is gate's `session`.
 //!
 //! The edges are the `crate::<module>` paths each top-level module's non-test code names
@@ -19,7 +19,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Layers from the bottom; a module may use its own layer and those below. The first five are
-/// `code-intel-gate`'s modules, the rest `code-intel-core`'s own (`core_relevance` is core's
+/// `code-intel-session`'s modules, the rest `code-intel-core`'s own (`core_relevance` is core's
 /// `relevance`: gate's module re-exported plus the calibrated scorer).
 const LAYERS: &[(&str, &[&str])] = &[
     ("base", &["persist", "state_dir", "config", "repo_path"]),
@@ -44,7 +44,7 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// The gate crate's `src/` and core's `src/`.
 fn src_dirs() -> [PathBuf; 2] {
     let core = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [core.join("../gate/src"), core.join("src")]
+    [core.join("../session/src"), core.join("src")]
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -263,7 +263,7 @@ fn every_module_has_a_layer() {
         for m in *modules {
             assert!(
                 graph.contains_key(*m),
-                "LAYERS names '{m}', which is not a module of code-intel-gate or code-intel-core"
+                "LAYERS names '{m}', which is not a module of code-intel-session or code-intel-core"
             );
         }
     }

@@ -1,4 +1,4 @@
-//! Thin adapters from Claude Code's hook JSON to `code_intel_gate::gate`: [`read_input`] types
+//! Thin adapters from Claude Code's hook JSON to `code_intel_session::gate`: [`read_input`] types
 //! the JSON once into a [`HookInput`] (its tool classified by the gate's table), [`tools`] turns
 //! it into the gate's `ToolCall` (the gate never reads Claude Code's or MCP's wire format).
 //!
@@ -27,7 +27,7 @@ pub mod tools;
 #[cfg(target_os = "linux")]
 pub mod witness;
 
-use code_intel_gate::gate::{ConfigLocations, Kernel, ToolCall};
+use code_intel_session::gate::{ConfigLocations, Kernel, ToolCall};
 use serde::Deserialize;
 use serde_json::Value;
 use tools::ToolClass;
@@ -223,7 +223,7 @@ pub fn session_env_installed(
     launcher: &std::path::Path,
 ) -> bool {
     if session_id
-        .parse::<code_intel_gate::vocab::ClaudeSessionId>()
+        .parse::<code_intel_session::vocab::ClaudeSessionId>()
         .is_err()
     {
         return false;
@@ -234,7 +234,7 @@ pub fn session_env_installed(
     };
     entries.flatten().any(|e| {
         e.file_name().to_str().is_some_and(|n| n.ends_with(".sh"))
-            && code_intel_gate::persist::read_regular(&e.path(), 64 * 1024)
+            && code_intel_session::persist::read_regular(&e.path(), 64 * 1024)
                 .ok()
                 .flatten()
                 .is_some_and(|bytes| {

@@ -1,7 +1,7 @@
 //! The PreToolUse hook: one decision per call. [`run`] is the whole of the
 //! `code-intel-pre-tool-use` binary: read the input ([`read_input`], typed once), find how the
 //! kernel sandbox meets a shell command ([`kernel`]), make one call into the gate
-//! ([`code_intel_gate::gate::pre_tool_use`], which reads the project's root, ignore rules,
+//! ([`code_intel_session::gate::pre_tool_use`], which reads the project's root, ignore rules,
 //! config, binding and session once and returns the verdict with the sandbox plan), and answer.
 //!
 //! Every path ends in a deliberate decision: a panic, unreadable stdin, malformed JSON or an
@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use code_intel_gate::gate::{self, ConfigLocations, Kernel, SandboxPlan, Verdict};
+use code_intel_session::gate::{self, ConfigLocations, Kernel, SandboxPlan, Verdict};
 use serde_json::Value;
 
 use crate::tools::ToolClass;

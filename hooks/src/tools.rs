@@ -1,12 +1,12 @@
 //! Claude Code's hook JSON typed into the gate's [`Action`]: the gate's tool table
-//! ([`classify`], `code_intel_gate::gate::tools`) says what each tool does and which field of its
+//! ([`classify`], `code_intel_session::gate::tools`) says what each tool does and which field of its
 //! `tool_input` names where; [`action`] reads that field, Grep's and Glob's result files,
 //! `start_session`'s id in every MCP result shape, and for a tool the table does not know
 //! ([`ToolClass::Unknown`]) every path-like string of its input ([`path_like_strings`]), which the
 //! gate gates as write targets, so an unclassified tool cannot open the gate.
 
-use code_intel_gate::gate::Action;
-pub use code_intel_gate::gate::tools::{ToolClass, classify};
+use code_intel_session::gate::Action;
+pub use code_intel_session::gate::tools::{ToolClass, classify};
 use serde_json::Value;
 
 /// How many path-like strings of an unclassified tool's input are listed for the gate.

@@ -1,5 +1,5 @@
 //! The calibrated scorer and the semantic quote checker over the deterministic fake embedder
-//! (the model-free verdict logic is tested in code-intel-gate's `relevance` tests).
+//! (the model-free verdict logic is tested in code-intel-session's `relevance` tests).
 
 use super::*;
 use crate::embed::{Embedder as _, FakeEmbedder};

@@ -1,4 +1,4 @@
-//! code-intel-gate: the lean part of code-intel's domain logic, the part a hook process links.
+//! code-intel-session: the lean part of code-intel's domain logic, the part a hook process links.
 //!
 //! Sessions and their phases ([`session`]), the write gate ([`gate`]), the structured request
 //! ([`query_frame`]), the exploration planner ([`router`]), the model-free relevance verdicts
@@ -7,11 +7,11 @@
 //! the base: atomic files and locks ([`persist`]), the state directory ([`state_dir`]), the
 //! configuration ([`config`]) and repository paths ([`repo_path`]). The layers and the rule that
 //! each module uses only its own layer and those below are in ARCHITECTURE.md "Layers" and are
-//! checked by `gate/tests/layers.rs`.
+//! checked by `core/tests/layers.rs`.
 //!
 //! This crate depends on no code index, parser or model (tantivy, tree-sitter, ONNX Runtime) by
 //! construction: `code-intel-core` adds those and re-exports every module here, so
-//! `code_intel_core::session` and `code_intel_gate::session` are the same module.
+//! `code_intel_core::session` and `code_intel_session::session` are the same module.
 //!
 //! Invariants (see `ARCHITECTURE.md`): this crate never reads stdin, writes stdout, reads
 //! environment variables or the current directory (`clippy.toml` forbids it); it reads and writes
