@@ -105,7 +105,7 @@ fn main() {
     let store = code_intel_session::session::store::SessionStore::new(root);
     let id = store
         .start(
-            code_intel_session::session::Intent::Modify,
+            code_intel_session::vocab::Intent::Modify,
             "bench",
             Some("bench"),
         )
@@ -113,7 +113,7 @@ fn main() {
         .session_id;
     store
         .update(&id, |s| {
-            s.phase = code_intel_session::session::Phase::Ready;
+            s.phase = code_intel_session::vocab::Phase::Ready;
             s.explored.insert(
                 code_intel_session::repo_path::RepoPath::parse_relative("src").expect("path"),
             );

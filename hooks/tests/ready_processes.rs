@@ -7,11 +7,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use code_intel_session::gate::ConfigLocations;
+use code_intel_session::gate::protect::ConfigLocations;
 use code_intel_session::gate::sandbox::{sandbox_plan, wrap_command};
 use code_intel_session::repo_path::{RepoPath, RepoRoot};
 use code_intel_session::session::store::SessionStore;
-use code_intel_session::session::{Intent, Phase, SessionId};
+use code_intel_session::vocab::Intent;
+use code_intel_session::vocab::Phase;
+use code_intel_session::vocab::SessionId;
 
 const SANDBOX: &str = env!("CARGO_BIN_EXE_code-intel-sandbox");
 

@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use crate::persist;
 
 use crate::state_dir::StateDir;
-pub use crate::state_dir::{CONFIG_FILE, STATE_DIR};
 
 /// How the write gate treats writes (PreToolUse for Edit/Write/MultiEdit/NotebookEdit and Bash).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -277,6 +276,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state_dir::STATE_DIR;
 
     #[test]
     fn missing_file_gives_defaults_and_unknown_keys_round_trip() {

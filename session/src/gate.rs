@@ -50,9 +50,9 @@ pub use call::{Action, Kernel, ToolCall};
 use code_intel_bash as bash;
 use code_intel_bash::BashTarget;
 use loaded::Loaded;
-pub use protect::ConfigLocations;
+use protect::ConfigLocations;
 use protect::Protected;
-pub use sandbox::SandboxPlan;
+use sandbox::SandboxPlan;
 
 /// The gate's decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,7 +127,7 @@ fn in_always_ignored_dir(p: &RepoPath) -> bool {
 fn is_protected(p: &RepoPath) -> bool {
     p.as_str()
         .split('/')
-        .any(|seg| seg == crate::config::STATE_DIR || seg == ".claude")
+        .any(|seg| seg == crate::state_dir::STATE_DIR || seg == ".claude")
         || p.as_str() == ".mcp.json"
 }
 

@@ -46,7 +46,6 @@ use unicode_normalization::UnicodeNormalization as _;
 use crate::persist::{self, FileLock, PersistError};
 use crate::query_frame::normalize_for_quote;
 use crate::state_dir::StateDir;
-pub use crate::state_dir::{AGREEMENTS_DIR, LEARNED_PAIRS_FILE};
 
 /// The newest format version this code reads and the one it writes.
 pub const LEARNED_PAIRS_VERSION: u32 = 2;

@@ -1,4 +1,4 @@
-//! code-intel-session: the lean part of code-intel's domain logic, the part a hook process links.
+//! code-intel-session: the phase engine of code-intel, the part a hook process links.
 //!
 //! Sessions and their phases ([`session`]), the write gate ([`gate`]), the structured request
 //! ([`query_frame`]), the exploration planner ([`router`]), the model-free relevance verdicts
@@ -10,8 +10,9 @@
 //! checked by `core/tests/layers.rs`.
 //!
 //! This crate depends on no code index, parser or model (tantivy, tree-sitter, ONNX Runtime) by
-//! construction: `code-intel-core` adds those and re-exports every module here, so
-//! `code_intel_core::session` and `code_intel_session::session` are the same module.
+//! construction: `code-intel-core` adds those over this crate and re-exports nothing of it, so
+//! every item here has one path (`code_intel_session::…`). The Bash analysis the write gate reads
+//! is `code-intel-bash`'s.
 //!
 //! Invariants (see `ARCHITECTURE.md`): this crate never reads stdin, writes stdout, reads
 //! environment variables or the current directory (`clippy.toml` forbids it); it reads and writes

@@ -43,7 +43,7 @@ use crate::session::store::{SessionError, SessionStore};
 use crate::session::{SessionEnd, SessionState};
 use crate::vocab::{Phase, RiskLevel, SessionId, Slot, SlotSource, Tier, Timestamp};
 
-pub use crate::vocab::{Outcome, UnknownOutcome};
+use crate::vocab::Outcome;
 
 /// Version of the outcome record format.
 pub const OUTCOME_VERSION: u32 = 1;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
-pub use crate::vocab::{Slot, SlotSource};
+use crate::vocab::{Slot, SlotSource};
 use crate::vocab::{Tier, Timestamp};
 
 /// How a quote was matched against the request.

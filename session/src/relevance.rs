@@ -19,18 +19,17 @@
 //! over the embedding model is `code_intel_core::relevance` (this module plus `CalibratedScorer`,
 //! `SemanticQuoteChecker` and their backgrounds).
 
-pub mod learned;
+use crate::learned;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::query_frame::SymbolConfirmation;
+use crate::learned::LearnedPair;
 use crate::query_frame::{MappedSymbol, normalize_for_quote};
 use crate::vocab::RiskLevel;
-pub use crate::vocab::Tier;
-use learned::LearnedPair;
+use crate::vocab::Tier;
 
 /// Where the calibrated score must reach for each tier.
 ///

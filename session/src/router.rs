@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::query_frame::QueryFrame;
-pub use crate::vocab::RiskLevel;
+use crate::vocab::RiskLevel;
 use crate::vocab::Slot;
 use crate::vocab::{Intent, Phase, Tool};
 
@@ -121,7 +121,8 @@ pub fn assess_risk(intent: Intent, frame: &QueryFrame) -> RiskLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query_frame::{QuoteMatch, SlotSource, SlotValue};
+    use crate::query_frame::{QuoteMatch, SlotValue};
+    use crate::vocab::SlotSource;
 
     fn frame(filled: &[Slot]) -> QueryFrame {
         let mut f = QueryFrame::new("q");

@@ -45,11 +45,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::query_frame::QueryFrame;
 use crate::repo_path::RepoPath;
-use crate::router::{self, Plan, RiskLevel};
-pub use requirements::Requirement;
+use crate::router::{self, Plan};
+use crate::vocab::RiskLevel;
+use requirements::Requirement;
 use requirements::SemanticReason;
 
-pub use crate::vocab::{Intent, Phase, SessionId, Tool, UnknownIntent};
+use crate::vocab::{Intent, Phase, SessionId};
 use crate::vocab::{Timestamp, now};
 pub use confirm::{
     ScoredUnderstandingResult, confirm_symbol_relevance, nl_symbol_mapping_requirement,

@@ -210,7 +210,7 @@ impl Protected {
                 if n == ".claude" {
                     return Some("Claude Code's configuration (.claude/)");
                 }
-                if n == crate::config::STATE_DIR {
+                if n == crate::state_dir::STATE_DIR {
                     return Some("code-intel's own state (.code-intel/)");
                 }
             }

@@ -148,7 +148,7 @@ pub(super) fn plan(
     }
     // The repository's own configuration and history stay protected inside any allowed tree:
     // an allowed directory that holds one of them (the root) is dropped below.
-    for name in [crate::config::STATE_DIR, ".claude", ".git", ".mcp.json"] {
+    for name in [crate::state_dir::STATE_DIR, ".claude", ".git", ".mcp.json"] {
         let p = root.path().join(name);
         if p.symlink_metadata().is_ok() {
             plan.protect.push(p);

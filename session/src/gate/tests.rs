@@ -1,7 +1,8 @@
 //! Gate tests: the PreToolUse rules and PostToolUse bookkeeping on a temp repository.
 
 use super::*;
-use crate::session::{Intent, Phase};
+use crate::vocab::Intent;
+use crate::vocab::Phase;
 
 struct Repo {
     dir: tempfile::TempDir,

@@ -5,6 +5,7 @@
 use expect_test::expect;
 
 use super::*;
+use crate::state_dir::{AGREEMENTS_DIR, LEARNED_PAIRS_FILE};
 
 fn state() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()

@@ -7,11 +7,13 @@ use serde_json::{Value, json};
 use super::*;
 use crate::config::{Config, GateMode};
 use crate::gate::{self, Action, Kernel, ToolCall, Verdict};
-use crate::learned::{self, LEARNED_PAIRS_FILE};
+use crate::learned::{self};
+use crate::query_frame::SymbolConfirmation;
 use crate::query_frame::{MappedSymbol, QuoteMatch, SlotValue};
-use crate::relevance::SymbolConfirmation;
 use crate::repo_path::RepoRoot;
-use crate::session::{Intent, ToolCallRecord};
+use crate::session::ToolCallRecord;
+use crate::state_dir::LEARNED_PAIRS_FILE;
+use crate::vocab::Intent;
 
 struct Repo {
     dir: tempfile::TempDir,
@@ -127,7 +129,7 @@ impl Repo {
             cwd: self.dir.path(),
             tool: "Edit",
             action: Action::WriteFile(path.to_str().unwrap()),
-            locations: &gate::ConfigLocations::default(),
+            locations: &crate::gate::protect::ConfigLocations::default(),
             kernel: Kernel::Absent,
         };
         gate::pre_tool_use(self.dir.path(), &call).verdict

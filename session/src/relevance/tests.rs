@@ -9,9 +9,10 @@ use crate::query_frame::{LiteralOnly, QueryFrameInput, SlotInput};
 use crate::repo_path::RepoRoot;
 use crate::session::store::SessionStore;
 use crate::session::{
-    Intent, Phase, SessionState, ToolCallRecord, Understanding, check_tool,
-    confirm_symbol_relevance,
+    SessionState, ToolCallRecord, Understanding, check_tool, confirm_symbol_relevance,
 };
+use crate::vocab::Intent;
+use crate::vocab::Phase;
 use crate::vocab::SlotSource;
 
 /// A scorer that answers a fixed z per symbol (unknown symbols: z = 0).
@@ -557,7 +558,7 @@ fn the_store_applies_confirmations_under_the_phase_matrix() {
 fn write_learned(repo: &Repo, body: &str) {
     let dir = repo.root.state_dir();
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(learned::LEARNED_PAIRS_FILE), body).unwrap();
+    std::fs::write(dir.join(crate::state_dir::LEARNED_PAIRS_FILE), body).unwrap();
 }
 
 #[test]

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use super::{
     AddExploredResult, HypothesisStatus, RecoveryOption, RevertResult, SessionState, WriteCheck,
 };
-use crate::query_frame::SlotSource;
 use crate::repo_path::{RepoPath, RepoRoot};
 use crate::vocab::Phase;
+use crate::vocab::SlotSource;
 
 /// Why a write is refused, with the recovery the model should take.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

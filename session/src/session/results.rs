@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use super::SessionEnd;
 use super::requirements::{Requirement, SemanticReason, Shortfall};
-use crate::query_frame::{FrameView, Slot, SlotEvidence, SlotValidationError};
-use crate::router::{Plan, RiskLevel};
+use crate::query_frame::{FrameView, SlotEvidence, SlotValidationError};
+use crate::router::Plan;
+use crate::vocab::RiskLevel;
+use crate::vocab::Slot;
 use crate::vocab::{Intent, Phase, SessionId, Timestamp};
 
 /// One tool call made during the session (MCP exploration tools and, via PostToolUse, Claude

@@ -3,8 +3,9 @@
 
 use super::requirements::{SemanticReason, Shortfall};
 use super::{Hypothesis, HypothesisInput, HypothesisStatus, SemanticResult, SessionState};
-use crate::query_frame::{self, MappedSymbol, SlotSource};
+use crate::query_frame::{self, MappedSymbol};
 use crate::vocab::Phase;
+use crate::vocab::SlotSource;
 
 impl SessionState {
     fn shortfalls(&self) -> Vec<Shortfall> {

@@ -3,8 +3,10 @@
 
 use super::store::{SessionError, SessionStore};
 use super::*;
-use crate::query_frame::{LiteralOnly, QueryFrameInput, Slot, SlotEvidence, SlotInput, SlotSource};
+use crate::query_frame::{LiteralOnly, QueryFrameInput, SlotEvidence, SlotInput};
 use crate::repo_path::RepoRoot;
+use crate::vocab::Slot;
+use crate::vocab::SlotSource;
 
 struct Fixture {
     _dir: tempfile::TempDir,

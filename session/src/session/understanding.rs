@@ -6,9 +6,12 @@ use super::{
     Confidence, MissingRequirement, Requirement, ScoredUnderstandingResult, SessionState,
     SetQueryFrameResult, Understanding, UnderstandingResult, nl_symbol_mapping_requirement,
 };
-use crate::query_frame::{self, MappedSymbol, QueryFrameInput, QuoteChecker, Slot, SlotSource};
+use crate::query_frame::{self, MappedSymbol, QueryFrameInput, QuoteChecker};
 use crate::repo_path::{RepoPath, RepoRoot};
-use crate::router::{self, RiskLevel};
+use crate::router::{self};
+use crate::vocab::RiskLevel;
+use crate::vocab::Slot;
+use crate::vocab::SlotSource;
 use crate::vocab::{Intent, Phase, now};
 
 impl SessionState {

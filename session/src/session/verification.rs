@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::{HypothesisStatus, SessionState, VerdictStatus, VerificationInput, VerificationResult};
-use crate::query_frame::SlotSource;
+use crate::vocab::SlotSource;
 use crate::vocab::{Phase, Tool};
 
 impl SessionState {

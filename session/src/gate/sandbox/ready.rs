@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use crate::repo_path::RepoRoot;
-use crate::session::Phase;
 use crate::session::store::SessionStore;
+use crate::vocab::Phase;
 use crate::vocab::SessionId;
 
 /// A plan that opens a READY session's explored directories: the session, so that the launcher
