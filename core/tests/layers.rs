@@ -528,10 +528,11 @@ fn workspace_dependencies(dir: &str) -> BTreeSet<String> {
         }
         let normal = section == "[dependencies]"
             || (section.starts_with("[target.") && section.ends_with(".dependencies]"));
-        if normal && let Some(dep) = line.split(['=', '.', ' ']).next() {
-            if dep.starts_with("code-intel-") {
-                found.insert(dep.to_string());
-            }
+        if normal
+            && let Some(dep) = line.split(['=', '.', ' ']).next()
+            && dep.starts_with("code-intel-")
+        {
+            found.insert(dep.to_string());
         }
     }
     found
