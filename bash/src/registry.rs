@@ -25,8 +25,6 @@ use crate::opts::{Options, Short, listed, parse_opts, selects};
 /// What an option's value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Value {
-    /// The option takes no value.
-    Flag,
     /// A value that names no file (a count, a format, a code page).
     Plain,
     /// A file the program writes, reported with this `via`.
@@ -134,7 +132,7 @@ pub(crate) struct Program {
 impl Value {
     /// Whether an option of this kind takes a value.
     fn takes_value(self) -> bool {
-        !matches!(self, Value::Flag | Value::CodeFlag)
+        self != Value::CodeFlag
     }
 }
 
@@ -1102,7 +1100,7 @@ pub(crate) fn apply(e: &mut Eval, p: &Program, inv: &Inv<'_>) {
             }
             match o.value {
                 Value::Output(v) => e.write(value, &via(v)),
-                Value::Flag | Value::Plain | Value::Code | Value::CodeFlag => {}
+                Value::Plain | Value::Code | Value::CodeFlag => {}
             }
         }
     }
@@ -1173,7 +1171,7 @@ mod tests {
                 assert!(
                     !crate::rules::RULES
                         .iter()
-                        .any(|(names, _)| crate::opts::listed(names, n)),
+                        .any(|r| crate::opts::listed(r.names, n)),
                     "{n} is both a spec and a coded rule"
                 );
             }
