@@ -40,7 +40,10 @@ type Rule = fn(&mut Eval, &Inv<'_>);
 pub(crate) struct CodedRule {
     pub(crate) names: &'static str,
     pub(crate) rule: Rule,
-    #[expect(dead_code, reason = "read by people: the rule's documentation in the table")]
+    #[expect(
+        dead_code,
+        reason = "read by people: the rule's documentation in the table"
+    )]
     pub(crate) why: &'static str,
 }
 
