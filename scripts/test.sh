@@ -24,7 +24,7 @@ bash scripts/model/fetch.sh
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "hooks must not link tantivy, ort, tree-sitter or code-intel-core (only the lean code-intel-gate)"
+step "hooks must not link tantivy, ort, tree-sitter or code-intel-core (only the lean code-intel-session and code-intel-bash)"
 if cargo tree -p code-intel-hooks -e normal --prefix none | grep -E '^(tantivy|ort|tree-sitter|fastembed|code-intel-core)[ -]'; then
   echo "code-intel-hooks links a heavy crate (see above): a hook must start in about a millisecond" >&2
   exit 1

@@ -586,8 +586,8 @@ impl Eval {
             };
             if let Some(program) = crate::registry::lookup(name) {
                 crate::registry::apply(self, program, &inv);
-            } else if let Some((_, rule)) = RULES.iter().find(|(names, _)| listed(names, name)) {
-                rule(self, &inv);
+            } else if let Some(r) = RULES.iter().find(|r| listed(r.names, name)) {
+                (r.rule)(self, &inv);
             }
             return;
         }

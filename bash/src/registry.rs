@@ -25,8 +25,6 @@ use crate::opts::{Options, Short, listed, parse_opts, selects};
 /// What an option's value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Value {
-    /// The option takes no value.
-    Flag,
     /// A value that names no file (a count, a format, a code page).
     Plain,
     /// A file the program writes, reported with this `via`.
@@ -34,6 +32,9 @@ pub(crate) enum Value {
     /// Code the program runs, in a language the gate does not analyse (`lua -e CODE`): given
     /// (with or without a value), the call is a run-time unknown.
     Code,
+    /// A flag that makes the program load and run code from files its other options name
+    /// (`pygmentize -x -l lexer.py:L`): given, the call is a run-time unknown.
+    CodeFlag,
 }
 
 /// How a write is named in [`crate::BashWrite::via`].
@@ -128,10 +129,17 @@ pub(crate) struct Program {
     pub(crate) operands: Operands,
 }
 
+impl Value {
+    /// Whether an option of this kind takes a value.
+    fn takes_value(self) -> bool {
+        self != Value::CodeFlag
+    }
+}
+
 impl Options for Program {
     fn short(&self, ch: char) -> Short {
         let takes = self.opts.iter().any(|o| {
-            o.value != Value::Flag
+            o.value.takes_value()
                 && o.names.iter().any(|n| {
                     let mut c = n.chars();
                     c.next() == Some('-') && c.next() == Some(ch) && c.next().is_none()
@@ -142,7 +150,7 @@ impl Options for Program {
 
     fn long_takes_value(&self, name: &str) -> bool {
         self.opts.iter().any(|o| {
-            o.value != Value::Flag
+            o.value.takes_value()
                 && o.names
                     .iter()
                     .any(|n| n.starts_with("--") && selects(name, n))
@@ -161,8 +169,10 @@ const fn opt(names: &'static [&'static str], value: Value) -> Opt {
 const PLAIN: Value = Value::Plain;
 const OUTPUT: Value = Value::Output(Via::Program);
 
-/// The programs described as data. Each entry replaced a rule written as code and decides as it
-/// did (the lists in `cases/` and the unit tests hold the decisions).
+/// The programs described as data. The entries up to `cat` and from `ls` on replaced rules
+/// written as code and decide as they did (`scripts/bash-diff.sh`, 0 differ); `pygmentize` and
+/// the gettext tools were added as specs (docs/log/2026-11-28-crates-named.md). The lists in
+/// `cases/` and the unit tests hold the decisions.
 pub(crate) const PROGRAMS: &[Program] = &[
     // `-o FILE` / `--output FILE` / `--output=FILE` of `shuf`, `iconv`, `pandoc`, `xmllint`.
     // (`shuf -e` is parsed as taking a value, as the rule it replaced did.)
@@ -463,6 +473,64 @@ pub(crate) const PROGRAMS: &[Program] = &[
             "cmp",
         ],
         opts: &[],
+        operands: Operands::Read,
+    },
+    // `pygmentize [-l LEXER] [-f FORMATTER] [-o OUTFILE] [FILE]`: highlights FILE, writes -o;
+    // with `-x` it loads a lexer or formatter from a Python file named by `-l`/`-f`.
+    Program {
+        names: &["pygmentize"],
+        opts: &[
+            opt(&["-o"], OUTPUT),
+            opt(&["-l", "-f", "-O", "-P", "-F", "-S", "-a"], PLAIN),
+            opt(&["-x"], Value::CodeFlag),
+        ],
+        operands: Operands::Read,
+    },
+    // GNU gettext's catalogue tools: `-o FILE`/`--output-file=FILE` is written, the catalogues
+    // read. (`msgmerge -U` rewrites its operand, `msgfilter`/`msgexec` run a command: not these.)
+    Program {
+        names: &[
+            "msgcat",
+            "msguniq",
+            "msgattrib",
+            "msgconv",
+            "msgcomm",
+            "msgen",
+            "msginit",
+            "msggrep",
+        ],
+        opts: &[
+            opt(&["-o", "--output-file"], OUTPUT),
+            opt(
+                &[
+                    "-D",
+                    "--directory",
+                    "-f",
+                    "--files-from",
+                    "--file",
+                    "-t",
+                    "--to-code",
+                    "-w",
+                    "--width",
+                    "--style",
+                    "-i",
+                    "--input",
+                    "-l",
+                    "--locale",
+                    "-e",
+                    "--regexp",
+                    "-N",
+                    "--location",
+                    "-M",
+                    "--domain",
+                    "--more-than",
+                    "--less-than",
+                    "--only-file",
+                    "--ignore-file",
+                ],
+                PLAIN,
+            ),
+        ],
         operands: Operands::Read,
     },
     // Listers: their operands (or the working directory) are read as trees; `tree -o` writes.
@@ -1015,6 +1083,16 @@ pub(crate) fn apply(e: &mut Eval, p: &Program, inv: &Inv<'_>) {
         }
     };
     for (flag, value) in &a.flags {
+        let runs_code = p
+            .opts
+            .iter()
+            .any(|o| o.value == Value::CodeFlag && o.names.iter().any(|n| selects(flag, n)));
+        if runs_code {
+            e.unknown(
+                inv.name,
+                format!("{} {flag} runs code from a file", inv.name),
+            );
+        }
         let Some(value) = value else { continue };
         for o in p.opts {
             if !o.names.iter().any(|n| selects(flag, n)) {
@@ -1022,7 +1100,7 @@ pub(crate) fn apply(e: &mut Eval, p: &Program, inv: &Inv<'_>) {
             }
             match o.value {
                 Value::Output(v) => e.write(value, &via(v)),
-                Value::Flag | Value::Plain | Value::Code => {}
+                Value::Plain | Value::Code | Value::CodeFlag => {}
             }
         }
     }
@@ -1093,7 +1171,7 @@ mod tests {
                 assert!(
                     !crate::rules::RULES
                         .iter()
-                        .any(|(names, _)| crate::opts::listed(names, n)),
+                        .any(|r| crate::opts::listed(r.names, n)),
                     "{n} is both a spec and a coded rule"
                 );
             }

@@ -24,9 +24,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use code_intel_core::config::Config;
 use code_intel_core::index::CodeIndex;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 const CORPORA: [&str; 3] = ["flask", "express", "laravel"];
 

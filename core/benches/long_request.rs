@@ -38,11 +38,12 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use code_intel_core::config::Config;
 use code_intel_core::eval::bm25_file::Bm25FileBaseline;
 use code_intel_core::index::hybrid::{self, Fusion, SearchMode, SearchOptions, Weights};
-use code_intel_core::index::{CodeIndex, RankParams, request};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::index::rank::RankParams;
+use code_intel_core::index::{CodeIndex, request};
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 fn queries(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)

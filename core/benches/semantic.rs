@@ -24,12 +24,12 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use code_intel_core::config::Config;
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelPaths};
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::hybrid::{self, SearchOptions};
 use code_intel_core::index::vector::VectorIndex;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 fn model_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("CODE_INTEL_MODEL_DIR") {

@@ -18,10 +18,10 @@
 
 use std::collections::BTreeMap;
 
-use code_intel_core::config::Config;
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::sync::SyncState;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 fn main() {
     let mut args = std::env::args().skip(1);

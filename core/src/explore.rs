@@ -25,14 +25,14 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, ResultLimits};
 use crate::index::chunk::{Chunk, ChunkKind, SkipReason, chunk_source};
+use crate::index::lexical::StoredChunk;
 use crate::index::source::{self, SourceError};
-use crate::index::{CodeIndex, IndexError, StoredChunk, sync};
-use crate::repo_path::{RepoPath, RepoPathError, RepoRoot};
+use crate::index::{CodeIndex, IndexError, sync};
+use code_intel_session::config::{Config, ResultLimits};
+use code_intel_session::repo_path::{RepoPath, RepoPathError, RepoRoot};
 
 pub use definitions::{Definition, FindDefinitionsParams, FindDefinitionsResult, find_definitions};
-pub use leads::{Lead, LeadSymbol, leads};
 pub use structure::{
     AnalyzeStructureParams, FileStructure, FunctionAt, FunctionAtLineParams, FunctionAtLineResult,
     StructureResult, SymbolNode, analyze_structure, get_function_at_line,

@@ -43,14 +43,14 @@ use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::schema::{TantivyDocument, Value};
 use tantivy::{Index, IndexReader, ReloadPolicy, Searcher};
 
-use crate::config::Config;
 use crate::index::chunk::ChunkKind;
 use crate::index::lang::Language;
-use crate::persist::{FileLock, PersistError};
-use crate::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::persist::{FileLock, PersistError};
+use code_intel_session::repo_path::RepoRoot;
 
-pub use lexical::{NameMatch, StoredChunk};
-pub use rank::{FileHit, RankParams};
+use lexical::{NameMatch, StoredChunk};
+use rank::{FileHit, RankParams};
 
 /// Errors of the code index.
 #[derive(Debug, thiserror::Error)]

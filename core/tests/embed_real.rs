@@ -258,7 +258,7 @@ fn compact_unigram_tokenizes_like_the_library() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    for sub in ["core/src", "docs", "gate/src", "mcp/src"] {
+    for sub in ["core/src", "docs", "session/src", "mcp/src"] {
         let mut stack = vec![root.join(sub)];
         while let Some(p) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&p) else {

@@ -1,14 +1,14 @@
 //! The exploration tools on inline multi-file fixtures: search_text, find_definitions,
 //! find_references, analyze_structure, get_function_at_line; path escapes, caps and truncation.
 
-use code_intel_core::config::{Config, ResultLimits};
 use code_intel_core::explore::{
     AnalyzeStructureParams, ExploreContext, ExploreError, FindDefinitionsParams,
     FindReferencesParams, FunctionAtLineParams, SearchTextParams, SymbolNode, TouchedFiles,
     analyze_structure, find_definitions, find_references, get_function_at_line, search_text,
 };
 use code_intel_core::index::CodeIndex;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::{Config, ResultLimits};
+use code_intel_session::repo_path::RepoRoot;
 use expect_test::{Expect, expect};
 
 const SERVICE_PY: &str = r#"import os

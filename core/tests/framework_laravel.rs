@@ -9,15 +9,16 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use code_intel_core::config::Config;
 use code_intel_core::explore::{
     AnalyzeStructureParams, ExploreContext, FindReferencesParams, analyze_structure,
     find_references,
 };
+use code_intel_core::index::CodeIndex;
 use code_intel_core::index::chunk::ChunkKind;
 use code_intel_core::index::framework::{FrameworkView, Neighbor};
-use code_intel_core::index::{CodeIndex, RankParams};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::index::rank::RankParams;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/laravel_app");
 

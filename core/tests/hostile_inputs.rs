@@ -16,14 +16,14 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use code_intel_core::config::Config;
 use code_intel_core::explore::{
     AnalyzeStructureParams, ExploreContext, ExploreError, FunctionAtLineParams, SearchTextParams,
     analyze_structure, get_function_at_line, search_text,
 };
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::sync::SyncState;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 /// Long enough for a debug build on a loaded 2-core machine; a hang is forever.
 const HANG: Duration = Duration::from_secs(120);

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use code_intel_core::config::Config;
 use code_intel_core::index::{CodeIndex, IndexError, SyncProgress, SyncReport};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 /// Materialises `files` (path, content) in a fresh temp dir with mtimes an hour in the past, so
 /// that the racy-mtime rule does not force re-hashing.
@@ -757,7 +757,7 @@ fn identifier_parts_and_natural_language_find_code() {
         .search_files(
             "user name",
             5,
-            &code_intel_core::index::RankParams::default(),
+            &code_intel_core::index::rank::RankParams::default(),
         )
         .unwrap();
     assert_eq!(files[0].best.file, "src/app.py", "{files:#?}");
@@ -782,7 +782,7 @@ fn identifier_parts_and_natural_language_find_code() {
         .search_files(
             "UserController store",
             3,
-            &code_intel_core::index::RankParams::default(),
+            &code_intel_core::index::rank::RankParams::default(),
         )
         .unwrap();
     assert_eq!(
@@ -844,14 +844,18 @@ fn a_japanese_request_finds_english_code_through_the_glossary() {
     // No ASCII word and no CJK text in the code: only the glossary's English words can match.
     let request = "期限切れのキャッシュを削除する";
     let with = index
-        .search_files(request, 5, &code_intel_core::index::RankParams::default())
+        .search_files(
+            request,
+            5,
+            &code_intel_core::index::rank::RankParams::default(),
+        )
         .unwrap();
     assert_eq!(with[0].best.file, "src/cache.ts", "{with:#?}");
     let without = index
         .search_files(
             request,
             5,
-            &code_intel_core::index::RankParams {
+            &code_intel_core::index::rank::RankParams {
                 glossary: 0.0,
                 ..Default::default()
             },
@@ -1099,7 +1103,7 @@ fn a_file_covering_more_of_the_request_gains_over_one_repeating_a_word() {
     let index = CodeIndex::open(&root, &config()).unwrap();
     sync(&index);
     let ratio = |coverage: f32| {
-        let params = code_intel_core::index::RankParams {
+        let params = code_intel_core::index::rank::RankParams {
             coverage,
             ..Default::default()
         };
@@ -1142,7 +1146,7 @@ fn a_template_brings_the_script_of_its_name_along() {
     let index = CodeIndex::open(&root, &config()).unwrap();
     sync(&index);
     let files = |query: &str, framework_link: f32| -> Vec<String> {
-        let params = code_intel_core::index::RankParams {
+        let params = code_intel_core::index::rank::RankParams {
             framework_link,
             ..Default::default()
         };

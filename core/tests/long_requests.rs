@@ -2,11 +2,12 @@
 //! frames name, the hit's explanation says which part of the request matched, and a short
 //! request ranks as it did before the analysis (`request_analysis` 0).
 
-use code_intel_core::config::Config;
+use code_intel_core::index::CodeIndex;
 use code_intel_core::index::hybrid::{self, Fusion, SearchMode, SearchOptions, Weights};
+use code_intel_core::index::rank::RankParams;
 use code_intel_core::index::request::PartKind;
-use code_intel_core::index::{CodeIndex, RankParams};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 /// A small shop: billing, tax, reports, mail. The prose of the issue below is about mail and
 /// reports; its traceback is in billing and tax.
@@ -162,7 +163,7 @@ return RATES[country]\n\
 KeyError: 'CH'\n\
 ```\n\n\
 ### Environment\n- OS: Debian 12\n- Python version: 3.12.1\n";
-    let leads = code_intel_core::explore::leads(&index, request, 5).unwrap();
+    let leads = code_intel_core::explore::leads::leads(&index, request, 5).unwrap();
     assert_eq!(
         leads.first().map(|l| l.file.as_str()),
         Some("shop/billing/tax.py"),

@@ -9,13 +9,14 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
-use code_intel_core::config::Config;
 use code_intel_core::embed::{Embedder, EmbeddingCache, FakeEmbedder};
+use code_intel_core::index::CodeIndex;
 use code_intel_core::index::hybrid::{self, SearchMode, SearchOptions, Signal};
 use code_intel_core::index::query_embed::{QueryEmbedBudget, embed_candidates};
+use code_intel_core::index::rank::RankParams;
 use code_intel_core::index::vector::VectorIndex;
-use code_intel_core::index::{CodeIndex, RankParams};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 mod fake;
 

@@ -14,13 +14,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use code_intel_core::config::Config;
 use code_intel_core::explore::{
     ExploreContext, FindDefinitionsParams, FindReferencesParams, TouchedFiles, find_definitions,
     find_references,
 };
-use code_intel_core::index::{CodeIndex, RankParams, SearchHit, SyncReport, rank};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::index::rank::RankParams;
+use code_intel_core::index::{CodeIndex, SearchHit, SyncReport, rank};
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 static FETCH: Mutex<()> = Mutex::new(());
 

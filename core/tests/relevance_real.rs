@@ -23,9 +23,10 @@ use std::sync::{Mutex, OnceLock};
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, dot, split_identifiers};
 use code_intel_core::index::chunk::{ChunkKind, ChunkOptions, chunk_source};
 use code_intel_core::relevance::{
-    Background, CalibratedScore, CalibratedScorer, PhraseBackground, RelevanceScorer,
-    SemanticQuoteChecker, Tier,
+    Background, CalibratedScorer, PhraseBackground, SemanticQuoteChecker,
 };
+use code_intel_session::relevance::{CalibratedScore, RelevanceScorer};
+use code_intel_session::vocab::Tier;
 
 /// The model, loaded once per test binary; `None` means skip. One intra-op thread: the machine
 /// is shared.
@@ -915,7 +916,7 @@ fn calibration_report() {
                 }
             }
         }
-        let t = code_intel_core::relevance::Thresholds::SYMBOLS;
+        let t = code_intel_session::relevance::Thresholds::SYMBOLS;
         let tiers = |zs: &[f32]| {
             [Tier::Fact, Tier::FactHighRisk, Tier::Rejected]
                 .map(|tier| zs.iter().filter(|z| t.tier(**z) == tier).count())

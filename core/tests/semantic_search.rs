@@ -8,7 +8,6 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, SystemTime};
 
-use code_intel_core::config::Config;
 use code_intel_core::embed::{Embedder, FakeEmbedder};
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::hybrid::{self, SearchMode, SearchOptions, Signal};
@@ -17,7 +16,8 @@ use code_intel_core::index::semantic::{
     Collection, MIN_BACKGROUND, Sources, Status, semantic_search,
 };
 use code_intel_core::index::vector::VectorIndex;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 const DIMS: usize = 128;
 
@@ -247,13 +247,13 @@ fn hybrid_hits_explain_their_parts_and_fall_back_to_bm25_without_vectors() {
     let (index, vectors) = build(&root, &fake);
     // Every signal weighted, and no file-level terms (coherence, size prior), so the file's score
     // is its best chunk's fused score and the explanation adds up to it.
-    let opts = SearchOptions::hybrid(&code_intel_core::config::SearchWeights {
+    let opts = SearchOptions::hybrid(&code_intel_session::config::SearchWeights {
         vector: 0.85,
         keyword: 0.05,
         definition: 0.05,
         reference: 0.05,
     });
-    let chunk_level = code_intel_core::index::RankParams {
+    let chunk_level = code_intel_core::index::rank::RankParams {
         file_extra: 0.0,
         size_prior: 0.0,
         ..Default::default()

@@ -8,11 +8,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicBool;
 
-use code_intel_core::config::Config;
 use code_intel_core::embed::Embedder;
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::vector::{RowHandoff, VectorIndex, VectorState};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 mod fake;
 

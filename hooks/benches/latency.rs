@@ -101,11 +101,11 @@ fn main() {
         .unwrap_or(false);
 
     // A READY session with src/ explored, bound to Claude Code session "bench".
-    let root = code_intel_gate::repo_path::RepoRoot::new(&repo).expect("root");
-    let store = code_intel_gate::session::store::SessionStore::new(root);
+    let root = code_intel_session::repo_path::RepoRoot::new(&repo).expect("root");
+    let store = code_intel_session::session::store::SessionStore::new(root);
     let id = store
         .start(
-            code_intel_gate::session::Intent::Modify,
+            code_intel_session::vocab::Intent::Modify,
             "bench",
             Some("bench"),
         )
@@ -113,9 +113,10 @@ fn main() {
         .session_id;
     store
         .update(&id, |s| {
-            s.phase = code_intel_gate::session::Phase::Ready;
-            s.explored
-                .insert(code_intel_gate::repo_path::RepoPath::parse_relative("src").expect("path"));
+            s.phase = code_intel_session::vocab::Phase::Ready;
+            s.explored.insert(
+                code_intel_session::repo_path::RepoPath::parse_relative("src").expect("path"),
+            );
         })
         .expect("update");
 

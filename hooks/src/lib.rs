@@ -1,4 +1,4 @@
-//! Thin adapters from Claude Code's hook JSON to `code_intel_gate::gate`: [`read_input`] types
+//! Thin adapters from Claude Code's hook JSON to `code_intel_session::gate`: [`read_input`] types
 //! the JSON once into a [`HookInput`] (its tool classified by the gate's table), [`tools`] turns
 //! it into the gate's `ToolCall` (the gate never reads Claude Code's or MCP's wire format).
 //!
@@ -27,10 +27,11 @@ pub mod tools;
 #[cfg(target_os = "linux")]
 pub mod witness;
 
-use code_intel_gate::gate::{ConfigLocations, Kernel, ToolCall};
+use code_intel_session::gate::protect::ConfigLocations;
+use code_intel_session::gate::tools::ToolClass;
+use code_intel_session::gate::{Kernel, ToolCall};
 use serde::Deserialize;
 use serde_json::Value;
-use tools::ToolClass;
 
 /// Hook stdin larger than this is refused (Write inputs carry whole files; 64 MiB is generous).
 pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
@@ -48,7 +49,7 @@ pub struct HookInput {
     pub hook_event_name: Option<String>,
     /// Tool name.
     pub tool_name: String,
-    /// What the tool does, by the gate's table ([`tools::classify`] of `tool_name`).
+    /// What the tool does, by the gate's table ([`classify`](code_intel_session::gate::tools::classify) of `tool_name`).
     pub class: ToolClass,
     /// Tool input.
     pub tool_input: Value,
@@ -76,7 +77,7 @@ struct RawHookInput {
 impl From<RawHookInput> for HookInput {
     fn from(raw: RawHookInput) -> Self {
         Self {
-            class: tools::classify(&raw.tool_name),
+            class: code_intel_session::gate::tools::classify(&raw.tool_name),
             session_id: raw.session_id,
             cwd: raw.cwd,
             hook_event_name: raw.hook_event_name,
@@ -223,7 +224,7 @@ pub fn session_env_installed(
     launcher: &std::path::Path,
 ) -> bool {
     if session_id
-        .parse::<code_intel_gate::vocab::ClaudeSessionId>()
+        .parse::<code_intel_session::vocab::ClaudeSessionId>()
         .is_err()
     {
         return false;
@@ -234,7 +235,7 @@ pub fn session_env_installed(
     };
     entries.flatten().any(|e| {
         e.file_name().to_str().is_some_and(|n| n.ends_with(".sh"))
-            && code_intel_gate::persist::read_regular(&e.path(), 64 * 1024)
+            && code_intel_session::persist::read_regular(&e.path(), 64 * 1024)
                 .ok()
                 .flatten()
                 .is_some_and(|bytes| {

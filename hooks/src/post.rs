@@ -1,6 +1,6 @@
 //! The PostToolUse hook: [`run`] is the whole of the `code-intel-post-tool-use` binary. It binds
 //! Claude Code sessions to code-intel sessions after `start_session` and records files read or
-//! edited on the bound session ([`code_intel_gate::gate::post_tool_use`]).
+//! edited on the bound session ([`code_intel_session::gate::post_tool_use`]).
 //!
 //! It never blocks (the tool already ran): errors go to stderr and the exit code is 0 — a non-zero
 //! code other than 2 is non-blocking anyway, and 0 keeps Claude Code's transcript clean.
@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use code_intel_gate::gate::{self, Kernel};
+use code_intel_session::gate::{self, Kernel};
 
 use crate::pre::HookEnv;
 use crate::{WATCHDOG, WATCHDOG_AFTER, project_dir, read_input};

@@ -1,7 +1,7 @@
 //! The PreToolUse hook: one decision per call. [`run`] is the whole of the
 //! `code-intel-pre-tool-use` binary: read the input ([`read_input`], typed once), find how the
 //! kernel sandbox meets a shell command ([`kernel`]), make one call into the gate
-//! ([`code_intel_gate::gate::pre_tool_use`], which reads the project's root, ignore rules,
+//! ([`code_intel_session::gate::pre_tool_use`], which reads the project's root, ignore rules,
 //! config, binding and session once and returns the verdict with the sandbox plan), and answer.
 //!
 //! Every path ends in a deliberate decision: a panic, unreadable stdin, malformed JSON or an
@@ -22,15 +22,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use code_intel_gate::gate::{self, ConfigLocations, Kernel, SandboxPlan, Verdict};
+use code_intel_session::gate::protect::ConfigLocations;
+use code_intel_session::gate::sandbox::SandboxPlan;
+use code_intel_session::gate::{self, Kernel, Verdict};
 use serde_json::Value;
 
-use crate::tools::ToolClass;
 use crate::{
     HookInput, SANDBOX_BIN, SANDBOX_CONTEXT, SANDBOXED_MODES, WATCHDOG, WATCHDOG_AFTER,
     claude_config_dir, config_locations, deny_json, landlock_fully_enforced, project_dir,
     read_input, session_env_installed, shell_prefix,
 };
+use code_intel_session::gate::tools::ToolClass;
 
 /// What a hook reads of its process besides stdin.
 #[derive(Debug, Clone, Default)]

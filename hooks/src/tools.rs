@@ -1,18 +1,18 @@
 //! Claude Code's hook JSON typed into the gate's [`Action`]: the gate's tool table
-//! ([`classify`], `code_intel_gate::gate::tools`) says what each tool does and which field of its
+//! ([`classify`](code_intel_session::gate::tools::classify)) says what each tool does and which field of its
 //! `tool_input` names where; [`action`] reads that field, Grep's and Glob's result files,
 //! `start_session`'s id in every MCP result shape, and for a tool the table does not know
 //! ([`ToolClass::Unknown`]) every path-like string of its input ([`path_like_strings`]), which the
 //! gate gates as write targets, so an unclassified tool cannot open the gate.
 
-use code_intel_gate::gate::Action;
-pub use code_intel_gate::gate::tools::{ToolClass, classify};
+use code_intel_session::gate::Action;
+use code_intel_session::gate::tools::ToolClass;
 use serde_json::Value;
 
 /// How many path-like strings of an unclassified tool's input are listed for the gate.
 pub const MAX_UNKNOWN_TOOL_PATHS: usize = 64;
 
-/// What a call of `tool_name` (of class `class`, [`classify`]) with `input` does, for the gate.
+/// What a call of `tool_name` (of class `class`, [`classify`](code_intel_session::gate::tools::classify)) with `input` does, for the gate.
 /// `response` is the tool's result
 /// (PostToolUse; `Value::Null` in PreToolUse): Grep's and Glob's files and `start_session`'s id
 /// are read from it. A writing or shell tool whose input lacks its field is
@@ -143,6 +143,7 @@ pub fn path_like_strings(input: &serde_json::Value, limit: usize) -> Option<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use code_intel_session::gate::tools::classify;
     use serde_json::json;
 
     fn action<'a>(tool_name: &str, input: &'a Value, response: &'a Value) -> Action<'a> {

@@ -1,5 +1,5 @@
 //! The launcher's side of "nothing outlives READY" (docs/GATE.md; the store's side is
-//! `code_intel_gate::witness`).
+//! `code_intel_session::witness`).
 //!
 //! A command whose sandbox plan grants a READY session's rights ([`ReadyRights`]) runs in two
 //! nested Landlock domains, both scoped for signals: the launcher restricts itself once (domain
@@ -16,7 +16,7 @@
 //!
 //! The witness is detached (its own session, re-parented away from the command, standard streams
 //! closed but for the one line that tells the launcher it listens), listens on the abstract Unix
-//! socket `code_intel_gate::witness::socket_name`, and ends its domain (`SIGKILL` to every
+//! socket `code_intel_session::witness::socket_name`, and ends its domain (`SIGKILL` to every
 //! member, repeated until none is left) when asked through it by the session store, or by
 //! itself when its once-a-second look at the session file shows the rights gone; it exits when
 //! its domain is empty.
@@ -33,8 +33,8 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use code_intel_gate::gate::sandbox::ReadyRights;
-use code_intel_gate::witness::{END_REQUEST, socket_name};
+use code_intel_session::gate::sandbox::ReadyRights;
+use code_intel_session::witness::{END_REQUEST, socket_name};
 use rustix::process::{Pid, Signal, getpid, kill_process, setsid, test_kill_process};
 
 /// The launcher's argument that makes it a witness (first stage: detaches, starts the second).
@@ -258,7 +258,7 @@ mod tests {
     fn arguments_round_trip() {
         let rights = ReadyRights {
             root: "/r o/x".into(),
-            session: code_intel_gate::vocab::SessionId::generate(),
+            session: code_intel_session::vocab::SessionId::generate(),
             claude_session: Some("c-1".into()),
         };
         assert_eq!(parse(&args_of(&rights, 7)), Some((7, rights.clone())));

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use code_intel_bash::{BashTarget, analyze};
-use code_intel_gate::gate::Verdict;
 use code_intel_hooks::pre::{HookEnv, pre_tool_use};
+use code_intel_session::gate::Verdict;
 use serde_json::json;
 
 /// One line of a list.

@@ -5,9 +5,11 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use code_intel_gate::repo_path::{RepoPath, RepoRoot};
-use code_intel_gate::session::store::SessionStore;
-use code_intel_gate::session::{Intent, Phase, SessionId};
+use code_intel_session::repo_path::{RepoPath, RepoRoot};
+use code_intel_session::session::store::SessionStore;
+use code_intel_session::vocab::Intent;
+use code_intel_session::vocab::Phase;
+use code_intel_session::vocab::SessionId;
 use serde_json::{Value, json};
 
 const PRE: &str = env!("CARGO_BIN_EXE_code-intel-pre-tool-use");

@@ -7,11 +7,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use code_intel_gate::gate::ConfigLocations;
-use code_intel_gate::gate::sandbox::{sandbox_plan, wrap_command};
-use code_intel_gate::repo_path::{RepoPath, RepoRoot};
-use code_intel_gate::session::store::SessionStore;
-use code_intel_gate::session::{Intent, Phase, SessionId};
+use code_intel_session::gate::protect::ConfigLocations;
+use code_intel_session::gate::sandbox::{sandbox_plan, wrap_command};
+use code_intel_session::repo_path::{RepoPath, RepoRoot};
+use code_intel_session::session::store::SessionStore;
+use code_intel_session::vocab::Intent;
+use code_intel_session::vocab::Phase;
+use code_intel_session::vocab::SessionId;
 
 const SANDBOX: &str = env!("CARGO_BIN_EXE_code-intel-sandbox");
 
@@ -162,17 +164,17 @@ fn background_writers_end_when_the_session_leaves_ready() {
                 r.session("c1");
             }
             _ => {
-                code_intel_gate::outcome::record_outcome(
+                code_intel_session::outcome::record_outcome(
                     &r.store,
                     &id,
-                    code_intel_gate::outcome::OutcomeInput {
-                        outcome: code_intel_gate::vocab::Outcome::Failure,
+                    code_intel_session::outcome::OutcomeInput {
+                        outcome: code_intel_session::vocab::Outcome::Failure,
                         analysis: None,
                         trigger_message: None,
                         failure_point: None,
                     },
-                    &code_intel_gate::outcome::LearnSettings {
-                        expiry: code_intel_gate::learned::Expiry::after_days(0),
+                    &code_intel_session::outcome::LearnSettings {
+                        expiry: code_intel_session::learned::Expiry::after_days(0),
                         embedding_model: None,
                     },
                 )

@@ -14,7 +14,6 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
-use code_intel_core::config::Config;
 use code_intel_core::explore::{
     self, AnalyzeStructureParams, ExploreContext, FindDefinitionsParams, FindReferencesParams,
     FunctionAtLineParams, SearchTextParams,
@@ -23,8 +22,9 @@ use code_intel_core::index::sync::{ChunkObserver, SyncState};
 use code_intel_core::index::{
     CodeIndex, IndexError, IndexStats, SearchHit, SyncProgress, SyncReport, chunk::Chunk,
 };
-use code_intel_core::repo_path::RepoRoot;
-use code_intel_core::session::store::{SessionStore, SessionSummary};
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
+use code_intel_session::session::store::{SessionStore, SessionSummary};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
@@ -719,7 +719,7 @@ struct RepairAnswer {
     #[serde(flatten)]
     sync: SyncReport,
     /// What was done to the learned map's files (damaged ones moved aside, pairs recovered).
-    map: code_intel_core::learned::health::MapRepair,
+    map: code_intel_session::learned::health::MapRepair,
 }
 
 /// `code-intel repair`: repair the learned map's files (damaged ones renamed aside, never
@@ -728,7 +728,7 @@ struct RepairAnswer {
 /// the next `index --embed` or server start (their state names the lexical commit they mirror,
 /// which this changes).
 fn repair(root: &RepoRoot, config: &Config, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
-    let map = code_intel_core::learned::health::repair(&root.state_dir())
+    let map = code_intel_session::learned::health::repair(&root.state_dir())
         .context("cannot repair the learned map (.code-intel/learned_pairs.json, agreements/)")?;
     let why = "rebuilt from the sources by `code-intel repair`";
     let index = CodeIndex::rebuild(root, config, why).context("cannot rebuild the index")?;

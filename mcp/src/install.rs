@@ -34,10 +34,10 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use code_intel_core::config::{self, Config};
-use code_intel_core::gate::tools::{TOOLS, ToolClass};
-use code_intel_core::persist::{self, FileLock, PersistError};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::gate::tools::{TOOLS, ToolClass};
+use code_intel_session::persist::{self, FileLock, PersistError};
+use code_intel_session::repo_path::RepoRoot;
 
 pub use ordered_json::Json;
 
@@ -565,9 +565,9 @@ pub fn runs_binary(command: &str, exec_form: bool, bin: &str) -> bool {
 /// The text of the file at `path`, read without blocking (a FIFO or device is an error, not a
 /// hang) and bounded like every state file; `Ok(None)` when there is none.
 fn read_optional(path: &Path) -> Result<Option<String>, InstallError> {
-    let read = code_intel_core::persist::read_regular(
+    let read = code_intel_session::persist::read_regular(
         path,
-        code_intel_core::persist::MAX_STATE_FILE_BYTES,
+        code_intel_session::persist::MAX_STATE_FILE_BYTES,
     )
     .and_then(|b| {
         b.map(|b| {
@@ -624,7 +624,11 @@ fn planned(
 }
 
 fn plan_config(root: &RepoRoot) -> Result<PlannedFile, InstallError> {
-    let rel = format!("{}/{}", config::STATE_DIR, config::CONFIG_FILE);
+    let rel = format!(
+        "{}/{}",
+        code_intel_session::state_dir::STATE_DIR,
+        code_intel_session::state_dir::CONFIG_FILE
+    );
     let target = write_target(root, &rel)?;
     let mut text =
         serde_json::to_string_pretty(&Config::default()).map_err(InstallError::Encode)?;
@@ -976,8 +980,8 @@ fn shared_state_ignored(root: &RepoRoot) -> bool {
     gitignore
         .matched_path_or_any_parents(
             root.path()
-                .join(config::STATE_DIR)
-                .join(config::CONFIG_FILE),
+                .join(code_intel_session::state_dir::STATE_DIR)
+                .join(code_intel_session::state_dir::CONFIG_FILE),
             false,
         )
         .is_ignore()

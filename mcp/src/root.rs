@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::repo_path::RepoRoot;
 
 /// Environment variable naming the project root (takes precedence over `CLAUDE_PROJECT_DIR`).
 pub const PROJECT_ENV: &str = "CODE_INTEL_PROJECT";
@@ -49,7 +49,9 @@ fn choose_root(
         }
     }
     cwd.ancestors()
-        .find(|d| d.join(code_intel_core::config::STATE_DIR).is_dir() || d.join(".git").exists())
+        .find(|d| {
+            d.join(code_intel_session::state_dir::STATE_DIR).is_dir() || d.join(".git").exists()
+        })
         .unwrap_or(cwd)
         .to_path_buf()
 }

@@ -15,7 +15,6 @@ mod wire;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use code_intel_core::config::Config;
 use code_intel_core::explore::recorded::{
     self, ExploreTool, RecordSummary, RecordedError, run_recorded,
 };
@@ -24,14 +23,16 @@ use code_intel_core::explore::{
     FindReferencesParams, FunctionAtLineParams, SearchTextParams, TouchedFiles,
 };
 use code_intel_core::index::source::SourceError;
-use code_intel_core::query_frame::QueryFrameInput;
-use code_intel_core::repo_path::{RepoPathError, RepoRoot};
-use code_intel_core::session::store::{SessionError, SessionStore, StartResponse};
-use code_intel_core::session::{
-    AddExploredResult, Intent, PhaseViolation, RevertResult, SemanticResult, SessionStatus,
+use code_intel_session::config::Config;
+use code_intel_session::query_frame::QueryFrameInput;
+use code_intel_session::repo_path::{RepoPathError, RepoRoot};
+use code_intel_session::session::store::{SessionError, SessionStore, StartResponse};
+use code_intel_session::session::{
+    AddExploredResult, PhaseViolation, RevertResult, SemanticResult, SessionStatus,
     SetQueryFrameResult, VerificationResult, WriteCheck,
 };
-use code_intel_core::vocab::SessionId;
+use code_intel_session::vocab::Intent;
+use code_intel_session::vocab::SessionId;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ServerCapabilities, ServerConfig};
@@ -39,7 +40,7 @@ use rmcp::{ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
 use serde::Serialize;
 use serde_json::json;
 
-use code_intel_core::session::ScoredUnderstandingResult;
+use code_intel_session::session::ScoredUnderstandingResult;
 use embedder::SharedEmbedder;
 use relevance::RelevanceCache;
 use shared_index::{SharedIndex, SyncStatus};
@@ -112,7 +113,7 @@ struct StartSessionResult {
     /// The ranked search's best files for the request (lexical BM25F ranking), each with its
     /// best symbols and why it ranks: verify them first, after any map hint. Empty before the
     /// first index sync or for a request without searchable words.
-    leads: Vec<code_intel_core::explore::Lead>,
+    leads: Vec<code_intel_core::explore::leads::Lead>,
     /// Whether the embedding model is loaded (the relevance and semantic tools need it).
     model: embedder::ModelStatus,
 }
@@ -341,14 +342,14 @@ impl CodeIntel {
 }
 
 impl CodeIntel {
-    /// `start_session`'s leads for `request` ([`code_intel_core::explore::leads()`]); empty when
+    /// `start_session`'s leads for `request` ([`code_intel_core::explore::leads::leads()`]); empty when
     /// the index never synced or the search fails (logged).
-    async fn leads(&self, request: String) -> Vec<code_intel_core::explore::Lead> {
+    async fn leads(&self, request: String) -> Vec<code_intel_core::explore::leads::Lead> {
         let Some(index) = self.index.for_tools_unchecked().await else {
             return Vec::new();
         };
         let found = blocking(move || {
-            code_intel_core::explore::leads(
+            code_intel_core::explore::leads::leads(
                 &index,
                 &request,
                 code_intel_core::explore::leads::DEFAULT_LEADS,

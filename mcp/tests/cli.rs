@@ -259,11 +259,11 @@ fn status_reports_the_index() {
     assert_eq!(after["sessions"], serde_json::json!([]));
 
     // Sessions (started here through core, as the MCP server would) are listed.
-    let root = code_intel_core::repo_path::RepoRoot::new(dir.path()).unwrap();
-    let store = code_intel_core::session::store::SessionStore::new(root);
+    let root = code_intel_session::repo_path::RepoRoot::new(dir.path()).unwrap();
+    let store = code_intel_session::session::store::SessionStore::new(root);
     let started = store
         .start(
-            code_intel_core::session::Intent::Modify,
+            code_intel_session::vocab::Intent::Modify,
             "fix the cart total",
             None,
         )

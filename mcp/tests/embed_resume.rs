@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use code_intel_core::config::Config;
 use code_intel_core::embed::{EmbeddingCache, ModelPaths};
 use code_intel_core::index::vector::{EMBED_GROUP, VectorIndex};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 use serde_json::{Value, json};
 use support::{Server, provisioned_model, write_fixture};
 

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use code_intel_core::config::Config;
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::sync::SyncState;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 use serde_json::Value;
 
 fn command(repo: &Path, args: &[&str]) -> Command {

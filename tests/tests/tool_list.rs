@@ -5,7 +5,7 @@
 //! Claude Code version that adds a tool must not go unnoticed: this test runs real Claude Code
 //! against the fake Messages API, collects the names in every request's `tools` array and the
 //! deferred tools announced in the prompt ("The following deferred tools are now available via
-//! ToolSearch…"), and fails when the gate's table (`code_intel_gate::gate::tools::classify`, linked
+//! ToolSearch…"), and fails when the gate's table (`code_intel_session::gate::tools::classify`, linked
 //! here as a dev-dependency: the shipped hook has no test-only option) does not know one.
 //!
 //! Needs `scripts/install-claude-code.sh` and `cargo build --workspace --bins` first.
@@ -20,7 +20,7 @@ use code_intel_e2e::{
     ClaudeCase, LoggedRequest, Step, code_intel_hooks, code_intel_mcp_json, locate_claude,
     require_binaries, settings_json,
 };
-use code_intel_gate::gate::tools::{ToolClass, classify};
+use code_intel_session::gate::tools::{ToolClass, classify};
 use serde_json::Value;
 
 /// The sentence that introduces the deferred tool names, one per line, ended by a blank line

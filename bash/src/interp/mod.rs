@@ -900,7 +900,7 @@ fn argv_text(argv: impl Iterator<Item = Option<String>>) -> String {
     .join(" ")
 }
 
-/// `s` as one single-quoted shell word (as `code_intel_gate::gate::sandbox::shell_quote`).
+/// `s` as one single-quoted shell word (as `code_intel_session::gate::sandbox::shell_quote`).
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }

@@ -4,10 +4,10 @@
 use code_intel_core::explore::ExploreError;
 use code_intel_core::index::IndexError;
 use code_intel_core::index::source::SourceError;
-use code_intel_core::repo_path::RepoPathError;
-use code_intel_core::session::PhaseViolation;
-use code_intel_core::session::store::SessionError;
-use code_intel_core::vocab::InvalidSessionId;
+use code_intel_session::repo_path::RepoPathError;
+use code_intel_session::session::PhaseViolation;
+use code_intel_session::session::store::SessionError;
+use code_intel_session::vocab::InvalidSessionId;
 use napi::bindgen_prelude::JsObjectValue as _;
 use napi::{Env, JsValue as _};
 
@@ -70,7 +70,7 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// A session id that is no [`code_intel_core::vocab::SessionId`]: `INVALID_SESSION_ID`, as the
+/// A session id that is no [`code_intel_session::vocab::SessionId`]: `INVALID_SESSION_ID`, as the
 /// store reports it.
 impl From<InvalidSessionId> for Failure {
     fn from(e: InvalidSessionId) -> Self {

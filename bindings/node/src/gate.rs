@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use code_intel_core::gate::{self, Kernel, Verdict};
 use code_intel_hooks::pre::{HookEnv, pre_tool_use};
 use code_intel_hooks::{HookInput, config_locations, project_dir, read_input};
+use code_intel_session::gate::{self, Kernel, Verdict};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 

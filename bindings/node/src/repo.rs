@@ -3,7 +3,6 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use code_intel_core::config::Config;
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelPaths};
 use code_intel_core::explore::recorded::{
     self, ExploreTool, RecordSummary, RecordedError, run_recorded,
@@ -15,15 +14,18 @@ use code_intel_core::explore::{
 use code_intel_core::index::hybrid::{self, SearchMode};
 use code_intel_core::index::map::curate::{self, AgreementError};
 use code_intel_core::index::map::{self, MapIndex};
+use code_intel_core::index::rank::RankParams;
 use code_intel_core::index::semantic::with_keywords;
 use code_intel_core::index::vector::{self, VectorIndex};
-use code_intel_core::index::{CodeIndex, RankParams, SyncProgress};
-use code_intel_core::learned::Expiry;
-use code_intel_core::outcome;
+use code_intel_core::index::{CodeIndex, SyncProgress};
 use code_intel_core::relevance::Background;
-use code_intel_core::repo_path::RepoRoot;
-use code_intel_core::session::store::SessionStore;
-use code_intel_core::session::{Intent, SessionId};
+use code_intel_session::config::Config;
+use code_intel_session::learned::Expiry;
+use code_intel_session::outcome;
+use code_intel_session::repo_path::RepoRoot;
+use code_intel_session::session::store::SessionStore;
+use code_intel_session::vocab::Intent;
+use code_intel_session::vocab::SessionId;
 use napi::Env;
 use napi::bindgen_prelude::AsyncTask;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};

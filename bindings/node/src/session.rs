@@ -1,5 +1,5 @@
 //! `Session`: one code-intel session (EXPLORATION → SEMANTIC → VERIFICATION → READY), backed by
-//! `code_intel_core::session::store` — the same files, locks and phase matrix the MCP server and
+//! `code_intel_session::session::store` — the same files, locks and phase matrix the MCP server and
 //! the hooks use, so a Node script, the CLI and Claude Code can share a session.
 //!
 //! Domain records (understanding, hypotheses, verification results, query-frame slots, and every
@@ -11,12 +11,15 @@ use code_intel_core::explore::{
     AnalyzeStructureParams, FindDefinitionsParams, FindReferencesParams, FunctionAtLineParams,
     SearchTextParams,
 };
-use code_intel_core::learned::{DEFAULT_EMBEDDING_MODEL, Expiry};
-use code_intel_core::outcome::{self, LearnSettings, Outcome, OutcomeError, OutcomeInput};
-use code_intel_core::query_frame::{LiteralOnly, QueryFrameInput};
-use code_intel_core::relevance::{CalibratedScorer, ConfirmInput, Thresholds};
-use code_intel_core::session::requirements::SemanticReason;
-use code_intel_core::session::{HypothesisInput, SessionId, Understanding, VerificationInput};
+use code_intel_core::relevance::CalibratedScorer;
+use code_intel_session::learned::{DEFAULT_EMBEDDING_MODEL, Expiry};
+use code_intel_session::outcome::{self, LearnSettings, OutcomeError, OutcomeInput};
+use code_intel_session::query_frame::{LiteralOnly, QueryFrameInput};
+use code_intel_session::relevance::{ConfirmInput, Thresholds};
+use code_intel_session::session::requirements::SemanticReason;
+use code_intel_session::session::{HypothesisInput, Understanding, VerificationInput};
+use code_intel_session::vocab::Outcome;
+use code_intel_session::vocab::SessionId;
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use serde::de::DeserializeOwned;

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::persist::{FileLock, PersistError, write_atomic};
+use code_intel_session::persist::{FileLock, PersistError, write_atomic};
 
 const MAGIC: &[u8; 8] = b"CIEMBED\0";
 const VERSION: u32 = 1;
@@ -86,10 +86,10 @@ pub struct CacheOpen {
     pub reset: Option<String>,
 }
 
-/// The cache file's bytes without ever blocking ([`crate::persist::read_regular`], no size
+/// The cache file's bytes without ever blocking ([`code_intel_session::persist::read_regular`], no size
 /// bound): `Ok(None)` when there is none, `InvalidInput` for a FIFO, socket, device or directory.
 fn read_cache_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
-    crate::persist::read_regular(path, u64::MAX)
+    code_intel_session::persist::read_regular(path, u64::MAX)
 }
 
 /// Vectors by chunk content SHA-256 for one model, loaded in memory and persisted in one file.

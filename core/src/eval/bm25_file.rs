@@ -26,7 +26,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 use super::history::has_code_extension;
 use crate::index::source;
-use crate::repo_path::RepoRoot;
+use code_intel_session::repo_path::RepoRoot;
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;

@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 
 use super::grep::grep_terms;
 use super::{CUTOFF, EvalQuery};
-use crate::config::Config;
 use crate::explore::{self, ExploreContext, ExploreError, ResultOrder, SearchTextParams};
 use crate::index::CodeIndex;
-use crate::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 /// Matches per `search_text` call (the agent's usual `max_results`).
 pub const MATCHES_PER_CALL: usize = 50;
@@ -49,7 +49,7 @@ pub fn explore_ranks(
     query: &EvalQuery,
 ) -> Result<ExploreRanks, ExploreError> {
     let started = std::time::Instant::now();
-    let leads: Vec<String> = explore::leads(index, &query.query, CUTOFF)?
+    let leads: Vec<String> = crate::explore::leads::leads(index, &query.query, CUTOFF)?
         .into_iter()
         .map(|l| l.file)
         .collect();

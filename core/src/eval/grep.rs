@@ -25,7 +25,7 @@ use super::history::has_code_extension;
 use crate::index::lexical::QUERY_STOP_WORDS;
 use crate::index::rank::GENERIC_WORDS;
 use crate::index::source;
-use crate::repo_path::RepoRoot;
+use code_intel_session::repo_path::RepoRoot;
 
 /// File bytes kept in memory across queries; files beyond this are read again for each query.
 const CACHE_BYTES: usize = 256 << 20;

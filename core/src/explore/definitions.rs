@@ -7,9 +7,9 @@ use super::{
     Budget, ExploreContext, ExploreError, Span, TouchedFiles, chunks_from_disk, dedup_files,
     language_id, resolve_existing, result_cap, scope_of,
 };
-use crate::index::NameMatch;
 use crate::index::chunk::ChunkKind;
 use crate::index::lang::Language;
+use crate::index::lexical::NameMatch;
 use crate::index::lexical::normalize_qualified;
 use crate::index::sync;
 
@@ -132,7 +132,7 @@ pub fn find_definitions(
 
     let mut candidates: Vec<Candidate> = Vec::new();
     if let Some(index) = cx.index {
-        let mut add = |chunks: Vec<crate::index::StoredChunk>| {
+        let mut add = |chunks: Vec<crate::index::lexical::StoredChunk>| {
             candidates.extend(chunks.iter().map(|c| Candidate {
                 file: c.file.clone(),
                 language: c.language,

@@ -12,9 +12,9 @@ use super::{
     FunctionAtLineResult, ResultOrder, SearchTextParams, SearchTextResult, StructureResult,
     TouchedFiles,
 };
-use crate::session::ToolCallRecord;
-use crate::session::store::{SessionError, SessionStore};
-use crate::vocab::{Phase, SessionId, Tool};
+use code_intel_session::session::ToolCallRecord;
+use code_intel_session::session::store::{SessionError, SessionStore};
+use code_intel_session::vocab::{Phase, SessionId, Tool};
 
 /// The one-line `result_summary` a session records for an exploration call.
 pub trait RecordSummary {
@@ -101,7 +101,7 @@ where
     let request = match session {
         Some(id) => {
             let state = store.load(id)?;
-            crate::session::check_tool(state.phase, tool.tool.name(), None)
+            code_intel_session::session::check_tool(state.phase, tool.tool.name(), None)
                 .map_err(SessionError::Phase)?;
             Some(state.query)
         }

@@ -34,7 +34,7 @@ use super::chunk::ChunkKind;
 use super::rank::{self, FoldedChunk, RankParams};
 use super::vector::{Coverage, SimilarityProfile, VectorIndex};
 use super::{CodeIndex, IndexError, SearchHit};
-use crate::config::{Config, SearchWeights};
+use code_intel_session::config::{Config, SearchWeights};
 
 /// Candidates taken from each ranked list (BM25, vector) before fusion.
 pub const CANDIDATES: usize = 50;

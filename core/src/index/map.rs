@@ -1,6 +1,6 @@
 //! The map (docs/DESIGN.md#map-forest): what earlier sessions established — learned pairs
 //! (`.code-intel/learned_pairs.json`) and agreements (`.code-intel/agreements/*.md`), read by
-//! [`crate::learned`] — as entries searched before the forest (the code): lexically, BM25 over
+//! [`code_intel_session::learned`] — as entries searched before the forest (the code): lexically, BM25 over
 //! the entry texts (no model needed), and by vectors when the model is there ([`search_map`],
 //! and [`super::semantic`]'s short-circuit).
 //!
@@ -34,10 +34,9 @@ use super::semantic::{MAP_CONFIDENT_Z, MIN_BACKGROUND, Status};
 use super::vector::SimilarityProfile;
 use super::{CodeIndex, IndexError};
 use crate::embed::{CacheError, EmbedError, Embedder, EmbeddingCache, split_identifiers};
-use crate::learned::{self, Expiry, MapItem, ReadError};
-use crate::repo_path::RepoRoot;
-
-pub use crate::learned::{AGREEMENTS_DIR, MAX_AGREEMENTS, MapSource};
+use code_intel_session::learned::MapSource;
+use code_intel_session::learned::{self, Expiry, MapItem, ReadError};
+use code_intel_session::repo_path::RepoRoot;
 
 /// Characters of an agreement's body kept in its entry text.
 pub const AGREEMENT_TEXT_CHARS: usize = 1000;
@@ -300,7 +299,7 @@ impl MapIndex {
     /// # Errors
     /// [`MapError`] when the files are malformed, the cache fails or embedding fails.
     pub fn load(root: &RepoRoot, embedder: &dyn Embedder) -> Result<Self, MapError> {
-        let days = crate::config::Config::default().auto_purge_days;
+        let days = code_intel_session::config::Config::default().auto_purge_days;
         Self::load_with(root, &Expiry::after_days(days), Some(embedder))
     }
 

@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use super::rank::RankParams;
 use super::vector::{VectorError, VectorIndex};
 use super::{CodeIndex, IndexError};
-use crate::config::Config;
 use crate::embed::Embedder;
+use code_intel_session::config::Config;
 
 /// Texts in the first batch of a query (the rate of the rest is measured on it).
 pub const FIRST_BATCH: usize = 4;

@@ -16,7 +16,7 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use crate::repo_path::RepoRoot;
+use code_intel_session::repo_path::RepoRoot;
 
 /// `O_NONBLOCK` (`<fcntl.h>`): opening a FIFO returns at once instead of waiting for a writer.
 /// No effect on regular files. Values from the Linux and BSD/macOS headers.

@@ -44,9 +44,9 @@ use super::lexical::{self, Fields};
 use super::scope;
 use super::source::{self, SourceError};
 use super::{IndexError, SkippedFile, SyncProgress, SyncReport, SyncTimings};
-use crate::config::Config;
-use crate::persist::{self, FileLock};
-use crate::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::persist::{self, FileLock};
+use code_intel_session::repo_path::RepoRoot;
 
 /// File name of the sync state inside `.code-intel/`.
 pub const STATE_FILE: &str = "sync_state.json";

@@ -74,10 +74,10 @@ use std::path::{Path, PathBuf};
 
 use super::embedding_text::EmbeddingText;
 use super::sync;
-use crate::config::Config;
 use crate::embed::{CacheError, EmbedError, EmbeddingCache};
-use crate::persist::PersistError;
-use crate::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::persist::PersistError;
+use code_intel_session::repo_path::RepoRoot;
 
 pub use embedding::{EMBED_GROUP, EmbedLock, EmbedReport, EmbedRun, EmbeddedGroup};
 pub use graph::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, UnitDot};

@@ -27,7 +27,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::repo_path::RepoRoot;
+use code_intel_session::repo_path::RepoRoot;
 
 /// Most changed paths a [`Moved`] names (the rest are counted in [`Moved::total`]).
 pub const MAX_NAMED: usize = 200;

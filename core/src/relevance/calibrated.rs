@@ -13,9 +13,10 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::builtin::{GENERIC_SYMBOLS, REQUEST_PHRASES};
-use super::{CalibratedScore, RelevanceError, RelevanceScorer, Thresholds, Tier};
 use crate::embed::{EmbedError, Embedder, dot, split_identifiers};
-use crate::query_frame::QuoteChecker;
+use code_intel_session::query_frame::QuoteChecker;
+use code_intel_session::relevance::{CalibratedScore, RelevanceError, RelevanceScorer, Thresholds};
+use code_intel_session::vocab::Tier;
 
 /// The embedding text of a symbol: a PHP namespace is dropped (`App\Auth\Guard::attempt` →
 /// `Guard::attempt`), then [`split_identifiers`] splits and expands it (`guard attempt`).

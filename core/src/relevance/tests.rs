@@ -1,10 +1,13 @@
 //! The calibrated scorer and the semantic quote checker over the deterministic fake embedder
-//! (the model-free verdict logic is tested in code-intel-gate's `relevance` tests).
+//! (the model-free verdict logic is tested in code-intel-session's `relevance` tests).
 
 use super::*;
 use crate::embed::{Embedder as _, FakeEmbedder};
-use crate::query_frame::{QueryFrameInput, QuoteChecker, SlotInput};
-use crate::session::{Intent, SessionState};
+use code_intel_session::query_frame::{QueryFrameInput, QuoteChecker, SlotInput};
+use code_intel_session::relevance::{RelevanceError, RelevanceScorer as _};
+use code_intel_session::session::SessionState;
+use code_intel_session::vocab::Intent;
+use code_intel_session::vocab::Tier;
 
 fn fake() -> FakeEmbedder {
     FakeEmbedder::new(256)
@@ -160,10 +163,13 @@ fn the_quote_checker_accepts_values_the_request_supports_and_rejects_others() {
         },
         &checker,
     );
-    assert_eq!(r.accepted_slots, [crate::vocab::Slot::TargetFeature]);
+    assert_eq!(
+        r.accepted_slots,
+        [code_intel_session::vocab::Slot::TargetFeature]
+    );
     assert_eq!(r.validation_errors.len(), 1);
     assert_eq!(
-        s.query_frame.slots[&crate::vocab::Slot::TargetFeature].matched,
-        crate::query_frame::QuoteMatch::Semantic
+        s.query_frame.slots[&code_intel_session::vocab::Slot::TargetFeature].matched,
+        code_intel_session::query_frame::QuoteMatch::Semantic
     );
 }

@@ -16,7 +16,7 @@
 //! `CODE_INTEL_LAUNCHED=1`, so that the line, run again inside it, lets the command proceed.
 //!
 //! The PreToolUse hook rewrites every Bash command to the first form under `bypassPermissions`
-//! while the gate is active (`updatedInput`, plan from `code_intel_gate::gate::sandbox`). The
+//! while the gate is active (`updatedInput`, plan from `code_intel_session::gate::sandbox`). The
 //! second form is the launcher as Claude Code's shell prefix (`CLAUDE_CODE_SHELL_PREFIX`, every
 //! permission mode; `code_intel_hooks::shell_prefix`): one argument, the command line Claude Code
 //! would run. code-intel's own hook and server lines run unconfined
@@ -51,7 +51,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use code_intel_gate::gate::sandbox::ReadyRights;
+use code_intel_session::gate::sandbox::ReadyRights;
 
 /// Exit code when the command could not be started (as a shell's "cannot execute").
 const CANNOT_RUN: u8 = 126;
@@ -81,7 +81,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
                     "--ready-root" => ready_root = Some(PathBuf::from(v)),
                     "--ready-session" => {
                         ready_session = Some(
-                            v.parse::<code_intel_gate::vocab::SessionId>()
+                            v.parse::<code_intel_session::vocab::SessionId>()
                                 .map_err(|e| format!("--ready-session: {e}"))?,
                         );
                     }
@@ -445,7 +445,7 @@ fn prefix_mode(command: String, handover: Handover) -> ExitCode {
     .and_then(|project| {
         let session = var(shell_prefix::SESSION_ENV);
         let session = session.as_deref().and_then(std::ffi::OsStr::to_str);
-        code_intel_gate::gate::sandbox::sandbox_plan(
+        code_intel_session::gate::sandbox::sandbox_plan(
             &project,
             session,
             &code_intel_hooks::config_locations(),
@@ -595,7 +595,7 @@ fn start_witness(_: &ReadyRights) -> Result<(), String> {
 fn missing_location(path: &Path) -> PathBuf {
     match (path.parent().map(std::fs::canonicalize), path.file_name()) {
         (Some(Ok(parent)), Some(name)) if name != ".." => parent.join(name),
-        _ => code_intel_gate::repo_path::real_location(path),
+        _ => code_intel_session::repo_path::real_location(path),
     }
 }
 

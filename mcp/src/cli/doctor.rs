@@ -21,13 +21,13 @@ use crate::install::{
     SERVER_NAME, write_tools,
 };
 use clap::Args;
-use code_intel_core::config::{Config, GateMode};
 use code_intel_core::index::CodeIndex;
 use code_intel_core::index::sync::PendingChanges;
 use code_intel_core::index::vector::VectorIndex;
-use code_intel_core::repo_path::RepoRoot;
-use code_intel_core::session::store::{SessionError, SessionStore};
-use code_intel_core::vocab::SessionId;
+use code_intel_session::config::{Config, GateMode};
+use code_intel_session::repo_path::RepoRoot;
+use code_intel_session::session::store::{SessionError, SessionStore};
+use code_intel_session::vocab::SessionId;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -578,9 +578,9 @@ impl ClaudeConfig {
 /// A JSON file: `Ok(None)` when missing, `Err(why)` when unreadable or not JSON.
 fn read_json(path: &Path) -> Result<Option<Value>, String> {
     // Never blocks on a FIFO planted in place of a settings file.
-    match code_intel_core::persist::read_regular(
+    match code_intel_session::persist::read_regular(
         path,
-        code_intel_core::persist::MAX_STATE_FILE_BYTES,
+        code_intel_session::persist::MAX_STATE_FILE_BYTES,
     ) {
         Ok(Some(t)) if t.trim_ascii().is_empty() => Ok(Some(json!({}))),
         Ok(Some(t)) => serde_json::from_slice(&t)
@@ -1232,7 +1232,7 @@ fn check_state_files(root: &RepoRoot) -> Check {
 fn check_learned_map(root: &RepoRoot) -> Check {
     const NAME: &str = "learned map";
     let state = root.state_dir();
-    let health = code_intel_core::learned::health::check(&state);
+    let health = code_intel_session::learned::health::check(&state);
     let shown = |p: &Path| {
         p.strip_prefix(root.path())
             .map_or_else(|_| p.display().to_string(), |r| r.display().to_string())

@@ -10,14 +10,15 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
-use code_intel_core::config::Config;
 use code_intel_core::eval::bm25_file::Bm25FileBaseline;
 use code_intel_core::eval::explore::{self, ExploreRanks, ExploreSummary, explore_ranks};
 use code_intel_core::eval::grep::GrepBaseline;
 use code_intel_core::eval::history::{self, ChangeRequest, Selection, Skip, Worktree};
 use code_intel_core::eval::{self, CUTOFF, EvalQuery, GoldRange, QueryScore, ResultChunk, Summary};
-use code_intel_core::index::{CodeIndex, RankParams};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_core::index::CodeIndex;
+use code_intel_core::index::rank::RankParams;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 use serde::{Deserialize, Serialize};
 
 use super::semantic::{self, BatchQuery, ModeArg, SearchModeArgs, Searcher};

@@ -8,7 +8,7 @@ use std::io::Write;
 use crate::install::{self, Change, InstallPlan, PlannedFile, Skill};
 use anyhow::Context as _;
 use clap::Args;
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::repo_path::RepoRoot;
 use serde::Serialize;
 
 /// The plugin's skills (`skills/` at the repository root), compiled in so that an installed binary

@@ -7,10 +7,10 @@ use std::io::Write;
 
 use anyhow::Context as _;
 use clap::Args;
-use code_intel_core::outcome::{self, Correlation, Insights, OutcomeError, SessionAnalysis};
-use code_intel_core::repo_path::RepoRoot;
-use code_intel_core::session::store::{SessionError, SessionStore};
-use code_intel_core::vocab::SessionId;
+use code_intel_session::outcome::{self, Correlation, Insights, OutcomeError, SessionAnalysis};
+use code_intel_session::repo_path::RepoRoot;
+use code_intel_session::session::store::{SessionError, SessionStore};
+use code_intel_session::vocab::SessionId;
 
 /// `code-intel insights`.
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use code_intel_core::explore::{
     StructureResult, SymbolNode,
 };
 use code_intel_core::index::{IndexStats, SearchHit, SyncReport};
-use code_intel_core::session::store::SessionSummary;
+use code_intel_session::session::store::SessionSummary;
 
 type Out<'a> = &'a mut dyn Write;
 
@@ -71,7 +71,7 @@ pub fn sync_report(out: Out<'_>, r: &SyncReport) -> anyhow::Result<()> {
 /// `code-intel repair`: what was done to the learned map (nothing printed when it was sound).
 pub fn map_repair(
     out: Out<'_>,
-    r: &code_intel_core::learned::health::MapRepair,
+    r: &code_intel_session::learned::health::MapRepair,
 ) -> anyhow::Result<()> {
     for m in &r.moved_aside {
         writeln!(

@@ -13,17 +13,18 @@ use std::sync::atomic::AtomicBool;
 use super::render::esc;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use code_intel_core::config::{Config, SearchWeights};
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, ModelManifest, ModelPaths};
+use code_intel_core::index::CodeIndex;
 use code_intel_core::index::hybrid::{self, Fusion, HybridResults, SearchMode, SearchOptions};
 use code_intel_core::index::map::MapIndex;
 use code_intel_core::index::query_embed::{self, QueryEmbedBudget, QueryEmbedReport};
+use code_intel_core::index::rank::RankParams;
 use code_intel_core::index::semantic::{self, Collection, Sources};
 use code_intel_core::index::vector::{
     Coverage, EmbedReport, RefreshReport, RowHandoff, VectorIndex, VectorState, configured_recipe,
 };
-use code_intel_core::index::{CodeIndex, RankParams};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::{Config, SearchWeights};
+use code_intel_session::repo_path::RepoRoot;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
@@ -717,7 +718,7 @@ impl<'a> Searcher<'a> {
             self.model()?;
             if self.map.is_none() {
                 let model = self.model.as_ref().context("model")?;
-                let expiry = code_intel_core::learned::Expiry::after_days(self.purge_days);
+                let expiry = code_intel_session::learned::Expiry::after_days(self.purge_days);
                 let mut map = MapIndex::load_with(self.root, &expiry, Some(model))?;
                 map.mark_stale(self.index);
                 self.map = Some(map);

@@ -1,17 +1,18 @@
 //! The learning loop's tools (docs/DESIGN.md#learning-loop, docs/DESIGN.md#map-forest):
 //! `record_outcome`, `add_agreement`, `list_agreements`, `search_map`, `get_session_analysis`,
 //! `get_improvement_insights`, and the `map_hints` of `start_session`. All are allowed in every
-//! phase (the phase matrix does not list them). Thin adapters over `code_intel_core::outcome`,
-//! `code_intel_core::learned` and `code_intel_core::index::map`; writing the map invalidates the
+//! phase (the phase matrix does not list them). Thin adapters over `code_intel_session::outcome`,
+//! `code_intel_session::learned` and `code_intel_core::index::map`; writing the map invalidates the
 //! server's cached map, so the next search sees it at once.
 
 use std::sync::Arc;
 
 use code_intel_core::index::map::curate::{self, AgreementError, AgreementInput, MapListing};
 use code_intel_core::index::map::{self, MapSearchHit, MapSearchResult};
-use code_intel_core::learned::{DEFAULT_EMBEDDING_MODEL, Expiry, LearnError};
-use code_intel_core::outcome::{self, LearnSettings, Outcome, OutcomeError, OutcomeInput};
-use code_intel_core::vocab::SessionId;
+use code_intel_session::learned::{DEFAULT_EMBEDDING_MODEL, Expiry, LearnError};
+use code_intel_session::outcome::{self, LearnSettings, OutcomeError, OutcomeInput};
+use code_intel_session::vocab::Outcome;
+use code_intel_session::vocab::SessionId;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};

@@ -19,7 +19,7 @@
 //! fits, and says what was cut in `output_truncated` (JSON pointer → original length). The
 //! exploration tools bound their own results and are not cut again.
 
-use code_intel_core::vocab::Tool;
+use code_intel_session::vocab::Tool;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::{Value, json};
 

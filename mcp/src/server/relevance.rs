@@ -9,10 +9,12 @@ use std::time::Duration;
 
 use code_intel_core::embed::{EmbedError, Embedder};
 use code_intel_core::index::CodeIndex;
-use code_intel_core::query_frame::QuoteChecker;
 use code_intel_core::relevance::{
-    self, Background, CalibratedScorer, ConfirmInput, ConfirmResult, PhraseBackground,
-    RelevanceScorer, SemanticQuoteChecker, SymbolClaim, Thresholds,
+    Background, CalibratedScorer, PhraseBackground, SemanticQuoteChecker,
+};
+use code_intel_session::query_frame::QuoteChecker;
+use code_intel_session::relevance::{
+    self, ConfirmInput, ConfirmResult, RelevanceScorer, SymbolClaim, Thresholds,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -339,7 +341,7 @@ impl CodeIntel {
             None => None,
         };
         let state_dir = self.root.state_dir();
-        let expiry = code_intel_core::learned::Expiry::after_days(self.config.auto_purge_days);
+        let expiry = code_intel_session::learned::Expiry::after_days(self.config.auto_purge_days);
         let outcome = blocking(move || {
             let parts = embedder
                 .zip(background)

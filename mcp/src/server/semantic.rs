@@ -20,21 +20,22 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
-use code_intel_core::config::Config;
 use code_intel_core::embed::{EmbedError, Embedder};
 use code_intel_core::index::CodeIndex;
-use code_intel_core::index::RankParams;
 use code_intel_core::index::hybrid::{self, SearchMode, SearchOptions};
 use code_intel_core::index::map::{self, MapError, MapIndex, MapSearchResult, QueryVector};
 use code_intel_core::index::query_embed::{
     self, QueryEmbedBudget, QueryEmbedError, QueryEmbedReport,
 };
+use code_intel_core::index::rank::RankParams;
 use code_intel_core::index::semantic::{self, Collection, SemanticSearchResult, Sources};
 use code_intel_core::index::sync::SyncState;
 use code_intel_core::index::vector::{VectorError, VectorIndex};
-use code_intel_core::learned::Expiry;
-use code_intel_core::repo_path::RepoRoot;
-use code_intel_core::session::{self, Phase, ToolCallRecord};
+use code_intel_session::config::Config;
+use code_intel_session::learned::Expiry;
+use code_intel_session::repo_path::RepoRoot;
+use code_intel_session::session::{self, ToolCallRecord};
+use code_intel_session::vocab::Phase;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};

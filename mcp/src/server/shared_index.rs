@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use code_intel_core::config::Config;
 use code_intel_core::index::watch::{Moved, TreeWatch};
 use code_intel_core::index::{CodeIndex, IndexError, SyncReport};
-use code_intel_core::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 use serde::Serialize;
 use tokio::sync::{OnceCell, watch};
 

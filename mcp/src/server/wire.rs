@@ -14,9 +14,10 @@
 
 use std::collections::BTreeMap;
 
-use code_intel_core::query_frame::{Slot, SlotEvidence};
-use code_intel_core::session::requirements::SemanticReason;
-use code_intel_core::session::{HypothesisInput, Understanding, VerificationInput};
+use code_intel_session::query_frame::SlotEvidence;
+use code_intel_session::session::requirements::SemanticReason;
+use code_intel_session::session::{HypothesisInput, Understanding, VerificationInput};
+use code_intel_session::vocab::Slot;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -192,7 +193,7 @@ mod tests {
         AnalyzeStructureParams, FindDefinitionsParams, FindReferencesParams, FunctionAtLineParams,
         SearchTextParams,
     };
-    use code_intel_core::query_frame::QueryFrameInput;
+    use code_intel_session::query_frame::QueryFrameInput;
     use serde_json::{Value, json};
 
     use super::*;

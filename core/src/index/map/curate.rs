@@ -9,13 +9,13 @@ use serde::Serialize;
 
 use super::{MapSearchResult, is_stale};
 use crate::index::CodeIndex;
-use crate::learned::{
+use code_intel_session::learned::{
     self, DEFAULT_EMBEDDING_MODEL, Expiry, LearnError, LearnReport, MapItem, NewPair, ReadError,
     SessionInfo,
 };
-use crate::query_frame::Slot;
-use crate::session::{SessionState, ToolCallRecord};
-use crate::vocab::Phase;
+use code_intel_session::session::{SessionState, ToolCallRecord};
+use code_intel_session::vocab::Phase;
+use code_intel_session::vocab::Slot;
 
 /// One entry of [`list`].
 #[derive(Debug, Clone, Serialize)]

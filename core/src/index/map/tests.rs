@@ -3,8 +3,8 @@
 //! embedder.
 
 use super::*;
-use crate::config::Config;
 use crate::embed::FakeEmbedder;
+use code_intel_session::config::Config;
 
 fn repo(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoRoot) {
     let dir = tempfile::tempdir().unwrap();

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{RACY_WINDOW_NS, par_map, unix_ns};
-use crate::config::Config;
+use code_intel_session::config::Config;
 
 /// Names of ignore files the walker reads in every directory it enters (relative to it).
 const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];

@@ -33,7 +33,7 @@ pub struct EmbedReport {
 /// The held embedding lock of a repository ([`VectorIndex::try_embed_lock`]); released on drop.
 #[derive(Debug)]
 pub struct EmbedLock {
-    _lock: crate::persist::FileLock,
+    _lock: code_intel_session::persist::FileLock,
 }
 
 impl VectorIndex {
@@ -45,7 +45,7 @@ impl VectorIndex {
     /// [`VectorError::Persist`] when the lock file cannot be created or locked.
     pub fn try_embed_lock(&self) -> Result<Option<EmbedLock>, VectorError> {
         // Locks `embed.lock` (persist::FileLock appends `.lock`).
-        let lock = crate::persist::FileLock::try_acquire(&self.dir.join("embed"))?;
+        let lock = code_intel_session::persist::FileLock::try_acquire(&self.dir.join("embed"))?;
         Ok(lock.map(|l| EmbedLock { _lock: l }))
     }
 

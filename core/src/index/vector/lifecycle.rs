@@ -18,8 +18,8 @@
 //! answered) is the adapter's.
 
 use super::{RefreshReport, RowHandoff, STATE_FILE, VectorError, VectorIndex};
-use crate::config::Config;
-use crate::repo_path::RepoRoot;
+use code_intel_session::config::Config;
+use code_intel_session::repo_path::RepoRoot;
 
 impl VectorIndex {
     /// Whether `vectors/state.json` is a file: vectors of some model were saved for `root`

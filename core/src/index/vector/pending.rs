@@ -59,7 +59,7 @@ impl VectorIndex {
 
     /// The texts still to embed, one per distinct key: those of source files first, then those
     /// only tests, docs and translations have ([`FileRole`]: ranking weighs them at a fraction,
-    /// [`RankParams`](crate::index::RankParams)), so a run cut short or still in the background
+    /// [`RankParams`](crate::index::rank::RankParams)), so a run cut short or still in the background
     /// has covered what ranking uses most; shortest first within each class (so batches pad
     /// little). Reads and chunks the files that have them; a file changed since the refresh is
     /// skipped (the next sync and refresh pick it up).

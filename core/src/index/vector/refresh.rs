@@ -163,7 +163,7 @@ impl VectorIndex {
     /// Reads and chunks one file, if its bytes still have `sha256`.
     pub(super) fn chunk_file(&self, path: &str, sha256: &str) -> Option<Vec<Chunk>> {
         // Regular files only, without blocking: the file may have been replaced by a FIFO.
-        let bytes = crate::persist::read_regular(
+        let bytes = code_intel_session::persist::read_regular(
             &self.root.path().join(path),
             self.chunk_options.max_file_bytes,
         )

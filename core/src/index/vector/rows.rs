@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{VectorError, configured_recipe};
-use crate::config::Config;
 use crate::index::chunk::{Chunk, ChunkKind};
 use crate::index::embedding_text::{EmbeddingText, embedding_key};
 use crate::index::lang::Language;
 use crate::index::lexical::snippet_of;
+use code_intel_session::config::Config;
 
 /// One chunk as the vector side keeps it: enough to answer a search without the lexical index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

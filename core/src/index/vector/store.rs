@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 use super::graph::{Graph, UnitDot};
 use super::{FileRows, VectorError, VectorIndex, io_err};
 use crate::index::embedding_text::EmbeddingText;
-use crate::persist;
-use crate::repo_path::RepoRoot;
+use code_intel_session::persist;
+use code_intel_session::repo_path::RepoRoot;
 
-/// File name of [`VectorState`] inside the vectors directory ([`crate::state_dir::StateDir::vectors`]).
+/// File name of [`VectorState`] inside the vectors directory ([`code_intel_session::state_dir::StateDir::vectors`]).
 pub const STATE_FILE: &str = "state.json";
 
 /// File name of [`VectorSummary`] inside the vectors directory.
@@ -188,7 +188,7 @@ impl VectorIndex {
     /// coverage is the state's (as of its last save). `None` otherwise: open the index.
     pub fn current_summary(
         root: &RepoRoot,
-        config: &crate::config::Config,
+        config: &code_intel_session::config::Config,
         model_id: &str,
         dims: usize,
     ) -> Option<VectorSummary> {
