@@ -1355,7 +1355,7 @@ fn defined_symbols_are_the_qualified_names_of_every_definition() {
     let (defs, total) = index
         .definitions(
             "",
-            code_intel_core::index::NameMatch::Substring,
+            code_intel_core::index::lexical::NameMatch::Substring,
             None,
             None,
             usize::MAX,
