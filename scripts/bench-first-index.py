@@ -7,7 +7,7 @@ Usage: scripts/bench-first-index.py [--bin PATH] [--runs N] [--tools code-intel,
 Each REPO is a working tree. It is copied with hard links (`cp -al`, no file data copied) into a
 scratch directory without its `.code-intel/`, so every code-intel run starts with no index; the
 page cache is left as it is (warm after the first run: the timings are of the work, not of the
-disk). Per run it prints one JSON line: the tool, the repository, wall seconds, the load average
+disk). Per run it prints one JSON line: the tool, the repository, wall seconds, CPU seconds (user + system), the load average
 before and after (the machine may be shared: read the timings with it), and for code-intel the
 sync report's stage split (`timings`, see `SyncTimings` in core/src/index.rs).
 
@@ -21,6 +21,7 @@ sync report's stage split (`timings`, see `SyncTimings` in core/src/index.rs).
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -48,10 +49,23 @@ def loadavg() -> list[str]:
     return Path("/proc/loadavg").read_text().split()[:3]
 
 
+def cpu_children() -> float:
+    """User + system CPU seconds of the finished child processes so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+CPU = {"last": 0.0}
+
+
 def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, str]:
+    """Runs `cmd`; its wall seconds and stdout. Its CPU seconds (user + system, with its
+    children's) go to CPU["last"]."""
+    cpu = cpu_children()
     start = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    CPU["last"] = cpu_children() - cpu
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     return wall, done.stdout
@@ -100,7 +114,7 @@ def main() -> None:
                         row.update(files=int(files), chunks=int(chunks), index_s=float(inner))
                     else:
                         sys.exit(f"unknown tool {tool}")
-                    row.update(wall_s=round(wall, 2), load_after=loadavg())
+                    row.update(wall_s=round(wall, 2), cpu_s=round(CPU["last"], 2), load_after=loadavg())
                     print(json.dumps(row), flush=True)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -20,7 +20,7 @@ mod unigram;
 
 pub use cache::{CacheError, CacheOpen, EmbeddingCache};
 pub use fake::FakeEmbedder;
-pub use identifiers::split_identifiers;
+pub use identifiers::{for_each_identifier_word, split_identifiers};
 pub use model::{ModelFile, ModelManifest, ModelPaths};
 pub use onnx::{DEFAULT_BATCH_TOKENS, FastEmbedOptions, FastEmbedder, LoadTimings};
 pub use unigram::{CompactTokenizer, CompactUnigram, UnigramError};

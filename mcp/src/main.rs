@@ -23,6 +23,12 @@ const LOG_ENV: &str = "CODE_INTEL_LOG";
 /// time the HNSW graph is loaded (every `search --mode hybrid`).
 const DEFAULT_LOG: &str = "info,tantivy=warn,hnsw_rs=warn";
 
+/// The Rust heap: mimalloc. Indexing allocates and frees many small strings and vectors per
+/// chunk on several threads; glibc's malloc was 9 % of the CPU of a first index
+/// (docs/log/2026-11-28-first-index-speed.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,

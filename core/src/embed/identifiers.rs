@@ -138,42 +138,59 @@ fn expand(word: &str) -> Option<String> {
 /// ```
 pub fn split_identifiers(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 2);
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        if word.is_empty() {
-            return;
-        }
-        let lower = word.to_lowercase();
+    let _ = for_each_identifier_word(text, |word| {
         if !out.is_empty() {
             out.push(' ');
         }
-        match expand(&lower) {
-            Some(long) => out.push_str(&long),
-            None => out.push_str(&lower),
+        out.push_str(word);
+        std::ops::ControlFlow::Continue(())
+    });
+    out
+}
+
+/// The words of [`split_identifiers`] one by one, in order, until `f` breaks: `f` gets each
+/// lower-cased word or its expansion (which may hold spaces: `split_identifiers` joins exactly
+/// these with single spaces). Lets a caller that needs only the first words of a long text stop
+/// there (the summary embedding text keeps 48 words of a chunk's body).
+pub fn for_each_identifier_word(
+    text: &str,
+    mut f: impl FnMut(&str) -> std::ops::ControlFlow<()>,
+) -> std::ops::ControlFlow<()> {
+    let mut word = String::new();
+    let mut flush = |word: &mut String| {
+        if word.is_empty() {
+            return std::ops::ControlFlow::Continue(());
         }
+        let lower = word.to_lowercase();
         word.clear();
+        match expand(&lower) {
+            Some(long) => f(&long),
+            None => f(&lower),
+        }
     };
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    let mut chars = text.chars().peekable();
+    let mut prev: Option<char> = None;
+    while let Some(c) = chars.next() {
         if !c.is_alphanumeric() {
-            flush(&mut word, &mut out);
+            flush(&mut word)?;
+            prev = Some(c);
             continue;
         }
-        if let Some(&p) = i.checked_sub(1).and_then(|j| chars.get(j)) {
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+        if let Some(p) = prev {
+            let next_lower = chars.peek().is_some_and(|n| n.is_lowercase());
             let boundary = p.is_alphanumeric()
                 && ((p.is_lowercase() && c.is_uppercase())
                     || (p.is_uppercase() && c.is_uppercase() && next_lower)
                     || (p.is_ascii_digit() && c.is_uppercase())
                     || (p.is_ascii() != c.is_ascii()));
             if boundary {
-                flush(&mut word, &mut out);
+                flush(&mut word)?;
             }
         }
         word.push(c);
+        prev = Some(c);
     }
-    flush(&mut word, &mut out);
-    out
+    flush(&mut word)
 }
 
 #[cfg(test)]

@@ -624,11 +624,17 @@ fn script_blocks(text: &str) -> Vec<ts::Range> {
 }
 
 /// Depth of the tree in nodes (root = 1), walking at most until it exceeds `limit`.
+///
+/// A subtree is no deeper than it has nodes (`descendant_count`, itself included, read in
+/// constant time), so only subtrees that could pass the limit are walked into: in most files
+/// that is a few nodes on the way to the largest bodies, not the whole tree (the full walk was
+/// ~5 % of the instructions of a first index; docs/log/2026-11-28-first-index-speed.md).
 fn depth_over(tree: &ts::Tree, limit: usize) -> Option<usize> {
     let mut cursor = tree.walk();
     let mut depth = 1;
     loop {
-        if cursor.goto_first_child() {
+        let could_pass = depth + cursor.node().descendant_count() > limit + 1;
+        if could_pass && cursor.goto_first_child() {
             depth += 1;
             if depth > limit {
                 return Some(depth);
@@ -1415,7 +1421,10 @@ fn split(file: &File<'_>, template: Chunk, pieces: Vec<Piece<'_>>, max_chars: us
             let (start, end) = file.lines.span(chunk.byte_range.0, chunk.byte_range.1);
             chunk.start_line = start;
             chunk.end_line = end;
-            chunk.content = group.iter().map(|p| p.text.as_ref()).collect();
+            let mut content =
+                String::with_capacity(group.iter().map(|p| p.text.len()).sum::<usize>());
+            content.extend(group.iter().map(|p| p.text.as_ref()));
+            chunk.content = content;
             chunk.sha256 = sha256_hex(&chunk.content);
             if parts > 1 {
                 chunk.meta.insert("part".into(), (i + 1).into());

@@ -7,12 +7,13 @@
 //! chunks per second). The default is the recipe that won there ([`EmbeddingText::DEFAULT`]).
 
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::chunk::{Chunk, ChunkKind};
-use crate::embed::split_identifiers;
+use crate::embed::{for_each_identifier_word, split_identifiers};
 
 /// Characters of chunk content kept by [`EmbeddingText::Body`]: about 300–400 XLM-R tokens of
 /// code (roughly 3 characters per token), inside multilingual-e5's 512-token window.
@@ -172,18 +173,22 @@ fn summary(chunk: &Chunk, with_path: bool) -> String {
         }
         // Identifier words of the body, in order of first appearance: what the code talks about
         // (`hash`, `bcrypt`, `rounds`, `password`) without its syntax.
+        // Split only as far as the words kept (a chunk's content can be thousands of words).
         let mut body_words: Vec<String> = Vec::new();
-        for word in split_identifiers(&chunk.content).split(' ') {
-            if body_words.len() >= BODY_WORDS_MAX {
-                break;
+        let _ = for_each_identifier_word(&chunk.content, |words| {
+            for word in words.split(' ') {
+                if body_words.len() >= BODY_WORDS_MAX {
+                    return ControlFlow::Break(());
+                }
+                let keep = word.chars().count() > 2
+                    && word.chars().any(char::is_alphabetic)
+                    && !COMMON_WORDS.contains(&word);
+                if keep && seen.insert(word.to_string()) {
+                    body_words.push(word.to_string());
+                }
             }
-            let keep = word.chars().count() > 2
-                && word.chars().any(char::is_alphabetic)
-                && !COMMON_WORDS.contains(&word);
-            if keep && seen.insert(word.to_string()) {
-                body_words.push(word.to_string());
-            }
-        }
+            ControlFlow::Continue(())
+        });
         if !body_words.is_empty() {
             lines.push(body_words.join(" "));
         }

@@ -338,7 +338,10 @@ const STEM_MEMO_MAX: usize = 1 << 17;
 #[derive(Clone, Default)]
 pub struct CodeTokenizer {
     buf: Vec<Token>,
-    stems: std::collections::HashMap<String, String>,
+    /// Keyed by FxHash (`rustc-hash`): the memo is looked up once per term of every chunk, and
+    /// SipHash's cost there was measurable (no untrusted keys to guard against: the terms of
+    /// the repository being indexed).
+    stems: rustc_hash::FxHashMap<String, String>,
 }
 
 impl Tokenizer for CodeTokenizer {
