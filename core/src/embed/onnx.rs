@@ -136,6 +136,8 @@ pub struct FastEmbedder {
     /// for queries only; `None` for graphs without them (fp32), with
     /// [`FastEmbedOptions::one_session`], and for fastembed's own models.
     query_session: Option<Mutex<OrtSession>>,
+    /// The vectors of the last [`RECENT_QUERIES`] query texts (an agent repeats its queries).
+    recent_queries: Mutex<RecentQueries>,
     id: String,
     dims: usize,
     query_prefix: String,
@@ -144,6 +146,40 @@ pub struct FastEmbedder {
     batch_tokens: usize,
     manifest: Option<ModelManifest>,
     timings: LoadTimings,
+}
+
+/// How many query texts [`FastEmbedder::embed_queries`] remembers the vectors of.
+pub const RECENT_QUERIES: usize = 64;
+
+/// The vectors of the most recently embedded query texts, least recently used first out; at
+/// most [`RECENT_QUERIES`]. The key is the text without the model's query prefix, which is the
+/// same for every query of one embedder. A linear scan: 64 string comparisons cost far less
+/// than one embedding (about 7 ms idle).
+#[derive(Debug, Default)]
+struct RecentQueries {
+    entries: std::collections::VecDeque<(String, Vec<f32>)>,
+}
+
+impl RecentQueries {
+    /// The vector of `text`, now the most recently used; `None` when it is not remembered.
+    fn get(&mut self, text: &str) -> Option<Vec<f32>> {
+        let i = self.entries.iter().position(|(t, _)| t == text)?;
+        let e = self.entries.remove(i)?;
+        let v = e.1.clone();
+        self.entries.push_back(e);
+        Some(v)
+    }
+
+    /// Remembers `text`'s vector, forgetting the least recently used beyond the capacity.
+    fn put(&mut self, text: &str, vector: &[f32]) {
+        if let Some(i) = self.entries.iter().position(|(t, _)| t == text) {
+            self.entries.remove(i);
+        }
+        self.entries.push_back((text.to_string(), vector.to_vec()));
+        while self.entries.len() > RECENT_QUERIES {
+            self.entries.pop_front();
+        }
+    }
 }
 
 /// A text's index among the texts of one embedding call, and its vector.
@@ -520,6 +556,7 @@ impl FastEmbedder {
             passages,
             more_passages,
             query_session,
+            recent_queries: Mutex::default(),
             id: manifest.model_id(),
             dims: manifest.dims,
             query_prefix: manifest.query_prefix.clone(),
@@ -610,6 +647,7 @@ impl FastEmbedder {
             passages: Passages::Fastembed(Mutex::new(model)),
             more_passages: Vec::new(),
             query_session: None,
+            recent_queries: Mutex::default(),
             id: format!("{variant}@fastembed-7.5.0"),
             dims,
             query_prefix: query_prefix.into(),
@@ -908,8 +946,38 @@ impl Embedder for FastEmbedder {
         self.dims
     }
 
+    /// Remembered vectors of recent texts are returned without embedding them again
+    /// ([`RECENT_QUERIES`]); the rest are embedded in one call and remembered.
     fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        self.embed_batches(&self.query_prefix, texts, self.query_session.as_ref())
+        let recent = || {
+            self.recent_queries
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+        };
+        let mut out: Vec<Option<Vec<f32>>> = {
+            let mut r = recent();
+            texts.iter().map(|t| r.get(t)).collect()
+        };
+        let missing: Vec<&str> = texts
+            .iter()
+            .zip(&out)
+            .filter(|(_, v)| v.is_none())
+            .map(|(t, _)| *t)
+            .collect();
+        if !missing.is_empty() {
+            let embedded =
+                self.embed_batches(&self.query_prefix, &missing, self.query_session.as_ref())?;
+            let mut r = recent();
+            let mut embedded = embedded.into_iter();
+            for (t, slot) in texts.iter().zip(out.iter_mut()) {
+                if slot.is_none() {
+                    let v = embedded.next().unwrap_or_default();
+                    r.put(t, &v);
+                    *slot = Some(v);
+                }
+            }
+        }
+        Ok(out.into_iter().map(Option::unwrap_or_default).collect())
     }
 
     fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -919,7 +987,27 @@ impl Embedder for FastEmbedder {
 
 #[cfg(test)]
 mod tests {
-    use super::{int8_activation_graph, token_batches};
+    use super::{RECENT_QUERIES, RecentQueries, int8_activation_graph, token_batches};
+
+    #[test]
+    fn recent_queries_return_what_was_put_and_forget_the_least_recently_used() {
+        let mut r = RecentQueries::default();
+        assert_eq!(r.get("a"), None);
+        for i in 0..RECENT_QUERIES {
+            r.put(&format!("q{i}"), &[i as f32]);
+        }
+        // Using q0 makes q1 the least recently used.
+        assert_eq!(r.get("q0"), Some(vec![0.0]));
+        r.put("new", &[-1.0]);
+        assert_eq!(r.get("q1"), None, "the least recently used is forgotten");
+        assert_eq!(r.get("q0"), Some(vec![0.0]));
+        assert_eq!(r.get("new"), Some(vec![-1.0]));
+        assert_eq!(r.entries.len(), RECENT_QUERIES);
+        // Putting a remembered text again replaces its vector, once.
+        r.put("new", &[2.0]);
+        assert_eq!(r.get("new"), Some(vec![2.0]));
+        assert_eq!(r.entries.len(), RECENT_QUERIES);
+    }
 
     #[test]
     fn batches_respect_rows_and_padded_tokens() {
