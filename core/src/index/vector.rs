@@ -61,6 +61,7 @@
 // responsibility's types and `impl VectorIndex` methods.
 mod embedding;
 mod graph;
+mod journal;
 mod lifecycle;
 mod pending;
 mod refresh;
@@ -168,6 +169,9 @@ pub struct VectorIndex {
     graph_dirty: bool,
     /// The state changed since it was saved.
     dirty: bool,
+    /// What changed since the last save and what the files on disk were then, so a save can
+    /// append a record to `state.log` instead of rewriting `state.json` (`vector/journal.rs`).
+    journal: journal::Journal,
     /// Live vectors from which the graph is used ([`EXACT_SEARCH_MAX`] unless overridden).
     exact_max: usize,
     /// The chunks of the files query-time embedding read last ([`Self::pending_for`]), newest
@@ -223,14 +227,20 @@ impl VectorIndex {
         let dir = Self::dir(root);
         let options = sync::options_fingerprint(config);
         let cache = EmbeddingCache::open(&Self::embeddings_dir(root), model_id, dims)?;
-        let state = Self::peek_state(root)
-            .filter(|s| {
+        let (state, journal) = Self::load_state(&dir)
+            .filter(|(s, _)| {
                 s.model_id == model_id
                     && s.dims == dims
                     && s.recipe == recipe.id()
                     && s.options == options
             })
-            .unwrap_or_else(|| VectorState::empty(model_id, dims, recipe, options));
+            .unwrap_or_else(|| {
+                let j = journal::Journal {
+                    full: true,
+                    ..journal::Journal::default()
+                };
+                (VectorState::empty(model_id, dims, recipe, options), j)
+            });
         let mut index = Self {
             root: root.clone(),
             dir,
@@ -249,6 +259,7 @@ impl VectorIndex {
             graph_points: 0,
             graph_dirty: false,
             dirty: false,
+            journal,
             exact_max: EXACT_SEARCH_MAX,
             recent_chunks: std::sync::Mutex::default(),
         };
