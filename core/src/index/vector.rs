@@ -26,7 +26,12 @@
 //! # On disk, under `<repo>/.code-intel/index/`
 //! - `vectors/state.json`: [`VectorState`] (rows per file, slot keys, the lexical commit the rows
 //!   describe, the current graph dump), written atomically after the cache is flushed, so every
-//!   slot it names has its vector on disk.
+//!   slot it names has its vector on disk: the **base**.
+//! - `vectors/state.log`: records of the changes saved since the base (the rows of the files that
+//!   changed, the slot keys appended), each appended and fsynced by a save after the cache is
+//!   flushed; replayed onto the base on load up to the first torn or foreign record; folded into
+//!   a new base when it outgrows a quarter of it (`vector/journal.rs`). A save after one edited
+//!   file writes kilobytes instead of the whole state (88 MB for spring's 143k rows).
 //! - `vectors/graph-<id>.hnsw.{graph,data}`: hnsw_rs's dump of the graph over the first
 //!   `graph_points` slots. Derived data: a missing or unreadable dump is rebuilt from the vectors.
 //! - `embeddings/<model>.emb`: the [`EmbeddingCache`].
@@ -42,7 +47,9 @@
 //! # Several processes
 //! An MCP server and a CLI run may share a repository. One embedding run at a time holds
 //! `vectors/embed.lock` ([`VectorIndex::try_embed_lock`]); others skip embedding. Writes of
-//! `state.json` take turns under its lock, and the last writer's view wins. That view may lack
+//! `state.json` and `state.log` take turns under its lock, and the last writer's view wins (a
+//! writer appends only when the base and the log are the ones it knows; otherwise it writes its
+//! whole view as a new base). That view may lack
 //! vectors another process added meanwhile, but those vectors are in the embedding cache (appended
 //! under its own lock), and every open gives cached vectors of referenced keys their slots again
 //! without embedding, so nothing is lost or embedded twice. A save that writes a graph dump
