@@ -550,17 +550,16 @@ fn the_graph_path_agrees_with_exact_search_and_survives_reload() {
         .embed_queries(&["brand new mailer send mail fast"])
         .unwrap();
     assert_eq!(vectors.search(&q[0], 1).hits[0].file, "pkg/new.py");
+    // The save after one added file appends to `state.log` and keeps the dump (slots past it
+    // are inserted on open); exactly one dump is on disk, the one the state names.
     let new_state = VectorIndex::peek_state(&root).unwrap();
-    assert_ne!(
-        new_state.graph,
-        Some(base.clone()),
-        "a new dump replaced the old one"
-    );
-    assert!(
-        !dir.path()
-            .join(format!(".code-intel/index/vectors/{base}.hnsw.graph"))
-            .exists()
-    );
+    let named = new_state.graph.clone().expect("a dump is named");
+    let dumps: Vec<String> = std::fs::read_dir(dir.path().join(".code-intel/index/vectors"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".hnsw.graph"))
+        .collect();
+    assert_eq!(dumps, [format!("{named}.hnsw.graph")]);
     drop(vectors);
 
     // Reopened (threshold back to default, so it scans): same answers.
@@ -941,4 +940,166 @@ fn an_embed_run_driven_group_by_group_fills_the_index_under_the_embedding_lock()
         vectors.begin_embedding().unwrap().is_some(),
         "released on drop"
     );
+}
+
+/// `state.log` of the repository.
+fn log_path(root: &RepoRoot) -> std::path::PathBuf {
+    VectorIndex::dir(root).join("state.log")
+}
+
+/// Edits `path` to `content`, syncs, refreshes, embeds and saves (the save appends).
+fn edit_and_save(
+    root: &RepoRoot,
+    vectors: &mut VectorIndex,
+    embedder: &Counting,
+    path: &str,
+    content: &str,
+) {
+    write_old(root.path(), path, content);
+    CodeIndex::open(root, &config())
+        .unwrap()
+        .sync(&mut |_| {})
+        .unwrap();
+    vectors.refresh().unwrap();
+    vectors
+        .embed_pending(embedder, &mut |_, _| {}, &AtomicBool::new(false))
+        .unwrap();
+    vectors.save().unwrap();
+}
+
+/// The state without its base id (which a new base changes).
+fn unbased(mut state: VectorState) -> VectorState {
+    state.base_id.clear();
+    state
+}
+
+#[test]
+fn an_edit_appends_to_the_log_and_replay_equals_a_full_rewrite() {
+    let (_dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let mut vectors = build(&root, &embedder);
+    let base = std::fs::read(VectorIndex::dir(&root).join("state.json")).unwrap();
+    edit_and_save(
+        &root,
+        &mut vectors,
+        &embedder,
+        "app/extra.py",
+        "def refund_order(order):\n    \"\"\"Refund a paid order.\"\"\"\n",
+    );
+    edit_and_save(
+        &root,
+        &mut vectors,
+        &embedder,
+        "app/auth.py",
+        "def verify_token(token):\n    \"\"\"Check a signed session token.\"\"\"\n",
+    );
+    std::fs::remove_file(root.path().join("web/views.js")).unwrap();
+    edit_and_save(&root, &mut vectors, &embedder, "app/config.py", CONFIG);
+    // The base was not rewritten: three records were appended.
+    assert_eq!(
+        std::fs::read(VectorIndex::dir(&root).join("state.json")).unwrap(),
+        base
+    );
+    assert!(std::fs::metadata(log_path(&root)).unwrap().len() > 0);
+    let replayed = VectorIndex::peek_state(&root).unwrap();
+    assert!(replayed.files.contains_key("app/extra.py"));
+    assert!(!replayed.files.contains_key("web/views.js"));
+    let before = dump(&vectors);
+    vectors.save_base().unwrap();
+    assert_eq!(std::fs::metadata(log_path(&root)).unwrap().len(), 0);
+    let rewritten = VectorIndex::peek_state(&root).unwrap();
+    assert_eq!(unbased(replayed), unbased(rewritten));
+    // A reopened index (base + replay) is the one that wrote it, without embedding.
+    drop(vectors);
+    embedder.take();
+    let reopened = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    assert_eq!(dump(&reopened), before);
+    assert!(embedder.take().is_empty());
+}
+
+#[test]
+fn a_torn_or_garbled_log_tail_is_ignored_and_the_next_save_repairs_it() {
+    let (_dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let mut vectors = build(&root, &embedder);
+    edit_and_save(
+        &root,
+        &mut vectors,
+        &embedder,
+        "app/extra.py",
+        "def refund_order(order):\n    \"\"\"Refund a paid order.\"\"\"\n",
+    );
+    let first_len = std::fs::metadata(log_path(&root)).unwrap().len() as usize;
+    let after_first = VectorIndex::peek_state(&root).unwrap();
+    edit_and_save(
+        &root,
+        &mut vectors,
+        &embedder,
+        "app/more.py",
+        "def ship_parcel(parcel):\n    \"\"\"Ship a parcel by courier.\"\"\"\n",
+    );
+    let full = std::fs::read(log_path(&root)).unwrap();
+    let after_second = VectorIndex::peek_state(&root).unwrap();
+    assert!(full.len() > first_len);
+    assert_ne!(after_first, after_second);
+    drop(vectors);
+
+    let mut garbled = full.clone();
+    garbled[first_len + 12] ^= 0x55;
+    let mut huge_len = full.clone();
+    huge_len[first_len..first_len + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let cases: Vec<(&str, Vec<u8>, &VectorState)> = vec![
+        ("torn header", full[..first_len + 3].to_vec(), &after_first),
+        (
+            "torn payload",
+            full[..full.len() - 1].to_vec(),
+            &after_first,
+        ),
+        ("garbled payload", garbled, &after_first),
+        ("length past the end", huge_len, &after_first),
+        (
+            "garbage appended",
+            [full.clone(), b"\x05\x00\x00\x00garbage".to_vec()].concat(),
+            &after_second,
+        ),
+        ("whole", full.clone(), &after_second),
+    ];
+    let base_path = VectorIndex::dir(&root).join("state.json");
+    let base = std::fs::read(&base_path).unwrap();
+    for (name, bytes, want) in cases {
+        // The base the log continues (the previous case's save wrote a new one).
+        std::fs::write(&base_path, &base).unwrap();
+        std::fs::write(log_path(&root), &bytes).unwrap();
+        assert_eq!(&VectorIndex::peek_state(&root).unwrap(), want, "{name}");
+        // Opens, and the next save (which cannot append after a bad tail) writes a base that
+        // keeps what was replayed plus the new edit.
+        let mut reopened = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+        reopened.refresh().unwrap();
+        reopened
+            .embed_pending(&embedder, &mut |_, _| {}, &AtomicBool::new(false))
+            .unwrap();
+        reopened.save().unwrap();
+        let state = VectorIndex::peek_state(&root).unwrap();
+        assert!(state.files.contains_key("app/more.py"), "{name}");
+        assert_eq!(reopened.coverage().pending_texts, 0, "{name}");
+        let replayed_again =
+            VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+        assert_eq!(dump(&replayed_again), dump(&reopened), "{name}");
+    }
+
+    // A crash between a new base and emptying the log: the old base's records are ignored.
+    let mut vectors = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    edit_and_save(
+        &root,
+        &mut vectors,
+        &embedder,
+        "app/last.py",
+        "def close_account(user):\n    \"\"\"Close a user account.\"\"\"\n",
+    );
+    let old_log = std::fs::read(log_path(&root)).unwrap();
+    assert!(!old_log.is_empty());
+    vectors.save_base().unwrap();
+    let based = VectorIndex::peek_state(&root).unwrap();
+    std::fs::write(log_path(&root), &old_log).unwrap();
+    assert_eq!(VectorIndex::peek_state(&root).unwrap(), based);
 }

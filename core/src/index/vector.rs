@@ -26,7 +26,12 @@
 //! # On disk, under `<repo>/.code-intel/index/`
 //! - `vectors/state.json`: [`VectorState`] (rows per file, slot keys, the lexical commit the rows
 //!   describe, the current graph dump), written atomically after the cache is flushed, so every
-//!   slot it names has its vector on disk.
+//!   slot it names has its vector on disk: the **base**.
+//! - `vectors/state.log`: records of the changes saved since the base (the rows of the files that
+//!   changed, the slot keys appended), each appended and fsynced by a save after the cache is
+//!   flushed; replayed onto the base on load up to the first torn or foreign record; folded into
+//!   a new base when it outgrows a quarter of it (`vector/journal.rs`). A save after one edited
+//!   file writes kilobytes instead of the whole state (88 MB for spring's 143k rows).
 //! - `vectors/graph-<id>.hnsw.{graph,data}`: hnsw_rs's dump of the graph over the first
 //!   `graph_points` slots. Derived data: a missing or unreadable dump is rebuilt from the vectors.
 //! - `embeddings/<model>.emb`: the [`EmbeddingCache`].
@@ -42,7 +47,9 @@
 //! # Several processes
 //! An MCP server and a CLI run may share a repository. One embedding run at a time holds
 //! `vectors/embed.lock` ([`VectorIndex::try_embed_lock`]); others skip embedding. Writes of
-//! `state.json` take turns under its lock, and the last writer's view wins. That view may lack
+//! `state.json` and `state.log` take turns under its lock, and the last writer's view wins (a
+//! writer appends only when the base and the log are the ones it knows; otherwise it writes its
+//! whole view as a new base). That view may lack
 //! vectors another process added meanwhile, but those vectors are in the embedding cache (appended
 //! under its own lock), and every open gives cached vectors of referenced keys their slots again
 //! without embedding, so nothing is lost or embedded twice. A save that writes a graph dump
@@ -61,6 +68,7 @@
 // responsibility's types and `impl VectorIndex` methods.
 mod embedding;
 mod graph;
+mod journal;
 mod lifecycle;
 mod pending;
 mod refresh;
@@ -168,6 +176,9 @@ pub struct VectorIndex {
     graph_dirty: bool,
     /// The state changed since it was saved.
     dirty: bool,
+    /// What changed since the last save and what the files on disk were then, so a save can
+    /// append a record to `state.log` instead of rewriting `state.json` (`vector/journal.rs`).
+    journal: journal::Journal,
     /// Live vectors from which the graph is used ([`EXACT_SEARCH_MAX`] unless overridden).
     exact_max: usize,
     /// The chunks of the files query-time embedding read last ([`Self::pending_for`]), newest
@@ -223,14 +234,20 @@ impl VectorIndex {
         let dir = Self::dir(root);
         let options = sync::options_fingerprint(config);
         let cache = EmbeddingCache::open(&Self::embeddings_dir(root), model_id, dims)?;
-        let state = Self::peek_state(root)
-            .filter(|s| {
+        let (state, journal) = Self::load_state(&dir)
+            .filter(|(s, _)| {
                 s.model_id == model_id
                     && s.dims == dims
                     && s.recipe == recipe.id()
                     && s.options == options
             })
-            .unwrap_or_else(|| VectorState::empty(model_id, dims, recipe, options));
+            .unwrap_or_else(|| {
+                let j = journal::Journal {
+                    full: true,
+                    ..journal::Journal::default()
+                };
+                (VectorState::empty(model_id, dims, recipe, options), j)
+            });
         let mut index = Self {
             root: root.clone(),
             dir,
@@ -249,6 +266,7 @@ impl VectorIndex {
             graph_points: 0,
             graph_dirty: false,
             dirty: false,
+            journal,
             exact_max: EXACT_SEARCH_MAX,
             recent_chunks: std::sync::Mutex::default(),
         };

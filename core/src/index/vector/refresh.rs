@@ -75,6 +75,7 @@ impl VectorIndex {
             if !self.state.files.is_empty() || !self.state.lexical_commit.is_empty() {
                 self.state.files.clear();
                 self.state.lexical_commit.clear();
+                self.journal.full = true;
                 self.after_rows_changed(&mut report)?;
             } else {
                 report.up_to_date = true;
@@ -95,11 +96,17 @@ impl VectorIndex {
         if rechunk_all {
             self.frameworks = crate::index::framework::Frameworks::detect(self.root.path());
             self.state.frameworks = sync_state.frameworks.clone();
+            self.journal.full = true;
         }
         let before = self.state.files.len();
-        self.state
-            .files
-            .retain(|path, _| sync_state.files.get(path).is_some_and(|f| f.chunks > 0));
+        let changed = &mut self.journal.changed_files;
+        self.state.files.retain(|path, _| {
+            let keep = sync_state.files.get(path).is_some_and(|f| f.chunks > 0);
+            if !keep {
+                changed.insert(path.clone());
+            }
+            keep
+        });
         report.files_removed = before - self.state.files.len();
         self.state.stale_files.clear();
         for (path, fs) in &sync_state.files {
@@ -129,10 +136,12 @@ impl VectorIndex {
                             rows,
                         },
                     );
+                    self.journal.changed_files.insert(path.clone());
                     report.files_rechunked += 1;
                 }
                 None => {
                     self.state.files.remove(path);
+                    self.journal.changed_files.insert(path.clone());
                     self.state.stale_files.push(path.clone());
                     report.files_stale += 1;
                 }

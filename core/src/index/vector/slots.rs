@@ -143,6 +143,7 @@ impl VectorIndex {
             }
         }
         self.state.slots = slots;
+        self.journal.full = true;
         self.matrix = matrix;
         self.slot_of = self
             .state

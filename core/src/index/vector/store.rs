@@ -10,6 +10,7 @@ use hnsw_rs::prelude::AnnT as _;
 use serde::{Deserialize, Serialize};
 
 use super::graph::{Graph, UnitDot};
+use super::journal::{self, Journal};
 use super::{FileRows, VectorError, VectorIndex, io_err};
 use crate::index::embedding_text::EmbeddingText;
 use code_intel_session::persist;
@@ -91,6 +92,10 @@ pub struct VectorState {
     /// of handed to hnsw_rs, which prints to stdout and panics on damaged files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph_bytes: Option<[u64; 2]>,
+    /// Identity of this base: the records of `state.log` that continue it name it (see
+    /// `vector/journal.rs`). Empty in a state written before the log existed (never appended to).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub base_id: String,
 }
 
 impl VectorState {
@@ -152,6 +157,7 @@ impl VectorState {
             graph: None,
             graph_points: 0,
             graph_bytes: None,
+            base_id: String::new(),
         }
     }
 }
@@ -167,13 +173,37 @@ impl VectorIndex {
         root.state().embeddings()
     }
 
-    /// Reads the saved state without opening the index (for `status`): `None` when there is none
-    /// or it is unreadable.
+    /// Reads the saved state without opening the index (for `status`): the base `state.json`
+    /// with the valid records of `state.log` replayed; `None` when there is none or it is
+    /// unreadable.
     pub fn peek_state(root: &RepoRoot) -> Option<VectorState> {
-        let bytes = persist::read_regular(&Self::dir(root).join(STATE_FILE), u64::MAX).ok()??;
-        serde_json::from_slice::<VectorState>(&bytes)
+        Self::load_state(&Self::dir(root)).map(|(s, _)| s)
+    }
+
+    /// The base and log replayed, with what a writer must know to append later.
+    pub(super) fn load_state(dir: &Path) -> Option<(VectorState, Journal)> {
+        let path = dir.join(STATE_FILE);
+        let before = journal::stamp(&path);
+        let bytes = persist::read_regular(&path, u64::MAX).ok()??;
+        let mut state = serde_json::from_slice::<VectorState>(&bytes)
             .ok()
-            .filter(|s| s.version == STATE_VERSION)
+            .filter(|s| s.version == STATE_VERSION)?;
+        // The base read is the one stamped only when nothing replaced it meanwhile.
+        let base_stamp =
+            before.filter(|b| journal::stamp(&path) == Some(*b) && b.1 == bytes.len() as u64);
+        let log = persist::read_regular(&dir.join(journal::LOG_FILE), u64::MAX)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let log_len = journal::replay(&mut state, &log);
+        let j = Journal {
+            persisted_slots: state.slots.len(),
+            log_len,
+            base_stamp,
+            base_len: bytes.len() as u64,
+            ..Journal::default()
+        };
+        Some((state, j))
     }
 
     /// Reads `vectors/summary.json` ([`VectorSummary`]); `None` when missing or unreadable.
@@ -267,6 +297,79 @@ impl VectorIndex {
         // Writers of the state (an MCP server, a CLI run) take turns; see the module docs for
         // why the last writer's view is safe.
         let _lock = persist::FileLock::acquire(&self.dir.join(STATE_FILE))?;
+        if self.dirty && self.try_append()? {
+            self.dirty = false;
+            return self.save_summary();
+        }
+        if !self.dirty
+            && !self.journal.full
+            && self.journal.base_stamp.is_some()
+            && self.state.graph.is_some()
+        {
+            // Only the graph changed: it is derived data, rebuilt past the dump on open; it is
+            // dumped with the next full base.
+            return self.save_summary();
+        }
+        self.save_full()?;
+        self.save_summary()
+    }
+
+    /// Writes a new base (`state.json` with the graph dump if it changed) and empties
+    /// `state.log`, whatever [`Self::save`] would have done: folds the log now rather than when
+    /// it outgrows [`journal::COMPACT_FRACTION`] of the base.
+    ///
+    /// # Errors
+    /// As [`Self::save`].
+    pub fn save_base(&mut self) -> Result<(), VectorError> {
+        self.journal.full = true;
+        self.dirty = true;
+        self.save()
+    }
+
+    /// Appends one record to `state.log` when the files on disk are the ones this index knows
+    /// (see `vector/journal.rs`); `Ok(false)` when a full base must be written instead.
+    fn try_append(&mut self) -> Result<bool, VectorError> {
+        let j = &self.journal;
+        let log_path = self.dir.join(journal::LOG_FILE);
+        if j.full
+            || self.state.base_id.is_empty()
+            || j.base_stamp.is_none()
+            || journal::stamp(&self.dir.join(STATE_FILE)) != j.base_stamp
+            || journal::len(&log_path) != j.log_len
+            || self.state.slots.len() < j.persisted_slots
+        {
+            return Ok(false);
+        }
+        let record = journal::LogRecord {
+            base: self.state.base_id.clone(),
+            files: j
+                .changed_files
+                .iter()
+                .map(|f| (f.clone(), self.state.files.get(f).cloned()))
+                .collect(),
+            slots_from: j.persisted_slots,
+            slots: self.state.slots[j.persisted_slots..].to_vec(),
+            lexical_commit: self.state.lexical_commit.clone(),
+            frameworks: self.state.frameworks.clone(),
+            stale_files: self.state.stale_files.clone(),
+        };
+        let bytes = journal::encode(&record);
+        let limit =
+            (journal::COMPACT_FRACTION * j.base_len as f64).max(journal::COMPACT_MIN_BYTES as f64);
+        if (j.log_len + bytes.len() as u64) as f64 > limit {
+            return Ok(false);
+        }
+        journal::append(&log_path, &bytes)?;
+        self.journal.log_len += bytes.len() as u64;
+        self.journal.persisted_slots = self.state.slots.len();
+        self.journal.changed_files.clear();
+        Ok(true)
+    }
+
+    /// Writes a new base: the graph dump if it changed, `state.json` by atomic rename (so every
+    /// slot it names has its vector on disk: the cache was flushed), then the log emptied. A
+    /// crash before the log is emptied leaves records naming the previous base: ignored.
+    fn save_full(&mut self) -> Result<(), VectorError> {
         if self.graph_dirty {
             match &self.graph {
                 Some(graph) => {
@@ -284,19 +387,29 @@ impl VectorIndex {
                 }
             }
         }
+        self.state.base_id = uuid::Uuid::new_v4().simple().to_string();
+        let path = self.dir.join(STATE_FILE);
         let bytes = serde_json::to_vec(&self.state).map_err(|e| VectorError::Io {
-            path: self.dir.join(STATE_FILE),
+            path: path.clone(),
             source: e.into(),
         })?;
-        persist::write_atomic(&self.dir.join(STATE_FILE), &bytes)?;
+        persist::write_atomic(&path, &bytes)?;
+        journal::clear(&self.dir.join(journal::LOG_FILE))?;
         if self.graph_dirty {
             // The previous dump, and any a concurrent writer's save left behind (the last
             // writer's state names only its own), under the lock every dump is written in.
             sweep_dumps(&self.dir, self.state.graph.as_deref());
         }
+        self.journal = Journal {
+            persisted_slots: self.state.slots.len(),
+            log_len: 0,
+            base_stamp: journal::stamp(&path),
+            base_len: bytes.len() as u64,
+            ..Journal::default()
+        };
         self.dirty = false;
         self.graph_dirty = false;
-        self.save_summary()
+        Ok(())
     }
 }
 
