@@ -947,7 +947,7 @@ impl Embedder for FastEmbedder {
     }
 
     /// Remembered vectors of recent texts are returned without embedding them again
-    /// ([`RECENT_QUERIES`]); the rest are embedded in one call and remembered.
+    /// (`RECENT_QUERIES`, 64); the rest are embedded in one call and remembered.
     fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let recent = || {
             self.recent_queries

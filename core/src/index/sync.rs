@@ -226,7 +226,7 @@ pub fn chunk_options(config: &Config) -> ChunkOptions {
 /// schema code), the scope rules' and the chunker's versions, the chunker options, and in the
 /// dist build the grammar libraries that are missing (files of their languages are line
 /// windows; once the libraries are back the fingerprint changes and the index is rebuilt with
-/// them: [`super::lang::missing_grammar_libraries`]).
+/// them: `lang::missing_grammar_libraries`).
 pub fn options_fingerprint(config: &Config) -> String {
     let o = chunk_options(config);
     let mut fingerprint = format!(

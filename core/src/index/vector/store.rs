@@ -316,7 +316,7 @@ impl VectorIndex {
 
     /// Writes a new base (`state.json` with the graph dump if it changed) and empties
     /// `state.log`, whatever [`Self::save`] would have done: folds the log now rather than when
-    /// it outgrows [`journal::COMPACT_FRACTION`] of the base.
+    /// it outgrows `journal::COMPACT_FRACTION` (a quarter, at least 1 MiB) of the base.
     ///
     /// # Errors
     /// As [`Self::save`].
