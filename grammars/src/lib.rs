@@ -80,8 +80,16 @@ pub fn search_dirs() -> Vec<PathBuf> {
 /// # Errors
 /// [`LoadError::NotFound`] naming the directories searched.
 pub fn locate(name: &str) -> Result<PathBuf, LoadError> {
+    locate_in(name, &search_dirs())
+}
+
+/// [`locate`] in the given directories (the result of one [`search_dirs`] call, for callers
+/// that look up several grammars at once).
+///
+/// # Errors
+/// [`LoadError::NotFound`] naming `dirs`.
+pub fn locate_in(name: &str, dirs: &[PathBuf]) -> Result<PathBuf, LoadError> {
     let file = library_file(name);
-    let dirs = search_dirs();
     dirs.iter()
         .map(|d| d.join(&file))
         .find(|p| p.is_file())

@@ -274,11 +274,12 @@ struct GrammarSource {
 pub(crate) fn missing_grammar_libraries() -> Vec<&'static str> {
     #[cfg(feature = "dynamic-grammars")]
     {
+        let dirs = code_intel_grammars::search_dirs();
         let mut missing: Vec<&'static str> = ALL
             .iter()
             .filter_map(|l| l.spec().grammar)
             .map(|g| g.library)
-            .filter(|lib| code_intel_grammars::locate(lib).is_err())
+            .filter(|lib| code_intel_grammars::locate_in(lib, &dirs).is_err())
             .collect();
         missing.sort_unstable();
         missing.dedup();
