@@ -1,8 +1,8 @@
 //! The shared harness of the stdio MCP tests: `code-intel serve --repo DIR` spawned as a child of
 //! rmcp's client ([`Server`]), the CLI in the same environment ([`cli_command`], [`cli`]), the
 //! provisioned model's cache ([`provisioned_model`]), fixture repositories written into a temp
-//! dir ([`fixture_dir`], [`write_fixture`], [`LOGIN_REPO`]) and the login session's lexical
-//! exploration ([`explore_login`]).
+//! dir ([`fixture_dir`], [`write_fixture`], [`LOGIN_REPO`]), the login session's lexical
+//! exploration ([`explore_login`]) and the crash tests' seeded [`Rng`].
 //!
 //! Each test file says `mod support;` and uses what it needs.
 
@@ -348,6 +348,47 @@ pub async fn explore_login(server: &Server) -> Value {
         .ok("search_text", json!({"pattern": "hash_password\\("}))
         .await;
     start
+}
+
+/// A small deterministic PRNG (xorshift64*) for the crash tests' kill points: a run replays from
+/// its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded from `CODE_INTEL_CRASH_SEED`, else from the clock; the seed goes to stderr as
+    /// `CODE_INTEL_CRASH_SEED=<seed>` (shown for a failing test: set it to replay the run).
+    pub fn from_crash_seed() -> Self {
+        let seed = std::env::var("CODE_INTEL_CRASH_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64
+                    | 1
+            });
+        eprintln!("CODE_INTEL_CRASH_SEED={seed}");
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
 }
 
 /// The `file` of every entry of the array `v[list]`, in order.
