@@ -34,46 +34,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "eval"))
+from mcp_client import McpClient  # noqa: E402  (tests/eval is on the path only now)
+
 # A name nothing defines: the index lookup is as cheap as it gets, so the call's time is the MCP
 # round trip, the freshness check and the lookup.
 PROBE = "zz_freshness_probe_nothing_defines"
 
 
-class Server:
-    def __init__(self, binary: str, repo: str, watch: bool):
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()),
-               "CODE_INTEL_LOG": "warn", "CODE_INTEL_EMBEDDINGS": "off"}
-        if not watch:
-            env["CODE_INTEL_NO_TREE_WATCH"] = "1"
-        self.proc = subprocess.Popen([binary, "serve", "--repo", repo], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                     env=env)
-        self.n = 0
-        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                "clientInfo": {"name": "bench-freshness", "version": "0"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, msg: dict) -> None:
-        self.proc.stdin.write(json.dumps(msg) + "\n")
-        self.proc.stdin.flush()
-
-    def rpc(self, method: str, params: dict) -> dict:
-        self.n += 1
-        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
-        while True:
-            msg = json.loads(self.proc.stdout.readline())
-            if msg.get("id") == self.n:
-                return msg
-
-    def tool(self, name: str, args: dict) -> tuple[float, dict]:
-        t = time.perf_counter()
-        r = self.rpc("tools/call", {"name": name, "arguments": args})
-        ms = (time.perf_counter() - t) * 1000
-        return ms, r["result"].get("structuredContent", {})
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
+def start_server(binary: str, repo: str, watch: bool) -> McpClient:
+    """`code-intel serve` without the model; `watch` False turns the tree watch off."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()),
+           "CODE_INTEL_LOG": "warn", "CODE_INTEL_EMBEDDINGS": "off"}
+    if not watch:
+        env["CODE_INTEL_NO_TREE_WATCH"] = "1"
+    return McpClient(binary, repo, env=env, client_name="bench-freshness")
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -111,19 +86,21 @@ def main() -> int:
                    env={**os.environ, "CODE_INTEL_EMBEDDINGS": "off"})
     out["index_s"] = round(time.perf_counter() - t, 1)
     for watch in (True, False):
-        s = Server(args.bin, repo, watch)
+        s = start_server(args.bin, repo, watch)
         t = time.perf_counter()
-        _, start = s.tool("start_session", {"intent": "QUESTION", "query": "how is the app set up"})
+        start = s.call_tool("start_session",
+                            {"intent": "QUESTION", "query": "how is the app set up"})
         out.setdefault("start_session_ms", round((time.perf_counter() - t) * 1000, 1))
         out["files"] = start.get("sync_status"), len(indexed_files(repo))
         for _ in range(5):
-            s.tool("find_definitions", {"symbol": PROBE})
-        times = [s.tool("find_definitions", {"symbol": PROBE})[0] for _ in range(args.calls)]
+            s.call_tool("find_definitions", {"symbol": PROBE})
+        times = [s.timed_call_tool("find_definitions", {"symbol": PROBE})[0]
+                 for _ in range(args.calls)]
         key = "no_change_watch" if watch else "no_change_stat_check"
         out[key] = {"p50_ms": round(pct(times, 50), 2), "p95_ms": round(pct(times, 95), 2)}
         if watch:
             # The floor: a call that reads no index (one MCP round trip and a session read).
-            floor = [s.tool("get_session_status", {})[0] for _ in range(args.calls)]
+            floor = [s.timed_call_tool("get_session_status", {})[0] for _ in range(args.calls)]
             out["floor_get_session_status"] = {"p50_ms": round(pct(floor, 50), 2),
                                                "p95_ms": round(pct(floor, 95), 2)}
         if watch:
@@ -140,24 +117,24 @@ def main() -> int:
                         fh.write("\n# changed\n" if hash_comment else "\n// changed\n")
                 # The n-th file is new and defines the function asked for.
                 (Path(repo) / f"{marker}.py").write_text(f"def {marker}_0():\n    return 0\n")
-                ms, body = s.tool("find_definitions", {"symbol": f"{marker}_0"})
+                ms, body = s.timed_call_tool("find_definitions", {"symbol": f"{marker}_0"})
                 found = bool(body.get("definitions"))
                 stale = body.get("stale_files_total")
                 out[f"changed_{n}"] = {"first_answer_ms": round(ms, 1), "found": found,
                                        "stale_files_total": stale}
                 # Let a sync past the budget finish before undoing.
                 for _ in range(600):
-                    _, b = s.tool("find_definitions", {"symbol": f"{marker}_0"})
+                    b = s.call_tool("find_definitions", {"symbol": f"{marker}_0"})
                     if b.get("definitions") and "stale_files" not in b:
                         break
                     time.sleep(0.1)
                 reset(repo)
-                s.tool("find_definitions", {"symbol": PROBE})
+                s.call_tool("find_definitions", {"symbol": PROBE})
             if args.checkout:
                 head = git(repo, "rev-parse", "HEAD").strip()
                 changed = len(git(repo, "diff", "--name-only", head, args.checkout).split())
                 git(repo, "checkout", "-q", args.checkout)
-                ms, body = s.tool("find_definitions", {"symbol": PROBE})
+                ms, body = s.timed_call_tool("find_definitions", {"symbol": PROBE})
                 out["checkout"] = {"rev": args.checkout, "files_changed": changed,
                                    "first_answer_ms": round(ms, 1),
                                    "stale_files_total": body.get("stale_files_total")}

@@ -20,6 +20,8 @@
     missing_docs
 )]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -96,29 +98,6 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        let Ok(ty) = entry.file_type() else { continue };
-        if ty.is_dir() {
-            std::fs::create_dir_all(&dst).ok();
-            copy_tree(&src, &dst);
-        } else if ty.is_file()
-            && std::fs::copy(&src, &dst).is_ok()
-            && let Ok(mtime) = entry.metadata().and_then(|m| m.modified())
-        {
-            std::fs::File::options()
-                .write(true)
-                .open(&dst)
-                .and_then(|f| f.set_modified(mtime))
-                .ok();
-        }
-    }
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -142,7 +121,7 @@ fn time_cmd(cmd: &mut Command) -> Option<f64> {
 
 fn bench_corpus(name: &str, src: &Path, queries: &[&EvalQuery], eval_only: bool) {
     let dir = tempfile::tempdir().expect("temp dir");
-    copy_tree(src, dir.path());
+    common::copy_tree(src, dir.path());
     let root = RepoRoot::new(dir.path()).expect("root");
     let config = Config::load(root.path()).expect("config");
     println!("\n== {name}");

@@ -19,6 +19,8 @@
     missing_docs
 )]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -195,7 +197,7 @@ fn latency(
 /// changed, save, and query for it. 5 rounds.
 fn edit(src: &Path, model: &FastEmbedder) {
     let dir = tempfile::tempdir().expect("temp dir");
-    copy_tree(src, dir.path());
+    common::copy_tree(src, dir.path());
     let root = RepoRoot::new(dir.path()).expect("root");
     let config = Config::load(root.path()).expect("config");
     let index = CodeIndex::open(&root, &config).expect("index");
@@ -349,28 +351,5 @@ fn recipes(root: &RepoRoot, config: &Config, model: &FastEmbedder) {
             texts.len() as f64 / wall,
             texts.len() as f64 / cpu.max(1e-9)
         );
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        let Ok(ty) = entry.file_type() else { continue };
-        if ty.is_dir() {
-            std::fs::create_dir_all(&dst).ok();
-            copy_tree(&src, &dst);
-        } else if ty.is_file()
-            && std::fs::copy(&src, &dst).is_ok()
-            && let Ok(mtime) = entry.metadata().and_then(|m| m.modified())
-        {
-            std::fs::File::options()
-                .write(true)
-                .open(&dst)
-                .and_then(|f| f.set_modified(mtime))
-                .ok();
-        }
     }
 }

@@ -10,8 +10,9 @@
 // Printing the measured index times is part of what these tests report.
 #![allow(clippy::disallowed_methods, clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+mod corpus;
+
+use std::path::Path;
 use std::time::Instant;
 
 use code_intel_core::explore::{
@@ -22,40 +23,7 @@ use code_intel_core::index::rank::RankParams;
 use code_intel_core::index::{CodeIndex, SearchHit, SyncReport, rank};
 use code_intel_session::config::Config;
 use code_intel_session::repo_path::RepoRoot;
-
-static FETCH: Mutex<()> = Mutex::new(());
-
-/// The corpus directory `name`, fetched on first use.
-fn corpus(name: &str) -> PathBuf {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let cache = std::env::var_os("CODE_INTEL_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join(".e2e-cache/corpora"));
-    let dir = cache.join(name);
-    let _guard = FETCH.lock().unwrap_or_else(|e| e.into_inner());
-    if !dir.join(".done").exists() {
-        let status = std::process::Command::new("bash")
-            .arg(workspace.join("scripts/fetch-corpora.sh"))
-            .arg(&cache)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .expect("run scripts/fetch-corpora.sh");
-        assert!(
-            status.success(),
-            "scripts/fetch-corpora.sh {} failed ({status})",
-            cache.display()
-        );
-    }
-    assert!(
-        dir.join(".done").exists(),
-        "{} missing after the fetch",
-        dir.display()
-    );
-    dir
-}
+use corpus::corpus;
 
 fn copy_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {

@@ -14,10 +14,10 @@
 // The skip notice and the measured numbers go to stderr on purpose (visible with --nocapture).
 #![allow(clippy::disallowed_methods, clippy::print_stderr)]
 
+mod corpus;
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use code_intel_core::embed::{Embedder, FastEmbedOptions, FastEmbedder, dot, split_identifiers};
@@ -27,6 +27,7 @@ use code_intel_core::relevance::{
 };
 use code_intel_session::relevance::{CalibratedScore, RelevanceScorer};
 use code_intel_session::vocab::Tier;
+use corpus::corpus;
 
 /// The model, loaded once per test binary; `None` means skip. One intra-op thread: the machine
 /// is shared.
@@ -39,31 +40,6 @@ fn model() -> Option<&'static FastEmbedder> {
         };
         FastEmbedder::load(paths, &options)
     })
-}
-
-static FETCH: Mutex<()> = Mutex::new(());
-
-/// The corpus directory `name`, fetched on first use (as core/tests/real_code.rs does).
-fn corpus(name: &str) -> PathBuf {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let cache = std::env::var_os("CODE_INTEL_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join(".e2e-cache/corpora"));
-    let dir = cache.join(name);
-    let _guard = FETCH.lock().unwrap_or_else(|e| e.into_inner());
-    if !dir.join(".done").exists() {
-        let status = std::process::Command::new("bash")
-            .arg(workspace.join("scripts/fetch-corpora.sh"))
-            .arg(&cache)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .expect("run scripts/fetch-corpora.sh");
-        assert!(
-            status.success(),
-            "scripts/fetch-corpora.sh failed ({status})"
-        );
-    }
-    dir
 }
 
 /// A definition found by the chunker: its name as the model would write it (the qualified name

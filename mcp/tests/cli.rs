@@ -1,6 +1,8 @@
 //! The command line on a fixture repository: `index --json` counts across changes, `search`
 //! ranking and `--batch`, `status`, the exploration subcommands, and exit codes.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -78,17 +80,8 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
 }
 
 fn code_intel(repo: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_code-intel"));
-    cmd.args(args).arg("--repo").arg(repo);
-    for var in [
-        "CLAUDE_CODE_SESSION_ID",
-        "CLAUDE_PROJECT_DIR",
-        "CODE_INTEL_PROJECT",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.env("CODE_INTEL_LOG", "warn")
-        .stdin(Stdio::piped())
+    let mut cmd = support::cli_command(args, repo);
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();

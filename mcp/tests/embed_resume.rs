@@ -21,7 +21,7 @@ use code_intel_core::index::vector::{EMBED_GROUP, VectorIndex};
 use code_intel_session::config::Config;
 use code_intel_session::repo_path::RepoRoot;
 use serde_json::{Value, json};
-use support::{Server, provisioned_model, write_fixture};
+use support::{Rng, Server, provisioned_model, write_fixture};
 
 fn command(repo: &Path, models: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_code-intel"));
@@ -112,23 +112,6 @@ fn texts(repo: &Path, models: &Path) -> (usize, usize) {
     )
 }
 
-/// A small deterministic PRNG (xorshift64*): the test prints its seed so a failure replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// `index --embed` killed with SIGKILL at several random points (while the model loads, between
 /// and inside groups of [`EMBED_GROUP`] texts) loses at most the group in flight: every vector
 /// the cache held before the kill is still there, the cache grows group by group while a run
@@ -141,18 +124,7 @@ fn embedding_killed_at_random_points_loses_at_most_the_group_in_flight() {
     let Some(models) = provisioned_model() else {
         return;
     };
-    let seed = std::env::var("CODE_INTEL_CRASH_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
-    eprintln!("CODE_INTEL_CRASH_SEED={seed}");
-    let mut rng = Rng(seed);
+    let mut rng = Rng::from_crash_seed();
     let (_dir, repo) = repo_with(&generated(120));
     run_ok(&repo, &models, &["index", "--json"]);
     let (total, pending) = texts(&repo, &models);

@@ -3,6 +3,8 @@
 //! (`--from-git`, each searched in its parent's snapshot in a temporary worktree), checked to the
 //! exact metrics and per-query ranks the fixture implies.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -176,17 +178,9 @@ fn repository(root: &Path) -> String {
 }
 
 fn code_intel(repo: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_code-intel"));
-    cmd.args(args).arg("--repo").arg(repo);
-    for var in [
-        "CLAUDE_PROJECT_DIR",
-        "CODE_INTEL_PROJECT",
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.env("CODE_INTEL_LOG", "warn")
+    support::cli_command(args, repo)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
         .stdin(Stdio::null())
         .output()
         .unwrap()

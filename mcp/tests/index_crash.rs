@@ -5,6 +5,8 @@
 //! garbage) is rebuilt by `index`, `search` and `status` with a warning; two concurrent `index`
 //! runs both succeed; `repair` rebuilds.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -15,6 +17,7 @@ use code_intel_core::index::sync::SyncState;
 use code_intel_session::config::Config;
 use code_intel_session::repo_path::RepoRoot;
 use serde_json::Value;
+use support::Rng;
 
 fn command(repo: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_code-intel"));
@@ -64,23 +67,6 @@ fn json(repo: &Path, args: &[&str]) -> (Value, String) {
     let v = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {stderr}"));
     (v, stderr)
-}
-
-/// A small deterministic PRNG (xorshift64*): the test prints its seed so a failure replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// File `i` of the generated repository at `version`: Python, JavaScript or PHP with a few
@@ -241,18 +227,7 @@ fn edit(repo: &Path, files: &mut BTreeMap<usize, usize>, round: usize) {
 fn index_killed_at_random_points_recovers_to_a_from_scratch_build() {
     const FILES: usize = 1000;
     const KILLS: usize = 7;
-    let seed = std::env::var("CODE_INTEL_CRASH_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
-    eprintln!("CODE_INTEL_CRASH_SEED={seed}");
-    let mut rng = Rng(seed);
+    let mut rng = Rng::from_crash_seed();
 
     let repo = tempfile::tempdir().unwrap();
     let mut files: BTreeMap<usize, usize> = BTreeMap::new();

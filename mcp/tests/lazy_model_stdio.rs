@@ -14,23 +14,18 @@
 mod support;
 
 use serde_json::json;
-use support::{LOGIN_QUERY, LOGIN_REPO, Model, Server, write_fixture};
+use support::{LOGIN_REPO, Model, Server, fixture_dir};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lexical_session_never_loads_the_model_and_a_relevance_check_does() {
     let Some(cache) = support::provisioned_model() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path(), LOGIN_REPO);
+    let dir = fixture_dir(LOGIN_REPO);
     let server = Server::spawn(dir.path(), Model::Dir(&cache)).await;
 
-    let start = server
-        .ok(
-            "start_session",
-            json!({"intent": "MODIFY", "query": LOGIN_QUERY}),
-        )
-        .await;
+    // Quotes copied from the request are checked literally; exploring needs no model.
+    let start = support::explore_login(&server).await;
     assert_eq!(start["model"]["state"], "not_loaded", "{start:#}");
     assert!(
         start["model"]["message"]
@@ -39,24 +34,6 @@ async fn a_lexical_session_never_loads_the_model_and_a_relevance_check_does() {
             .contains("first call that needs it"),
         "{start:#}"
     );
-    // Quotes copied from the request: checked literally, no model.
-    let frame = server
-        .ok(
-            "set_query_frame",
-            json!({"target_feature": {"value": "login", "quote": "Login"},
-                   "desired_action": {"value": "strip the password", "quote": "strip the password before checking it"}}),
-        )
-        .await;
-    assert_eq!(frame["success"], true, "{frame:#}");
-    server
-        .ok("find_definitions", json!({"symbol": "LoginService"}))
-        .await;
-    server
-        .ok("find_references", json!({"symbol": "authenticate"}))
-        .await;
-    server
-        .ok("search_text", json!({"pattern": "hash_password\\("}))
-        .await;
     server
         .ok("analyze_structure", json!({"path": "src/auth"}))
         .await;
@@ -93,13 +70,10 @@ async fn a_question_searched_in_hybrid_loads_the_model() {
     let Some(cache) = support::provisioned_model() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path(), LOGIN_REPO);
+    let dir = fixture_dir(LOGIN_REPO);
     // The lexical index, built by the CLI (no session here: without one the forest may be
     // searched).
-    let indexed = std::process::Command::new(env!("CARGO_BIN_EXE_code-intel"))
-        .args(["index", "--repo"])
-        .arg(dir.path())
+    let indexed = support::cli_command(&["index"], dir.path())
         .env("CODE_INTEL_EMBEDDINGS", "off")
         .output()
         .unwrap();

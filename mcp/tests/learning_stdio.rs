@@ -16,10 +16,10 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use support::{LOGIN_QUERY as QUERY, LOGIN_REPO as FIXTURE, Model, Server, write_fixture};
+use support::{LOGIN_QUERY as QUERY, LOGIN_REPO as FIXTURE, Model, Server, cli, fixture_dir};
 
 const LEARNING_TOOLS: [&str; 6] = [
     "record_outcome",
@@ -42,27 +42,9 @@ fn read_json(path: PathBuf) -> Value {
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
-fn cli(repo: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_code-intel"))
-        .args(args)
-        .arg("--repo")
-        .arg(repo)
-        .env("CODE_INTEL_LOG", "warn")
-        .env_remove("CODE_INTEL_PROJECT")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_model_the_map_is_searched_by_words_and_outcomes_feed_the_insights() {
-    let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path(), FIXTURE);
+    let dir = fixture_dir(FIXTURE);
     let state = dir.path().join(".code-intel");
     let server = Server::spawn(dir.path(), Model::Off).await;
 
@@ -234,19 +216,19 @@ async fn without_a_model_the_map_is_searched_by_words_and_outcomes_feed_the_insi
     server.stop().await;
 
     // The CLI reads the same journal.
-    let (ok, out, err) = cli(dir.path(), &["insights", "--json"]);
+    let (ok, out, err) = cli(&["insights", "--json"], dir.path());
     assert!(ok, "{err}");
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["total_sessions_with_outcomes"], 1);
-    let (ok, out, err) = cli(dir.path(), &["insights"]);
+    let (ok, out, err) = cli(&["insights"], dir.path());
     assert!(ok, "{err}");
     assert!(out.contains("EXPLORATION: after search_map"), "{out}");
-    let (ok, out, err) = cli(dir.path(), &["insights", "--session", &first]);
+    let (ok, out, err) = cli(&["insights", "--session", &first], dir.path());
     assert!(ok, "{err}");
     assert!(out.contains("failure") && out.contains(&first), "{out}");
     let (ok, _, err) = cli(
-        dir.path(),
         &["insights", "--session", "20990101-000000-aaaaaa"],
+        dir.path(),
     );
     assert!(!ok);
     assert!(err.contains("unknown session"), "{err}");
@@ -257,31 +239,12 @@ async fn a_confirmed_success_teaches_the_next_session() {
     let Some(cache) = support::provisioned_model() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path(), FIXTURE);
+    let dir = fixture_dir(FIXTURE);
     let state = dir.path().join(".code-intel");
     let server = Server::spawn(dir.path(), Model::Dir(&cache)).await;
 
-    let start = server
-        .ok("start_session", json!({"intent": "MODIFY", "query": QUERY}))
-        .await;
+    let start = support::explore_login(&server).await;
     let sid = start["session_id"].as_str().unwrap().to_string();
-    server
-        .ok(
-            "set_query_frame",
-            json!({"target_feature": {"value": "login", "quote": "Login"},
-                   "desired_action": {"value": "strip the password", "quote": "strip the password before checking it"}}),
-        )
-        .await;
-    server
-        .ok("find_definitions", json!({"symbol": "LoginService"}))
-        .await;
-    server
-        .ok("find_references", json!({"symbol": "authenticate"}))
-        .await;
-    server
-        .ok("search_text", json!({"pattern": "hash_password\\("}))
-        .await;
     let (failed, confirmed) = server
         .after_model_loaded(
             "confirm_symbol_relevance",
@@ -359,8 +322,7 @@ async fn a_confirmed_success_teaches_the_next_session() {
 async fn several_server_processes_record_at_once_without_losing_anything() {
     const SERVERS: usize = 4;
     const PAIRS_EACH: usize = 5;
-    let dir = tempfile::tempdir().unwrap();
-    write_fixture(dir.path(), FIXTURE);
+    let dir = fixture_dir(FIXTURE);
     let mut servers = Vec::new();
     for _ in 0..SERVERS {
         servers.push(Server::spawn(dir.path(), Model::Off).await);

@@ -185,20 +185,11 @@ impl FileLock {
     /// # Errors
     /// [`PersistError::CreateDir`] or [`PersistError::Lock`].
     pub fn acquire(path: &Path) -> Result<Self, PersistError> {
-        let lock_path = lock_path(path);
-        ensure_parent(&lock_path)?;
-        let err = |source| PersistError::Lock {
-            path: lock_path.clone(),
+        let (file, lock_path) = Self::open_for_writers(path)?;
+        file.lock().map_err(|source| PersistError::Lock {
+            path: lock_path,
             source,
-        };
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .custom_flags(O_NONBLOCK)
-            .open(&lock_path)
-            .map_err(err)?;
-        file.lock().map_err(err)?;
+        })?;
         Ok(Self { file })
     }
 
@@ -208,24 +199,33 @@ impl FileLock {
     /// # Errors
     /// [`PersistError::CreateDir`] or [`PersistError::Lock`].
     pub fn try_acquire(path: &Path) -> Result<Option<Self>, PersistError> {
+        let (file, lock_path) = Self::open_for_writers(path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(Self { file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(source)) => Err(PersistError::Lock {
+                path: lock_path,
+                source,
+            }),
+        }
+    }
+
+    /// Opens the lock file guarding `path` for an exclusive lock, creating it and its folder:
+    /// (the file, its path).
+    fn open_for_writers(path: &Path) -> Result<(File, PathBuf), PersistError> {
         let lock_path = lock_path(path);
         ensure_parent(&lock_path)?;
-        let err = |source| PersistError::Lock {
-            path: lock_path.clone(),
-            source,
-        };
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .custom_flags(O_NONBLOCK)
             .open(&lock_path)
-            .map_err(err)?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(Self { file })),
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(err(e)),
-        }
+            .map_err(|source| PersistError::Lock {
+                path: lock_path.clone(),
+                source,
+            })?;
+        Ok((file, lock_path))
     }
 
     /// Blocks until a shared lock guarding `path` is held (readers that must not see a
@@ -392,6 +392,27 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(leftovers, vec![std::ffi::OsString::from("state.json")]);
+    }
+
+    #[test]
+    fn exclusive_locks_exclude_each_other_and_shared_ones_need_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a/b/state.json");
+        // Nobody ever wrote: no lock file, so a reader needs no lock.
+        assert!(FileLock::acquire_shared(&p).unwrap().is_none());
+        let held = FileLock::acquire(&p).unwrap();
+        assert!(
+            lock_path(&p).is_file(),
+            "the lock file and its folders are created"
+        );
+        // flock(2) excludes other open file descriptions, even in this process.
+        assert!(FileLock::try_acquire(&p).unwrap().is_none());
+        drop(held);
+        let again = FileLock::try_acquire(&p)
+            .unwrap()
+            .expect("free after the drop");
+        drop(again);
+        assert!(FileLock::acquire_shared(&p).unwrap().is_some());
     }
 
     #[test]

@@ -134,6 +134,16 @@ impl RepoRoot {
     }
 }
 
+/// `abs` relative to `root`, `/`-separated (as index entries and tool answers name files),
+/// taken lexically (no symlinks resolved); `None` when `abs` is not below `root` or is not
+/// valid UTF-8.
+pub fn relative_slash(root: &Path, abs: &Path) -> Option<String> {
+    abs.strip_prefix(root)
+        .ok()?
+        .to_str()
+        .map(|s| s.replace(std::path::MAIN_SEPARATOR, "/"))
+}
+
 /// The real location of an absolute path, component by component as the OS walks it: every
 /// prefix that exists is canonicalised (following symlinks, so `link/..` is the link target's
 /// parent; `/proc/<pid>/cwd` and `/proc/<pid>/root` are symlinks too), `..` pops, and components
@@ -283,6 +293,26 @@ mod tests {
             .unwrap();
         let root = RepoRoot::new(&dir.path().join("repo")).unwrap();
         (dir, root)
+    }
+
+    #[test]
+    fn relative_slash_is_lexical_and_none_outside_the_root() {
+        let root = Path::new("/r/repo");
+        assert_eq!(
+            relative_slash(root, Path::new("/r/repo/src/a.py")).as_deref(),
+            Some("src/a.py")
+        );
+        assert_eq!(relative_slash(root, root).as_deref(), Some(""));
+        // No symlink is followed: a link below the root stays below it.
+        assert_eq!(
+            relative_slash(root, Path::new("/r/repo/link_out/secret")).as_deref(),
+            Some("link_out/secret")
+        );
+        assert_eq!(relative_slash(root, Path::new("/r/repository/a.py")), None);
+        assert_eq!(relative_slash(root, Path::new("/r/other/a.py")), None);
+        use std::os::unix::ffi::OsStrExt as _;
+        let not_utf8 = std::ffi::OsStr::from_bytes(b"/r/repo/\xff.py");
+        assert_eq!(relative_slash(root, Path::new(not_utf8)), None);
     }
 
     #[test]

@@ -19,10 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from mcp_client import McpClient
 
 REPO = Path(__file__).resolve().parents[2]
 WORDS = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "glacier", "harbor", "indigo",
@@ -42,36 +43,17 @@ def main() -> int:
     config.write_text(json.dumps({"search_mode": "vector"}))
     target = repo / args.file
     original = target.read_bytes()
-    proc = subprocess.Popen([args.bin, "serve", "--repo", str(repo)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
-                                 "CODE_INTEL_LOG": "warn"})
-    n = 0
-
-    def call(method: str, params: dict) -> dict:
-        nonlocal n
-        n += 1
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n, "method": method,
-                                     "params": params}) + "\n")
-        proc.stdin.flush()
-        while True:
-            msg = json.loads(proc.stdout.readline())
-            if msg.get("id") == n:
-                return msg
+    server: McpClient | None = None
 
     def search(query: str) -> dict:
-        r = call("tools/call", {"name": "semantic_search",
-                                "arguments": {"query": query, "collection": "forest",
-                                              "n_results": 10}})
-        return r["result"].get("structuredContent", {})
+        return server.call_tool("semantic_search", {"query": query, "collection": "forest",
+                                                    "n_results": 10})
 
     times = []
     try:
-        call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                            "clientInfo": {"name": "edit-refresh", "version": "0"}})
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
-                         + "\n")
-        proc.stdin.flush()
+        server = McpClient(args.bin, str(repo), client_name="edit-refresh",
+                           env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
+                                "CODE_INTEL_LOG": "warn"})
         while search("where is the configuration read?").get("error") == "initializing":
             time.sleep(0.5)
         for i in range(args.rounds):
@@ -113,8 +95,8 @@ def main() -> int:
             config.unlink()
         else:
             config.write_text(saved_config)
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        if server is not None:
+            server.close()
     print(json.dumps({"p50_s": round(statistics.median(times), 3),
                       "max_s": round(max(times), 3), "rounds": len(times)}))
     return 0

@@ -16,6 +16,8 @@ QUERIES is a kit query file (jsonl with "query"). The binary is $CODE_INTEL_BIN 
 target/release/code-intel."""
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
+from mcp_client import McpClient
+
 BIN = os.environ.get('CODE_INTEL_BIN', 'target/release/code-intel')
 
 
@@ -94,40 +96,6 @@ def latency(a):
                       'without': out[False]}))
 
 
-class Mcp:
-    def __init__(self, repo, env):
-        self.p = subprocess.Popen([BIN, 'serve', '--repo', repo], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                  bufsize=1, env=env)
-        self.n = 0
-        self.call_raw('initialize', {'protocolVersion': '2025-06-18', 'capabilities': {},
-                                     'clientInfo': {'name': 'embed_bench', 'version': '0'}})
-        self.p.stdin.write(json.dumps({'jsonrpc': '2.0', 'method': 'notifications/initialized'}) + '\n')
-
-    def call_raw(self, method, params):
-        self.n += 1
-        self.p.stdin.write(json.dumps({'jsonrpc': '2.0', 'id': self.n, 'method': method, 'params': params}) + '\n')
-        while True:
-            m = json.loads(self.p.stdout.readline())
-            if m.get('id') == self.n:
-                return m
-
-    def tool(self, name, args):
-        t = time.time()
-        r = self.call_raw('tools/call', {'name': name, 'arguments': args})
-        return (time.time() - t) * 1000, r
-
-    def rss_mib(self):
-        for l in open(f'/proc/{self.p.pid}/status'):
-            if l.startswith('VmRSS:'):
-                return int(l.split()[1]) / 1024
-        return float('nan')
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=30)
-
-
 def coverage(repo):
     p = subprocess.run([BIN, 'status', '--repo', repo, '--json'], capture_output=True, text=True)
     try:
@@ -142,15 +110,15 @@ def server(a):
         p = subprocess.run([BIN, 'index', '--repo', repo, '--json'], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr[-2000:]
         env = dict(os.environ, CODE_INTEL_LOG='warn')
-        m = Mcp(repo, env)
-        m.tool('start_session', {'intent': 'INVESTIGATE', 'query': 'How is the configuration loaded?'})
+        m = McpClient(BIN, repo, env=env, client_name='embed_bench')
+        m.call_tool('start_session', {'intent': 'INVESTIGATE', 'query': 'How is the configuration loaded?'})
         calls = [('find_definitions', {'symbol': a.symbol}), ('search_text', {'pattern': a.pattern})]
 
         def sample(n):
             lat = []
             for i in range(n):
                 name, args = calls[i % 2]
-                ms, _ = m.tool(name, args)
+                ms, _ = m.timed_call_tool(name, args)
                 lat.append(ms)
                 time.sleep(0.2)
             return {'n': n, 'p50_ms': round(pct(lat, .5), 1), 'p95_ms': round(pct(lat, .95), 1),

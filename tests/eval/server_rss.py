@@ -22,20 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+from mcp_client import McpClient
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def status(pid: int) -> dict[str, str]:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        k, _, v = line.partition(":")
-        out[k] = v.strip()
-    return out
 
 
 def main() -> int:
@@ -48,40 +41,21 @@ def main() -> int:
     ap.add_argument("--until", choices=["model", "lexical", "question", "embedded"], default="embedded",
                     help="wait until the model answers, run a lexical session, or wait until the embeddings cover the index")
     args = ap.parse_args()
-    proc = subprocess.Popen([args.bin, "serve", "--repo", args.repo], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
-                                 "CODE_INTEL_LOG": "warn", **({"CODE_INTEL_EMBEDDINGS": "off"}
-                                                             if args.no_model else {})})
-    n = 0
-
-    def call(method: str, params: dict) -> dict:
-        nonlocal n
-        n += 1
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n, "method": method,
-                                     "params": params}) + "\n")
-        proc.stdin.flush()
-        while True:
-            msg = json.loads(proc.stdout.readline())
-            if msg.get("id") == n:
-                return msg
-
     t0 = time.time()
-    call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                        "clientInfo": {"name": "rss", "version": "0"}})
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    proc.stdin.flush()
-    rss_started = status(proc.pid)["VmRSS"]
+    server = McpClient(args.bin, args.repo, client_name="rss",
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
+                            "CODE_INTEL_LOG": "warn", **({"CODE_INTEL_EMBEDDINGS": "off"}
+                                                        if args.no_model else {})})
+    rss_started = server.proc_status()["VmRSS"]
     if args.until not in ("embedded", "question"):
         # (Without a session `semantic_search` may search the forest: EXPLORATION allows only
         # the map, whose entries are what would load the model there.)
-        call("tools/call", {"name": "start_session",
-                            "arguments": {"intent": "QUESTION", "query": "how is the app configured"}})
+        server.call_tool("start_session",
+                         {"intent": "QUESTION", "query": "how is the app configured"})
     while args.until == "model" and not args.no_model:
-        r = call("tools/call", {"name": "validate_symbol_relevance",
-                                "arguments": {"target_feature": "configuration loading",
-                                              "symbols": ["load", "parse"]}})
-        body = r["result"].get("structuredContent", {})
+        body = server.call_tool("validate_symbol_relevance",
+                                {"target_feature": "configuration loading",
+                                 "symbols": ["load", "parse"]})
         if body.get("error") != "initializing":
             break
         time.sleep(0.5)
@@ -90,36 +64,32 @@ def main() -> int:
                                 ("search_text", {"pattern": "configuration"}),
                                 ("semantic_search", {"query": "fix the configuration loader",
                                                      "collection": "map"})]:
-            call("tools/call", {"name": name, "arguments": arguments})
+            server.call_tool(name, arguments)
     while args.until == "question":
-        r = call("tools/call", {"name": "semantic_search",
-                                "arguments": {"query": "how is the configuration loaded?",
-                                              "collection": "forest"}})
-        if r["result"].get("structuredContent", {}).get("error") != "initializing":
+        body = server.call_tool("semantic_search", {"query": "how is the configuration loaded?",
+                                                    "collection": "forest"})
+        if body.get("error") != "initializing":
             break
         time.sleep(0.5)
     while args.until == "embedded":
-        r = call("tools/call", {"name": "semantic_search",
-                                "arguments": {"query": "how is the configuration loaded?",
-                                              "collection": "forest"}})
-        body = r["result"].get("structuredContent", {})
+        body = server.call_tool("semantic_search", {"query": "how is the configuration loaded?",
+                                                    "collection": "forest"})
         if body.get("coverage", {}).get("ratio") == 1.0:
             break
         if time.time() - t0 > 1800:
             print("timeout", body, file=sys.stderr)
+            server.close()
             return 1
         time.sleep(1)
     ready = time.time() - t0
     time.sleep(args.idle)
-    st = status(proc.pid)
-    r = call("tools/call", {"name": "get_session_status", "arguments": {}})
-    model_state = r["result"].get("structuredContent", {}).get("model", {}).get("state")
+    st = server.proc_status()
+    model_state = server.call_tool("get_session_status", {}).get("model", {}).get("state")
     print(json.dumps({"repo": args.repo, "until": args.until, "model": model_state,
                       "ready_s": round(ready, 1), "rss_after_start": rss_started,
                       "VmRSS_idle": st["VmRSS"], "RssAnon": st.get("RssAnon"),
                       "RssFile": st.get("RssFile"), "VmHWM": st["VmHWM"]}))
-    proc.stdin.close()
-    proc.wait(timeout=30)
+    server.close()
     return 0
 
 

@@ -694,19 +694,22 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, HistoryError> {
 mod tests {
     use super::*;
 
+    /// `git ARGS` in `repo` as a test committer; its stdout (a failure panics).
+    fn git_as_tester(repo: &Path, args: &[&str]) -> String {
+        git(
+            repo,
+            &[&["-c", "user.name=t", "-c", "user.email=t@t"], args].concat(),
+        )
+        .unwrap()
+    }
+
     /// Three snapshots: the base, a commit that rewrites ten files, and a branch from the base
     /// that changes one. From the base, the branch is nearer than the rewrite.
     #[test]
     fn snapshots_are_ordered_nearest_first() {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path();
-        let run = |args: &[&str]| {
-            git(
-                repo,
-                &[&["-c", "user.name=t", "-c", "user.email=t@t"], args].concat(),
-            )
-            .unwrap()
-        };
+        let run = |args: &[&str]| git_as_tester(repo, args);
         run(&["init", "-q", "-b", "main"]);
         let write = |i: usize, text: &str| {
             std::fs::write(repo.join(format!("f{i}.py")), text).unwrap();
@@ -735,13 +738,7 @@ mod tests {
     fn whole_messages_make_long_requests() {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path();
-        let run = |args: &[&str]| {
-            git(
-                repo,
-                &[&["-c", "user.name=t", "-c", "user.email=t@t"], args].concat(),
-            )
-            .unwrap()
-        };
+        let run = |args: &[&str]| git_as_tester(repo, args);
         run(&["init", "-q", "-b", "main"]);
         std::fs::write(repo.join("app.py"), "x = 1\n").unwrap();
         run(&["add", "-A"]);

@@ -1,6 +1,7 @@
 //! `find_definitions`: symbol definitions by name or qualified name, from the index (or from
 //! files parsed on the spot when no index is open).
 
+use code_intel_session::repo_path::relative_slash;
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -299,15 +300,9 @@ fn scan_disk(
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let Some(rel) = entry
-            .path()
-            .strip_prefix(cx.root.path())
-            .ok()
-            .and_then(|p| p.to_str())
-        else {
+        let Some(rel) = relative_slash(cx.root.path(), entry.path()) else {
             continue;
         };
-        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
         let Ok(chunks) = chunks_from_disk(cx, &rel) else {
             continue;
         };

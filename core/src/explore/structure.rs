@@ -1,6 +1,7 @@
 //! Structure tools over files parsed from disk (always fresh): `analyze_structure` (the nested
 //! symbol tree of a file or directory) and `get_function_at_line`.
 
+use code_intel_session::repo_path::relative_slash;
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -183,11 +184,10 @@ pub fn analyze_structure(
             Ok(entry) => entry,
             Err(err) => {
                 if let Some((dir, reason)) = sync::walk_error(&err)
-                    && let Ok(rel) = dir.strip_prefix(cx.root.path())
-                    && let Some(rel) = rel.to_str()
+                    && let Some(rel) = relative_slash(cx.root.path(), &dir)
                 {
                     result.unreadable.push(SkippedFile {
-                        path: format!("{}/", rel.replace(std::path::MAIN_SEPARATOR, "/")),
+                        path: format!("{rel}/"),
                         reason,
                     });
                 }
@@ -197,15 +197,9 @@ pub fn analyze_structure(
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let Some(rel) = entry
-            .path()
-            .strip_prefix(cx.root.path())
-            .ok()
-            .and_then(|p| p.to_str())
-        else {
+        let Some(rel) = relative_slash(cx.root.path(), entry.path()) else {
             continue;
         };
-        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
         if lang::detect(&rel) == Language::Text {
             continue;
         }

@@ -3,10 +3,10 @@
 //! `ignore` walk.
 
 use std::collections::VecDeque;
-use std::path::Path;
 
 use crate::index::chunk::ChunkKind;
 
+use code_intel_session::repo_path::relative_slash;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::types::TypesBuilder;
@@ -563,7 +563,7 @@ fn files_to_search(
             Ok(entry) => entry,
             Err(err) => {
                 if let Some((dir, reason)) = sync::walk_error(&err)
-                    && let Some(rel) = relative(cx.root.path(), &dir)
+                    && let Some(rel) = relative_slash(cx.root.path(), &dir)
                 {
                     unreadable.push(SkippedFile {
                         path: format!("{rel}/"),
@@ -576,18 +576,11 @@ fn files_to_search(
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        if let Some(rel) = relative(cx.root.path(), entry.path()) {
+        if let Some(rel) = relative_slash(cx.root.path(), entry.path()) {
             out.push(rel);
         }
     }
     Ok((out, unreadable))
-}
-
-fn relative(root: &Path, abs: &Path) -> Option<String> {
-    abs.strip_prefix(root)
-        .ok()?
-        .to_str()
-        .map(|s| s.replace(std::path::MAIN_SEPARATOR, "/"))
 }
 
 /// A type matcher for a language id or ripgrep type name.

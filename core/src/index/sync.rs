@@ -46,7 +46,7 @@ use super::source::{self, SourceError};
 use super::{IndexError, SkippedFile, SyncProgress, SyncReport, SyncTimings};
 use code_intel_session::config::Config;
 use code_intel_session::persist::{self, FileLock};
-use code_intel_session::repo_path::RepoRoot;
+use code_intel_session::repo_path::{RepoRoot, relative_slash};
 
 /// File name of the sync state inside `.code-intel/`.
 pub const STATE_FILE: &str = "sync_state.json";
@@ -1656,12 +1656,7 @@ fn walk(root: &RepoRoot, config: &Config) -> Result<Walked, IndexError> {
         Box::new(move |entry| {
             let push = |item| found.lock().unwrap_or_else(|e| e.into_inner()).push(item);
             // Repository-relative, `/`-separated; `None` outside the root or not valid UTF-8.
-            let rel_str = |p: &Path| {
-                p.strip_prefix(root)
-                    .ok()
-                    .and_then(|r| r.to_str())
-                    .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
-            };
+            let rel_str = |p: &Path| relative_slash(root, p);
             // Unreadable directories are skipped like ripgrep does, but with their reason
             // recorded (`status` lists them); other walk errors (a broken ignore file) are skipped.
             let entry = match entry {

@@ -27,7 +27,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use code_intel_session::repo_path::RepoRoot;
+use code_intel_session::repo_path::{RepoRoot, relative_slash};
 
 /// Most changed paths a [`Moved`] names (the rest are counted in [`Moved::total`]).
 pub const MAX_NAMED: usize = 200;
@@ -165,13 +165,7 @@ impl TreeWatch {
             if inner.watched.contains(&dir) {
                 continue;
             }
-            let Ok(rel) = dir.strip_prefix(&self.root) else {
-                continue;
-            };
-            let Some(rel) = rel
-                .to_str()
-                .map(|r| r.replace(std::path::MAIN_SEPARATOR, "/"))
-            else {
+            let Some(rel) = relative_slash(&self.root, &dir) else {
                 continue;
             };
             let mask = inotify::WatchMask::CREATE

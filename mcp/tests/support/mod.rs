@@ -1,6 +1,8 @@
 //! The shared harness of the stdio MCP tests: `code-intel serve --repo DIR` spawned as a child of
-//! rmcp's client ([`Server`]), the provisioned model's cache ([`provisioned_model`]) and fixture
-//! repositories written into a temp dir ([`write_fixture`], [`LOGIN_REPO`]).
+//! rmcp's client ([`Server`]), the CLI in the same environment ([`cli_command`], [`cli`]), the
+//! provisioned model's cache ([`provisioned_model`]), fixture repositories written into a temp
+//! dir ([`fixture_dir`], [`write_fixture`], [`LOGIN_REPO`]), the login session's lexical
+//! exploration ([`explore_login`]) and the crash tests' seeded [`Rng`].
 //!
 //! Each test file says `mod support;` and uses what it needs.
 
@@ -140,6 +142,13 @@ pub fn write_fixture(dir: &Path, files: &[(&str, &str)]) {
     std::fs::create_dir_all(dir.join(".git")).unwrap();
 }
 
+/// A new temp dir holding `files` as a repository ([`write_fixture`]); removed when dropped.
+pub fn fixture_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path(), files);
+    dir
+}
+
 /// The model cache: `CODE_INTEL_MODEL_DIR`, else `${XDG_CACHE_HOME:-$HOME/.cache}/code-intel/models`.
 pub fn model_cache() -> PathBuf {
     if let Some(dir) = std::env::var_os("CODE_INTEL_MODEL_DIR").filter(|d| !d.is_empty()) {
@@ -186,11 +195,11 @@ pub enum Model<'a> {
     Off,
 }
 
-/// `code-intel serve --repo <repo>` with `CODE_INTEL_LOG=warn`, not inheriting a Claude Code
+/// `code-intel <args> --repo <repo>` with `CODE_INTEL_LOG=warn`, not inheriting a Claude Code
 /// session or project (the test may itself run inside Claude Code).
-pub fn serve_command(repo: &Path) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
-    cmd.arg("serve").arg("--repo").arg(repo);
+pub fn cli_command(args: &[&str], repo: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_code-intel"));
+    cmd.args(args).arg("--repo").arg(repo);
     for var in [
         "CLAUDE_CODE_SESSION_ID",
         "CLAUDE_PROJECT_DIR",
@@ -200,6 +209,21 @@ pub fn serve_command(repo: &Path) -> tokio::process::Command {
     }
     cmd.env("CODE_INTEL_LOG", "warn");
     cmd
+}
+
+/// Runs [`cli_command`] to the end: (exit status success, stdout, stderr).
+pub fn cli(args: &[&str], repo: &Path) -> (bool, String, String) {
+    let out = cli_command(args, repo).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `code-intel serve --repo <repo>`: the [`cli_command`] environment, for tokio.
+pub fn serve_command(repo: &Path) -> tokio::process::Command {
+    cli_command(&["serve"], repo).into()
 }
 
 /// A running `code-intel serve` and the rmcp client talking to it over stdio.
@@ -291,6 +315,79 @@ impl Server {
     /// Cancels the client and with it the transport to the child process.
     pub async fn stop(self) {
         self.client.cancel().await.unwrap();
+    }
+}
+
+/// The lexical exploration of [`LOGIN_QUERY`] on [`LOGIN_REPO`] that [`login_understanding`]
+/// cites, none of it needing the model: `start_session` (MODIFY), `set_query_frame` with two
+/// quotes copied from the request (checked to succeed), `find_definitions(LoginService)`,
+/// `find_references(authenticate)` and `search_text(hash_password\()`. Returns `start_session`'s
+/// answer.
+pub async fn explore_login(server: &Server) -> Value {
+    let start = server
+        .ok(
+            "start_session",
+            json!({"intent": "MODIFY", "query": LOGIN_QUERY}),
+        )
+        .await;
+    let frame = server
+        .ok(
+            "set_query_frame",
+            json!({"target_feature": {"value": "login", "quote": "Login"},
+                   "desired_action": {"value": "strip the password", "quote": "strip the password before checking it"}}),
+        )
+        .await;
+    assert_eq!(frame["success"], true, "{frame:#}");
+    server
+        .ok("find_definitions", json!({"symbol": "LoginService"}))
+        .await;
+    server
+        .ok("find_references", json!({"symbol": "authenticate"}))
+        .await;
+    server
+        .ok("search_text", json!({"pattern": "hash_password\\("}))
+        .await;
+    start
+}
+
+/// A small deterministic PRNG (xorshift64*) for the crash tests' kill points: a run replays from
+/// its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded from `CODE_INTEL_CRASH_SEED`, else from the clock; the seed goes to stderr as
+    /// `CODE_INTEL_CRASH_SEED=<seed>` (shown for a failing test: set it to replay the run).
+    pub fn from_crash_seed() -> Self {
+        let seed = std::env::var("CODE_INTEL_CRASH_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64
+                    | 1
+            });
+        eprintln!("CODE_INTEL_CRASH_SEED={seed}");
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
