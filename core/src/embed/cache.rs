@@ -215,6 +215,17 @@ impl EmbeddingCache {
         Some(&self.data[i * self.dims..(i + 1) * self.dims])
     }
 
+    /// [`Self::get`] by the hash's bytes.
+    pub fn get_bytes(&self, key: &[u8; 32]) -> Option<&[f32]> {
+        let i = *self.index.get(key)?;
+        Some(&self.data[i * self.dims..(i + 1) * self.dims])
+    }
+
+    /// [`Self::contains`] by the hash's bytes.
+    pub fn contains_bytes(&self, key: &[u8; 32]) -> bool {
+        self.index.contains_key(key)
+    }
+
     /// Whether the chunk with content hash `sha256` (hex) is cached.
     pub fn contains(&self, sha256: &str) -> bool {
         parse_key(sha256).is_some_and(|k| self.index.contains_key(&k))
@@ -309,6 +320,14 @@ impl EmbeddingCache {
         live: impl IntoIterator<Item = &'a str>,
     ) -> Result<usize, CacheError> {
         let live: HashSet<[u8; 32]> = live.into_iter().filter_map(parse_key).collect();
+        self.retain_bytes(&live)
+    }
+
+    /// [`Self::retain`] by the hashes' bytes.
+    ///
+    /// # Errors
+    /// As [`Self::flush`].
+    pub fn retain_bytes(&mut self, live: &HashSet<[u8; 32]>) -> Result<usize, CacheError> {
         let _lock = FileLock::acquire(&self.path)?;
         self.merge_from_disk()?;
         let keep: Vec<usize> = (0..self.keys.len())

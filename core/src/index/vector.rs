@@ -91,7 +91,7 @@ pub use embedding::{EMBED_GROUP, EmbedLock, EmbedReport, EmbedRun, EmbeddedGroup
 pub use graph::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, UnitDot};
 pub use pending::PendingText;
 pub use refresh::{REBUILD_TOMBSTONE_FRACTION, REBUILD_TOMBSTONE_MIN, RefreshReport};
-pub use rows::{FileRows, Row, RowHandoff};
+pub use rows::{FileRows, Hash32, Row, RowHandoff};
 pub use search::{EXACT_SEARCH_MAX, SimilarityProfile, VectorHit, VectorSearch, dot};
 pub use slots::Coverage;
 pub use store::{STATE_FILE, STATE_VERSION, SUMMARY_FILE, VectorState, VectorSummary};
@@ -159,14 +159,14 @@ pub struct VectorIndex {
     state: VectorState,
     cache: EmbeddingCache,
     /// Key → slot.
-    slot_of: HashMap<String, usize>,
+    slot_of: HashMap<Hash32, usize>,
     /// Slot vectors, `slots × dims`.
     matrix: Vec<f32>,
     /// Whether a slot has a vector and a row references its key.
     live: Vec<bool>,
     live_count: usize,
-    /// Key → (file, row index) of every row with that key.
-    refs: HashMap<String, Vec<(String, usize)>>,
+    /// Key → (file, row index) of every row with that key (the file's name shared by its rows).
+    refs: HashMap<Hash32, Vec<(std::sync::Arc<str>, u32)>>,
     /// Coverage counts, kept up to date by every change (searches report them).
     counts: Coverage,
     /// The graph over slots `0..graph_points`, when the index is large enough to use one.

@@ -60,7 +60,7 @@ pub struct LogRecord {
     /// Number of slots before this record's `slots` (must equal the replayed state's).
     pub slots_from: usize,
     /// Slot keys appended, in order.
-    pub slots: Vec<String>,
+    pub slots: Vec<super::Hash32>,
     /// [`VectorState::lexical_commit`] after the save.
     pub lexical_commit: String,
     /// [`VectorState::frameworks`] after the save.

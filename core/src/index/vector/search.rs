@@ -119,9 +119,14 @@ impl VectorIndex {
         for (slot, cosine) in slots {
             let key = &self.state.slots[slot];
             for (file, i) in self.refs.get(key).into_iter().flatten() {
-                if let Some(row) = self.state.files.get(file).and_then(|f| f.rows.get(*i)) {
+                if let Some(row) = self
+                    .state
+                    .files
+                    .get(&**file)
+                    .and_then(|f| f.rows.get(*i as usize))
+                {
                     hits.push(VectorHit {
-                        file: file.clone(),
+                        file: file.to_string(),
                         row: row.clone(),
                         cosine,
                     });
@@ -133,6 +138,22 @@ impl VectorIndex {
             profile,
             approximate,
         }
+    }
+
+    /// The cosine of `query` to the vector of the chunk of `file` starting at `start_line` with
+    /// content SHA-256 `sha256` (hex; as a lexical hit names it), when the rows know it and its
+    /// text is embedded.
+    pub fn cosine_at(
+        &self,
+        file: &str,
+        start_line: u32,
+        sha256: &str,
+        query: &[f32],
+    ) -> Option<f32> {
+        let (_, row) = self.row_at(file, start_line, sha256)?;
+        let slot = *self.slot_of.get(&row.key)?;
+        let dims = self.state.dims;
+        Some(dot(query, &self.matrix[slot * dims..(slot + 1) * dims]))
     }
 
     /// Exact top-`k` live slots by dot product, and the profile over all live slots.

@@ -47,8 +47,8 @@ pub struct VectorSummary {
 }
 
 /// Version of [`VectorState`]; another version is ignored (the rows are rebuilt, the vectors come
-/// back from the cache).
-pub const STATE_VERSION: u32 = 1;
+/// back from the cache). 2: rows without their snippet (2026-11-28).
+pub const STATE_VERSION: u32 = 2;
 
 /// `vectors/state.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,7 +80,7 @@ pub struct VectorState {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stale_files: Vec<String>,
     /// Key of each slot, in slot order.
-    pub slots: Vec<String>,
+    pub slots: Vec<super::Hash32>,
     /// Basename of the HNSW dump in the vectors directory, when one is current.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<String>,
@@ -104,17 +104,16 @@ impl VectorState {
     /// `pending_texts` counts the distinct keys without one. As of the last save, so it may lag
     /// behind vectors another process added since.
     pub fn coverage(&self) -> super::Coverage {
-        let slots: std::collections::HashSet<&str> =
-            self.slots.iter().map(String::as_str).collect();
+        let slots: std::collections::HashSet<&super::Hash32> = self.slots.iter().collect();
         let (mut embedded, mut total) = (0usize, 0usize);
         let mut pending = std::collections::HashSet::new();
         for f in self.files.values() {
             for r in &f.rows {
                 total += 1;
-                if slots.contains(r.key.as_str()) {
+                if slots.contains(&r.key) {
                     embedded += 1;
                 } else {
-                    pending.insert(r.key.as_str());
+                    pending.insert(r.key);
                 }
             }
         }
