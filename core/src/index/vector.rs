@@ -70,6 +70,7 @@ mod embedding;
 mod graph;
 mod journal;
 mod lifecycle;
+mod matrix;
 mod pending;
 mod refresh;
 mod rows;
@@ -160,8 +161,8 @@ pub struct VectorIndex {
     cache: EmbeddingCache,
     /// Key → slot.
     slot_of: HashMap<Hash32, usize>,
-    /// Slot vectors, `slots × dims`.
-    matrix: Vec<f32>,
+    /// Slot vectors, quantised (`vector/matrix.rs`).
+    matrix: matrix::Matrix,
     /// Whether a slot has a vector and a row references its key.
     live: Vec<bool>,
     live_count: usize,
@@ -257,7 +258,7 @@ impl VectorIndex {
             state,
             cache,
             slot_of: HashMap::new(),
-            matrix: Vec::new(),
+            matrix: matrix::Matrix::default(),
             live: Vec::new(),
             live_count: 0,
             refs: HashMap::new(),

@@ -26,26 +26,22 @@ impl VectorIndex {
     pub(super) fn load_slots(&mut self) {
         let dims = self.state.dims;
         self.slot_of.clear();
-        self.matrix = Vec::with_capacity(self.state.slots.len() * dims);
+        self.matrix = super::matrix::Matrix::with_capacity(dims, self.state.slots.len());
         self.live = Vec::with_capacity(self.state.slots.len());
+        // Slots without a vector (the cache lost it: damaged or pruned) are dead and their keys
+        // pending again; they must not be found as slots of their key.
+        let mut lost: Vec<Hash32> = Vec::new();
         for (i, key) in self.state.slots.iter().enumerate() {
             match self.cache.get_bytes(&key.0) {
-                Some(v) => self.matrix.extend_from_slice(v),
-                // The vector was lost (cache damaged or pruned): the slot is dead and its key
-                // pending again.
-                None => self.matrix.extend(std::iter::repeat_n(0.0, dims)),
+                Some(v) => self.matrix.push(&v),
+                None => {
+                    self.matrix.push_zero();
+                    lost.push(*key);
+                }
             }
             self.slot_of.entry(*key).or_insert(i);
             self.live.push(false);
         }
-        // Slots without a vector must not be found as slots of their key.
-        let lost: Vec<Hash32> = self
-            .state
-            .slots
-            .iter()
-            .filter(|k| !self.cache.contains_bytes(&k.0))
-            .copied()
-            .collect();
         for k in lost {
             self.slot_of.remove(&k);
         }
@@ -102,11 +98,9 @@ impl VectorIndex {
         missing.sort();
         let n = missing.len();
         for key in missing {
-            let v = self
-                .cache
-                .get_bytes(&key.0)
-                .map(<[f32]>::to_vec)
-                .unwrap_or_default();
+            let Some(v) = self.cache.get_bytes(&key.0) else {
+                continue;
+            };
             self.add_slot(key, &v);
         }
         if n > 0 {
@@ -122,7 +116,7 @@ impl VectorIndex {
             self.counts.embedded += rows.len();
             self.counts.pending_texts = self.counts.pending_texts.saturating_sub(1);
         }
-        self.matrix.extend_from_slice(v);
+        self.matrix.push(v);
         self.live.push(true);
         self.live_count += 1;
         self.slot_of.insert(key, slot);
@@ -139,11 +133,11 @@ impl VectorIndex {
     pub(super) fn compact(&mut self) -> Result<(), VectorError> {
         let dims = self.state.dims;
         let mut slots = Vec::with_capacity(self.live_count);
-        let mut matrix = Vec::with_capacity(self.live_count * dims);
+        let mut matrix = super::matrix::Matrix::with_capacity(dims, self.live_count);
         for (slot, key) in self.state.slots.iter().enumerate() {
             if self.live[slot] {
                 slots.push(*key);
-                matrix.extend_from_slice(&self.matrix[slot * dims..(slot + 1) * dims]);
+                matrix.push_from(&self.matrix, slot);
             }
         }
         self.state.slots = slots;
@@ -203,11 +197,12 @@ impl VectorIndex {
         Ok(added)
     }
 
-    /// The vector of a key (hex), if embedded.
-    pub fn vector(&self, key: &str) -> Option<&[f32]> {
+    /// The vector of a key (hex), if embedded, as searches see it: dequantised from the
+    /// in-memory int8 codes (`vector/matrix.rs`; each component within half a quantisation step
+    /// of the embedder's).
+    pub fn vector(&self, key: &str) -> Option<Vec<f32>> {
         let slot = *self.slot_of.get(&Hash32::from_hex(key)?)?;
-        let dims = self.state.dims;
-        Some(&self.matrix[slot * dims..(slot + 1) * dims])
+        Some(self.matrix.get(slot))
     }
 
     /// Coverage of the current rows.
