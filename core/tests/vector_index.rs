@@ -62,7 +62,7 @@ fn dump(vectors: &VectorIndex) -> Dump {
                 file.clone(),
                 r.start_line,
                 r.end_line,
-                r.qualified_name.to_string(),
+                r.symbol.to_string(),
                 r.sha256.to_hex(),
                 r.key.to_hex(),
             ));

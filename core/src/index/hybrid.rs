@@ -863,17 +863,18 @@ pub fn search_ranked_from(
                 continue;
             }
             let r = vh.row;
-            // The snippet is read from the chunk's stored document if the hit is shown.
+            // Qualified name, signature and snippet are read from the chunk's stored document
+            // if the hit is shown.
             let hit = SearchHit {
                 file: vh.file,
                 start_line: r.start_line,
                 end_line: r.end_line,
                 symbol: r.symbol.into(),
-                qualified_name: r.qualified_name.into(),
+                qualified_name: String::new(),
                 kind: r.kind,
                 language: r.language,
                 score: 0.0,
-                signature: r.signature.into(),
+                signature: String::new(),
                 snippet: None,
                 sha256: key.2.clone(),
             };
@@ -1027,8 +1028,8 @@ pub fn search_ranked_from(
     } else {
         1.0
     };
-    // A hit only the vectors found has no snippet (the rows do not keep it): its stored
-    // document is found by file and line and read like a keyword hit's.
+    // A hit only the vectors found has no qualified name, signature or snippet (the rows do not
+    // keep them): its stored document is found by file and line and read like a keyword hit's.
     let mut vector_searcher = None;
     let mut read = |hit: &mut SearchHit| -> Result<(), IndexError> {
         let key = (hit.file.clone(), hit.start_line, hit.sha256.clone());

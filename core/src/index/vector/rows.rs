@@ -69,9 +69,11 @@ impl<'de> Deserialize<'de> for Hash32 {
     }
 }
 
-/// One chunk as the vector side keeps it: enough to rank a search hit without the lexical index.
-/// Its snippet is not kept (it was about a third of the rows' memory and of `state.json`):
-/// hybrid search reads it from the chunk's stored document for the hits it shows.
+/// One chunk as the vector side keeps it: enough to rank a search hit without the lexical index
+/// (location, symbol, kind, language, the hashes). Its qualified name, signature and snippet are
+/// not kept (with the hex hashes they were most of the rows' memory: 534 MiB for a server on
+/// spring-framework with its 143k rows open): hybrid search reads them from the chunk's stored
+/// document for the hits it shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
     /// SHA-256 of the chunk content (as the lexical index stores it, in hex).
@@ -84,15 +86,10 @@ pub struct Row {
     pub end_line: u32,
     /// Symbol name.
     pub symbol: Box<str>,
-    /// Qualified name.
-    pub qualified_name: Box<str>,
     /// Chunk kind, serialised snake_case.
     pub kind: ChunkKind,
     /// Language, serialised as its id.
     pub language: Language,
-    /// Signature (may be empty).
-    #[serde(default, skip_serializing_if = "str::is_empty")]
-    pub signature: Box<str>,
 }
 
 /// The rows of one file and the file version they were made from.
@@ -113,10 +110,8 @@ pub(super) fn make_row(recipe: EmbeddingText, c: &Chunk) -> Row {
         start_line: c.start_line,
         end_line: c.end_line,
         symbol: c.symbol.as_str().into(),
-        qualified_name: c.qualified_name.as_str().into(),
         kind: c.kind,
         language: c.language,
-        signature: c.signature.as_str().into(),
     }
 }
 
