@@ -3,8 +3,8 @@
 //! searched exactly (brute-force dot products) or through an HNSW graph (hnsw_rs).
 //!
 //! # Rows, keys and slots
-//! - A **row** is one chunk of the lexical index as the vector side sees it: location, names,
-//!   snippet, the chunk's content SHA-256 and its **key**
+//! - A **row** is one chunk of the lexical index as the vector side sees it: location, symbol,
+//!   kind, language, the chunk's content SHA-256 and its **key**
 //!   ([`embedding_key`](super::embedding_text::embedding_key) of the configured
 //!   [`EmbeddingText`]). Rows are grouped by file together with the file's SHA-256 from
 //!   `sync_state.json`, so [`VectorIndex::refresh`] re-chunks exactly the files whose SHA-256
@@ -31,7 +31,7 @@
 //!   changed, the slot keys appended), each appended and fsynced by a save after the cache is
 //!   flushed; replayed onto the base on load up to the first torn or foreign record; folded into
 //!   a new base when it outgrows a quarter of it (`vector/journal.rs`). A save after one edited
-//!   file writes kilobytes instead of the whole state (88 MB for spring's 143k rows).
+//!   file writes kilobytes instead of the whole state (38 MB for spring's 143k rows).
 //! - `vectors/graph-<id>.hnsw.{graph,data}`: hnsw_rs's dump of the graph over the first
 //!   `graph_points` slots. Derived data: a missing or unreadable dump is rebuilt from the vectors.
 //! - `embeddings/<model>.emb`: the [`EmbeddingCache`].

@@ -1,6 +1,6 @@
 //! `vectors/state.log`: an append-only log of changes to [`VectorState`] beside the base
 //! `state.json`, so a save after one edited file writes that file's rows and the new slot keys
-//! (a few kilobytes) instead of the whole state (88 MB for spring's 143k rows).
+//! (a few kilobytes) instead of the whole state (38 MB for spring's 143k rows).
 //!
 //! # Format
 //! A sequence of records, each `len: u32 LE`, `crc: u32 LE` (CRC-32 of the payload, crc32fast),

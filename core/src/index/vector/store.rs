@@ -217,8 +217,8 @@ impl VectorIndex {
     }
 
     /// The saved summary when it describes the lexical index as it is now: same state version,
-    /// model, dims, recipe and chunker options as `config` asks for, the lexical commit `sync_state.json`
-    /// names, no stale files. Then a refresh would find nothing to do, and the summary's
+    /// model, dims, recipe and chunker options as `config` asks for, the lexical commit
+    /// `sync_state.json` names, no stale files. Then a refresh would find nothing to do, and the summary's
     /// coverage is the state's (as of its last save). `None` otherwise: open the index.
     pub fn current_summary(
         root: &RepoRoot,
