@@ -353,3 +353,53 @@ fn retain_keeps_live_vectors_another_process_appended() {
     assert_eq!(reopened.len(), 2);
     assert_eq!(reopened.get(&sha(3)), Some(vector(3, 4)));
 }
+
+#[test]
+fn vectors_read_back_after_another_process_replaced_the_file() {
+    // The cache keeps offsets, not vectors: a file another process rewrote (renamed over the
+    // old one) must neither lose this cache's vectors nor hand back another record's.
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    fill(&mut a, 0..6);
+    a.flush().unwrap();
+    let mut reader = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    assert_eq!(reader.pending(), 0);
+    // Another process compacts to 4 and 5: every offset of the old file moves.
+    let live = [sha(4), sha(5)];
+    assert_eq!(a.retain(live.iter().map(String::as_str)).unwrap(), 4);
+    for n in 0..6 {
+        assert_eq!(reader.get(&sha(n)), Some(vector(n, 4)), "vector {n}");
+    }
+    // This reader's next flush appends to the new file; the reader still reads the old ones.
+    fill(&mut reader, 6..7);
+    reader.flush().unwrap();
+    for n in 0..7 {
+        assert_eq!(reader.get(&sha(n)), Some(vector(n, 4)), "vector {n}");
+    }
+    let reopened = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    assert_eq!(reopened.len(), 3);
+    for n in 4..7 {
+        assert_eq!(reopened.get(&sha(n)), Some(vector(n, 4)), "vector {n}");
+    }
+}
+
+#[test]
+fn a_record_damaged_after_opening_reads_as_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    fill(&mut a, 0..3);
+    a.flush().unwrap();
+    let reader = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    // Flip a byte inside the last record's vector, in place.
+    let file = only_file(dir.path());
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() - 8;
+    bytes[at] ^= 0xff;
+    std::fs::write(&file, &bytes).unwrap();
+    assert_eq!(reader.get(&sha(0)), Some(vector(0, 4)));
+    assert_eq!(
+        reader.get(&sha(2)),
+        None,
+        "CRC mismatch: not a wrong vector"
+    );
+}

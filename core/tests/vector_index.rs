@@ -948,6 +948,41 @@ fn an_embed_run_driven_group_by_group_fills_the_index_under_the_embedding_lock()
     );
 }
 
+#[test]
+fn an_embed_run_leaves_out_the_texts_of_a_file_changed_after_it_began() {
+    // The run names its texts by file and line and makes them from the files group by group:
+    // a file edited meanwhile (not synced) gives no text, rather than a text of another version.
+    let (_dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let model = embedder.model_id().to_string();
+    CodeIndex::open(&root, &config())
+        .unwrap()
+        .sync(&mut |_| {})
+        .unwrap();
+    let (mut vectors, _) =
+        VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None).unwrap();
+    let pending = vectors.coverage().pending_texts;
+    let mut run = vectors.begin_embedding().unwrap().expect("lock free");
+    write_old(root.path(), "app/auth.py", "def other():\n    return 1\n");
+    while let Some(group) = run.embed_next(&embedder, 64) {
+        run.insert(&mut vectors, &group.unwrap()).unwrap();
+    }
+    let embedded = embedder.take();
+    assert_eq!(run.embedded(), embedded.len());
+    assert!(run.embedded() < pending, "{} of {pending}", run.embedded());
+    assert!(
+        embedded.iter().all(|t| !t.to_lowercase().contains("hash")),
+        "{embedded:?}"
+    );
+    assert!(
+        embedded.iter().any(|t| {
+            let t = t.to_lowercase();
+            t.contains("render") || t.contains("config")
+        }),
+        "the other files' texts were embedded: {embedded:?}"
+    );
+}
+
 /// `state.log` of the repository.
 fn log_path(root: &RepoRoot) -> std::path::PathBuf {
     VectorIndex::dir(root).join("state.log")
