@@ -313,6 +313,42 @@ pub(crate) fn hydrate(
     Ok(())
 }
 
+/// The address of the chunk of `file` that starts at `start_line` with content SHA-256 `sha256`
+/// (hex), found through the file's term and the start-line fast column: a vector hit names a
+/// chunk this way, and its stored document (snippet, names) is read only if it is shown.
+/// `None` when the lexical index has no such chunk (it moved on since the vectors' refresh).
+pub(crate) fn chunk_address(
+    fields: &lexical::Fields,
+    searcher: &Searcher,
+    file: &str,
+    start_line: u32,
+    sha256: &str,
+) -> tantivy::Result<Option<tantivy::DocAddress>> {
+    let q = lexical::file_query(fields, file);
+    let mut addrs: Vec<tantivy::DocAddress> = searcher
+        .search(&*q, &tantivy::collector::DocSetCollector)?
+        .into_iter()
+        .collect();
+    addrs.sort();
+    let start_name = searcher
+        .schema()
+        .get_field_name(fields.start_line)
+        .to_string();
+    for addr in addrs {
+        let seg = searcher.segment_reader(addr.segment_ord);
+        let starts: Option<tantivy::columnar::Column<u64>> =
+            seg.fast_fields().u64(&start_name).ok();
+        if starts.and_then(|c| c.first(addr.doc_id)) != Some(u64::from(start_line)) {
+            continue;
+        }
+        let doc: TantivyDocument = searcher.doc(addr)?;
+        if lexical::stored_chunk(fields, &doc).sha256 == sha256 {
+            return Ok(Some(addr));
+        }
+    }
+    Ok(None)
+}
+
 /// One ranked hit of [`CodeIndex::search`]: a chunk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {

@@ -42,7 +42,7 @@ fn vectors_survive_reopen_and_are_not_duplicated() {
     assert!(cache.is_empty());
     fill(&mut cache, 0..10);
     assert_eq!(cache.pending(), 10);
-    assert_eq!(cache.get(&sha(3)), Some(&vector(3, 4)[..]));
+    assert_eq!(cache.get(&sha(3)), Some(vector(3, 4)));
     cache.flush().unwrap();
     assert_eq!(cache.pending(), 0);
     // A second batch is appended, and a key already held keeps its first vector.
@@ -66,8 +66,8 @@ fn vectors_survive_reopen_and_are_not_duplicated() {
     assert_eq!(reopened.len(), 11);
     assert_eq!(reopened.open_report().loaded, 11);
     assert_eq!(reopened.open_report().dropped_records, 0);
-    assert_eq!(reopened.get(&sha(3)), Some(&vector(3, 4)[..]));
-    assert_eq!(reopened.get(&sha(10)), Some(&vector(10, 4)[..]));
+    assert_eq!(reopened.get(&sha(3)), Some(vector(3, 4)));
+    assert_eq!(reopened.get(&sha(10)), Some(vector(10, 4)));
     // Upper-case hex is the same key; an unknown or malformed key is simply absent.
     assert!(reopened.contains(&sha(10).to_uppercase()));
     assert_eq!(reopened.get(&sha(99)), None);
@@ -110,7 +110,7 @@ fn models_and_dimensions_are_separate() {
     c.flush().unwrap();
     let c2 = EmbeddingCache::open(dir.path(), MODEL, 8).unwrap();
     assert_eq!(c2.len(), 1);
-    assert_eq!(c2.get(&sha(5)), Some(&vector(5, 8)[..]));
+    assert_eq!(c2.get(&sha(5)), Some(vector(5, 8)));
 }
 
 #[test]
@@ -136,7 +136,7 @@ fn a_torn_last_record_is_dropped_and_repaired() {
     let again = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
     assert_eq!(again.len(), 7);
     assert_eq!(again.open_report().dropped_records, 0);
-    assert_eq!(again.get(&sha(6)), Some(&vector(6, 4)[..]));
+    assert_eq!(again.get(&sha(6)), Some(vector(6, 4)));
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn a_corrupt_record_is_dropped_and_the_rest_kept() {
     assert!(!reopened.contains(&sha(1)), "the damaged record");
     assert_eq!(
         reopened.get(&sha(4)),
-        Some(&vector(4, 4)[..]),
+        Some(vector(4, 4)),
         "records after it survive"
     );
     reopened.flush().unwrap();
@@ -234,13 +234,13 @@ fn retain_removes_dead_vectors_and_compacts() {
     assert_eq!(removed, 9);
     assert_eq!(cache.len(), 3);
     assert_eq!(cache.pending(), 0);
-    assert_eq!(cache.get(&sha(3)), Some(&vector(3, 4)[..]));
+    assert_eq!(cache.get(&sha(3)), Some(vector(3, 4)));
     assert!(!cache.contains(&sha(0)));
     let file = only_file(dir.path());
     assert!(std::fs::metadata(&file).unwrap().len() < size_before);
     let reopened = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
     assert_eq!(reopened.len(), 3);
-    assert_eq!(reopened.get(&sha(11)), Some(&vector(11, 4)[..]));
+    assert_eq!(reopened.get(&sha(11)), Some(vector(11, 4)));
     // Nothing dead: nothing removed.
     let mut again = reopened;
     assert_eq!(again.retain(live.iter().map(String::as_str)).unwrap(), 0);
@@ -351,5 +351,55 @@ fn retain_keeps_live_vectors_another_process_appended() {
     assert_eq!(removed, 2, "1 held by a, 2 merged from b");
     let reopened = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
     assert_eq!(reopened.len(), 2);
-    assert_eq!(reopened.get(&sha(3)), Some(&vector(3, 4)[..]));
+    assert_eq!(reopened.get(&sha(3)), Some(vector(3, 4)));
+}
+
+#[test]
+fn vectors_read_back_after_another_process_replaced_the_file() {
+    // The cache keeps offsets, not vectors: a file another process rewrote (renamed over the
+    // old one) must neither lose this cache's vectors nor hand back another record's.
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    fill(&mut a, 0..6);
+    a.flush().unwrap();
+    let mut reader = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    assert_eq!(reader.pending(), 0);
+    // Another process compacts to 4 and 5: every offset of the old file moves.
+    let live = [sha(4), sha(5)];
+    assert_eq!(a.retain(live.iter().map(String::as_str)).unwrap(), 4);
+    for n in 0..6 {
+        assert_eq!(reader.get(&sha(n)), Some(vector(n, 4)), "vector {n}");
+    }
+    // This reader's next flush appends to the new file; the reader still reads the old ones.
+    fill(&mut reader, 6..7);
+    reader.flush().unwrap();
+    for n in 0..7 {
+        assert_eq!(reader.get(&sha(n)), Some(vector(n, 4)), "vector {n}");
+    }
+    let reopened = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    assert_eq!(reopened.len(), 3);
+    for n in 4..7 {
+        assert_eq!(reopened.get(&sha(n)), Some(vector(n, 4)), "vector {n}");
+    }
+}
+
+#[test]
+fn a_record_damaged_after_opening_reads_as_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    fill(&mut a, 0..3);
+    a.flush().unwrap();
+    let reader = EmbeddingCache::open(dir.path(), MODEL, 4).unwrap();
+    // Flip a byte inside the last record's vector, in place.
+    let file = only_file(dir.path());
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() - 8;
+    bytes[at] ^= 0xff;
+    std::fs::write(&file, &bytes).unwrap();
+    assert_eq!(reader.get(&sha(0)), Some(vector(0, 4)));
+    assert_eq!(
+        reader.get(&sha(2)),
+        None,
+        "CRC mismatch: not a wrong vector"
+    );
 }

@@ -217,8 +217,11 @@ fn store(root: &RepoRoot, model_id: &str) -> BTreeMap<String, Vec<f32>> {
     let mut out = BTreeMap::new();
     for fr in state.files.values() {
         for r in &fr.rows {
-            let v = cache.get(&r.key).expect("every key cached").to_vec();
-            out.insert(r.key.clone(), v);
+            let v = cache
+                .get(&r.key.to_hex())
+                .expect("every key cached")
+                .to_vec();
+            out.insert(r.key.to_hex(), v);
         }
     }
     out

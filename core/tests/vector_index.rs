@@ -62,12 +62,15 @@ fn dump(vectors: &VectorIndex) -> Dump {
                 file.clone(),
                 r.start_line,
                 r.end_line,
-                r.qualified_name.clone(),
-                r.sha256.clone(),
-                r.key.clone(),
+                r.symbol.to_string(),
+                r.sha256.to_hex(),
+                r.key.to_hex(),
             ));
-            let v = vectors.vector(&r.key).expect("every row embedded").to_vec();
-            vecs.insert(r.key.clone(), v);
+            let v = vectors
+                .vector(&r.key.to_hex())
+                .expect("every row embedded")
+                .to_vec();
+            vecs.insert(r.key.to_hex(), v);
         }
     }
     (rows, vecs)
@@ -156,7 +159,7 @@ fn fills_progressively_and_finds_the_described_chunk() {
     assert!(!found.approximate);
     let top = &found.hits[0];
     assert_eq!(
-        (top.file.as_str(), top.row.symbol.as_str()),
+        (top.file.as_str(), &*top.row.symbol),
         ("app/auth.py", "hash_password")
     );
     assert!(found.profile.n > 0 && found.profile.sd > 0.0);
@@ -310,7 +313,7 @@ fn a_file_edited_after_the_sync_waits_for_the_next_sync() {
     let report = vectors.refresh().unwrap();
     assert_eq!((report.files_stale, report.files_rechunked), (0, 1));
     let rows = vectors.rows_of("app/auth.py").unwrap();
-    assert!(rows.iter().any(|r| r.symbol == "other"));
+    assert!(rows.iter().any(|r| &*r.symbol == "other"));
 }
 
 /// Rows per file as the saved state holds them.
@@ -363,8 +366,11 @@ fn rows_handed_over_by_the_sync_equal_the_rows_the_refresh_makes_itself() {
     let report = handed.refresh_with(Some(&stale)).unwrap();
     assert_eq!(report.files_rechunked, 1);
     let rows = handed.rows_of("app/auth.py").unwrap();
-    assert!(rows.iter().any(|r| r.symbol == "other"), "{rows:?}");
-    assert!(rows.iter().all(|r| r.symbol != "hash_password"), "{rows:?}");
+    assert!(rows.iter().any(|r| &*r.symbol == "other"), "{rows:?}");
+    assert!(
+        rows.iter().all(|r| &*r.symbol != "hash_password"),
+        "{rows:?}"
+    );
 }
 
 #[test]
@@ -389,7 +395,7 @@ fn a_laravel_routes_file_gets_the_same_rows_with_or_without_the_handoff_and_ever
     let plain = build(&plain_root, &embedder);
     let routes = plain.rows_of("routes/web.php").unwrap();
     assert!(
-        routes.iter().any(|r| r.symbol == "posts.show"),
+        routes.iter().any(|r| &*r.symbol == "posts.show"),
         "a route row: {routes:?}"
     );
     let coverage = plain.coverage();
@@ -504,9 +510,9 @@ fn the_graph_path_agrees_with_exact_search_and_survives_reload() {
     let mut missed = Vec::new();
     for (file, fr) in &state.files {
         for r in &fr.rows {
-            let v = vectors.vector(&r.key).unwrap().to_vec();
+            let v = vectors.vector(&r.key.to_hex()).unwrap().to_vec();
             let got = vectors.search(&v, 1);
-            if got.hits.first().map(|h| h.row.key.as_str()) != Some(r.key.as_str()) {
+            if got.hits.first().map(|h| h.row.key) != Some(r.key) {
                 missed.push(format!("{file} {}", r.symbol));
             }
         }
@@ -939,6 +945,41 @@ fn an_embed_run_driven_group_by_group_fills_the_index_under_the_embedding_lock()
     assert!(
         vectors.begin_embedding().unwrap().is_some(),
         "released on drop"
+    );
+}
+
+#[test]
+fn an_embed_run_leaves_out_the_texts_of_a_file_changed_after_it_began() {
+    // The run names its texts by file and line and makes them from the files group by group:
+    // a file edited meanwhile (not synced) gives no text, rather than a text of another version.
+    let (_dir, root) = fixture(&base_files());
+    let embedder = Counting::new();
+    let model = embedder.model_id().to_string();
+    CodeIndex::open(&root, &config())
+        .unwrap()
+        .sync(&mut |_| {})
+        .unwrap();
+    let (mut vectors, _) =
+        VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None).unwrap();
+    let pending = vectors.coverage().pending_texts;
+    let mut run = vectors.begin_embedding().unwrap().expect("lock free");
+    write_old(root.path(), "app/auth.py", "def other():\n    return 1\n");
+    while let Some(group) = run.embed_next(&embedder, 64) {
+        run.insert(&mut vectors, &group.unwrap()).unwrap();
+    }
+    let embedded = embedder.take();
+    assert_eq!(run.embedded(), embedded.len());
+    assert!(run.embedded() < pending, "{} of {pending}", run.embedded());
+    assert!(
+        embedded.iter().all(|t| !t.to_lowercase().contains("hash")),
+        "{embedded:?}"
+    );
+    assert!(
+        embedded.iter().any(|t| {
+            let t = t.to_lowercase();
+            t.contains("render") || t.contains("config")
+        }),
+        "the other files' texts were embedded: {embedded:?}"
     );
 }
 

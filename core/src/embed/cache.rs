@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use code_intel_session::persist::{FileLock, PersistError, write_atomic};
+use code_intel_session::persist::{FileLock, PersistError};
 
 const MAGIC: &[u8; 8] = b"CIEMBED\0";
 const VERSION: u32 = 1;
@@ -86,18 +86,52 @@ pub struct CacheOpen {
     pub reset: Option<String>,
 }
 
-/// The cache file's bytes without ever blocking ([`code_intel_session::persist::read_regular`], no size
-/// bound): `Ok(None)` when there is none, `InvalidInput` for a FIFO, socket, device or directory.
-fn read_cache_file(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
-    code_intel_session::persist::read_regular(path, u64::MAX)
+/// The cache file opened for reading without ever blocking: `Ok(None)` when there is none,
+/// `InvalidInput` for a FIFO, socket, device or directory (never opened: a FIFO would block).
+fn open_cache_file(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // `O_NONBLOCK` (`<fcntl.h>`): a FIFO swapped in after the check opens at once, then fails
+    // the check below instead of blocking.
+    const O_NONBLOCK: i32 = 0o4000;
+    match OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) if f.metadata()?.is_file() => Ok(Some(f)),
+        Ok(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
-/// Vectors by chunk content SHA-256 for one model, loaded in memory and persisted in one file.
+/// Vectors by chunk content SHA-256 for one model, persisted in one file.
 ///
 /// Keys are the lowercase or uppercase 64-digit hex SHA-256 of a chunk's content (as
 /// `index::chunk::Chunk::sha256`). Values are `dims` `f32`s as the embedder returned them.
 /// Inserted vectors are pending until [`Self::flush`]; [`Self::retain`] drops dead entries and
 /// compacts the file.
+///
+/// Memory: the keys and where each record is, not the vectors. Pending vectors are held until
+/// flushed; every other vector is read from its record when asked for ([`Self::get`]: one
+/// positioned read of 36 + 4·dims bytes, its key and CRC checked), through the file handle it was
+/// read or written with, so a file another process replaced meanwhile (a rename) does not move
+/// it. Opening reads the file as a stream, never whole (a fully embedded 10k-file repository's
+/// cache is 220 MB, which the cache held in memory twice while opening and once after).
 ///
 /// Several processes may share the file (two MCP servers on one repository): appends are serialised
 /// by a lock, and each process sees the others' vectors when it next opens the cache.
@@ -108,9 +142,12 @@ pub struct EmbeddingCache {
     dims: usize,
     index: HashMap<[u8; 32], usize>,
     keys: Vec<[u8; 32]>,
-    data: Vec<f32>,
-    /// Entries `persisted..` are not on disk yet.
-    persisted: usize,
+    /// Where each entry's vector is.
+    locs: Vec<Loc>,
+    /// The vectors of the entries not on disk yet (`Loc::Mem`), `dims` each.
+    mem: Vec<f32>,
+    /// The files `Loc::Disk` records are in (handles kept open: the file may be replaced).
+    files: Vec<std::fs::File>,
     /// The file on disk must be rewritten rather than appended to (bad header, torn or damaged
     /// records).
     rewrite: bool,
@@ -139,13 +176,14 @@ impl EmbeddingCache {
             dims,
             index: HashMap::new(),
             keys: Vec::new(),
-            data: Vec::new(),
-            persisted: 0,
+            locs: Vec::new(),
+            mem: Vec::new(),
+            files: Vec::new(),
             rewrite: false,
             opened: CacheOpen::default(),
         };
-        let bytes = match read_cache_file(&cache.path) {
-            Ok(Some(b)) => b,
+        let file = match open_cache_file(&cache.path) {
+            Ok(Some(f)) => f,
             Ok(None) => return Ok(cache),
             Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
                 // A FIFO, socket, device or directory where the file goes: never read (a FIFO
@@ -161,14 +199,16 @@ impl EmbeddingCache {
                 });
             }
         };
-        let parsed = cache.parse(&bytes);
+        let parsed = cache.parse(file).map_err(|source| CacheError::Read {
+            path: cache.path.clone(),
+            source,
+        })?;
         cache.opened = CacheOpen {
             loaded: cache.keys.len(),
             dropped_records: parsed.dropped,
             reset: parsed.reset,
         };
         cache.rewrite = parsed.damaged;
-        cache.persisted = cache.keys.len();
         Ok(cache)
     }
 
@@ -204,15 +244,45 @@ impl EmbeddingCache {
 
     /// Number of vectors inserted since the last flush.
     pub fn pending(&self) -> usize {
-        self.keys.len() - self.persisted
+        self.mem.len() / self.dims
     }
 
-    /// The vector of the chunk with content hash `sha256` (hex), if cached. An invalid key is
-    /// simply not cached.
-    pub fn get(&self, sha256: &str) -> Option<&[f32]> {
-        let key = parse_key(sha256)?;
-        let i = *self.index.get(&key)?;
-        Some(&self.data[i * self.dims..(i + 1) * self.dims])
+    /// The vector of the chunk with content hash `sha256` (hex), if cached and readable. An
+    /// invalid key is simply not cached.
+    pub fn get(&self, sha256: &str) -> Option<Vec<f32>> {
+        self.get_bytes(&parse_key(sha256)?)
+    }
+
+    /// [`Self::get`] by the hash's bytes. `None` also when its record cannot be read back or
+    /// no longer matches its key and CRC (the file was damaged under us): the vector is then
+    /// embedded again, as for any vector the cache lost.
+    pub fn get_bytes(&self, key: &[u8; 32]) -> Option<Vec<f32>> {
+        let i = *self.index.get(key)?;
+        self.vector_of(i)
+    }
+
+    /// The vector of entry `i`.
+    fn vector_of(&self, i: usize) -> Option<Vec<f32>> {
+        match self.locs[i] {
+            Loc::Mem(m) => Some(self.mem[m * self.dims..(m + 1) * self.dims].to_vec()),
+            Loc::Disk { file, offset } => {
+                use std::os::unix::fs::FileExt as _;
+                let mut rec = vec![0u8; self.record_len()];
+                self.files[file as usize]
+                    .read_exact_at(&mut rec, offset)
+                    .ok()?;
+                let (payload, crc) = rec.split_at(rec.len() - 4);
+                if payload[..32] != self.keys[i] || crc32fast::hash(payload).to_le_bytes() != crc {
+                    return None;
+                }
+                Some(decode_vector(&payload[32..]))
+            }
+        }
+    }
+
+    /// [`Self::contains`] by the hash's bytes.
+    pub fn contains_bytes(&self, key: &[u8; 32]) -> bool {
+        self.index.contains_key(key)
     }
 
     /// Whether the chunk with content hash `sha256` (hex) is cached.
@@ -274,25 +344,41 @@ impl EmbeddingCache {
         // have created, replaced or (by crashing) torn it since we opened it.
         let clean = !self.rewrite && self.file_is_clean()?;
         if clean {
-            let mut buf = Vec::with_capacity(self.pending() * self.record_len());
-            for i in self.persisted..self.keys.len() {
+            let pending: Vec<usize> = (0..self.keys.len())
+                .filter(|&i| matches!(self.locs[i], Loc::Mem(_)))
+                .collect();
+            let mut buf = Vec::with_capacity(pending.len() * self.record_len());
+            for &i in &pending {
                 self.encode_record(i, &mut buf);
             }
+            let path = self.path.clone();
             let err = |source| CacheError::Write {
-                path: self.path.clone(),
+                path: path.clone(),
                 source,
             };
             let mut f = OpenOptions::new()
                 .append(true)
+                .read(true)
                 .open(&self.path)
                 .map_err(err)?;
+            let start = f.metadata().map_err(err)?.len();
             f.write_all(&buf).map_err(err)?;
             f.sync_data().map_err(err)?;
+            // The records are read back through a handle on this file (the path may be replaced
+            // later): the one held for it, else this one.
+            let file = self.handle_for(f).map_err(err)?;
+            for (n, &i) in pending.iter().enumerate() {
+                self.locs[i] = Loc::Disk {
+                    file,
+                    offset: start + (n * self.record_len()) as u64,
+                };
+            }
+            self.mem = Vec::new();
+            self.drop_unused_files();
         } else {
             self.merge_from_disk()?;
             self.rewrite_file()?;
         }
-        self.persisted = self.keys.len();
         self.rewrite = false;
         Ok(())
     }
@@ -309,6 +395,14 @@ impl EmbeddingCache {
         live: impl IntoIterator<Item = &'a str>,
     ) -> Result<usize, CacheError> {
         let live: HashSet<[u8; 32]> = live.into_iter().filter_map(parse_key).collect();
+        self.retain_bytes(&live)
+    }
+
+    /// [`Self::retain`] by the hashes' bytes.
+    ///
+    /// # Errors
+    /// As [`Self::flush`].
+    pub fn retain_bytes(&mut self, live: &HashSet<[u8; 32]>) -> Result<usize, CacheError> {
         let _lock = FileLock::acquire(&self.path)?;
         self.merge_from_disk()?;
         let keep: Vec<usize> = (0..self.keys.len())
@@ -316,20 +410,13 @@ impl EmbeddingCache {
             .collect();
         let removed = self.keys.len() - keep.len();
         if removed > 0 {
-            let mut keys = Vec::with_capacity(keep.len());
-            let mut data = Vec::with_capacity(keep.len() * self.dims);
-            for &i in &keep {
-                keys.push(self.keys[i]);
-                data.extend_from_slice(&self.data[i * self.dims..(i + 1) * self.dims]);
-            }
-            self.index = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
-            self.keys = keys;
-            self.data = data;
+            self.keys = keep.iter().map(|&i| self.keys[i]).collect();
+            self.locs = keep.iter().map(|&i| self.locs[i]).collect();
+            self.index = self.keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
         }
         if removed > 0 || self.pending() > 0 || self.rewrite {
             self.rewrite_file()?;
         }
-        self.persisted = self.keys.len();
         self.rewrite = false;
         Ok(removed)
     }
@@ -364,14 +451,60 @@ impl EmbeddingCache {
         Ok(have == header && (len - header.len() as u64).is_multiple_of(self.record_len() as u64))
     }
 
+    /// Adds a pending entry (its vector held until flushed); false when the key is held.
     fn push(&mut self, key: [u8; 32], v: &[f32]) -> bool {
         if self.index.contains_key(&key) {
             return false;
         }
         self.index.insert(key, self.keys.len());
         self.keys.push(key);
-        self.data.extend_from_slice(v);
+        self.locs.push(Loc::Mem(self.mem.len() / self.dims));
+        self.mem.extend_from_slice(v);
         true
+    }
+
+    /// The index in `files` of a handle on the same file as `f` (same device and inode),
+    /// keeping `f` only when none is held.
+    fn handle_for(&mut self, f: std::fs::File) -> std::io::Result<u32> {
+        use std::os::unix::fs::MetadataExt as _;
+        let m = f.metadata()?;
+        for (i, held) in self.files.iter().enumerate() {
+            if let Ok(h) = held.metadata()
+                && h.dev() == m.dev()
+                && h.ino() == m.ino()
+            {
+                return Ok(i as u32);
+            }
+        }
+        self.files.push(f);
+        Ok(self.files.len() as u32 - 1)
+    }
+
+    /// Closes the handles no entry reads from any more.
+    fn drop_unused_files(&mut self) {
+        let mut used = vec![false; self.files.len()];
+        for loc in &self.locs {
+            if let Loc::Disk { file, .. } = loc {
+                used[*file as usize] = true;
+            }
+        }
+        if used.iter().all(|u| *u) {
+            return;
+        }
+        let mut renumber = vec![0u32; self.files.len()];
+        let mut kept = Vec::new();
+        for (i, f) in std::mem::take(&mut self.files).into_iter().enumerate() {
+            if used[i] {
+                renumber[i] = kept.len() as u32;
+                kept.push(f);
+            }
+        }
+        self.files = kept;
+        for loc in &mut self.locs {
+            if let Loc::Disk { file, .. } = loc {
+                *file = renumber[*file as usize];
+            }
+        }
     }
 
     fn record_len(&self) -> usize {
@@ -390,42 +523,66 @@ impl EmbeddingCache {
         h
     }
 
-    fn encode_record(&self, i: usize, buf: &mut Vec<u8>) {
+    /// Appends entry `i`'s record to `buf`; false (nothing appended) when its vector cannot be
+    /// read back.
+    fn encode_record(&self, i: usize, buf: &mut Vec<u8>) -> bool {
+        let Some(v) = self.vector_of(i) else {
+            return false;
+        };
         let start = buf.len();
         buf.extend_from_slice(&self.keys[i]);
-        for x in &self.data[i * self.dims..(i + 1) * self.dims] {
+        for x in &v {
             buf.extend_from_slice(&x.to_le_bytes());
         }
         let crc = crc32fast::hash(&buf[start..]);
         buf.extend_from_slice(&crc.to_le_bytes());
+        true
     }
 
-    /// Loads the records of `bytes` into memory (skipping keys already held).
-    fn parse(&mut self, bytes: &[u8]) -> Parsed {
+    /// Indexes the records of `file`, read as a stream (keys already held keep their entry), and
+    /// keeps the handle: its records are read back through it.
+    fn parse(&mut self, file: std::fs::File) -> std::io::Result<Parsed> {
+        let len = file.metadata()?.len();
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, &file);
         let header = self.header();
-        if !bytes.starts_with(&header) {
-            let reset = if !bytes.starts_with(MAGIC) {
+        let mut have = vec![0u8; header.len()];
+        let n = read_full(&mut reader, &mut have)?;
+        if n < header.len() || have != header {
+            let have = &have[..n];
+            let reset = if !have.starts_with(MAGIC) {
                 "not an embedding cache file".to_owned()
-            } else if bytes.get(8..12) != Some(&VERSION.to_le_bytes()[..]) {
+            } else if have.get(8..12) != Some(&VERSION.to_le_bytes()[..]) {
                 "written by another format version".to_owned()
             } else {
                 "written for another model id or dimension count".to_owned()
             };
-            return Parsed {
+            return Ok(Parsed {
                 dropped: 0,
                 damaged: true,
                 reset: Some(reset),
-            };
+            });
         }
         let record_len = self.record_len();
-        let body = &bytes[header.len()..];
+        let body = len - header.len() as u64;
         let mut dropped = 0;
-        let mut damaged = !body.len().is_multiple_of(record_len);
+        let mut damaged = !body.is_multiple_of(record_len as u64);
         if damaged {
             dropped += 1; // the torn last record
         }
-        for rec in body.chunks_exact(record_len) {
+        let file_no = self.files.len() as u32;
+        let mut rec = vec![0u8; record_len];
+        let mut offset = header.len() as u64;
+        let mut used = false;
+        for _ in 0..body / record_len as u64 {
+            if read_full(&mut reader, &mut rec)? < record_len {
+                // Shorter than its length said: truncated under us.
+                dropped += 1;
+                damaged = true;
+                break;
+            }
             let (payload, crc) = rec.split_at(record_len - 4);
+            let at = offset;
+            offset += record_len as u64;
             if crc32fast::hash(payload).to_le_bytes() != crc {
                 dropped += 1;
                 damaged = true;
@@ -433,26 +590,37 @@ impl EmbeddingCache {
             }
             let mut key = [0u8; 32];
             key.copy_from_slice(&payload[..32]);
-            let v: Vec<f32> = payload[32..]
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            if !self.push(key, &v) {
+            if self.index.contains_key(&key) {
                 dropped += 1;
+                continue;
             }
+            self.index.insert(key, self.keys.len());
+            self.keys.push(key);
+            self.locs.push(Loc::Disk {
+                file: file_no,
+                offset: at,
+            });
+            used = true;
         }
-        Parsed {
+        drop(reader);
+        if used {
+            self.files.push(file);
+        }
+        Ok(Parsed {
             dropped,
             damaged,
             reset: None,
-        }
+        })
     }
 
     /// Adds the valid records another process wrote since we opened (call under the lock).
     fn merge_from_disk(&mut self) -> Result<(), CacheError> {
-        match read_cache_file(&self.path) {
-            Ok(Some(bytes)) => {
-                let parsed = self.parse(&bytes);
+        match open_cache_file(&self.path) {
+            Ok(Some(file)) => {
+                let parsed = self.parse(file).map_err(|source| CacheError::Read {
+                    path: self.path.clone(),
+                    source,
+                })?;
                 self.rewrite |= parsed.damaged;
                 Ok(())
             }
@@ -466,16 +634,104 @@ impl EmbeddingCache {
         }
     }
 
-    /// Replaces the file with the header and every held vector (call under the lock).
-    fn rewrite_file(&self) -> Result<(), CacheError> {
-        let mut buf = self.header();
-        buf.reserve(self.keys.len() * self.record_len());
-        for i in 0..self.keys.len() {
-            self.encode_record(i, &mut buf);
+    /// Replaces the file with the header and every held vector (call under the lock), written
+    /// as a stream to a temporary file that is then renamed over it; the entries are read from
+    /// the new file afterwards. An entry whose record cannot be read back is dropped (embedded
+    /// again when needed).
+    fn rewrite_file(&mut self) -> Result<(), CacheError> {
+        let write_err = |source| CacheError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(write_err)?;
         }
-        write_atomic(&self.path, &buf)?;
+        let name = self
+            .path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("cache");
+        let tmp = self.path.with_file_name(format!(
+            ".{name}.{}.{}.tmp",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        let record_len = self.record_len();
+        let header = self.header();
+        let mut kept: Vec<usize> = Vec::with_capacity(self.keys.len());
+        let result = (|| -> std::io::Result<std::fs::File> {
+            // Read as well: the entries are read back through this handle.
+            let f = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &f);
+            w.write_all(&header)?;
+            let mut buf = Vec::with_capacity(record_len);
+            for i in 0..self.keys.len() {
+                buf.clear();
+                if self.encode_record(i, &mut buf) {
+                    w.write_all(&buf)?;
+                    kept.push(i);
+                }
+            }
+            w.flush()?;
+            drop(w);
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)?;
+            Ok(f)
+        })();
+        let f = match result {
+            Ok(f) => f,
+            Err(e) => {
+                std::fs::remove_file(&tmp).ok();
+                return Err(write_err(e));
+            }
+        };
+        self.keys = kept.iter().map(|&i| self.keys[i]).collect();
+        self.index = self.keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        self.locs = (0..self.keys.len())
+            .map(|n| Loc::Disk {
+                file: 0,
+                offset: (header.len() + n * record_len) as u64,
+            })
+            .collect();
+        self.files = vec![f];
+        self.mem = Vec::new();
         Ok(())
     }
+}
+
+/// Where an entry's vector is.
+#[derive(Debug, Clone, Copy)]
+enum Loc {
+    /// Pending: vector `n` of `EmbeddingCache::mem`.
+    Mem(usize),
+    /// The record at `offset` of handle `file` of `EmbeddingCache::files`.
+    Disk { file: u32, offset: u64 },
+}
+
+/// Reads until `buf` is full or the end; returns the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// `dims` little-endian `f32`s.
+fn decode_vector(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
 }
 
 struct Parsed {

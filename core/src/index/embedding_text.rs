@@ -115,11 +115,16 @@ impl Default for EmbeddingText {
 /// text. Equal keys mean equal texts, so a vector is reused wherever the same text occurs again
 /// (re-syncs, renames when the recipe does not include the path, duplicated code).
 pub fn embedding_key(recipe: EmbeddingText, text: &str) -> String {
+    hex::encode(embedding_key_bytes(recipe, text))
+}
+
+/// [`embedding_key`] as its 32 bytes.
+pub fn embedding_key_bytes(recipe: EmbeddingText, text: &str) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(recipe.id().as_bytes());
     h.update([0u8]);
     h.update(text.as_bytes());
-    hex::encode(h.finalize())
+    h.finalize().into()
 }
 
 /// `text` cut to at most `max` characters (at a char boundary).

@@ -857,24 +857,26 @@ pub fn search_ranked_from(
         let found = v.search(q, candidates);
         profile = Some(found.profile);
         for vh in found.hits {
-            let key = (vh.file.clone(), vh.row.start_line, vh.row.sha256.clone());
+            let key = (vh.file.clone(), vh.row.start_line, vh.row.sha256.to_hex());
             if let Some((_, s)) = hits.get_mut(&key) {
                 s.cosine = Some(vh.cosine);
                 continue;
             }
             let r = vh.row;
+            // Qualified name, signature and snippet are read from the chunk's stored document
+            // if the hit is shown.
             let hit = SearchHit {
                 file: vh.file,
                 start_line: r.start_line,
                 end_line: r.end_line,
-                symbol: r.symbol,
-                qualified_name: r.qualified_name,
+                symbol: r.symbol.into(),
+                qualified_name: String::new(),
                 kind: r.kind,
                 language: r.language,
                 score: 0.0,
-                signature: r.signature,
-                snippet: Some(r.snippet).filter(|s| !s.is_empty()),
-                sha256: r.sha256,
+                signature: String::new(),
+                snippet: None,
+                sha256: key.2.clone(),
             };
             order.push(key.clone());
             hits.insert(
@@ -890,14 +892,8 @@ pub fn search_ranked_from(
         }
         // BM25 candidates outside the vector top: their cosine, when embedded.
         for (hit, s) in hits.values_mut() {
-            if s.cosine.is_none()
-                && let Some(row) = v.rows_of(&hit.file).and_then(|rows| {
-                    rows.iter()
-                        .find(|r| r.start_line == hit.start_line && r.sha256 == hit.sha256)
-                })
-                && let Some(vec) = v.vector(&row.key)
-            {
-                s.cosine = Some(super::vector::dot(q, vec));
+            if s.cosine.is_none() {
+                s.cosine = v.cosine_at(&hit.file, hit.start_line, &hit.sha256, q);
             }
         }
     }
@@ -1032,10 +1028,27 @@ pub fn search_ranked_from(
     } else {
         1.0
     };
-    let read = |hit: &mut SearchHit| -> Result<(), IndexError> {
+    // A hit only the vectors found has no qualified name, signature or snippet (the rows do not
+    // keep them): its stored document is found by file and line and read like a keyword hit's.
+    let mut vector_searcher = None;
+    let mut read = |hit: &mut SearchHit| -> Result<(), IndexError> {
         let key = (hit.file.clone(), hit.start_line, hit.sha256.clone());
         if let (Some(&addr), Some(searcher)) = (unread.get(&key), &searcher) {
             super::hydrate(&index.fields, searcher, hit, addr).map_err(|e| index.err("read", e))?;
+        } else if hit.snippet.is_none() && !unread.contains_key(&key) {
+            let searcher = vector_searcher.get_or_insert_with(|| index.reader.searcher());
+            let addr = super::chunk_address(
+                &index.fields,
+                searcher,
+                &hit.file,
+                hit.start_line,
+                &hit.sha256,
+            )
+            .map_err(|e| index.err("read", e))?;
+            if let Some(addr) = addr {
+                super::hydrate(&index.fields, searcher, hit, addr)
+                    .map_err(|e| index.err("read", e))?;
+            }
         }
         Ok(())
     };

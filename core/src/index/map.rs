@@ -360,7 +360,7 @@ impl MapIndex {
         }
         map.vectors = keys
             .iter()
-            .map(|k| cache.get(k).map(<[f32]>::to_vec).unwrap_or_default())
+            .map(|k| cache.get(k).unwrap_or_default())
             .collect();
         Ok(map)
     }

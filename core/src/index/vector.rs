@@ -3,8 +3,8 @@
 //! searched exactly (brute-force dot products) or through an HNSW graph (hnsw_rs).
 //!
 //! # Rows, keys and slots
-//! - A **row** is one chunk of the lexical index as the vector side sees it: location, names,
-//!   snippet, the chunk's content SHA-256 and its **key**
+//! - A **row** is one chunk of the lexical index as the vector side sees it: location, symbol,
+//!   kind, language, the chunk's content SHA-256 and its **key**
 //!   ([`embedding_key`](super::embedding_text::embedding_key) of the configured
 //!   [`EmbeddingText`]). Rows are grouped by file together with the file's SHA-256 from
 //!   `sync_state.json`, so [`VectorIndex::refresh`] re-chunks exactly the files whose SHA-256
@@ -31,7 +31,7 @@
 //!   changed, the slot keys appended), each appended and fsynced by a save after the cache is
 //!   flushed; replayed onto the base on load up to the first torn or foreign record; folded into
 //!   a new base when it outgrows a quarter of it (`vector/journal.rs`). A save after one edited
-//!   file writes kilobytes instead of the whole state (88 MB for spring's 143k rows).
+//!   file writes kilobytes instead of the whole state (38 MB for spring's 143k rows).
 //! - `vectors/graph-<id>.hnsw.{graph,data}`: hnsw_rs's dump of the graph over the first
 //!   `graph_points` slots. Derived data: a missing or unreadable dump is rebuilt from the vectors.
 //! - `embeddings/<model>.emb`: the [`EmbeddingCache`].
@@ -70,6 +70,7 @@ mod embedding;
 mod graph;
 mod journal;
 mod lifecycle;
+mod matrix;
 mod pending;
 mod refresh;
 mod rows;
@@ -91,7 +92,7 @@ pub use embedding::{EMBED_GROUP, EmbedLock, EmbedReport, EmbedRun, EmbeddedGroup
 pub use graph::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, UnitDot};
 pub use pending::PendingText;
 pub use refresh::{REBUILD_TOMBSTONE_FRACTION, REBUILD_TOMBSTONE_MIN, RefreshReport};
-pub use rows::{FileRows, Row, RowHandoff};
+pub use rows::{FileRows, Hash32, Row, RowHandoff};
 pub use search::{EXACT_SEARCH_MAX, SimilarityProfile, VectorHit, VectorSearch, dot};
 pub use slots::Coverage;
 pub use store::{STATE_FILE, STATE_VERSION, SUMMARY_FILE, VectorState, VectorSummary};
@@ -159,14 +160,14 @@ pub struct VectorIndex {
     state: VectorState,
     cache: EmbeddingCache,
     /// Key → slot.
-    slot_of: HashMap<String, usize>,
-    /// Slot vectors, `slots × dims`.
-    matrix: Vec<f32>,
+    slot_of: HashMap<Hash32, usize>,
+    /// Slot vectors, quantised (`vector/matrix.rs`).
+    matrix: matrix::Matrix,
     /// Whether a slot has a vector and a row references its key.
     live: Vec<bool>,
     live_count: usize,
-    /// Key → (file, row index) of every row with that key.
-    refs: HashMap<String, Vec<(String, usize)>>,
+    /// Key → (file, row index) of every row with that key (the file's name shared by its rows).
+    refs: HashMap<Hash32, Vec<(std::sync::Arc<str>, u32)>>,
     /// Coverage counts, kept up to date by every change (searches report them).
     counts: Coverage,
     /// The graph over slots `0..graph_points`, when the index is large enough to use one.
@@ -257,7 +258,7 @@ impl VectorIndex {
             state,
             cache,
             slot_of: HashMap::new(),
-            matrix: Vec::new(),
+            matrix: matrix::Matrix::default(),
             live: Vec::new(),
             live_count: 0,
             refs: HashMap::new(),

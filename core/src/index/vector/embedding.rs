@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Coverage, PendingText, VectorError, VectorIndex};
+use super::pending::{PendingRef, TextSource};
+use super::{Coverage, VectorError, VectorIndex};
 use crate::embed::{EmbedError, Embedder};
 
 /// Texts handed to the embedder per call by [`VectorIndex::embed_pending`]: large enough for the
@@ -62,7 +63,8 @@ impl VectorIndex {
         let now = std::time::Instant::now();
         Ok(Some(EmbedRun {
             _lock: lock,
-            pending: self.pending(),
+            source: self.text_source(),
+            pending: self.pending_refs(),
             handed_out: 0,
             embedded: 0,
             last_save: now,
@@ -127,14 +129,16 @@ impl VectorIndex {
 
 /// One embedding run of a repository ([`VectorIndex::begin_embedding`]): the embedding lock,
 /// held until the run drops, and the texts that were pending when it began, handed out a group
-/// at a time. [`VectorIndex::embed_pending`] is one run from start to end; a caller that must
+/// at a time (named by file and line, their texts made again from the files group by group, so a
+/// run over a large repository holds no texts but the group's). [`VectorIndex::embed_pending`] is one run from start to end; a caller that must
 /// not hold the index while the model works (the MCP server, whose searches read the vectors
 /// meanwhile) drives a run itself: [`Self::embed_next`] needs no index, [`Self::insert`] and
 /// [`Self::save_if_due`] take it for a moment.
 #[derive(Debug)]
 pub struct EmbedRun {
     _lock: EmbedLock,
-    pending: Vec<PendingText>,
+    source: TextSource,
+    pending: Vec<PendingRef>,
     /// Texts handed to the embedder so far (a prefix of `pending`).
     handed_out: usize,
     /// Texts whose vectors were inserted.
@@ -163,7 +167,9 @@ impl EmbedRun {
     }
 
     /// Embeds the next `group` texts (at least one) with `embedder`; `None` when every text was
-    /// handed out. A group that fails is not handed out again by this run.
+    /// handed out. A group that fails is not handed out again by this run. The group's files are
+    /// read and chunked again; a text whose file changed since the run began is left out (the
+    /// refresh after the next sync names its new texts), so a group may be smaller or empty.
     ///
     /// # Errors
     /// The embedder's error.
@@ -178,12 +184,15 @@ impl EmbedRun {
             return None;
         }
         self.handed_out = end;
-        let group = &self.pending[start..end];
+        let group = self.source.texts(&self.pending[start..end]);
+        if group.is_empty() {
+            return Some(Ok(Vec::new()));
+        }
         let texts: Vec<&str> = group.iter().map(|p| p.text.as_str()).collect();
         Some(
             embedder
                 .embed_passages(&texts)
-                .map(|vectors| group.iter().map(|p| p.key.clone()).zip(vectors).collect()),
+                .map(|vectors| group.into_iter().map(|p| p.key).zip(vectors).collect()),
         )
     }
 

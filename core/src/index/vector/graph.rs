@@ -77,11 +77,10 @@ impl VectorIndex {
 
     /// Inserts slots `graph_points..` into the graph.
     fn extend_graph(&mut self) {
-        let dims = self.state.dims;
         let Some(graph) = &self.graph else { return };
         for slot in self.graph_points..self.state.slots.len() {
             if self.slot_of.get(&self.state.slots[slot]) == Some(&slot) {
-                graph.insert_slice((&self.matrix[slot * dims..(slot + 1) * dims], slot));
+                graph.insert_slice((&self.matrix.get(slot), slot));
             }
         }
         if self.graph_points != self.state.slots.len() {

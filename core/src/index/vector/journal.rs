@@ -1,6 +1,6 @@
 //! `vectors/state.log`: an append-only log of changes to [`VectorState`] beside the base
 //! `state.json`, so a save after one edited file writes that file's rows and the new slot keys
-//! (a few kilobytes) instead of the whole state (88 MB for spring's 143k rows).
+//! (a few kilobytes) instead of the whole state (38 MB for spring's 143k rows).
 //!
 //! # Format
 //! A sequence of records, each `len: u32 LE`, `crc: u32 LE` (CRC-32 of the payload, crc32fast),
@@ -60,7 +60,7 @@ pub struct LogRecord {
     /// Number of slots before this record's `slots` (must equal the replayed state's).
     pub slots_from: usize,
     /// Slot keys appended, in order.
-    pub slots: Vec<String>,
+    pub slots: Vec<super::Hash32>,
     /// [`VectorState::lexical_commit`] after the save.
     pub lexical_commit: String,
     /// [`VectorState::frameworks`] after the save.

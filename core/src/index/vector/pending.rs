@@ -3,11 +3,17 @@
 //! chunks of the files it read last.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
-use super::{FileRows, Row, VectorIndex};
-use crate::index::chunk::Chunk;
-use crate::index::embedding_text::embedding_key;
+use sha2::{Digest, Sha256};
+
+use super::rows::embedding_key_of;
+use super::{FileRows, Hash32, Row, VectorIndex};
+use crate::index::chunk::{Chunk, ChunkOptions};
+use crate::index::embedding_text::EmbeddingText;
+use crate::index::framework::Frameworks;
 use crate::index::scope::FileRole;
+use code_intel_session::repo_path::RepoRoot;
 
 /// One text waiting for its vector.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +22,88 @@ pub struct PendingText {
     pub key: String,
     /// The text (without the model's passage prefix).
     pub text: String,
+}
+
+/// A text waiting for its vector, named rather than held: the file version and first line of a
+/// chunk whose embedding text has `key`. An embedding run keeps these (about 100 bytes each)
+/// instead of the texts (up to a few KiB each: on spring-framework, 138k pending texts were
+/// hundreds of MiB of the server's memory for the hours the background embedding runs), and
+/// reads and chunks a group's files again when the group's turn comes ([`TextSource::texts`]).
+#[derive(Debug, Clone)]
+pub(super) struct PendingRef {
+    key: Hash32,
+    file: Arc<str>,
+    file_sha: Arc<str>,
+    start_line: u32,
+}
+
+/// What turns [`PendingRef`]s back into texts without the index: the repository, the chunker's
+/// options and framework strategies, and the recipe (a copy of the [`VectorIndex`]'s, taken when
+/// an embedding run begins).
+#[derive(Debug, Clone)]
+pub(super) struct TextSource {
+    root: RepoRoot,
+    chunk_options: ChunkOptions,
+    frameworks: Frameworks,
+    recipe: EmbeddingText,
+}
+
+impl TextSource {
+    /// Reads and chunks one file, if its bytes still have `sha256`.
+    pub(super) fn chunk_file(&self, path: &str, sha256: &str) -> Option<Vec<Chunk>> {
+        chunk_file(
+            &self.root,
+            &self.chunk_options,
+            &self.frameworks,
+            path,
+            sha256,
+        )
+    }
+
+    /// The texts of `refs`, in their order, each file read and chunked once; a text whose file
+    /// changed since (or whose chunk is gone) is left out.
+    pub(super) fn texts(&self, refs: &[PendingRef]) -> Vec<PendingText> {
+        let mut chunked: HashMap<&str, Option<Vec<Chunk>>> = HashMap::new();
+        let mut out = Vec::with_capacity(refs.len());
+        for r in refs {
+            let chunks = chunked
+                .entry(&r.file)
+                .or_insert_with(|| self.chunk_file(&r.file, &r.file_sha));
+            let text = chunks.iter().flatten().find_map(|c| {
+                (c.start_line == r.start_line)
+                    .then(|| self.recipe.text(c))
+                    .filter(|t| embedding_key_of(self.recipe, t) == r.key)
+            });
+            if let Some(text) = text {
+                out.push(PendingText {
+                    key: r.key.to_hex(),
+                    text,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Reads and chunks the file at repository-relative `path` as the sync does, if its bytes still
+/// have `sha256` (hex SHA-256).
+pub(super) fn chunk_file(
+    root: &RepoRoot,
+    options: &ChunkOptions,
+    frameworks: &Frameworks,
+    path: &str,
+    sha256: &str,
+) -> Option<Vec<Chunk>> {
+    // Regular files only, without blocking: the file may have been replaced by a FIFO.
+    let bytes =
+        code_intel_session::persist::read_regular(&root.path().join(path), options.max_file_bytes)
+            .ok()??;
+    if hex::encode(Sha256::digest(&bytes)) != sha256 {
+        return None;
+    }
+    crate::index::sync::chunk_indexed(path, &bytes, options, frameworks)
+        .ok()
+        .map(|(chunks, _)| chunks)
 }
 
 /// One entry of [`VectorIndex`]'s recently chunked files.
@@ -64,6 +152,22 @@ impl VectorIndex {
     /// little). Reads and chunks the files that have them; a file changed since the refresh is
     /// skipped (the next sync and refresh pick it up).
     pub fn pending(&self) -> Vec<PendingText> {
+        self.text_source().texts(&self.pending_refs())
+    }
+
+    /// A copy of what [`TextSource::texts`] needs.
+    pub(super) fn text_source(&self) -> TextSource {
+        TextSource {
+            root: self.root.clone(),
+            chunk_options: self.chunk_options.clone(),
+            frameworks: self.frameworks.clone(),
+            recipe: self.recipe,
+        }
+    }
+
+    /// [`Self::pending`] as references: the same texts in the same order, each named by its
+    /// file version and first line ([`PendingRef`]).
+    pub(super) fn pending_refs(&self) -> Vec<PendingRef> {
         let mut files: Vec<(&String, &FileRows)> = self
             .state
             .files
@@ -73,35 +177,54 @@ impl VectorIndex {
         files.sort_by_key(|(p, _)| *p);
         // Position in `out` of each key seen, so a text that a source file shares with a test
         // counts as source.
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        let mut out: Vec<(bool, PendingText)> = Vec::new();
+        let mut seen: HashMap<Hash32, usize> = HashMap::new();
+        // (secondary, characters of the text, the reference)
+        let mut out: Vec<(bool, usize, PendingRef)> = Vec::new();
         for (path, fr) in files {
             let Some(chunks) = self.chunk_file(path, &fr.sha256) else {
                 continue;
             };
             let secondary = FileRole::of(path) != FileRole::Source;
+            let (file, file_sha): (Arc<str>, Arc<str>) =
+                (path.as_str().into(), fr.sha256.as_str().into());
             for c in &chunks {
                 let text = self.recipe.text(c);
-                let key = embedding_key(self.recipe, &text);
+                let key = embedding_key_of(self.recipe, &text);
                 if self.slot_of.contains_key(&key) || !self.refs.contains_key(&key) {
                     continue;
                 }
                 match seen.get(&key) {
                     Some(&i) => out[i].0 &= secondary,
                     None => {
-                        seen.insert(key.clone(), out.len());
-                        out.push((secondary, PendingText { key, text }));
+                        seen.insert(key, out.len());
+                        out.push((
+                            secondary,
+                            text.chars().count(),
+                            PendingRef {
+                                key,
+                                file: Arc::clone(&file),
+                                file_sha: Arc::clone(&file_sha),
+                                start_line: c.start_line,
+                            },
+                        ));
                     }
                 }
             }
         }
-        out.sort_by_cached_key(|(secondary, p)| (*secondary, p.text.chars().count()));
-        out.into_iter().map(|(_, p)| p).collect()
+        // Stable: equal keys keep their order, as the texts did.
+        out.sort_by_key(|(secondary, chars, _)| (*secondary, *chars));
+        out.into_iter().map(|(_, _, r)| r).collect()
     }
 
     /// The row of `file` that starts at `start_line` with chunk SHA-256 `sha256` (as a lexical hit
     /// names a chunk), and its file's rows; `None` when the rows do not know it.
-    fn row_at(&self, file: &str, start_line: u32, sha256: &str) -> Option<(&FileRows, &Row)> {
+    pub(super) fn row_at(
+        &self,
+        file: &str,
+        start_line: u32,
+        sha256: &str,
+    ) -> Option<(&FileRows, &Row)> {
+        let sha256 = Hash32::from_hex(sha256)?;
         let fr = self.state.files.get(file)?;
         let row = fr
             .rows
@@ -123,7 +246,7 @@ impl VectorIndex {
                 continue;
             };
             if !self.slot_of.contains_key(&row.key) {
-                seen.insert(row.key.as_str());
+                seen.insert(row.key);
             }
         }
         seen.len()
@@ -147,7 +270,7 @@ impl VectorIndex {
             let Some((fr, row)) = self.row_at(file, start_line, sha256) else {
                 continue;
             };
-            if self.slot_of.contains_key(&row.key) || !seen.insert(row.key.clone()) {
+            if self.slot_of.contains_key(&row.key) || !seen.insert(row.key) {
                 continue;
             }
             let file_chunks = chunked
@@ -160,9 +283,9 @@ impl VectorIndex {
                 continue;
             };
             let text = self.recipe.text(c);
-            if embedding_key(self.recipe, &text) == row.key {
+            if embedding_key_of(self.recipe, &text) == row.key {
                 out.push(PendingText {
-                    key: row.key.clone(),
+                    key: row.key.to_hex(),
                     text,
                 });
             }

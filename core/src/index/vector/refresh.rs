@@ -3,7 +3,6 @@
 //! handoff), then the slots: cached vectors reused, tombstones compacted past the threshold.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::rows::make_row;
 use super::{FileRows, Row, RowHandoff, VectorError, VectorIndex};
@@ -171,18 +170,13 @@ impl VectorIndex {
 
     /// Reads and chunks one file, if its bytes still have `sha256`.
     pub(super) fn chunk_file(&self, path: &str, sha256: &str) -> Option<Vec<Chunk>> {
-        // Regular files only, without blocking: the file may have been replaced by a FIFO.
-        let bytes = code_intel_session::persist::read_regular(
-            &self.root.path().join(path),
-            self.chunk_options.max_file_bytes,
+        super::pending::chunk_file(
+            &self.root,
+            &self.chunk_options,
+            &self.frameworks,
+            path,
+            sha256,
         )
-        .ok()??;
-        if hex::encode(Sha256::digest(&bytes)) != sha256 {
-            return None;
-        }
-        crate::index::sync::chunk_indexed(path, &bytes, &self.chunk_options, &self.frameworks)
-            .ok()
-            .map(|(chunks, _)| chunks)
     }
 
     fn row(&self, c: &Chunk) -> Row {

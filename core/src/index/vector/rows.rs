@@ -8,36 +8,88 @@ use serde::{Deserialize, Serialize};
 
 use super::{VectorError, configured_recipe};
 use crate::index::chunk::{Chunk, ChunkKind};
-use crate::index::embedding_text::{EmbeddingText, embedding_key};
+use crate::index::embedding_text::{EmbeddingText, embedding_key_bytes};
 use crate::index::lang::Language;
-use crate::index::lexical::snippet_of;
 use code_intel_session::config::Config;
 
-/// One chunk as the vector side keeps it: enough to answer a search without the lexical index.
+/// A SHA-256 held as its 32 bytes (a chunk's content hash, an embedding key), written as 64
+/// lowercase hex digits wherever it is serialised, as the hex `String` it replaced (so the JSON of
+/// `state.json` and `state.log` reads the same; 32 bytes instead of a 64-byte string and its
+/// 24-byte header per hash in memory).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Hash32(pub [u8; 32]);
+
+impl Hash32 {
+    /// Parses 64 hex digits (either case); `None` for anything else.
+    pub fn from_hex(hex: &str) -> Option<Self> {
+        let mut bytes = [0u8; 32];
+        hex::decode_to_slice(hex, &mut bytes).ok()?;
+        Some(Self(bytes))
+    }
+
+    /// The 64 lowercase hex digits.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+impl std::fmt::Display for Hash32 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl std::fmt::Debug for Hash32 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Hash32({})", self.to_hex())
+    }
+}
+
+impl Serialize for Hash32 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut buf = [0u8; 64];
+        hex::encode_to_slice(self.0, &mut buf).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(std::str::from_utf8(&buf).map_err(serde::ser::Error::custom)?)
+    }
+}
+
+impl<'de> Deserialize<'de> for Hash32 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Hash32;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("64 hex digits")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Hash32, E> {
+                Hash32::from_hex(v).ok_or_else(|| E::custom(format!("not a SHA-256: {v:?}")))
+            }
+        }
+        d.deserialize_str(Visitor)
+    }
+}
+
+/// One chunk as the vector side keeps it: enough to rank a search hit without the lexical index
+/// (location, symbol, kind, language, the hashes). Its qualified name, signature and snippet are
+/// not kept (with the hex hashes they were most of the rows' memory: 534 MiB for a server on
+/// spring-framework with its 143k rows open): hybrid search reads them from the chunk's stored
+/// document for the hits it shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
-    /// Hex SHA-256 of the chunk content (as the lexical index stores it).
-    pub sha256: String,
-    /// The embedding key ([`embedding_key`] of the chunk's embedding text).
-    pub key: String,
+    /// SHA-256 of the chunk content (as the lexical index stores it, in hex).
+    pub sha256: Hash32,
+    /// The embedding key ([`embedding_key`](crate::index::embedding_text::embedding_key) of the chunk's embedding text).
+    pub key: Hash32,
     /// First line, 1-based.
     pub start_line: u32,
     /// Last line, 1-based inclusive.
     pub end_line: u32,
     /// Symbol name.
-    pub symbol: String,
-    /// Qualified name.
-    pub qualified_name: String,
+    pub symbol: Box<str>,
     /// Chunk kind, serialised snake_case.
     pub kind: ChunkKind,
     /// Language, serialised as its id.
     pub language: Language,
-    /// Signature (may be empty).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub signature: String,
-    /// The first lines of the chunk ([`snippet_of`]).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub snippet: String,
 }
 
 /// The rows of one file and the file version they were made from.
@@ -53,17 +105,19 @@ pub struct FileRows {
 pub(super) fn make_row(recipe: EmbeddingText, c: &Chunk) -> Row {
     let text = recipe.text(c);
     Row {
-        sha256: c.sha256.clone(),
-        key: embedding_key(recipe, &text),
+        sha256: Hash32::from_hex(&c.sha256).unwrap_or_default(),
+        key: embedding_key_of(recipe, &text),
         start_line: c.start_line,
         end_line: c.end_line,
-        symbol: c.symbol.clone(),
-        qualified_name: c.qualified_name.clone(),
+        symbol: c.symbol.as_str().into(),
         kind: c.kind,
         language: c.language,
-        signature: c.signature.clone(),
-        snippet: snippet_of(&c.content),
     }
+}
+
+/// [`embedding_key`] as a [`Hash32`].
+pub(super) fn embedding_key_of(recipe: EmbeddingText, text: &str) -> Hash32 {
+    Hash32(embedding_key_bytes(recipe, text))
 }
 
 /// Rows made from the chunks a lexical sync already has in hand, so that the

@@ -119,9 +119,14 @@ impl VectorIndex {
         for (slot, cosine) in slots {
             let key = &self.state.slots[slot];
             for (file, i) in self.refs.get(key).into_iter().flatten() {
-                if let Some(row) = self.state.files.get(file).and_then(|f| f.rows.get(*i)) {
+                if let Some(row) = self
+                    .state
+                    .files
+                    .get(&**file)
+                    .and_then(|f| f.rows.get(*i as usize))
+                {
                     hits.push(VectorHit {
-                        file: file.clone(),
+                        file: file.to_string(),
                         row: row.clone(),
                         cosine,
                     });
@@ -135,16 +140,29 @@ impl VectorIndex {
         }
     }
 
+    /// The cosine of `query` to the vector of the chunk of `file` starting at `start_line` with
+    /// content SHA-256 `sha256` (hex; as a lexical hit names it), when the rows know it and its
+    /// text is embedded.
+    pub fn cosine_at(
+        &self,
+        file: &str,
+        start_line: u32,
+        sha256: &str,
+        query: &[f32],
+    ) -> Option<f32> {
+        let (_, row) = self.row_at(file, start_line, sha256)?;
+        let slot = *self.slot_of.get(&row.key)?;
+        (query.len() == self.state.dims).then(|| self.matrix.dot(slot, query))
+    }
+
     /// Exact top-`k` live slots by dot product, and the profile over all live slots.
     fn scan(&self, query: &[f32], k: usize) -> (Vec<(usize, f32)>, SimilarityProfile) {
-        let dims = self.state.dims;
         let mut scored: Vec<(usize, f32)> = Vec::with_capacity(self.live_count);
         let (mut sum, mut sum_sq) = (0.0f64, 0.0f64);
-        for (slot, v) in self.matrix.chunks_exact(dims).enumerate() {
+        for (slot, c) in self.matrix.dots(query).enumerate() {
             if !self.live[slot] {
                 continue;
             }
-            let c = dot(query, v);
             sum += f64::from(c);
             sum_sq += f64::from(c) * f64::from(c);
             scored.push((slot, c));
@@ -166,7 +184,6 @@ impl VectorIndex {
         if self.live_count == 0 || query.len() != self.state.dims {
             return SimilarityProfile::default();
         }
-        let dims = self.state.dims;
         let stride = if self.live_count < self.exact_max {
             1
         } else {
@@ -174,7 +191,7 @@ impl VectorIndex {
         };
         let (mut sum, mut sum_sq, mut n) = (0.0f64, 0.0f64, 0usize);
         let mut seen = 0usize;
-        for (slot, v) in self.matrix.chunks_exact(dims).enumerate() {
+        for slot in 0..self.matrix.len() {
             if !self.live[slot] {
                 continue;
             }
@@ -182,7 +199,7 @@ impl VectorIndex {
             if !seen.is_multiple_of(stride) {
                 continue;
             }
-            let c = f64::from(dot(query, v));
+            let c = f64::from(self.matrix.dot(slot, query));
             sum += c;
             sum_sq += c * c;
             n += 1;

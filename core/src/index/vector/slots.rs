@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{VectorError, VectorIndex};
+use std::sync::Arc;
+
+use super::{Hash32, VectorError, VectorIndex};
 
 /// Embedded chunks against all chunks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -24,26 +26,22 @@ impl VectorIndex {
     pub(super) fn load_slots(&mut self) {
         let dims = self.state.dims;
         self.slot_of.clear();
-        self.matrix = Vec::with_capacity(self.state.slots.len() * dims);
+        self.matrix = super::matrix::Matrix::with_capacity(dims, self.state.slots.len());
         self.live = Vec::with_capacity(self.state.slots.len());
+        // Slots without a vector (the cache lost it: damaged or pruned) are dead and their keys
+        // pending again; they must not be found as slots of their key.
+        let mut lost: Vec<Hash32> = Vec::new();
         for (i, key) in self.state.slots.iter().enumerate() {
-            match self.cache.get(key) {
-                Some(v) => self.matrix.extend_from_slice(v),
-                // The vector was lost (cache damaged or pruned): the slot is dead and its key
-                // pending again.
-                None => self.matrix.extend(std::iter::repeat_n(0.0, dims)),
+            match self.cache.get_bytes(&key.0) {
+                Some(v) => self.matrix.push(&v),
+                None => {
+                    self.matrix.push_zero();
+                    lost.push(*key);
+                }
             }
-            self.slot_of.entry(key.clone()).or_insert(i);
+            self.slot_of.entry(*key).or_insert(i);
             self.live.push(false);
         }
-        // Slots without a vector must not be found as slots of their key.
-        let lost: Vec<String> = self
-            .state
-            .slots
-            .iter()
-            .filter(|k| !self.cache.contains(k))
-            .cloned()
-            .collect();
         for k in lost {
             self.slot_of.remove(&k);
         }
@@ -54,13 +52,15 @@ impl VectorIndex {
     pub(super) fn rebuild_refs(&mut self) {
         self.refs.clear();
         for (file, fr) in &self.state.files {
+            let file: Arc<str> = file.as_str().into();
             for (i, row) in fr.rows.iter().enumerate() {
                 self.refs
-                    .entry(row.key.clone())
+                    .entry(row.key)
                     .or_default()
-                    .push((file.clone(), i));
+                    .push((Arc::clone(&file), i as u32));
             }
         }
+        self.refs.shrink_to_fit();
         self.live.iter_mut().for_each(|l| *l = false);
         for (key, &slot) in &self.slot_of {
             if self.refs.contains_key(key) {
@@ -89,20 +89,18 @@ impl VectorIndex {
     /// Returns how many. This also repairs a state saved by a process that had not seen another
     /// process's vectors yet: they are in the cache, so they come back here.
     pub(super) fn adopt_cached(&mut self) -> usize {
-        let mut missing: Vec<String> = self
+        let mut missing: Vec<Hash32> = self
             .refs
             .keys()
-            .filter(|k| !self.slot_of.contains_key(*k) && self.cache.contains(k))
-            .cloned()
+            .filter(|k| !self.slot_of.contains_key(*k) && self.cache.contains_bytes(&k.0))
+            .copied()
             .collect();
         missing.sort();
         let n = missing.len();
         for key in missing {
-            let v = self
-                .cache
-                .get(&key)
-                .map(<[f32]>::to_vec)
-                .unwrap_or_default();
+            let Some(v) = self.cache.get_bytes(&key.0) else {
+                continue;
+            };
             self.add_slot(key, &v);
         }
         if n > 0 {
@@ -112,16 +110,16 @@ impl VectorIndex {
     }
 
     /// Appends a slot for `key` (which a row references) with vector `v`.
-    fn add_slot(&mut self, key: String, v: &[f32]) {
+    fn add_slot(&mut self, key: Hash32, v: &[f32]) {
         let slot = self.state.slots.len();
         if let Some(rows) = self.refs.get(&key) {
             self.counts.embedded += rows.len();
             self.counts.pending_texts = self.counts.pending_texts.saturating_sub(1);
         }
-        self.matrix.extend_from_slice(v);
+        self.matrix.push(v);
         self.live.push(true);
         self.live_count += 1;
-        self.slot_of.insert(key.clone(), slot);
+        self.slot_of.insert(key, slot);
         self.state.slots.push(key);
         if let Some(graph) = &self.graph {
             graph.insert_slice((v, slot));
@@ -135,11 +133,11 @@ impl VectorIndex {
     pub(super) fn compact(&mut self) -> Result<(), VectorError> {
         let dims = self.state.dims;
         let mut slots = Vec::with_capacity(self.live_count);
-        let mut matrix = Vec::with_capacity(self.live_count * dims);
+        let mut matrix = super::matrix::Matrix::with_capacity(dims, self.live_count);
         for (slot, key) in self.state.slots.iter().enumerate() {
             if self.live[slot] {
-                slots.push(key.clone());
-                matrix.extend_from_slice(&self.matrix[slot * dims..(slot + 1) * dims]);
+                slots.push(*key);
+                matrix.push_from(&self.matrix, slot);
             }
         }
         self.state.slots = slots;
@@ -150,12 +148,13 @@ impl VectorIndex {
             .slots
             .iter()
             .enumerate()
-            .map(|(i, k)| (k.clone(), i))
+            .map(|(i, k)| (*k, i))
             .collect();
         self.live = vec![true; self.state.slots.len()];
         self.live_count = self.state.slots.len();
-        self.cache
-            .retain(self.state.slots.iter().map(String::as_str))?;
+        let live: std::collections::HashSet<[u8; 32]> =
+            self.state.slots.iter().map(|k| k.0).collect();
+        self.cache.retain_bytes(&live)?;
         self.graph = None;
         self.graph_points = 0;
         self.graph_dirty = true;
@@ -181,8 +180,11 @@ impl VectorIndex {
             .insert_many(vectors.iter().map(|(k, v)| (k.as_str(), v)))?;
         let mut added = 0;
         for (key, v) in vectors {
-            if !self.slot_of.contains_key(key) && self.refs.contains_key(key) {
-                self.add_slot(key.clone(), v);
+            let Some(key) = Hash32::from_hex(key) else {
+                continue;
+            };
+            if !self.slot_of.contains_key(&key) && self.refs.contains_key(&key) {
+                self.add_slot(key, v);
                 added += 1;
             }
         }
@@ -195,11 +197,12 @@ impl VectorIndex {
         Ok(added)
     }
 
-    /// The vector of a key, if embedded.
-    pub fn vector(&self, key: &str) -> Option<&[f32]> {
-        let slot = *self.slot_of.get(key)?;
-        let dims = self.state.dims;
-        Some(&self.matrix[slot * dims..(slot + 1) * dims])
+    /// The vector of a key (hex), if embedded, as searches see it: dequantised from the
+    /// in-memory int8 codes (`vector/matrix.rs`; each component within half a quantisation step
+    /// of the embedder's).
+    pub fn vector(&self, key: &str) -> Option<Vec<f32>> {
+        let slot = *self.slot_of.get(&Hash32::from_hex(key)?)?;
+        Some(self.matrix.get(slot))
     }
 
     /// Coverage of the current rows.

@@ -30,6 +30,10 @@ pub const SUMMARY_FILE: &str = "summary.json";
 /// state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VectorSummary {
+    /// [`VectorState::version`] (0 in a summary written before it was recorded, which is then
+    /// not current: the state it describes may be of an older version, to be rebuilt).
+    #[serde(default)]
+    pub version: u32,
     /// [`VectorState::model_id`].
     pub model_id: String,
     /// [`VectorState::dims`].
@@ -47,8 +51,9 @@ pub struct VectorSummary {
 }
 
 /// Version of [`VectorState`]; another version is ignored (the rows are rebuilt, the vectors come
-/// back from the cache).
-pub const STATE_VERSION: u32 = 1;
+/// back from the cache). 2: rows without snippet, qualified name and signature, hashes as 32
+/// bytes in memory (2026-11-28).
+pub const STATE_VERSION: u32 = 2;
 
 /// `vectors/state.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,7 +85,7 @@ pub struct VectorState {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stale_files: Vec<String>,
     /// Key of each slot, in slot order.
-    pub slots: Vec<String>,
+    pub slots: Vec<super::Hash32>,
     /// Basename of the HNSW dump in the vectors directory, when one is current.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<String>,
@@ -104,17 +109,16 @@ impl VectorState {
     /// `pending_texts` counts the distinct keys without one. As of the last save, so it may lag
     /// behind vectors another process added since.
     pub fn coverage(&self) -> super::Coverage {
-        let slots: std::collections::HashSet<&str> =
-            self.slots.iter().map(String::as_str).collect();
+        let slots: std::collections::HashSet<&super::Hash32> = self.slots.iter().collect();
         let (mut embedded, mut total) = (0usize, 0usize);
         let mut pending = std::collections::HashSet::new();
         for f in self.files.values() {
             for r in &f.rows {
                 total += 1;
-                if slots.contains(r.key.as_str()) {
+                if slots.contains(&r.key) {
                     embedded += 1;
                 } else {
-                    pending.insert(r.key.as_str());
+                    pending.insert(r.key);
                 }
             }
         }
@@ -212,9 +216,9 @@ impl VectorIndex {
         serde_json::from_slice(&bytes).ok()
     }
 
-    /// The saved summary when it describes the lexical index as it is now: same model, dims,
-    /// recipe and chunker options as `config` asks for, the lexical commit `sync_state.json`
-    /// names, no stale files. Then a refresh would find nothing to do, and the summary's
+    /// The saved summary when it describes the lexical index as it is now: same state version,
+    /// model, dims, recipe and chunker options as `config` asks for, the lexical commit
+    /// `sync_state.json` names, no stale files. Then a refresh would find nothing to do, and the summary's
     /// coverage is the state's (as of its last save). `None` otherwise: open the index.
     pub fn current_summary(
         root: &RepoRoot,
@@ -226,7 +230,8 @@ impl VectorIndex {
         let recipe = super::configured_recipe(config).ok()?;
         let commit =
             crate::index::sync::SyncState::load_commit(&crate::index::sync::SyncState::path(root))?;
-        (summary.model_id == model_id
+        (summary.version == STATE_VERSION
+            && summary.model_id == model_id
             && summary.dims == dims
             && summary.recipe == recipe.id()
             && summary.options == crate::index::sync::options_fingerprint(config)
@@ -239,6 +244,7 @@ impl VectorIndex {
     /// The summary of the state as it is in memory.
     fn summary(&self) -> VectorSummary {
         VectorSummary {
+            version: STATE_VERSION,
             model_id: self.state.model_id.clone(),
             dims: self.state.dims,
             recipe: self.state.recipe.clone(),
