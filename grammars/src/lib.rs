@@ -135,11 +135,11 @@ pub fn load(name: &str, symbol: &str) -> Result<LanguageFn, LoadError> {
 
 /// Routes tree-sitter's own C allocations (parse stacks, syntax trees, query cursors and their
 /// frees) to mimalloc, the allocator `code-intel` already uses for its Rust heap, instead of the C
-/// library's `malloc`. Parsing a repository makes and frees millions of small tree nodes; under
-/// glibc's `malloc` those calls were about 4 % of the CPU of a first index, under mimalloc about
-/// a third of that (docs/log/2026-11-28-parse-cpu.md). The grammars' external scanners keep
-/// their own `malloc`/`free` pairs (no grammar crate builds with `TREE_SITTER_REUSE_ALLOCATOR`),
-/// so no block crosses allocators.
+/// library's `malloc`. Parsing a repository makes and frees millions of small tree nodes:
+/// glibc's `malloc` and `free` were about 4 % of the CPU samples of a first index of
+/// spring-framework, nearly all of them tree-sitter's (docs/log/2026-11-28-parse-cpu.md). The
+/// grammars' external scanners keep their own `malloc`/`free` pairs (no grammar crate builds
+/// with `TREE_SITTER_REUSE_ALLOCATOR`), so no block crosses allocators.
 ///
 /// Call it first thing in `main`, before any tree-sitter object (parser, tree, query, cursor)
 /// exists: one made before would be freed by the wrong allocator. Later calls do nothing.
