@@ -348,8 +348,9 @@ fn fill_buffer(
 const STEM_MEMO_MAX: usize = 1 << 17;
 
 /// Entries of [`CodeTokenizer`]'s word memo before it starts over (each a word of at most
-/// [`WORD_MEMO_MAX_BYTES`] and its few terms: a few MiB when full).
-const WORD_MEMO_MAX: usize = 1 << 16;
+/// [`WORD_MEMO_MAX_BYTES`] and its few terms: a few MiB when full; tantivy holds one tokenizer
+/// per field, and 65,536 entries cost ~70 MB of peak memory on spring-framework).
+const WORD_MEMO_MAX: usize = 1 << 14;
 
 /// Longest word the word memo keeps, in bytes (longer ones, minified code and data, are split
 /// each time: they rarely repeat).
