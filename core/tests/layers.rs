@@ -43,7 +43,11 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     (
         "code-intel-mcp",
         "mcp",
-        &["code-intel-core", "code-intel-session"],
+        &[
+            "code-intel-core",
+            "code-intel-session",
+            "code-intel-grammars",
+        ],
     ),
     (
         "code-intel-node",

@@ -30,6 +30,8 @@ const DEFAULT_LOG: &str = "info,tantivy=warn,hnsw_rs=warn";
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Before anything makes a tree-sitter object (the function's contract).
+    code_intel_grammars::tree_sitter_uses_mimalloc();
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(e) => {

@@ -1410,29 +1410,43 @@ fn split(file: &File<'_>, template: Chunk, pieces: Vec<Piece<'_>>, max_chars: us
         groups.push(current);
     }
     let parts = groups.len();
-    groups
-        .into_iter()
-        .enumerate()
-        .map(|(i, group)| {
-            let mut chunk = template.clone();
-            if let (Some(first), Some(last)) = (group.first(), group.last()) {
-                chunk.byte_range = (first.src.0, last.src.1.max(first.src.0));
-            }
-            let (start, end) = file.lines.span(chunk.byte_range.0, chunk.byte_range.1);
-            chunk.start_line = start;
-            chunk.end_line = end;
-            let mut content =
-                String::with_capacity(group.iter().map(|p| p.text.len()).sum::<usize>());
-            content.extend(group.iter().map(|p| p.text.as_ref()));
-            chunk.content = content;
-            chunk.sha256 = sha256_hex(&chunk.content);
-            if parts > 1 {
-                chunk.meta.insert("part".into(), (i + 1).into());
-                chunk.meta.insert("parts".into(), parts.into());
-            }
-            chunk
-        })
-        .collect()
+    let mut out = Vec::with_capacity(parts);
+    let mut groups = groups.into_iter().enumerate().peekable();
+    while let Some((i, group)) = groups.next() {
+        // The last part takes the template itself: a chunk of one part (most) clones nothing.
+        if groups.peek().is_none() {
+            out.push(fill_part(file, template, group, i, parts));
+            break;
+        }
+        out.push(fill_part(file, template.clone(), group, i, parts));
+    }
+    out
+}
+
+/// Part `i` (0-based) of `parts` of a split chunk: `chunk` (the template) with the lines, byte
+/// range, content and SHA-256 of the pieces in `group`.
+fn fill_part(
+    file: &File<'_>,
+    mut chunk: Chunk,
+    group: Vec<Piece<'_>>,
+    i: usize,
+    parts: usize,
+) -> Chunk {
+    if let (Some(first), Some(last)) = (group.first(), group.last()) {
+        chunk.byte_range = (first.src.0, last.src.1.max(first.src.0));
+    }
+    let (start, end) = file.lines.span(chunk.byte_range.0, chunk.byte_range.1);
+    chunk.start_line = start;
+    chunk.end_line = end;
+    let mut content = String::with_capacity(group.iter().map(|p| p.text.len()).sum::<usize>());
+    content.extend(group.iter().map(|p| p.text.as_ref()));
+    chunk.content = content;
+    chunk.sha256 = sha256_hex(&chunk.content);
+    if parts > 1 {
+        chunk.meta.insert("part".into(), (i + 1).into());
+        chunk.meta.insert("parts".into(), parts.into());
+    }
+    chunk
 }
 
 /// Cuts `s` into slices of at most `max_chars` chars at char boundaries, preferring to break after

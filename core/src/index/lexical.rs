@@ -103,6 +103,26 @@ fn split_code(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
     let mut position = 0usize;
     let mut lower = String::new();
     let mut parts = Vec::new();
+    for_each_word(text, |start, end| {
+        let base = position;
+        position += split_word(
+            &text[start..end],
+            &mut parts,
+            &mut lower,
+            |term, from, to, k| emit(term, start + from, start + to, base + k),
+        );
+    });
+}
+
+/// The terms of one word (see [`split_code`]): calls `emit(term, from, to, k)` with byte offsets
+/// into `word` and the position relative to the word's first; returns the number of positions
+/// the word takes. `parts` and `lower` are scratch buffers reused across words.
+fn split_word(
+    word: &str,
+    parts: &mut Vec<(usize, usize)>,
+    lower: &mut String,
+    mut emit: impl FnMut(&str, usize, usize, usize),
+) -> usize {
     let lowercase_into = |lower: &mut String, s: &str| {
         lower.clear();
         if s.is_ascii() {
@@ -112,23 +132,20 @@ fn split_code(text: &str, mut emit: impl FnMut(&str, usize, usize, usize)) {
             lower.extend(s.chars().flat_map(char::to_lowercase));
         }
     };
-    for_each_word(text, |start, end| {
-        let word = &text[start..end];
-        word_parts(word, &mut parts);
-        let whole_is_part = parts.len() == 1 && parts[0] == (0, word.len());
-        if !whole_is_part && word.len() <= MAX_TOKEN_BYTES {
-            lowercase_into(&mut lower, word);
-            emit(&lower, start, end, position);
+    word_parts(word, parts);
+    let whole_is_part = parts.len() == 1 && parts[0] == (0, word.len());
+    if !whole_is_part && word.len() <= MAX_TOKEN_BYTES {
+        lowercase_into(lower, word);
+        emit(lower, 0, word.len(), 0);
+    }
+    for (k, &(a, b)) in parts.iter().enumerate() {
+        if b - a > MAX_TOKEN_BYTES {
+            continue;
         }
-        for (k, &(a, b)) in parts.iter().enumerate() {
-            if b - a > MAX_TOKEN_BYTES {
-                continue;
-            }
-            lowercase_into(&mut lower, &word[a..b]);
-            emit(&lower, start + a, start + b, position + k);
-        }
-        position += parts.len().max(1);
-    });
+        lowercase_into(lower, &word[a..b]);
+        emit(lower, a, b, k);
+    }
+    parts.len().max(1)
 }
 
 /// Character classes of [`word_parts`].
@@ -330,11 +347,23 @@ fn fill_buffer(
 /// repository's vocabulary of stemmable terms is far smaller, so in practice it never fills).
 const STEM_MEMO_MAX: usize = 1 << 17;
 
+/// Entries of [`CodeTokenizer`]'s word memo before it starts over (each a word of at most
+/// [`WORD_MEMO_MAX_BYTES`] and its few terms: a few MiB when full; tantivy holds one tokenizer
+/// per field, and 65,536 entries cost ~70 MB of peak memory on spring-framework).
+const WORD_MEMO_MAX: usize = 1 << 14;
+
+/// Longest word the word memo keeps, in bytes (longer ones, minified code and data, are split
+/// each time: they rarely repeat).
+const WORD_MEMO_MAX_BYTES: usize = 2 * MAX_TOKEN_BYTES;
+
 /// The identifier-aware tokenizer (see the module docs).
 ///
 /// It remembers the [`stem`] of each term it has seen: code repeats a small vocabulary, and the
 /// Snowball stemmer was the largest single cost of indexing a repository (14 % of the CPU of a
-/// full index of Laravel, `perf record` in docs/BENCHMARKS.md). The memo changes no output.
+/// full index of Laravel, `perf record` in docs/BENCHMARKS.md). It also remembers the indexed
+/// terms of each word it has split (a word's terms, offsets and positions depend on the word
+/// alone): one lookup per repeated word instead of splitting, lower-casing and a stem lookup
+/// per term (docs/log/2026-11-28-parse-cpu.md). The memos change no output.
 #[derive(Clone, Default)]
 pub struct CodeTokenizer {
     buf: Vec<Token>,
@@ -342,35 +371,81 @@ pub struct CodeTokenizer {
     /// SipHash's cost there was measurable (no untrusted keys to guard against: the terms of
     /// the repository being indexed).
     stems: rustc_hash::FxHashMap<String, String>,
+    /// Word → its terms (stemmed), keyed by FxHash like `stems`.
+    words: rustc_hash::FxHashMap<Box<str>, WordTerms>,
+    /// Scratch buffers of [`split_word`].
+    parts: Vec<(usize, usize)>,
+    lower: String,
+}
+
+/// The indexed terms of one word: (stemmed term, byte offsets into the word, position relative
+/// to the word's first), and the positions the word takes.
+#[derive(Clone)]
+struct WordTerms {
+    terms: Vec<(String, usize, usize, usize)>,
+    positions: usize,
 }
 
 impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = BufferedTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> BufferedTokenStream<'a> {
-        let stems = &mut self.stems;
-        fill_buffer(&mut self.buf, text, |t, f| {
-            split_code(t, |term, from, to, pos| {
-                if !stemmable(term) {
-                    return f(term, from, to, pos);
+        let CodeTokenizer {
+            buf,
+            stems,
+            words,
+            parts,
+            lower,
+        } = self;
+        fill_buffer(buf, text, |t, f| {
+            let mut position = 0usize;
+            for_each_word(t, |start, end| {
+                let word = &t[start..end];
+                if let Some(memo) = words.get(word) {
+                    for (term, from, to, k) in &memo.terms {
+                        f(term, start + *from, start + *to, position + k);
+                    }
+                    position += memo.positions;
+                    return;
                 }
-                if let Some(s) = stems.get(term) {
-                    return f(s, from, to, pos);
+                let mut terms = Vec::new();
+                let positions = split_word(word, parts, lower, |term, from, to, k| {
+                    terms.push((stem_memo(stems, term), from, to, k));
+                });
+                for (term, from, to, k) in &terms {
+                    f(term, start + *from, start + *to, position + k);
                 }
-                if stems.len() >= STEM_MEMO_MAX {
-                    stems.clear();
+                position += positions;
+                if word.len() <= WORD_MEMO_MAX_BYTES {
+                    if words.len() >= WORD_MEMO_MAX {
+                        words.clear();
+                    }
+                    words.insert(word.into(), WordTerms { terms, positions });
                 }
-                let s = stem(term).into_owned();
-                f(&s, from, to, pos);
-                stems.insert(term.to_string(), s);
-            })
+            });
         });
         BufferedTokenStream {
-            tokens: &mut self.buf,
+            tokens: buf,
             next: 0,
             before_start: Token::default(),
         }
     }
+}
+
+/// The [`stem`] of `term` through the memo `stems` (cleared when it holds [`STEM_MEMO_MAX`]).
+fn stem_memo(stems: &mut rustc_hash::FxHashMap<String, String>, term: &str) -> String {
+    if !stemmable(term) {
+        return term.to_owned();
+    }
+    if let Some(s) = stems.get(term) {
+        return s.clone();
+    }
+    if stems.len() >= STEM_MEMO_MAX {
+        stems.clear();
+    }
+    let s = stem(term).into_owned();
+    stems.insert(term.to_owned(), s.clone());
+    s
 }
 
 /// The CJK bigram tokenizer (see the module docs).
@@ -1399,6 +1474,39 @@ mod tests {
             assert_eq!(got, want, "round {round}");
         }
         assert!(want.contains(&"handl".to_string()), "{want:?}");
+    }
+
+    #[test]
+    fn the_word_memo_changes_no_token() {
+        // Repeated words at different offsets and positions, kebab-case, digits, non-ASCII,
+        // words over the memo's and the token's length limits: the tokenizer's tokens, memo
+        // cold and warm, are `split_code`'s terms, stemmed, with the same offsets and positions.
+        let long = format!("{}Tail", "b".repeat(70));
+        let longer = format!("x{}", "Yz".repeat(80));
+        let text = format!(
+            "getUserName(user_name) HTTPServer utf8 get-user-name {long} ÜberCaching \
+             getUserName\n{longer} caching_runs {long} HTTPServer getUserName"
+        );
+        let mut want = Vec::new();
+        split_code(&text, |t, from, to, pos| {
+            want.push((stem(t).into_owned(), from, to, pos))
+        });
+        let mut t = CodeTokenizer::default();
+        for round in 0..3 {
+            let mut s = t.token_stream(&text);
+            let mut got = Vec::new();
+            while s.advance() {
+                let tok = s.token();
+                got.push((
+                    tok.text.clone(),
+                    tok.offset_from,
+                    tok.offset_to,
+                    tok.position,
+                ));
+            }
+            assert_eq!(got, want, "round {round}");
+        }
+        assert!(want.iter().any(|w| w.0 == "tail"), "{want:?}");
     }
 
     #[test]
