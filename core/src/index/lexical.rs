@@ -515,7 +515,7 @@ pub struct Fields {
     /// Every proper dot-suffix of [`Self::qname_key`] (`STRING`, multi-valued:
     /// `illuminate.routing.router.get` gives `routing.router.get`, `router.get`, `get`): an
     /// exact definition lookup of `Router::get` is one term lookup here, where a `.*\.name`
-    /// regex walked the whole qualified-name term dictionary.
+    /// regex walked the whole term dictionary (60 % of `find-definitions`' CPU at 11k files).
     pub qname_suffix: Field,
     /// Chunk kind, snake_case (`STRING | STORED | FAST`).
     pub kind: Field,
