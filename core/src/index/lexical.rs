@@ -512,11 +512,6 @@ pub struct Fields {
     pub qualified_name: Field,
     /// [`normalize_qualified`] qualified name (`STRING`): definition lookups.
     pub qname_key: Field,
-    /// Every proper dot-suffix of [`Self::qname_key`] (`STRING`, multi-valued:
-    /// `illuminate.routing.router.get` gives `routing.router.get`, `router.get`, `get`): an
-    /// exact definition lookup of `Router::get` is one term lookup here, where a `.*\.name`
-    /// regex walked the whole term dictionary (60 % of `find-definitions`' CPU at 11k files).
-    pub qname_suffix: Field,
     /// Chunk kind, snake_case (`STRING | STORED | FAST`).
     pub kind: Field,
     /// Language id (`STRING | STORED | FAST`).
@@ -581,7 +576,6 @@ pub fn schema() -> (Schema, Fields) {
         symbol_key: b.add_text_field("symbol_key", STRING),
         qualified_name: b.add_text_field("qualified_name", code(true)),
         qname_key: b.add_text_field("qname_key", STRING),
-        qname_suffix: b.add_text_field("qname_suffix", STRING),
         kind: b.add_text_field("kind", STRING | STORED | FAST),
         language: b.add_text_field("language", STRING | STORED | FAST),
         signature: b.add_text_field("signature", code(true)),
@@ -658,14 +652,7 @@ pub fn chunk_document(f: &Fields, chunk: &Chunk) -> TantivyDocument {
     doc.add_text(f.symbol, &chunk.symbol);
     doc.add_text(f.symbol_key, chunk.symbol.to_lowercase());
     doc.add_text(f.qualified_name, &chunk.qualified_name);
-    let qname = normalize_qualified(&chunk.qualified_name);
-    for (dot, _) in qname.match_indices('.') {
-        let suffix = &qname[dot + 1..];
-        if !suffix.is_empty() {
-            doc.add_text(f.qname_suffix, suffix);
-        }
-    }
-    doc.add_text(f.qname_key, qname);
+    doc.add_text(f.qname_key, normalize_qualified(&chunk.qualified_name));
     doc.add_text(f.kind, chunk.kind.name());
     doc.add_text(f.language, chunk.language.id());
     doc.add_text(f.signature, &chunk.signature);
@@ -1326,7 +1313,13 @@ pub fn definition_query(
         NameMatch::Exact => {
             names.push((Occur::Should, term_query(f.symbol_key, &norm)));
             names.push((Occur::Should, term_query(f.qname_key, &norm)));
-            names.push((Occur::Should, term_query(f.qname_suffix, &norm)));
+            names.push((
+                Occur::Should,
+                Box::new(RegexQuery::from_pattern(
+                    &format!(".*\\.{esc}"),
+                    f.qname_key,
+                )?),
+            ));
         }
         NameMatch::Substring => {
             let pattern = format!(".*{esc}.*");
