@@ -1422,10 +1422,9 @@ mod tests {
         assert_eq!(code_terms(&long), vec!["tail"]);
     }
 
-    #[test]
-    fn tokenizer_streams_match_the_term_functions() {
-        let mut t = CodeTokenizer::default();
-        let mut s = t.token_stream("fooBar baz");
+    /// The tokens `t` streams for `text`: (text, offset_from, offset_to, position).
+    fn stream_tokens(t: &mut CodeTokenizer, text: &str) -> Vec<(String, usize, usize, usize)> {
+        let mut s = t.token_stream(text);
         let mut got = Vec::new();
         while s.advance() {
             let tok = s.token();
@@ -1436,8 +1435,13 @@ mod tests {
                 tok.position,
             ));
         }
+        got
+    }
+
+    #[test]
+    fn tokenizer_streams_match_the_term_functions() {
         assert_eq!(
-            got,
+            stream_tokens(&mut CodeTokenizer::default(), "fooBar baz"),
             vec![
                 ("foobar".into(), 0, 6, 0),
                 ("foo".into(), 0, 3, 0),
@@ -1486,18 +1490,7 @@ mod tests {
         });
         let mut t = CodeTokenizer::default();
         for round in 0..3 {
-            let mut s = t.token_stream(&text);
-            let mut got = Vec::new();
-            while s.advance() {
-                let tok = s.token();
-                got.push((
-                    tok.text.clone(),
-                    tok.offset_from,
-                    tok.offset_to,
-                    tok.position,
-                ));
-            }
-            assert_eq!(got, want, "round {round}");
+            assert_eq!(stream_tokens(&mut t, &text), want, "round {round}");
         }
         assert!(want.iter().any(|w| w.0 == "tail"), "{want:?}");
     }
