@@ -911,17 +911,23 @@ fn open_refreshed_saves_the_rows_and_open_current_refreshes_only_when_the_index_
     assert_eq!(reopened.refresh_if_behind().unwrap(), None);
 }
 
-#[test]
-fn an_embed_run_driven_group_by_group_fills_the_index_under_the_embedding_lock() {
-    let (_dir, root) = fixture(&base_files());
+/// [`base_files`] synced, and its vector index opened with the rows refreshed and nothing
+/// embedded yet, for a [`Counting`] embedder.
+fn synced_with_rows() -> (tempfile::TempDir, RepoRoot, Counting, VectorIndex) {
+    let (dir, root) = fixture(&base_files());
     let embedder = Counting::new();
     let model = embedder.model_id().to_string();
     CodeIndex::open(&root, &config())
         .unwrap()
         .sync(&mut |_| {})
         .unwrap();
-    let (mut vectors, _) =
-        VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None).unwrap();
+    let (vectors, _) = VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None).unwrap();
+    (dir, root, embedder, vectors)
+}
+
+#[test]
+fn an_embed_run_driven_group_by_group_fills_the_index_under_the_embedding_lock() {
+    let (_dir, _root, embedder, mut vectors) = synced_with_rows();
     let pending = vectors.coverage().pending_texts;
     let mut run = vectors.begin_embedding().unwrap().expect("lock free");
     assert!(
@@ -952,15 +958,7 @@ fn an_embed_run_driven_group_by_group_fills_the_index_under_the_embedding_lock()
 fn an_embed_run_leaves_out_the_texts_of_a_file_changed_after_it_began() {
     // The run names its texts by file and line and makes them from the files group by group:
     // a file edited meanwhile (not synced) gives no text, rather than a text of another version.
-    let (_dir, root) = fixture(&base_files());
-    let embedder = Counting::new();
-    let model = embedder.model_id().to_string();
-    CodeIndex::open(&root, &config())
-        .unwrap()
-        .sync(&mut |_| {})
-        .unwrap();
-    let (mut vectors, _) =
-        VectorIndex::open_refreshed(&root, &config(), &model, DIMS, None).unwrap();
+    let (_dir, root, embedder, mut vectors) = synced_with_rows();
     let pending = vectors.coverage().pending_texts;
     let mut run = vectors.begin_embedding().unwrap().expect("lock free");
     write_old(root.path(), "app/auth.py", "def other():\n    return 1\n");
