@@ -1,5 +1,5 @@
 //! Exact scan against the HNSW graph for the vector index: query latency (p50/p95), graph build
-//! time and recall@10 of the graph against the exact answer, over index sizes, on real
+//! time, recall@10 and the graph's bytes per node of the graph against the exact answer, over index sizes, on real
 //! multilingual-e5 vectors when an embedding cache is given and on random unit vectors otherwise.
 //!
 //! ```text
@@ -21,8 +21,8 @@
 
 use std::time::Instant;
 
-use code_intel_core::index::vector::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, UnitDot, dot};
-use hnsw_rs::hnsw::Hnsw;
+use code_intel_core::index::vector::hnsw::{Hnsw, Points};
+use code_intel_core::index::vector::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, dot};
 
 const DIMS: usize = 384;
 const QUERIES: usize = 200;
@@ -53,8 +53,16 @@ fn main() {
         sizes.push(n_all);
     }
     println!(
-        "{:>8} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10}",
-        "n", "scan p50", "scan p95", "hnsw p50", "hnsw p95", "build s", "recall@10", "ef128 rec"
+        "{:>8} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10}",
+        "n",
+        "scan p50",
+        "scan p95",
+        "hnsw p50",
+        "hnsw p95",
+        "build s",
+        "recall@10",
+        "ef128 rec",
+        "B/node"
     );
     for n in sizes {
         let matrix = &data[..n * DIMS];
@@ -75,28 +83,26 @@ fn main() {
         }
         // Graph.
         let t = Instant::now();
-        let mut graph: Hnsw<'static, f32, UnitDot> =
-            Hnsw::new(HNSW_M, n, 16, HNSW_EF_CONSTRUCTION, UnitDot);
-        // As the index builds it (core/src/index/vector.rs, `build_graph`).
-        graph.set_extend_candidates(true);
-        for (i, v) in matrix.chunks_exact(DIMS).enumerate() {
-            graph.insert_slice((v, i));
+        let points = Rows(matrix);
+        let mut graph = Hnsw::new(HNSW_M, HNSW_EF_CONSTRUCTION);
+        for i in 0..n {
+            graph.insert(&points, i);
         }
         let build = t.elapsed().as_secs_f64();
         let mut hnsw_ms = Vec::new();
         let (mut hit64, mut hit128, mut total) = (0usize, 0usize, 0usize);
         for (q, want) in queries.iter().zip(&truth) {
             let t = Instant::now();
-            let got = graph.search(q, K + 1, HNSW_EF_SEARCH);
+            let got = graph.search(&points, q, K + 1, HNSW_EF_SEARCH, None);
             hnsw_ms.push(t.elapsed().as_secs_f64() * 1e3);
-            let got128 = graph.search(q, K + 1, 128);
+            let got128 = graph.search(&points, q, K + 1, 128, None);
             let want: Vec<usize> = want.iter().map(|(i, _)| *i).collect();
             total += want.len();
-            hit64 += got.iter().filter(|n| want.contains(&n.d_id)).count();
-            hit128 += got128.iter().filter(|n| want.contains(&n.d_id)).count();
+            hit64 += got.iter().filter(|n| want.contains(&n.0)).count();
+            hit128 += got128.iter().filter(|n| want.contains(&n.0)).count();
         }
         println!(
-            "{:>8} {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>12.1} {:>10.3} {:>10.3}",
+            "{:>8} {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>12.1} {:>10.3} {:>10.3} {:>10.0}",
             n,
             pct(&mut scan_ms, 0.5),
             pct(&mut scan_ms, 0.95),
@@ -104,8 +110,30 @@ fn main() {
             pct(&mut hnsw_ms, 0.95),
             build,
             hit64 as f64 / total as f64,
-            hit128 as f64 / total as f64
+            hit128 as f64 / total as f64,
+            graph.heap_bytes() as f64 / n as f64
         );
+    }
+}
+
+/// The bench's vectors, `f32` row by row, for the graph.
+struct Rows<'a>(&'a [f32]);
+
+impl Rows<'_> {
+    fn row(&self, i: usize) -> &[f32] {
+        &self.0[i * DIMS..(i + 1) * DIMS]
+    }
+}
+
+impl Points for Rows<'_> {
+    fn similarity(&self, node: usize, query: &[f32]) -> f32 {
+        dot(self.row(node), query)
+    }
+    fn node_similarity(&self, a: usize, b: usize) -> f32 {
+        dot(self.row(a), self.row(b))
+    }
+    fn vector(&self, node: usize) -> Vec<f32> {
+        self.row(node).to_vec()
     }
 }
 

@@ -504,8 +504,8 @@ fn the_graph_path_agrees_with_exact_search_and_survives_reload() {
     vectors.set_exact_search_max(1);
     assert!(vectors.uses_graph());
     // Every vector is reachable: searching with a chunk's own vector finds it. (Slots arrive
-    // sorted by text length, cluster by cluster; without hnsw's extendCandidates five of these
-    // 80 points had no in-links and were never found.)
+    // sorted by text length, cluster by cluster; hnsw_rs without extendCandidates left five of
+    // these 80 points without in-links, never found.)
     let state = VectorIndex::peek_state(&root).unwrap();
     let mut missed = Vec::new();
     for (file, fr) in &state.files {
@@ -530,7 +530,7 @@ fn the_graph_path_agrees_with_exact_search_and_survives_reload() {
     let base = state.graph.clone().expect("graph dumped");
     assert!(
         dir.path()
-            .join(format!(".code-intel/index/vectors/{base}.hnsw.graph"))
+            .join(format!(".code-intel/index/vectors/{base}.hnsw"))
             .is_file()
     );
 
@@ -563,9 +563,9 @@ fn the_graph_path_agrees_with_exact_search_and_survives_reload() {
     let dumps: Vec<String> = std::fs::read_dir(dir.path().join(".code-intel/index/vectors"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".hnsw.graph"))
+        .filter(|n| n.ends_with(".hnsw"))
         .collect();
-    assert_eq!(dumps, [format!("{named}.hnsw.graph")]);
+    assert_eq!(dumps, [format!("{named}.hnsw")]);
     drop(vectors);
 
     // Reopened (threshold back to default, so it scans): same answers.
@@ -593,14 +593,19 @@ fn a_damaged_graph_dump_is_rebuilt() {
     let q = embedder.embed_queries(&["f3"]).unwrap();
     let want = cosines(&vectors.search(&q[0], 3));
     drop(vectors);
-    for ext in ["hnsw.graph", "hnsw.data"] {
-        std::fs::write(
-            dir.path()
-                .join(format!(".code-intel/index/vectors/{base}.{ext}")),
-            b"garbage",
-        )
-        .unwrap();
-    }
+    // Same size, bytes changed (the checksum refuses it), then shorter (the size does).
+    let dump = dir
+        .path()
+        .join(format!(".code-intel/index/vectors/{base}.hnsw"));
+    let mut bytes = std::fs::read(&dump).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    std::fs::write(&dump, &bytes).unwrap();
+    let mut reopened = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    reopened.set_exact_search_max(1);
+    assert_eq!(cosines(&reopened.search(&q[0], 3)), want);
+    drop(reopened);
+    std::fs::write(&dump, b"garbage").unwrap();
     let mut reopened = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
     reopened.set_exact_search_max(1);
     let found = reopened.search(&q[0], 3);

@@ -19,9 +19,8 @@ use clap::Parser as _;
 /// `code_intel=trace`).
 const LOG_ENV: &str = "CODE_INTEL_LOG";
 /// The filter without `CODE_INTEL_LOG`: `info`, except tantivy, which logs every commit and
-/// meta-file change at info, and hnsw_rs, which logs a dozen lines of graph parameters each
-/// time the HNSW graph is loaded (every `search --mode hybrid`).
-const DEFAULT_LOG: &str = "info,tantivy=warn,hnsw_rs=warn";
+/// meta-file change at info.
+const DEFAULT_LOG: &str = "info,tantivy=warn";
 
 /// The Rust heap: mimalloc. Indexing allocates and frees many small strings and vectors per
 /// chunk on several threads; glibc's malloc was 9 % of the CPU of a first index

@@ -1,6 +1,6 @@
 //! The vector side of the index: one unit vector per distinct embedding text of the chunks the
 //! lexical index holds, kept consistent with it after every sync, filled in progressively, and
-//! searched exactly (brute-force dot products) or through an HNSW graph (hnsw_rs).
+//! searched exactly (brute-force dot products) or through an HNSW graph (`vector/hnsw.rs`).
 //!
 //! # Rows, keys and slots
 //! - A **row** is one chunk of the lexical index as the vector side sees it: location, symbol,
@@ -32,8 +32,10 @@
 //!   flushed; replayed onto the base on load up to the first torn or foreign record; folded into
 //!   a new base when it outgrows a quarter of it (`vector/journal.rs`). A save after one edited
 //!   file writes kilobytes instead of the whole state (38 MB for spring's 143k rows).
-//! - `vectors/graph-<id>.hnsw.{graph,data}`: hnsw_rs's dump of the graph over the first
-//!   `graph_points` slots. Derived data: a missing or unreadable dump is rebuilt from the vectors.
+//! - `vectors/graph-<id>.hnsw`: the graph's links over the first `graph_points` slots
+//!   ([`hnsw::Hnsw::to_bytes`]; the vectors are not in it). Derived data: a missing, damaged or
+//!   older-format dump (hnsw_rs's `.hnsw.graph`/`.hnsw.data` before 2026-12-01) is rebuilt from the
+//!   vectors.
 //! - `embeddings/<model>.emb`: the [`EmbeddingCache`].
 //!
 //! # Lifecycle
@@ -68,6 +70,7 @@
 // responsibility's types and `impl VectorIndex` methods.
 mod embedding;
 mod graph;
+pub mod hnsw;
 mod journal;
 mod lifecycle;
 mod matrix;
@@ -89,7 +92,7 @@ use code_intel_session::persist::PersistError;
 use code_intel_session::repo_path::RepoRoot;
 
 pub use embedding::{EMBED_GROUP, EmbedLock, EmbedReport, EmbedRun, EmbeddedGroup};
-pub use graph::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, UnitDot};
+pub use graph::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M};
 pub use pending::PendingText;
 pub use refresh::{REBUILD_TOMBSTONE_FRACTION, REBUILD_TOMBSTONE_MIN, RefreshReport};
 pub use rows::{FileRows, Hash32, Row, RowHandoff};
@@ -142,7 +145,7 @@ pub enum VectorError {
     Graph {
         /// The vectors directory.
         dir: PathBuf,
-        /// hnsw_rs's message.
+        /// What failed.
         reason: String,
     },
 }

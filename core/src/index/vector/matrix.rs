@@ -81,6 +81,26 @@ impl Matrix {
     }
 }
 
+impl super::hnsw::Points for Matrix {
+    fn similarity(&self, node: usize, query: &[f32]) -> f32 {
+        self.dot(node, query)
+    }
+
+    fn node_similarity(&self, a: usize, b: usize) -> f32 {
+        let dot: i32 = self
+            .codes(a)
+            .iter()
+            .zip(self.codes(b))
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum();
+        dot as f32 * self.scales[a] * self.scales[b]
+    }
+
+    fn vector(&self, node: usize) -> Vec<f32> {
+        self.get(node)
+    }
+}
+
 /// `Σ qᵢ·cᵢ` with eight independent accumulators, so the compiler vectorises it.
 fn dot_i8(q: &[f32], c: &[i8]) -> f32 {
     let n = q.len().min(c.len());
@@ -145,6 +165,11 @@ mod tests {
             assert!(err <= m.scales[slot] / 2.0 + 1e-7);
         }
         assert_eq!(m.dot(50, &q), 0.0);
+        use super::super::hnsw::Points as _;
+        for (a, b) in [(0, 1), (3, 3), (7, 49)] {
+            let exact: f32 = vs[a].iter().zip(&vs[b]).map(|(x, y)| x * y).sum();
+            assert!((m.node_similarity(a, b) - exact).abs() < 0.01, "{a} {b}");
+        }
         let mut copy = Matrix::with_capacity(dims, 1);
         copy.push_from(&m, 7);
         assert_eq!(copy.get(0), m.get(7));

@@ -13,7 +13,8 @@ use super::{Row, VectorIndex};
 /// 0.35 ms at 10k, 1.06 ms at 20k and 2.1 ms at 37k, growing linearly; a graph query takes 0.12,
 /// 0.28, 0.50 and 0.57 ms. The graph wins from about 5k, but below 20k it saves at most half a
 /// millisecond of a query that spends 6–8 ms embedding its text, while it costs a build of 1–13 s
-/// of one core, a second copy of the vectors in memory, a dump on disk and exactness. From 20k
+/// of one core, its links in memory and on disk, and exactness. (Measured with hnsw_rs, the graph
+/// before `vector/hnsw.rs`; the compact graph's figures are in docs/BENCHMARKS.md.) From 20k
 /// the scan passes a millisecond and keeps growing, so the graph takes over there.
 pub const EXACT_SEARCH_MAX: usize = 20_000;
 
@@ -99,15 +100,11 @@ impl VectorIndex {
         }
         let (slots, profile, approximate) = match &self.graph {
             Some(graph) if self.graph_points == self.state.slots.len() => {
-                let live = |id: &usize| self.live.get(*id).copied().unwrap_or(false);
-                let ef = HNSW_EF_SEARCH.max(k);
-                // hnsw_rs searches 2.5x slower with a filter (2.2 vs 0.86 ms on the kit's
-                // laravel, 38,828 vectors); it is needed only while dead slots remain.
-                let filter: Option<&dyn hnsw_rs::prelude::FilterT> =
+                let live = |id: usize| self.live.get(id).copied().unwrap_or(false);
+                // The filter is needed only while dead slots remain.
+                let filter: Option<&dyn Fn(usize) -> bool> =
                     (self.live_count < self.state.slots.len()).then_some(&live);
-                let found = graph.search_filter(query, k, ef, filter);
-                let slots: Vec<(usize, f32)> =
-                    found.iter().map(|n| (n.d_id, 1.0 - n.distance)).collect();
+                let slots = graph.search(&self.matrix, query, k, HNSW_EF_SEARCH, filter);
                 (slots, self.profile(query), true)
             }
             _ => {

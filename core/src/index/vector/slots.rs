@@ -121,8 +121,8 @@ impl VectorIndex {
         self.live_count += 1;
         self.slot_of.insert(key, slot);
         self.state.slots.push(key);
-        if let Some(graph) = &self.graph {
-            graph.insert_slice((v, slot));
+        if let Some(graph) = self.graph.as_mut() {
+            graph.insert(&self.matrix, slot);
             self.graph_points = self.state.slots.len();
             self.graph_dirty = true;
         }

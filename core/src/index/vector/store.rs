@@ -1,15 +1,13 @@
 //! On disk: `vectors/state.json` ([`VectorState`]), saved after the embedding cache is flushed so
-//! that every slot it names has its vector on disk, and the HNSW graph's dump, which is handed to
-//! hnsw_rs only when it opens and has the sizes it was written with.
+//! that every slot it names has its vector on disk, and the HNSW graph's dump, loaded only when it
+//! has the size it was written with and its checksum holds.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hnsw_rs::hnswio::HnswIo;
-use hnsw_rs::prelude::AnnT as _;
 use serde::{Deserialize, Serialize};
 
-use super::graph::{Graph, UnitDot};
+use super::graph::Graph;
 use super::journal::{self, Journal};
 use super::{FileRows, VectorError, VectorIndex, io_err};
 use crate::index::embedding_text::EmbeddingText;
@@ -92,11 +90,11 @@ pub struct VectorState {
     /// Slots `0..graph_points` are in the dump.
     #[serde(default)]
     pub graph_points: usize,
-    /// Sizes in bytes of the dump's `.hnsw.graph` and `.hnsw.data` files as written. A dump
-    /// whose files differ (truncated, replaced) or that has no recorded sizes is rebuilt instead
-    /// of handed to hnsw_rs, which prints to stdout and panics on damaged files.
+    /// Size in bytes of the dump's `.hnsw` file as written. A dump of another size (truncated,
+    /// replaced) or with no recorded size (hnsw_rs's dumps before 2026-12-01 recorded
+    /// `graph_bytes`, ignored now) is rebuilt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub graph_bytes: Option<[u64; 2]>,
+    pub graph_size: Option<u64>,
     /// Identity of this base: the records of `state.log` that continue it name it (see
     /// `vector/journal.rs`). Empty in a state written before the log existed (never appended to).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -160,7 +158,7 @@ impl VectorState {
             slots: Vec::new(),
             graph: None,
             graph_points: 0,
-            graph_bytes: None,
+            graph_size: None,
             base_id: String::new(),
         }
     }
@@ -384,12 +382,12 @@ impl VectorIndex {
                     let bytes = dump_graph(graph, &self.dir, &base)?;
                     self.state.graph = Some(base);
                     self.state.graph_points = self.graph_points;
-                    self.state.graph_bytes = Some(bytes);
+                    self.state.graph_size = Some(bytes);
                 }
                 None => {
                     self.state.graph = None;
                     self.state.graph_points = 0;
-                    self.state.graph_bytes = None;
+                    self.state.graph_size = None;
                 }
             }
         }
@@ -419,40 +417,26 @@ impl VectorIndex {
     }
 }
 
-/// Loads an hnsw_rs dump; `None` when it is missing, unreadable or not the size it was written
-/// with (`bytes`: graph file, data file). hnsw_rs prints to stdout before it fails on a file it
-/// cannot open or parse, and stdout is the MCP protocol stream, so only files that open and match
-/// their recorded sizes reach it; a panic on what is left is caught and means unreadable.
-pub(super) fn load_dump(dir: &Path, base: &str, bytes: [u64; 2]) -> Option<Graph> {
-    let [graph_file, data_file] = dump_paths(dir, base);
-    for (path, expected) in [(&graph_file, bytes[0]), (&data_file, bytes[1])] {
-        // Regular files only: opening a FIFO planted there would block.
-        let meta = std::fs::metadata(path).ok()?;
-        if !meta.is_file() || meta.len() != expected {
-            return None;
-        }
+/// Largest graph dump read (`M` = 16: 133 bytes a node, about 8M nodes).
+const MAX_DUMP_BYTES: u64 = 1 << 30;
+
+/// Loads a graph dump; `None` when it is missing, not a regular file, not `bytes` long or not a
+/// graph ([`Graph::from_bytes`]: magic, checksum, ranges).
+pub(super) fn load_dump(dir: &Path, base: &str, bytes: u64) -> Option<Graph> {
+    let path = dump_path(dir, base);
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() != bytes {
+        return None;
     }
-    let dir = dir.to_path_buf();
-    let base = base.to_string();
-    std::panic::catch_unwind(move || {
-        // hnsw_rs ties the graph's lifetime to the loader (for memory-mapped data, which is off
-        // here: the points own their vectors). The loader is a few hundred bytes, leaked once per
-        // load (one per process open, or after a damaged dump), to get a `'static` graph.
-        // `load_hnsw_with_dist`, not `load_hnsw`: hnsw_rs 0.3's `load_hnsw` marks the graph as
-        // memory-mapped even when it is not, and `file_dump` then refuses to write over an
-        // existing file of the requested name and picks `<name>-<random>` instead, so the next
-        // dump of a reloaded and extended graph failed (see `dump_graph`).
-        let io: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(&dir, &base)));
-        io.load_hnsw_with_dist::<f32, UnitDot>(UnitDot).ok()
-    })
-    .ok()
-    .flatten()
+    let data = persist::read_regular(&path, MAX_DUMP_BYTES).ok()??;
+    Graph::from_bytes(&data)
 }
 
-/// Removes every graph dump in `dir` (`graph-*.hnsw.graph`, `graph-*.hnsw.data`) but `keep`'s,
-/// best effort: a dump no state names is garbage of tens of megabytes (a previous dump, one a
-/// concurrent writer's save replaced, a failed dump); a reader that loaded it holds it in memory,
-/// and one that finds it gone rebuilds the graph. Called with the state lock held.
+/// Removes every graph dump in `dir` (`graph-*.hnsw`, and hnsw_rs's `graph-*.hnsw.graph` and
+/// `graph-*.hnsw.data` of states before 2026-12-01) but `keep`'s, best effort: a dump no state
+/// names is garbage of megabytes (a previous dump, one a concurrent writer's save replaced, a
+/// failed dump); a reader that loaded it holds it in memory, and one that finds it gone rebuilds
+/// the graph. Called with the state lock held.
 fn sweep_dumps(dir: &Path, keep: Option<&str>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -465,90 +449,71 @@ fn sweep_dumps(dir: &Path, keep: Option<&str>) {
         let Some(base) = name
             .strip_suffix(".hnsw.graph")
             .or_else(|| name.strip_suffix(".hnsw.data"))
+            .or_else(|| name.strip_suffix(".hnsw"))
         else {
             continue;
         };
-        if base.starts_with("graph-") && Some(base) != keep {
+        let current = keep.is_some_and(|k| name == format!("{k}.hnsw"));
+        if base.starts_with("graph-") && !current {
             std::fs::remove_file(entry.path()).ok();
         }
     }
 }
 
-/// The `.hnsw.graph` and `.hnsw.data` files of dump `base`.
-fn dump_paths(dir: &Path, base: &str) -> [PathBuf; 2] {
-    [
-        dir.join(format!("{base}.hnsw.graph")),
-        dir.join(format!("{base}.hnsw.data")),
-    ]
+/// The `.hnsw` file of dump `base`.
+fn dump_path(dir: &Path, base: &str) -> PathBuf {
+    dir.join(format!("{base}.hnsw"))
 }
 
-/// Dumps the graph as `<base>.hnsw.{graph,data}` in `dir` (which exists); returns the two files'
-/// sizes in bytes.
-fn dump_graph(graph: &Graph, dir: &Path, base: &str) -> Result<[u64; 2], VectorError> {
-    let err = |reason: String| VectorError::Graph {
+/// Writes the graph as `<base>.hnsw` in `dir` (which exists), atomically; returns its size in
+/// bytes.
+fn dump_graph(graph: &Graph, dir: &Path, base: &str) -> Result<u64, VectorError> {
+    let path = dump_path(dir, base);
+    let bytes = graph.to_bytes();
+    persist::write_atomic(&path, &bytes).map_err(|e| VectorError::Graph {
         dir: dir.to_path_buf(),
-        reason,
-    };
-    // hnsw_rs prints to stdout (the MCP stream) and panics when it cannot create its files, so
-    // create them first: a read-only or full directory is an error here, before hnsw_rs runs.
-    let paths = dump_paths(dir, base);
-    for path in &paths {
-        std::fs::File::create(path)
-            .map_err(|e| err(format!("cannot create {}: {e}", path.display())))?;
-    }
-    let dumped =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| graph.file_dump(dir, base)))
-            .map_err(|_| err("hnsw_rs panicked while dumping".into()))
-            .and_then(|r| r.map_err(|e| err(e.to_string())));
-    let failed = match dumped {
-        Ok(dumped) if dumped == base => None,
-        Ok(other) => Some((
-            dump_paths(dir, &other).to_vec(),
-            err(format!("dumped as {other}, expected {base}")),
-        )),
-        Err(e) => Some((Vec::new(), e)),
-    };
-    if let Some((other_files, e)) = failed {
-        // Nothing names these files yet (the state still names the previous dump): remove
-        // them, so a failed dump leaves no tens of megabytes behind.
-        for path in paths.iter().chain(&other_files) {
-            std::fs::remove_file(path).ok();
-        }
-        return Err(e);
-    }
-    let size = |p: &Path| {
-        std::fs::metadata(p)
-            .map(|m| m.len())
-            .map_err(|e| err(format!("cannot stat {}: {e}", p.display())))
-    };
-    Ok([size(&paths[0])?, size(&paths[1])?])
+        reason: format!("cannot write {}: {e}", path.display()),
+    })?;
+    Ok(bytes.len() as u64)
 }
 
 #[cfg(test)]
 mod tests {
-    use hnsw_rs::hnsw::Hnsw;
-
     use super::*;
-    use crate::index::vector::graph::{HNSW_EF_CONSTRUCTION, HNSW_M, HNSW_MAX_LAYER};
+    use crate::index::vector::graph::{HNSW_EF_CONSTRUCTION, HNSW_M};
+    use crate::index::vector::hnsw::Points;
+
+    struct Three;
+
+    impl Points for Three {
+        fn similarity(&self, node: usize, q: &[f32]) -> f32 {
+            let v = self.vector(node);
+            v[0] * q[0] + v[1] * q[1]
+        }
+        fn node_similarity(&self, a: usize, b: usize) -> f32 {
+            self.similarity(a, &self.vector(b))
+        }
+        fn vector(&self, node: usize) -> Vec<f32> {
+            [[1.0f32, 0.0], [0.0, 1.0], [0.6, 0.8], [0.8, 0.6]][node].to_vec()
+        }
+    }
 
     fn small_graph() -> Graph {
-        let graph: Graph = Hnsw::new(HNSW_M, 4, HNSW_MAX_LAYER, HNSW_EF_CONSTRUCTION, UnitDot);
-        for (i, v) in [[1.0f32, 0.0], [0.0, 1.0], [0.6, 0.8]].iter().enumerate() {
-            graph.insert((v.as_slice(), i));
+        let mut graph = Graph::new(HNSW_M, HNSW_EF_CONSTRUCTION);
+        for i in 0..3 {
+            graph.insert(&Three, i);
         }
         graph
     }
 
     #[test]
-    fn an_uncreatable_dump_is_an_error_before_hnsw_rs_runs() {
+    fn an_unwritable_dump_is_an_error_and_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        // A directory where the graph file should go: creating the file fails even as root.
-        std::fs::create_dir(dir.path().join("g.hnsw.graph")).unwrap();
+        // A directory where the graph file should go: the rename fails even as root.
+        std::fs::create_dir(dir.path().join("g.hnsw")).unwrap();
         let err = dump_graph(&small_graph(), dir.path(), "g").unwrap_err();
-        assert!(err.to_string().contains("cannot create"), "{err}");
-        assert!(
-            !dir.path().join("g.hnsw.data").exists() || dir.path().join("g.hnsw.graph").is_dir()
-        );
+        assert!(err.to_string().contains("cannot write"), "{err}");
+        assert_eq!(sorted_names(dir.path()), ["g.hnsw"]);
     }
 
     /// The names of the files in `dir`, sorted.
@@ -565,59 +530,53 @@ mod tests {
     fn a_reloaded_and_extended_graph_dumps_under_the_new_name() {
         let dir = tempfile::tempdir().unwrap();
         let bytes = dump_graph(&small_graph(), dir.path(), "g").unwrap();
-        let graph = load_dump(dir.path(), "g", bytes).expect("intact dump loads");
-        graph.insert(([0.8f32, 0.6].as_slice(), 3));
-        // Before the fix: "dumped as h-<random>, expected h".
+        let mut graph = load_dump(dir.path(), "g", bytes).expect("intact dump loads");
+        graph.insert(&Three, 3);
         let bytes = dump_graph(&graph, dir.path(), "h").unwrap();
         let again = load_dump(dir.path(), "h", bytes).expect("the new dump loads");
-        assert_eq!(again.get_nb_point(), 4);
-        let names = sorted_names(dir.path());
-        assert_eq!(
-            names,
-            ["g.hnsw.data", "g.hnsw.graph", "h.hnsw.data", "h.hnsw.graph"]
-        );
+        assert_eq!(again.inserted(), 4);
+        assert_eq!(again, graph);
+        assert_eq!(sorted_names(dir.path()), ["g.hnsw", "h.hnsw"]);
     }
 
     #[test]
     fn sweeping_keeps_the_named_dump_and_everything_else() {
         let dir = tempfile::tempdir().unwrap();
         for name in [
-            "graph-aaa.hnsw.graph",
-            "graph-aaa.hnsw.data",
+            "graph-aaa.hnsw",
+            "graph-bbb.hnsw",
             "graph-bbb.hnsw.graph",
             "graph-bbb.hnsw.data",
             "graph-ccc-1234.hnsw.data",
             "state.json",
-            "other.hnsw.data",
+            "other.hnsw",
         ] {
             std::fs::write(dir.path().join(name), b"x").unwrap();
         }
         sweep_dumps(dir.path(), Some("graph-bbb"));
-        let names = sorted_names(dir.path());
         assert_eq!(
-            names,
-            [
-                "graph-bbb.hnsw.data",
-                "graph-bbb.hnsw.graph",
-                "other.hnsw.data",
-                "state.json"
-            ]
+            sorted_names(dir.path()),
+            ["graph-bbb.hnsw", "other.hnsw", "state.json"]
         );
         sweep_dumps(dir.path(), None);
-        assert!(!dir.path().join("graph-bbb.hnsw.data").exists());
+        assert!(!dir.path().join("graph-bbb.hnsw").exists());
     }
 
     #[test]
-    fn only_a_dump_of_the_recorded_sizes_is_loaded() {
+    fn only_a_dump_of_the_recorded_size_is_loaded() {
         let dir = tempfile::tempdir().unwrap();
         let bytes = dump_graph(&small_graph(), dir.path(), "g").unwrap();
         let loaded = load_dump(dir.path(), "g", bytes).expect("intact dump loads");
-        assert_eq!(loaded.get_nb_point(), 3);
-        assert!(load_dump(dir.path(), "g", [bytes[0], bytes[1] + 1]).is_none());
-        // Truncated: never handed to hnsw_rs.
-        let data = dir.path().join("g.hnsw.data");
-        let full = std::fs::read(&data).unwrap();
-        std::fs::write(&data, &full[..full.len() / 2]).unwrap();
+        assert_eq!(loaded.inserted(), 3);
+        assert!(load_dump(dir.path(), "g", bytes + 1).is_none());
+        let path = dir.path().join("g.hnsw");
+        let full = std::fs::read(&path).unwrap();
+        // Same size, one bit flipped: the checksum refuses it.
+        let mut flipped = full.clone();
+        flipped[20] ^= 4;
+        std::fs::write(&path, &flipped).unwrap();
+        assert!(load_dump(dir.path(), "g", bytes).is_none());
+        std::fs::write(&path, &full[..full.len() / 2]).unwrap();
         assert!(load_dump(dir.path(), "g", bytes).is_none());
         assert!(load_dump(dir.path(), "missing", bytes).is_none());
     }
