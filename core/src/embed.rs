@@ -14,6 +14,7 @@
 mod cache;
 mod fake;
 mod identifiers;
+pub(crate) mod key_table;
 mod model;
 mod onnx;
 mod unigram;

@@ -14,7 +14,9 @@
 //! rewrites happen under an exclusive [`FileLock`]; rewrites go through [`write_atomic`], so a crash
 //! leaves the previous file. The cache is only a cache: anything dropped is embedded again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use super::key_table::KeyTable;
 use std::fs::OpenOptions;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -140,7 +142,8 @@ pub struct EmbeddingCache {
     path: PathBuf,
     model_id: String,
     dims: usize,
-    index: HashMap<[u8; 32], usize>,
+    /// Key → position in `keys`.
+    index: KeyTable,
     keys: Vec<[u8; 32]>,
     /// Where each entry's vector is.
     locs: Vec<Loc>,
@@ -174,7 +177,7 @@ impl EmbeddingCache {
             path: dir.join(file_name(model_id)),
             model_id: model_id.to_owned(),
             dims,
-            index: HashMap::new(),
+            index: KeyTable::default(),
             keys: Vec::new(),
             locs: Vec::new(),
             mem: Vec::new(),
@@ -257,8 +260,8 @@ impl EmbeddingCache {
     /// no longer matches its key and CRC (the file was damaged under us): the vector is then
     /// embedded again, as for any vector the cache lost.
     pub fn get_bytes(&self, key: &[u8; 32]) -> Option<Vec<f32>> {
-        let i = *self.index.get(key)?;
-        self.vector_of(i)
+        let i = self.index.get(key, |p| &self.keys[p as usize])?;
+        self.vector_of(i as usize)
     }
 
     /// The vector of entry `i`.
@@ -282,12 +285,12 @@ impl EmbeddingCache {
 
     /// [`Self::contains`] by the hash's bytes.
     pub fn contains_bytes(&self, key: &[u8; 32]) -> bool {
-        self.index.contains_key(key)
+        self.index.contains(key, |p| &self.keys[p as usize])
     }
 
     /// Whether the chunk with content hash `sha256` (hex) is cached.
     pub fn contains(&self, sha256: &str) -> bool {
-        parse_key(sha256).is_some_and(|k| self.index.contains_key(&k))
+        parse_key(sha256).is_some_and(|k| self.contains_bytes(&k))
     }
 
     /// The keys of `shas` that are not cached (in input order, duplicates removed): the chunks to
@@ -412,7 +415,7 @@ impl EmbeddingCache {
         if removed > 0 {
             self.keys = keep.iter().map(|&i| self.keys[i]).collect();
             self.locs = keep.iter().map(|&i| self.locs[i]).collect();
-            self.index = self.keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+            self.index = KeyTable::of(self.keys.len(), |p| &self.keys[p as usize]);
         }
         if removed > 0 || self.pending() > 0 || self.rewrite {
             self.rewrite_file()?;
@@ -453,11 +456,13 @@ impl EmbeddingCache {
 
     /// Adds a pending entry (its vector held until flushed); false when the key is held.
     fn push(&mut self, key: [u8; 32], v: &[f32]) -> bool {
-        if self.index.contains_key(&key) {
+        if self.contains_bytes(&key) {
             return false;
         }
-        self.index.insert(key, self.keys.len());
         self.keys.push(key);
+        let keys = &self.keys;
+        self.index
+            .insert(&key, (keys.len() - 1) as u32, |p| &keys[p as usize]);
         self.locs.push(Loc::Mem(self.mem.len() / self.dims));
         self.mem.extend_from_slice(v);
         true
@@ -590,12 +595,14 @@ impl EmbeddingCache {
             }
             let mut key = [0u8; 32];
             key.copy_from_slice(&payload[..32]);
-            if self.index.contains_key(&key) {
+            if self.contains_bytes(&key) {
                 dropped += 1;
                 continue;
             }
-            self.index.insert(key, self.keys.len());
             self.keys.push(key);
+            let keys = &self.keys;
+            self.index
+                .insert(&key, (keys.len() - 1) as u32, |p| &keys[p as usize]);
             self.locs.push(Loc::Disk {
                 file: file_no,
                 offset: at,
@@ -690,7 +697,7 @@ impl EmbeddingCache {
             }
         };
         self.keys = kept.iter().map(|&i| self.keys[i]).collect();
-        self.index = self.keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        self.index = KeyTable::of(self.keys.len(), |p| &self.keys[p as usize]);
         self.locs = (0..self.keys.len())
             .map(|n| Loc::Disk {
                 file: 0,

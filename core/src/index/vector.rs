@@ -81,11 +81,11 @@ mod search;
 mod slots;
 mod store;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::embedding_text::EmbeddingText;
 use super::sync;
+use crate::embed::key_table::KeyTable;
 use crate::embed::{CacheError, EmbedError, EmbeddingCache};
 use code_intel_session::config::Config;
 use code_intel_session::persist::PersistError;
@@ -101,6 +101,13 @@ pub use slots::Coverage;
 pub use store::{STATE_FILE, STATE_VERSION, SUMMARY_FILE, VectorState, VectorSummary};
 
 use graph::Graph;
+
+/// The slot of `key` in `table`, a [`KeyTable`] over `slots` (slot → key).
+fn slot_in(table: &KeyTable, slots: &[Hash32], key: &Hash32) -> Option<usize> {
+    table
+        .get(&key.0, |p| &slots[p as usize].0)
+        .map(|p| p as usize)
+}
 use pending::RecentChunks;
 
 /// Errors of the vector index.
@@ -162,15 +169,15 @@ pub struct VectorIndex {
     frameworks: super::framework::Frameworks,
     state: VectorState,
     cache: EmbeddingCache,
-    /// Key → slot.
-    slot_of: HashMap<Hash32, usize>,
+    /// Key → slot (positions into `state.slots`).
+    slot_table: KeyTable,
     /// Slot vectors, quantised (`vector/matrix.rs`).
     matrix: matrix::Matrix,
     /// Whether a slot has a vector and a row references its key.
     live: Vec<bool>,
     live_count: usize,
-    /// Key → (file, row index) of every row with that key (the file's name shared by its rows).
-    refs: HashMap<Hash32, Vec<(std::sync::Arc<str>, u32)>>,
+    /// Key → (file, row index) of every row with that key.
+    refs: slots::Refs,
     /// Coverage counts, kept up to date by every change (searches report them).
     counts: Coverage,
     /// The graph over slots `0..graph_points`, when the index is large enough to use one.
@@ -260,11 +267,11 @@ impl VectorIndex {
             frameworks: super::framework::Frameworks::detect(root.path()),
             state,
             cache,
-            slot_of: HashMap::new(),
+            slot_table: KeyTable::default(),
             matrix: matrix::Matrix::default(),
             live: Vec::new(),
             live_count: 0,
-            refs: HashMap::new(),
+            refs: slots::Refs::default(),
             counts: Coverage::default(),
             graph: None,
             graph_points: 0,

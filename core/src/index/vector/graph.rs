@@ -53,7 +53,9 @@ impl VectorIndex {
             return;
         };
         for slot in self.graph_points..self.state.slots.len() {
-            if self.slot_of.get(&self.state.slots[slot]) == Some(&slot) {
+            if super::slot_in(&self.slot_table, &self.state.slots, &self.state.slots[slot])
+                == Some(slot)
+            {
                 graph.insert(&self.matrix, slot);
             }
         }

@@ -172,7 +172,7 @@ impl VectorIndex {
             .state
             .files
             .iter()
-            .filter(|(_, f)| f.rows.iter().any(|r| !self.slot_of.contains_key(&r.key)))
+            .filter(|(_, f)| f.rows.iter().any(|r| self.slot_of(&r.key).is_none()))
             .collect();
         files.sort_by_key(|(p, _)| *p);
         // Position in `out` of each key seen, so a text that a source file shares with a test
@@ -190,7 +190,7 @@ impl VectorIndex {
             for c in &chunks {
                 let text = self.recipe.text(c);
                 let key = embedding_key_of(self.recipe, &text);
-                if self.slot_of.contains_key(&key) || !self.refs.contains_key(&key) {
+                if self.slot_of(&key).is_some() || !self.refs.contains_key(&key) {
                     continue;
                 }
                 match seen.get(&key) {
@@ -245,7 +245,7 @@ impl VectorIndex {
             let Some((_, row)) = self.row_at(file, start_line, sha256) else {
                 continue;
             };
-            if !self.slot_of.contains_key(&row.key) {
+            if self.slot_of(&row.key).is_none() {
                 seen.insert(row.key);
             }
         }
@@ -270,7 +270,7 @@ impl VectorIndex {
             let Some((fr, row)) = self.row_at(file, start_line, sha256) else {
                 continue;
             };
-            if self.slot_of.contains_key(&row.key) || !seen.insert(row.key) {
+            if self.slot_of(&row.key).is_some() || !seen.insert(row.key) {
                 continue;
             }
             let file_chunks = chunked

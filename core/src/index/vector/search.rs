@@ -115,12 +115,12 @@ impl VectorIndex {
         let mut hits = Vec::new();
         for (slot, cosine) in slots {
             let key = &self.state.slots[slot];
-            for (file, i) in self.refs.get(key).into_iter().flatten() {
+            for (file, i) in self.refs.get(key) {
                 if let Some(row) = self
                     .state
                     .files
                     .get(&**file)
-                    .and_then(|f| f.rows.get(*i as usize))
+                    .and_then(|f| f.rows.get(i as usize))
                 {
                     hits.push(VectorHit {
                         file: file.to_string(),
@@ -148,7 +148,7 @@ impl VectorIndex {
         query: &[f32],
     ) -> Option<f32> {
         let (_, row) = self.row_at(file, start_line, sha256)?;
-        let slot = *self.slot_of.get(&row.key)?;
+        let slot = self.slot_of(&row.key)?;
         (query.len() == self.state.dims).then(|| self.matrix.dot(slot, query))
     }
 

@@ -4,9 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{Hash32, VectorError, VectorIndex};
+use crate::embed::key_table::KeyTable;
 
 /// Embedded chunks against all chunks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -21,11 +23,94 @@ pub struct Coverage {
     pub ratio: f64,
 }
 
+/// Key → the rows with that key, as (file, row index), made whole from the rows
+/// ([`VectorIndex::rebuild_refs`]): the distinct keys sorted, each with the range of its
+/// references in one list. About 44 bytes a row, against ~136 for the `HashMap` of `Vec`s it
+/// replaced (spring-framework: 143k keys, ~6 MiB instead of ~19; docs/log/2026-12-01-compact-graph.md).
+#[derive(Debug, Default)]
+pub(super) struct Refs {
+    /// The files, in the rows' (path) order.
+    files: Vec<Arc<str>>,
+    /// Distinct keys, sorted.
+    keys: Vec<Hash32>,
+    /// `keys.len() + 1` offsets into `rows`: key `i`'s references are `starts[i]..starts[i + 1]`.
+    starts: Vec<u32>,
+    /// (index into `files`, row index in that file).
+    rows: Vec<(u32, u32)>,
+}
+
+impl Refs {
+    /// The references of every row of `files`.
+    fn of(files: &BTreeMap<String, super::FileRows>) -> Self {
+        let mut all: Vec<(Hash32, u32, u32)> = Vec::new();
+        let mut names = Vec::with_capacity(files.len());
+        for (f, (name, fr)) in files.iter().enumerate() {
+            names.push(Arc::from(name.as_str()));
+            all.extend(
+                fr.rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, row)| (row.key, f as u32, i as u32)),
+            );
+        }
+        all.sort_unstable();
+        let mut refs = Self {
+            files: names,
+            keys: Vec::new(),
+            starts: Vec::new(),
+            rows: Vec::with_capacity(all.len()),
+        };
+        for (key, f, i) in all {
+            if refs.keys.last() != Some(&key) {
+                refs.keys.push(key);
+                refs.starts.push(refs.rows.len() as u32);
+            }
+            refs.rows.push((f, i));
+        }
+        refs.starts.push(refs.rows.len() as u32);
+        refs.keys.shrink_to_fit();
+        refs.starts.shrink_to_fit();
+        refs
+    }
+
+    fn find(&self, key: &Hash32) -> Option<usize> {
+        self.keys.binary_search(key).ok()
+    }
+
+    /// Whether a row has `key`.
+    pub(super) fn contains_key(&self, key: &Hash32) -> bool {
+        self.find(key).is_some()
+    }
+
+    /// The (file, row index) of every row with `key`, in path and row order.
+    pub(super) fn get(&self, key: &Hash32) -> impl Iterator<Item = (&Arc<str>, u32)> + '_ {
+        let range = self.find(key).map_or(0..0, |k| {
+            self.starts[k] as usize..self.starts[k + 1] as usize
+        });
+        self.rows[range]
+            .iter()
+            .map(|&(f, i)| (&self.files[f as usize], i))
+    }
+
+    /// The distinct keys, sorted.
+    pub(super) fn keys(&self) -> impl Iterator<Item = &Hash32> + '_ {
+        self.keys.iter()
+    }
+
+    /// Each distinct key with its number of rows.
+    pub(super) fn counts(&self) -> impl Iterator<Item = (&Hash32, usize)> + '_ {
+        self.keys
+            .iter()
+            .zip(self.starts.windows(2))
+            .map(|(k, w)| (k, (w[1] - w[0]) as usize))
+    }
+}
+
 impl VectorIndex {
     /// Rebuilds the in-memory slot structures from the state and the cache.
     pub(super) fn load_slots(&mut self) {
         let dims = self.state.dims;
-        self.slot_of.clear();
+        self.slot_table.clear();
         self.matrix = super::matrix::Matrix::with_capacity(dims, self.state.slots.len());
         self.live = Vec::with_capacity(self.state.slots.len());
         // Slots without a vector (the cache lost it: damaged or pruned) are dead and their keys
@@ -39,45 +124,38 @@ impl VectorIndex {
                     lost.push(*key);
                 }
             }
-            self.slot_of.entry(*key).or_insert(i);
+            let slots = &self.state.slots;
+            self.slot_table
+                .insert(&key.0, i as u32, |p| &slots[p as usize].0);
             self.live.push(false);
         }
         for k in lost {
-            self.slot_of.remove(&k);
+            let slots = &self.state.slots;
+            self.slot_table.remove(&k.0, |p| &slots[p as usize].0);
         }
         self.rebuild_refs();
     }
 
     /// Recomputes `refs` and `live` from the rows.
     pub(super) fn rebuild_refs(&mut self) {
-        self.refs.clear();
-        for (file, fr) in &self.state.files {
-            let file: Arc<str> = file.as_str().into();
-            for (i, row) in fr.rows.iter().enumerate() {
-                self.refs
-                    .entry(row.key)
-                    .or_default()
-                    .push((Arc::clone(&file), i as u32));
-            }
-        }
-        self.refs.shrink_to_fit();
+        self.refs = Refs::of(&self.state.files);
         self.live.iter_mut().for_each(|l| *l = false);
-        for (key, &slot) in &self.slot_of {
-            if self.refs.contains_key(key) {
-                self.live[slot] = true;
+        for slot in self.slot_table.positions() {
+            if self.refs.contains_key(&self.state.slots[slot as usize]) {
+                self.live[slot as usize] = true;
             }
         }
         self.live_count = self.live.iter().filter(|l| **l).count();
         self.recount();
     }
 
-    /// Recomputes the coverage counts from `refs` and `slot_of`.
+    /// Recomputes the coverage counts from `refs` and the slot table.
     fn recount(&mut self) {
         let mut c = Coverage::default();
-        for (key, rows) in &self.refs {
-            c.total += rows.len();
-            if self.slot_of.contains_key(key) {
-                c.embedded += rows.len();
+        for (key, rows) in self.refs.counts() {
+            c.total += rows;
+            if self.slot_of(key).is_some() {
+                c.embedded += rows;
             } else {
                 c.pending_texts += 1;
             }
@@ -92,7 +170,7 @@ impl VectorIndex {
         let mut missing: Vec<Hash32> = self
             .refs
             .keys()
-            .filter(|k| !self.slot_of.contains_key(*k) && self.cache.contains_bytes(&k.0))
+            .filter(|k| self.slot_of(k).is_none() && self.cache.contains_bytes(&k.0))
             .copied()
             .collect();
         missing.sort();
@@ -109,18 +187,25 @@ impl VectorIndex {
         n
     }
 
+    /// The slot of `key`, if it has one.
+    pub(super) fn slot_of(&self, key: &Hash32) -> Option<usize> {
+        super::slot_in(&self.slot_table, &self.state.slots, key)
+    }
+
     /// Appends a slot for `key` (which a row references) with vector `v`.
     fn add_slot(&mut self, key: Hash32, v: &[f32]) {
         let slot = self.state.slots.len();
-        if let Some(rows) = self.refs.get(&key) {
-            self.counts.embedded += rows.len();
+        if self.refs.contains_key(&key) {
+            self.counts.embedded += self.refs.get(&key).count();
             self.counts.pending_texts = self.counts.pending_texts.saturating_sub(1);
         }
         self.matrix.push(v);
         self.live.push(true);
         self.live_count += 1;
-        self.slot_of.insert(key, slot);
         self.state.slots.push(key);
+        let slots = &self.state.slots;
+        self.slot_table
+            .insert(&key.0, slot as u32, |p| &slots[p as usize].0);
         if let Some(graph) = self.graph.as_mut() {
             graph.insert(&self.matrix, slot);
             self.graph_points = self.state.slots.len();
@@ -143,13 +228,8 @@ impl VectorIndex {
         self.state.slots = slots;
         self.journal.full = true;
         self.matrix = matrix;
-        self.slot_of = self
-            .state
-            .slots
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (*k, i))
-            .collect();
+        let slots = &self.state.slots;
+        self.slot_table = KeyTable::of(slots.len(), |p| &slots[p as usize].0);
         self.live = vec![true; self.state.slots.len()];
         self.live_count = self.state.slots.len();
         let live: std::collections::HashSet<[u8; 32]> =
@@ -183,7 +263,7 @@ impl VectorIndex {
             let Some(key) = Hash32::from_hex(key) else {
                 continue;
             };
-            if !self.slot_of.contains_key(&key) && self.refs.contains_key(&key) {
+            if self.slot_of(&key).is_none() && self.refs.contains_key(&key) {
                 self.add_slot(key, v);
                 added += 1;
             }
@@ -201,7 +281,7 @@ impl VectorIndex {
     /// in-memory int8 codes (`vector/matrix.rs`; each component within half a quantisation step
     /// of the embedder's).
     pub fn vector(&self, key: &str) -> Option<Vec<f32>> {
-        let slot = *self.slot_of.get(&Hash32::from_hex(key)?)?;
+        let slot = self.slot_of(&Hash32::from_hex(key)?)?;
         Some(self.matrix.get(slot))
     }
 
