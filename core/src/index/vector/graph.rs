@@ -42,7 +42,9 @@ impl VectorIndex {
 
     /// A fresh graph over all slots with a vector.
     pub(super) fn build_graph(&mut self) {
-        self.graph = Some(Hnsw::new(HNSW_M, HNSW_EF_CONSTRUCTION));
+        let mut graph = Hnsw::new(HNSW_M, HNSW_EF_CONSTRUCTION);
+        graph.reserve(self.state.slots.len());
+        self.graph = Some(graph);
         self.graph_points = 0;
         self.extend_graph();
     }

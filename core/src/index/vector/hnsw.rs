@@ -136,6 +136,14 @@ impl Hnsw {
                 .sum::<usize>()
     }
 
+    /// Room for node numbers up to `n` without growing (a build that knows its size).
+    pub fn reserve(&mut self, n: usize) {
+        self.levels
+            .reserve_exact(n.saturating_sub(self.levels.len()));
+        self.layer0
+            .reserve_exact((n * self.m0).saturating_sub(self.layer0.len()));
+    }
+
     /// Covers node numbers `0..n` (new ones absent).
     pub fn cover(&mut self, n: usize) {
         if n > self.levels.len() {
