@@ -18,6 +18,14 @@
 //! start-up has no effect and `mallopt` would need `unsafe`, which the workspace forbids, hence
 //! the one re-exec. A `GLIBC_TUNABLES` that already names a `glibc.malloc.` tunable is the user's
 //! choice and is left alone (no re-exec), and so is [`OPT_OUT_ENV`]`=0`.
+//!
+//! The re-exec also sets mimalloc's (the Rust heap's) `MIMALLOC_PURGE_DELAY` to 0 unless the
+//! user set it: mimalloc gives freed pages back to the OS only when the thread that freed them
+//! allocates again after the delay (10 ms), so the pages freed by a worker thread that then
+//! idles (opening the vector state, a sync) stayed resident for good. With the pages given back
+//! at once, the MCP server on spring-framework fully embedded idled at 400–413 MiB instead of
+//! 423–427 MiB, and its peak fell from 571–608 to 421–428 MiB
+//! (docs/log/2026-12-01-compact-graph.md).
 
 use std::ffi::OsString;
 
@@ -26,6 +34,9 @@ pub const TUNABLES: &str = "glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold
 
 /// Setting this to `0` keeps glibc's defaults (no re-exec).
 pub const OPT_OUT_ENV: &str = "CODE_INTEL_MALLOC_TUNING";
+
+/// mimalloc's option for how long freed pages stay committed (ms), and the value the re-exec sets.
+const MIMALLOC_PURGE_ENV: (&str, &str) = ("MIMALLOC_PURGE_DELAY", "0");
 
 /// Set in the re-executed process, so it never re-executes again, even where the C library drops
 /// `GLIBC_TUNABLES` from the environment (as glibc may for set-user-ID programs).
@@ -68,11 +79,15 @@ pub fn reexec_with_tunables() {
     };
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     // `exec` returns only on failure; stdin, stdout and stderr are inherited as they are.
-    let err = std::process::Command::new(&exe)
+    let mut command = std::process::Command::new(&exe);
+    command
         .args(args)
         .env("GLIBC_TUNABLES", value)
-        .env(REEXECUTED_ENV, "1")
-        .exec();
+        .env(REEXECUTED_ENV, "1");
+    if std::env::var_os(MIMALLOC_PURGE_ENV.0).is_none() {
+        command.env(MIMALLOC_PURGE_ENV.0, MIMALLOC_PURGE_ENV.1);
+    }
+    let err = command.exec();
     tracing::debug!(
         "malloc tuning skipped: cannot re-execute {}: {err}",
         exe.display()

@@ -344,8 +344,9 @@ fn exit_codes_are_zero_one_two() {
     assert!(String::from_utf8_lossy(&help.stdout).contains("find-definitions"));
 }
 
-/// The server re-executes itself once with glibc's malloc tunables (`mcp/src/malloc.rs`), answers
-/// MCP over the same stdio afterwards, and leaves them out with `CODE_INTEL_MALLOC_TUNING=0`.
+/// The server re-executes itself once with glibc's malloc tunables and mimalloc's purge delay 0
+/// (`mcp/src/malloc.rs`), answers MCP over the same stdio afterwards, and leaves them out with
+/// `CODE_INTEL_MALLOC_TUNING=0`.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn the_server_runs_with_the_malloc_tunables_unless_switched_off() {
@@ -360,6 +361,7 @@ fn the_server_runs_with_the_malloc_tunables_unless_switched_off() {
             .env("CODE_INTEL_LOG", "warn")
             .env("CODE_INTEL_EMBEDDINGS", "off")
             .env_remove("GLIBC_TUNABLES")
+            .env_remove("MIMALLOC_PURGE_DELAY")
             .env_remove("CODE_INTEL_MALLOC_TUNED")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -388,9 +390,13 @@ fn the_server_runs_with_the_malloc_tunables_unless_switched_off() {
         let tuned = environ
             .split(|b| *b == 0)
             .any(|v| v.starts_with(b"GLIBC_TUNABLES=glibc.malloc."));
+        let purged = environ
+            .split(|b| *b == 0)
+            .any(|v| v == b"MIMALLOC_PURGE_DELAY=0");
         drop(stdin);
         child.kill().ok();
         child.wait().unwrap();
         assert_eq!(tuned, expect, "opt-out {opt_out:?}");
+        assert_eq!(purged, expect, "opt-out {opt_out:?}");
     }
 }
