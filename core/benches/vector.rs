@@ -113,6 +113,24 @@ fn main() {
             hit128 as f64 / total as f64,
             graph.heap_bytes() as f64 / n as f64
         );
+        // Late inserts (an edited file's new chunks in an embedded repository): the next
+        // vectors, one at a time into the grown graph, each searched with its own vector.
+        let late = (n_all - n).min(300);
+        if late > 0 {
+            let all = Rows(&data[..(n + late) * DIMS]);
+            let mut found = 0;
+            for node in n..n + late {
+                graph.insert(&all, node);
+                let got = graph.search(&all, all.row(node), 1, HNSW_EF_SEARCH, None);
+                // Found, or an equal vector (a duplicate text) found instead.
+                if got.first().is_some_and(|&(g, s)| {
+                    g == node || s >= dot(all.row(node), all.row(node)) - 1e-6
+                }) {
+                    found += 1;
+                }
+            }
+            println!("{n:>8} late inserts found as their own nearest: {found} of {late}");
+        }
     }
 }
 

@@ -283,7 +283,11 @@ impl VectorIndex {
         };
         index.load_slots();
         index.adopt_cached();
-        index.load_graph();
+        if index.load_graph() && index.journal.base_stamp.is_some() {
+            // Best effort: a save that fails (a read-only checkout) only means the next open
+            // builds the graph again.
+            index.save().ok();
+        }
         Ok(index)
     }
 

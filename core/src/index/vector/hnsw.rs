@@ -11,10 +11,9 @@
 //! (docs/log/2026-12-01-compact-graph.md).
 //!
 //! Algorithms as the paper numbers them: insertion (1), the layer search (2), the neighbour
-//! selection heuristic (4) with `keepPrunedConnections` (a list is filled up to its capacity with
-//! the nearest candidates the heuristic set aside: its room is allocated anyway, and more links
-//! keep the nodes of tight clusters, inserted cluster by cluster, reachable), and the k-NN search
-//! (5). Levels are drawn with `mL = 1/ln M`
+//! selection heuristic (4) without `keepPrunedConnections` (the paper's default and hnswlib's:
+//! lists keep room, so a later node's back-link is appended rather than displacing one), and
+//! the k-NN search (5). Levels are drawn with `mL = 1/ln M`
 //! from a fixed-seed generator, so a graph built from the same vectors in the same order is the
 //! same graph.
 //!
@@ -41,7 +40,9 @@ const NONE: u32 = u32::MAX;
 const ABSENT: u8 = u8::MAX;
 /// Highest level a node can get (hnsw_rs's bound, kept).
 pub const MAX_LEVEL: u8 = 15;
-const MAGIC: &[u8; 8] = b"CIHNSW\x01\x00";
+/// Version 2: lists chosen without the pruned fill (a version-1 dump, all lists full, is
+/// rebuilt).
+const MAGIC: &[u8; 8] = b"CIHNSW\x02\x00";
 
 /// A similarity and a node, ordered by similarity (then node, for determinism).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -293,11 +294,9 @@ impl Hnsw {
     }
 
     /// The paper's heuristic (algorithm 4) over `candidates` (best first): a candidate is kept
-    /// when it is nearer to the base than to every candidate kept before it; the list is then
-    /// filled up to `cap` with the nearest of those set aside (`keepPrunedConnections`).
+    /// when it is nearer to the base than to every candidate kept before it, up to `cap`.
     fn select<P: Points + ?Sized>(&self, points: &P, candidates: &[Near], cap: usize) -> Vec<Near> {
         let mut kept: Vec<Near> = Vec::with_capacity(cap);
-        let mut pruned: Vec<Near> = Vec::new();
         for &c in candidates {
             if kept.len() >= cap {
                 break;
@@ -307,15 +306,7 @@ impl Hnsw {
                 .all(|k| points.node_similarity(c.1 as usize, k.1 as usize) < c.0);
             if diverse {
                 kept.push(c);
-            } else {
-                pruned.push(c);
             }
-        }
-        for c in pruned {
-            if kept.len() >= cap {
-                break;
-            }
-            kept.push(c);
         }
         kept
     }
@@ -649,6 +640,52 @@ mod tests {
                 "node {i} not found as its own nearest: {got:?}"
             );
         }
+    }
+
+    /// `n` unit vectors in a narrow cone, as text embeddings are (two unrelated texts of
+    /// multilingual-e5 have a cosine of about 0.7-0.8): a shared direction, a cluster's direction
+    /// and noise.
+    fn cone(n: usize, clusters: usize, dims: usize, seed: &mut u64) -> Vec<f32> {
+        let shared: Vec<f32> = (0..dims).map(|i| if i == 0 { 1.0 } else { 0.0 }).collect();
+        let centres: Vec<Vec<f32>> = (0..clusters)
+            .map(|_| (0..dims).map(|_| rng(seed)).collect())
+            .collect();
+        let mut data = Vec::with_capacity(n * dims);
+        for i in 0..n {
+            let c = &centres[i * clusters / n];
+            let mut v: Vec<f32> = (0..dims)
+                .map(|d| 2.0 * shared[d] + 0.6 * c[d] + 0.25 * rng(seed))
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            data.extend(v);
+        }
+        data
+    }
+
+    #[test]
+    fn nodes_inserted_into_a_grown_graph_are_found() {
+        // A graph built whole, then one node at a time off its clusters (an edit's new chunk in
+        // a fully embedded repository): each must be found as its own nearest.
+        let dims = 32;
+        let mut seed = 0x5eed_u64;
+        let mut p = Plain {
+            dims,
+            data: cone(4_000, 40, dims, &mut seed),
+        };
+        let mut g = build(&p);
+        let mut missed = Vec::new();
+        for i in 0..40 {
+            let v = cone(1, 1, dims, &mut seed);
+            p.data.extend(&v);
+            let node = 4_000 + i;
+            g.insert(&p, node);
+            let got = g.search(&p, &v, 1, 64, None);
+            if got.first().map(|x| x.0) != Some(node) {
+                missed.push(node);
+            }
+        }
+        assert!(missed.is_empty(), "new nodes not found: {missed:?}");
     }
 
     #[test]
