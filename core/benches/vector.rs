@@ -21,7 +21,7 @@
 
 use std::time::Instant;
 
-use code_intel_core::index::vector::hnsw::{Hnsw, Points};
+use code_intel_core::index::vector::hnsw::{F32Rows, Hnsw};
 use code_intel_core::index::vector::{HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, dot};
 
 const DIMS: usize = 384;
@@ -83,7 +83,7 @@ fn main() {
         }
         // Graph.
         let t = Instant::now();
-        let points = Rows(matrix);
+        let points = F32Rows::new(matrix, DIMS);
         let mut graph = Hnsw::new(HNSW_M, HNSW_EF_CONSTRUCTION);
         for i in 0..n {
             graph.insert(&points, i);
@@ -117,7 +117,7 @@ fn main() {
         // vectors, one at a time into the grown graph, each searched with its own vector.
         let late = (n_all - n).min(300);
         if late > 0 {
-            let all = Rows(&data[..(n + late) * DIMS]);
+            let all = F32Rows::new(&data[..(n + late) * DIMS], DIMS);
             let mut found = 0;
             for node in n..n + late {
                 graph.insert(&all, node);
@@ -131,27 +131,6 @@ fn main() {
             }
             println!("{n:>8} late inserts found as their own nearest: {found} of {late}");
         }
-    }
-}
-
-/// The bench's vectors, `f32` row by row, for the graph.
-struct Rows<'a>(&'a [f32]);
-
-impl Rows<'_> {
-    fn row(&self, i: usize) -> &[f32] {
-        &self.0[i * DIMS..(i + 1) * DIMS]
-    }
-}
-
-impl Points for Rows<'_> {
-    fn similarity(&self, node: usize, query: &[f32]) -> f32 {
-        dot(self.row(node), query)
-    }
-    fn node_similarity(&self, a: usize, b: usize) -> f32 {
-        dot(self.row(a), self.row(b))
-    }
-    fn vector(&self, node: usize) -> Vec<f32> {
-        self.row(node).to_vec()
     }
 }
 

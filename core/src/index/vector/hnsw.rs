@@ -486,6 +486,41 @@ impl Hnsw {
     }
 }
 
+/// [`Points`] over a plain `f32` matrix, `dims` components a row (the vector benchmark, tests).
+#[derive(Debug, Clone, Copy)]
+pub struct F32Rows<'a> {
+    data: &'a [f32],
+    dims: usize,
+}
+
+impl<'a> F32Rows<'a> {
+    /// The rows of `data`, `dims` components each.
+    #[must_use]
+    pub fn new(data: &'a [f32], dims: usize) -> Self {
+        Self { data, dims }
+    }
+
+    /// Row `i`.
+    #[must_use]
+    pub fn row(&self, i: usize) -> &'a [f32] {
+        &self.data[i * self.dims..(i + 1) * self.dims]
+    }
+}
+
+impl Points for F32Rows<'_> {
+    fn similarity(&self, node: usize, query: &[f32]) -> f32 {
+        super::dot(self.row(node), query)
+    }
+
+    fn node_similarity(&self, a: usize, b: usize) -> f32 {
+        super::dot(self.row(a), self.row(b))
+    }
+
+    fn vector(&self, node: usize) -> Vec<f32> {
+        self.row(node).to_vec()
+    }
+}
+
 struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
@@ -525,24 +560,12 @@ mod tests {
     }
 
     impl Plain {
+        fn points(&self) -> F32Rows<'_> {
+            F32Rows::new(&self.data, self.dims)
+        }
+
         fn row(&self, i: usize) -> &[f32] {
-            &self.data[i * self.dims..(i + 1) * self.dims]
-        }
-    }
-
-    fn dot(a: &[f32], b: &[f32]) -> f32 {
-        a.iter().zip(b).map(|(x, y)| x * y).sum()
-    }
-
-    impl Points for Plain {
-        fn similarity(&self, node: usize, query: &[f32]) -> f32 {
-            dot(self.row(node), query)
-        }
-        fn node_similarity(&self, a: usize, b: usize) -> f32 {
-            dot(self.row(a), self.row(b))
-        }
-        fn vector(&self, node: usize) -> Vec<f32> {
-            self.row(node).to_vec()
+            self.points().row(i)
         }
     }
 
@@ -575,7 +598,7 @@ mod tests {
         let n = p.data.len() / p.dims;
         let mut all: Vec<(usize, f32)> = (0..n)
             .filter(|&i| accept(i))
-            .map(|i| (i, p.similarity(i, q)))
+            .map(|i| (i, p.points().similarity(i, q)))
             .collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1));
         all.into_iter().take(k).map(|x| x.0).collect()
@@ -584,7 +607,7 @@ mod tests {
     fn build(p: &Plain) -> Hnsw {
         let mut g = Hnsw::new(16, 200);
         for i in 0..p.data.len() / p.dims {
-            g.insert(p, i);
+            g.insert(&p.points(), i);
         }
         g
     }
@@ -598,7 +621,7 @@ mod tests {
             let q = p.row(qi);
             let truth = exact(p, q, 10, filter);
             let got: Vec<usize> = g
-                .search(p, q, 10, 64, accept)
+                .search(&p.points(), q, 10, 64, accept)
                 .into_iter()
                 .map(|x| x.0)
                 .collect();
@@ -633,10 +656,10 @@ mod tests {
         let p = clustered(2_000, 200, 16);
         let g = build(&p);
         for i in 0..2_000 {
-            let got = g.search(&p, p.row(i), 1, 64, None);
+            let got = g.search(&p.points(), p.row(i), 1, 64, None);
             let sim = got.first().map(|x| x.1);
             assert!(
-                sim.is_some_and(|s| s >= p.similarity(i, p.row(i)) - 1e-6),
+                sim.is_some_and(|s| s >= p.points().similarity(i, p.row(i)) - 1e-6),
                 "node {i} not found as its own nearest: {got:?}"
             );
         }
@@ -679,8 +702,8 @@ mod tests {
             let v = cone(1, 1, dims, &mut seed);
             p.data.extend(&v);
             let node = 4_000 + i;
-            g.insert(&p, node);
-            let got = g.search(&p, &v, 1, 64, None);
+            g.insert(&p.points(), node);
+            let got = g.search(&p.points(), &v, 1, 64, None);
             if got.first().map(|x| x.0) != Some(node) {
                 missed.push(node);
             }
@@ -723,8 +746,8 @@ mod tests {
         assert_eq!(back.upper, g.upper);
         assert_eq!((back.entry, back.top, back.m), (g.entry, g.top, g.m));
         assert_eq!(
-            back.search(&p, p.row(5), 10, 64, None),
-            g.search(&p, p.row(5), 10, 64, None)
+            back.search(&p.points(), p.row(5), 10, 64, None),
+            g.search(&p.points(), p.row(5), 10, 64, None)
         );
         assert!(Hnsw::from_bytes(&bytes[..bytes.len() - 1]).is_none());
         assert!(Hnsw::from_bytes(&bytes[..bytes.len() / 2]).is_none());
@@ -749,17 +772,17 @@ mod tests {
         let p = clustered(1_200, 20, 16);
         let mut g = Hnsw::new(16, 200);
         for i in 0..600 {
-            g.insert(&p, i);
+            g.insert(&p.points(), i);
         }
         let mut back = Hnsw::from_bytes(&g.to_bytes()).unwrap();
         for i in 600..1_200 {
-            back.insert(&p, i);
+            back.insert(&p.points(), i);
         }
         assert_eq!(back.inserted(), 1_200);
         assert!(recall(&back, &p, None) >= 0.95);
         // Inserting a node twice changes nothing.
         let before = back.clone();
-        back.insert(&p, 3);
+        back.insert(&p.points(), 3);
         assert_eq!(back, before);
     }
 }

@@ -195,8 +195,9 @@ impl VectorIndex {
     /// Appends a slot for `key` (which a row references) with vector `v`.
     fn add_slot(&mut self, key: Hash32, v: &[f32]) {
         let slot = self.state.slots.len();
-        if self.refs.contains_key(&key) {
-            self.counts.embedded += self.refs.get(&key).count();
+        let rows = self.refs.get(&key).count();
+        if rows > 0 {
+            self.counts.embedded += rows;
             self.counts.pending_texts = self.counts.pending_texts.saturating_sub(1);
         }
         self.matrix.push(v);
