@@ -803,11 +803,57 @@ fn source_texts_are_pending_before_tests_and_docs() {
         .expect("the shared text is pending");
     assert!(source < first_secondary, "{pending:#?}");
     assert!(shared < first_secondary, "{pending:#?}");
-    // Shorter texts than the source function come later: the class goes first, then the length.
+    // Shorter texts than the source function come later: the class goes first, then the files
+    // in path order, each file's texts together (an embedding run chunks each file once).
     assert!(
         pending[first_secondary].text.len() < pending[source].text.len(),
         "{pending:#?}"
     );
+}
+
+#[test]
+fn pending_texts_come_file_by_file_and_a_run_embeds_them_all() {
+    // Two files of many chunks each, their texts of mixed lengths: pending lists them file by
+    // file, and a run in groups smaller than a file (a file's chunks carried from one group to
+    // the next) embeds every text once.
+    let file = |name: &str, n: usize| {
+        (0..n)
+            .map(|i| {
+                let body = "    x = 1\n".repeat(1 + (i * 7) % 5);
+                format!("def {name}_{i}():\n{body}    return x\n\n")
+            })
+            .collect::<String>()
+    };
+    let (a, b) = (file("alpha", 12), file("beta", 12));
+    let (_dir, root) = fixture(&[("src/a.py", &a), ("src/b.py", &b)]);
+    let index = CodeIndex::open(&root, &config()).unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    let embedder = Counting::new();
+    let mut vectors = VectorIndex::open(&root, &config(), embedder.model_id(), DIMS).unwrap();
+    vectors.refresh().unwrap();
+    let pending = vectors.pending();
+    let in_b: Vec<bool> = pending.iter().map(|p| p.text.contains("beta_")).collect();
+    let switches = in_b.windows(2).filter(|w| w[0] != w[1]).count();
+    assert_eq!(switches, 1, "one file after the other: {pending:#?}");
+    assert!(!in_b[0], "src/a.py first (path order)");
+
+    let mut run = vectors
+        .begin_embedding()
+        .unwrap()
+        .expect("the lock is free");
+    let total = run.total();
+    assert_eq!(total, pending.len());
+    while let Some(group) = run.embed_next(&embedder, 5) {
+        run.insert(&mut vectors, &group.unwrap()).unwrap();
+    }
+    assert_eq!(run.embedded(), total);
+    let mut embedded = embedder.take();
+    embedded.sort();
+    let mut expected: Vec<String> = pending.into_iter().map(|p| p.text).collect();
+    expected.sort();
+    assert_eq!(embedded, expected, "every pending text embedded once");
+    drop(run);
+    assert_eq!(vectors.coverage().pending_texts, 0);
 }
 
 #[test]

@@ -46,6 +46,8 @@ pub(super) struct TextSource {
     chunk_options: ChunkOptions,
     frameworks: Frameworks,
     recipe: EmbeddingText,
+    /// The last file [`Self::texts`] chunked: (path, file SHA-256, its chunks).
+    carried: Option<(Arc<str>, Arc<str>, Arc<Vec<Chunk>>)>,
 }
 
 impl TextSource {
@@ -61,15 +63,25 @@ impl TextSource {
     }
 
     /// The texts of `refs`, in their order, each file read and chunked once; a text whose file
-    /// changed since (or whose chunk is gone) is left out.
-    pub(super) fn texts(&self, refs: &[PendingRef]) -> Vec<PendingText> {
-        let mut chunked: HashMap<&str, Option<Vec<Chunk>>> = HashMap::new();
+    /// changed since (or whose chunk is gone) is left out. The chunks of the last file of `refs`
+    /// are kept for the next call ([`Self::carried`]): a run hands out its texts file by file
+    /// ([`VectorIndex::pending_refs`]), so a file whose texts span two groups is chunked once.
+    pub(super) fn texts(&mut self, refs: &[PendingRef]) -> Vec<PendingText> {
+        let mut chunked: HashMap<Arc<str>, Option<Arc<Vec<Chunk>>>> = HashMap::new();
+        // Kept for the same file version only (a run's references name one version per file).
+        if let Some((file, file_sha, chunks)) = self.carried.take()
+            && refs
+                .iter()
+                .any(|r| r.file == file && r.file_sha == file_sha)
+        {
+            chunked.insert(file, Some(chunks));
+        }
         let mut out = Vec::with_capacity(refs.len());
         for r in refs {
             let chunks = chunked
-                .entry(&r.file)
-                .or_insert_with(|| self.chunk_file(&r.file, &r.file_sha));
-            let text = chunks.iter().flatten().find_map(|c| {
+                .entry(Arc::clone(&r.file))
+                .or_insert_with(|| self.chunk_file(&r.file, &r.file_sha).map(Arc::new));
+            let text = chunks.iter().flat_map(|c| c.iter()).find_map(|c| {
                 (c.start_line == r.start_line)
                     .then(|| self.recipe.text(c))
                     .filter(|t| embedding_key_of(self.recipe, t) == r.key)
@@ -81,6 +93,10 @@ impl TextSource {
                 });
             }
         }
+        self.carried = refs.last().and_then(|r| {
+            let chunks = chunked.remove(&r.file)??;
+            Some((Arc::clone(&r.file), Arc::clone(&r.file_sha), chunks))
+        });
         out
     }
 }
@@ -148,9 +164,14 @@ impl VectorIndex {
     /// The texts still to embed, one per distinct key: those of source files first, then those
     /// only tests, docs and translations have ([`FileRole`]: ranking weighs them at a fraction,
     /// [`RankParams`](crate::index::rank::RankParams)), so a run cut short or still in the background
-    /// has covered what ranking uses most; shortest first within each class (so batches pad
-    /// little). Reads and chunks the files that have them; a file changed since the refresh is
-    /// skipped (the next sync and refresh pick it up).
+    /// has covered what ranking uses most; within each class file by file (path order, then
+    /// the chunker's order), so an embedding run, which makes a group's texts again from its
+    /// files, chunks each file once ([`TextSource::texts`]; the embedder sorts each call's texts
+    /// by length for its batches). Ordered shortest first across the repository instead, a run
+    /// chunked a file again for every group one of its texts fell in: on a Python repository
+    /// of 43k chunks, re-chunking took more of the run's time than the model
+    /// (docs/log/2026-12-02-embedding-throughput.md). Reads and chunks the files that have them;
+    /// a file changed since the refresh is skipped (the next sync and refresh pick it up).
     pub fn pending(&self) -> Vec<PendingText> {
         self.text_source().texts(&self.pending_refs())
     }
@@ -162,6 +183,7 @@ impl VectorIndex {
             chunk_options: self.chunk_options.clone(),
             frameworks: self.frameworks.clone(),
             recipe: self.recipe,
+            carried: None,
         }
     }
 
@@ -178,8 +200,8 @@ impl VectorIndex {
         // Position in `out` of each key seen, so a text that a source file shares with a test
         // counts as source.
         let mut seen: HashMap<Hash32, usize> = HashMap::new();
-        // (secondary, characters of the text, the reference)
-        let mut out: Vec<(bool, usize, PendingRef)> = Vec::new();
+        // (secondary, the reference)
+        let mut out: Vec<(bool, PendingRef)> = Vec::new();
         for (path, fr) in files {
             let Some(chunks) = self.chunk_file(path, &fr.sha256) else {
                 continue;
@@ -199,7 +221,6 @@ impl VectorIndex {
                         seen.insert(key, out.len());
                         out.push((
                             secondary,
-                            text.chars().count(),
                             PendingRef {
                                 key,
                                 file: Arc::clone(&file),
@@ -211,9 +232,9 @@ impl VectorIndex {
                 }
             }
         }
-        // Stable: equal keys keep their order, as the texts did.
-        out.sort_by_key(|(secondary, chars, _)| (*secondary, *chars));
-        out.into_iter().map(|(_, _, r)| r).collect()
+        // Stable: within a class, files and chunks keep their order.
+        out.sort_by_key(|(secondary, _)| *secondary);
+        out.into_iter().map(|(_, r)| r).collect()
     }
 
     /// The row of `file` that starts at `start_line` with chunk SHA-256 `sha256` (as a lexical hit
