@@ -46,9 +46,13 @@ pub(super) struct TextSource {
     chunk_options: ChunkOptions,
     frameworks: Frameworks,
     recipe: EmbeddingText,
-    /// The last file [`Self::texts`] chunked: (path, file SHA-256, its chunks).
-    carried: Option<(Arc<str>, Arc<str>, Arc<Vec<Chunk>>)>,
+    /// The last file [`Self::texts`] chunked.
+    carried: Option<Carried>,
 }
+
+/// A file's chunks kept from one group of an embedding run to the next: (path, file SHA-256,
+/// its chunks).
+type Carried = (Arc<str>, Arc<str>, Arc<Vec<Chunk>>);
 
 impl TextSource {
     /// Reads and chunks one file, if its bytes still have `sha256`.
