@@ -170,12 +170,13 @@ impl VectorIndex {
     /// [`RankParams`](crate::index::rank::RankParams)), so a run cut short or still in the background
     /// has covered what ranking uses most; within each class file by file (path order, then
     /// the chunker's order), so an embedding run, which makes a group's texts again from its
-    /// files, chunks each file once ([`TextSource::texts`]; the embedder sorts each call's texts
-    /// by length for its batches). Ordered shortest first across the repository instead, a run
-    /// chunked a file again for every group one of its texts fell in: on a Python repository
-    /// of 43k chunks, re-chunking took more of the run's time than the model
-    /// (docs/log/2026-12-02-embedding-throughput.md). Reads and chunks the files that have them;
-    /// a file changed since the refresh is skipped (the next sync and refresh pick it up).
+    /// files, chunks each file once (it keeps a group's last file for the next group; the
+    /// embedder sorts each call's texts by length for its batches). Ordered shortest first
+    /// across the repository instead, a run chunked a file again for every group one of its
+    /// texts fell in: on a Python repository of 43k chunks, re-chunking took more of the run's
+    /// time than the model (docs/log/2026-12-02-embedding-throughput.md). Reads and chunks the
+    /// files that have them; a file changed since the refresh is skipped (the next sync and
+    /// refresh pick it up).
     pub fn pending(&self) -> Vec<PendingText> {
         self.text_source().texts(&self.pending_refs())
     }
