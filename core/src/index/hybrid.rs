@@ -633,6 +633,39 @@ pub fn search_ranked(
 pub struct LexicalCandidates {
     found: super::Candidates,
     symbol: bool,
+    /// What fusion will look up for these candidates, looked up while the query embeds
+    /// ([`embed_while_searching`]); `None` when searched without a vector index.
+    prepared: Option<Prepared>,
+}
+
+/// Lookups of the BM25 candidates that need no query vector, done on the keyword search's
+/// thread while the query embeds ([`embed_while_searching`]), off the critical path: each
+/// candidate's vector slot (the row lookup of [`VectorIndex::cosine_at`], which leaves one dot
+/// product to do once the vector is known) and each candidate file's chunk count (the size
+/// prior of [`rank::group_files`]). Same values as looking them up after the embedding.
+struct Prepared {
+    /// The vector slot of `found.hits[i]`, when its text is embedded.
+    slots: Vec<Option<usize>>,
+    /// Chunks in the index of each candidate file (as [`CodeIndex::file_chunk_counter`]).
+    file_chunks: HashMap<String, u64>,
+}
+
+impl Prepared {
+    fn of(index: &CodeIndex, vectors: &VectorIndex, found: &super::Candidates) -> Self {
+        let slots = found
+            .hits
+            .iter()
+            .map(|h| vectors.slot_at(&h.file, h.start_line, &h.sha256))
+            .collect();
+        let counter = index.file_chunk_counter();
+        let mut file_chunks = HashMap::new();
+        for h in &found.hits {
+            if !file_chunks.contains_key(&h.file) {
+                file_chunks.insert(h.file.clone(), counter(&h.file));
+            }
+        }
+        Self { slots, file_chunks }
+    }
 }
 
 /// The BM25 candidates [`search_ranked`] fuses, for a search with `opts` (none for
@@ -656,11 +689,15 @@ pub fn lexical_candidates(
 
 /// Runs `embed` on this thread while a second thread searches the BM25 candidates of `query`
 /// ([`lexical_candidates`] with the same arguments), so that the query embedding and the
-/// keyword search overlap on two cores; `search` false skips the search. The search's result
-/// is `None` when it was skipped or its thread panicked ([`search_ranked_from`] with `None`
-/// searches again).
+/// keyword search overlap on two cores; `search` false skips the search. With `vectors`, that
+/// thread also looks up what fusion needs of the candidates without the query vector (their
+/// vector slots, their files' chunk counts), which [`search_ranked_from`] then reads instead of
+/// looking them up after the embedding. The search's result is `None` when it was skipped or
+/// its thread panicked ([`search_ranked_from`] with `None` searches again).
+#[allow(clippy::too_many_arguments)]
 pub fn embed_while_searching<R>(
     index: &CodeIndex,
+    vectors: Option<&VectorIndex>,
     query: &str,
     top: usize,
     opts: &SearchOptions,
@@ -669,8 +706,17 @@ pub fn embed_while_searching<R>(
     embed: impl FnOnce() -> R,
 ) -> (R, Option<Result<Option<LexicalCandidates>, IndexError>>) {
     std::thread::scope(|s| {
-        let searching =
-            search.then(|| s.spawn(|| lexical_candidates(index, query, top, opts, rank_params)));
+        let searching = search.then(|| {
+            s.spawn(|| {
+                let mut found = lexical_candidates(index, query, top, opts, rank_params)?;
+                if let (Some(l), Some(v)) = (found.as_mut(), vectors)
+                    && v.live_vectors() > 0
+                {
+                    l.prepared = Some(Prepared::of(index, v, &l.found));
+                }
+                Ok(found)
+            })
+        });
         let embedded = embed();
         (embedded, searching.and_then(|h| h.join().ok()))
     })
@@ -693,6 +739,7 @@ fn candidates_for(
     Ok(LexicalCandidates {
         found: index.search_candidates(query, n, rank_params, with)?,
         symbol,
+        prepared: None,
     })
 }
 
@@ -828,6 +875,10 @@ pub fn search_ranked_from(
     let mut file_masks: HashMap<String, u128> = HashMap::new();
     let mut matched: Vec<(super::request::PartKind, String)> = Vec::new();
     let mut named_from = 0;
+    // Looked up on the keyword search's thread while the query embedded, when it was.
+    // `slots[i]` is the vector slot of `order[i]`, the i-th BM25 candidate.
+    let mut prepared_slots: Option<Vec<Option<usize>>> = None;
+    let mut prepared_chunks: HashMap<String, u64> = HashMap::new();
     if mode != SearchMode::Vector {
         let lexical = match lexical {
             // Searched for a mode that did not read the symbols this one needs: again.
@@ -835,6 +886,10 @@ pub fn search_ranked_from(
             _ => candidates_for(index, query, top, opts, rank_params, mode)?,
         };
         let found = lexical.found;
+        if let Some(p) = lexical.prepared {
+            prepared_chunks = p.file_chunks;
+            prepared_slots = Some(p.slots);
+        }
         for (h, m) in found.hits.iter().zip(&found.masks) {
             *file_masks.entry(h.file.clone()).or_default() |= m;
         }
@@ -890,7 +945,17 @@ pub fn search_ranked_from(
                 ),
             );
         }
-        // BM25 candidates outside the vector top: their cosine, when embedded.
+        // BM25 candidates outside the vector top: their cosine, when embedded. The BM25
+        // candidates are the first keys of `order`, in the order their slots were looked up.
+        if let Some(slots) = &prepared_slots {
+            for (key, slot) in order.iter().zip(slots) {
+                if let Some((_, s)) = hits.get_mut(key)
+                    && s.cosine.is_none()
+                {
+                    s.cosine = slot.map(|slot| v.cosine_of_slot(slot, q));
+                }
+            }
+        }
         for (hit, s) in hits.values_mut() {
             if s.cosine.is_none() {
                 s.cosine = v.cosine_at(&hit.file, hit.start_line, &hit.sha256, q);
@@ -976,7 +1041,13 @@ pub fn search_ranked_from(
             h.explanation.score
         })
     }
-    let file_chunks = index.file_chunk_counter();
+    let counter = index.file_chunk_counter();
+    let file_chunks = |f: &str| {
+        prepared_chunks
+            .get(f)
+            .copied()
+            .unwrap_or_else(|| counter(f))
+    };
     let pool = CodeIndex::framework_pool(rank_params, top);
     let named = rank::code_names(query);
     let groups = rank::group_files(
@@ -986,7 +1057,7 @@ pub fn search_ranked_from(
             v.named = !h.hit.symbol.is_empty() && named.contains(&h.hit.symbol);
             v
         },
-        &file_chunks,
+        file_chunks,
         rank_params,
         pool,
     );

@@ -559,23 +559,31 @@ pub fn group_files<T>(
     params: &RankParams,
     top: usize,
 ) -> Vec<Grouped<T>> {
-    let mut by_file: std::collections::HashMap<String, Vec<(T, f32)>> =
+    // Each file's items and its role factor, worked out once per file (from its path).
+    let mut by_file: std::collections::HashMap<String, (f32, Vec<(T, f32)>)> =
         std::collections::HashMap::new();
     for item in items {
         let v = view(&item);
-        let mut score = v.score * params.role_factor(FileRole::of(v.file));
+        let known = by_file.get(v.file).map(|(role, _)| *role);
+        let role = known.unwrap_or_else(|| params.role_factor(FileRole::of(v.file)));
+        let mut score = v.score * role;
         if v.text_window {
             score *= params.text_factor;
         }
         if v.route {
             score *= params.route_factor;
         }
-        let file = v.file.to_string();
-        by_file.entry(file).or_default().push((item, score));
+        match by_file.get_mut(v.file) {
+            Some((_, items)) => items.push((item, score)),
+            None => {
+                let file = v.file.to_string();
+                by_file.insert(file, (role, vec![(item, score)]));
+            }
+        }
     }
     let mut files: Vec<(String, Grouped<T>)> = by_file
         .into_iter()
-        .filter_map(|(file, mut items)| {
+        .filter_map(|(file, (_, mut items))| {
             // Stable: equal scores keep their retrieval order.
             items.sort_by(|a, b| b.1.total_cmp(&a.1));
             let mut items = items.into_iter();

@@ -207,6 +207,7 @@ pub fn semantic_search_with_keywords(
     let lexical_query = with_keywords(query, keywords);
     let (embedded, lexical) = hybrid::embed_while_searching(
         src.index,
+        src.vectors,
         &lexical_query,
         n_results,
         opts,

@@ -757,6 +757,7 @@ impl<'a> Searcher<'a> {
             let model = self.model.as_ref().context("model")?;
             let (embedded, searched) = hybrid::embed_while_searching(
                 self.index,
+                self.vectors.as_ref(),
                 &lexical_query,
                 top,
                 &opts,

@@ -160,9 +160,22 @@ impl VectorIndex {
         sha256: &str,
         query: &[f32],
     ) -> Option<f32> {
-        let (_, row) = self.row_at(file, start_line, sha256)?;
-        let slot = self.slot_of(&row.key)?;
+        let slot = self.slot_at(file, start_line, sha256)?;
         (query.len() == self.state.dims).then(|| self.matrix.dot(slot, query))
+    }
+
+    /// The vector slot of the chunk [`Self::cosine_at`] names, when the rows know it and its
+    /// text is embedded: the lookup half of `cosine_at`, which needs no query (hybrid search does
+    /// it while the query embeds).
+    pub(crate) fn slot_at(&self, file: &str, start_line: u32, sha256: &str) -> Option<usize> {
+        let (_, row) = self.row_at(file, start_line, sha256)?;
+        self.slot_of(&row.key)
+    }
+
+    /// The cosine of `query` (of [`Self::dims`] components) to the vector in `slot` (from
+    /// [`Self::slot_at`] on this index): the dot half of [`Self::cosine_at`].
+    pub(crate) fn cosine_of_slot(&self, slot: usize, query: &[f32]) -> f32 {
+        self.matrix.dot(slot, query)
     }
 
     /// Exact top-`k` live slots by dot product, and the profile over all live slots.
@@ -200,15 +213,18 @@ impl VectorIndex {
             (self.live_count / PROFILE_SAMPLE).max(1)
         };
         let (mut sum, mut sum_sq, mut n) = (0.0f64, 0.0f64, 0usize);
-        let mut seen = 0usize;
+        // Every `stride`-th live slot, counted down: a remainder per slot cost more than the
+        // 2,048 dot products on spring-framework's 143k slots.
+        let mut countdown = stride;
         for slot in 0..self.matrix.len() {
             if !self.live[slot] {
                 continue;
             }
-            seen += 1;
-            if !seen.is_multiple_of(stride) {
+            countdown -= 1;
+            if countdown > 0 {
                 continue;
             }
+            countdown = stride;
             let c = f64::from(self.matrix.dot(slot, query));
             sum += c;
             sum_sq += c * c;
@@ -218,15 +234,26 @@ impl VectorIndex {
     }
 }
 
-/// The `k` best of graph hits and scanned `(slot, cosine)` pairs, each slot once, best first.
+/// The `k` best of graph hits and scanned `(slot, cosine)` pairs, each slot once, best first
+/// (ties by slot). Only the scanned pairs' own best `k` can be among them (the scanned slots are
+/// distinct), so those are selected first and the sort sees at most `2k` pairs, not 2,048 + `k`.
 fn merge_top(
     graph: Vec<(usize, f32)>,
     scanned: impl Iterator<Item = (usize, f32)>,
     k: usize,
 ) -> Vec<(usize, f32)> {
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    let mut scanned: Vec<(usize, f32)> = scanned.collect();
+    if k == 0 {
+        return Vec::new();
+    }
+    if scanned.len() > k {
+        scanned.select_nth_unstable_by(k - 1, order);
+        scanned.truncate(k);
+    }
     let mut all: Vec<(usize, f32)> = graph;
     all.extend(scanned);
-    all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    all.sort_by(order);
     let mut seen = std::collections::HashSet::new();
     all.retain(|(slot, _)| seen.insert(*slot));
     all.truncate(k);
@@ -260,5 +287,21 @@ mod tests {
             vec![(9, 0.91), (3, 0.84), (7, 0.83)]
         );
         assert_eq!(merge_top(Vec::new(), std::iter::empty(), 5), Vec::new());
+        // More scanned pairs than `k`: the best of them still win over weaker graph hits, and
+        // equal cosines order by slot.
+        let scanned = (0..100).map(|s| (s + 100, if s % 10 == 0 { 0.95 } else { 0.1 }));
+        assert_eq!(
+            merge_top(vec![(5, 0.9), (6, 0.2)], scanned, 4),
+            vec![(100, 0.95), (110, 0.95), (120, 0.95), (130, 0.95)]
+        );
+        let scanned = (0..100).map(|s| (s + 100, 0.1));
+        assert_eq!(
+            merge_top(vec![(5, 0.9), (6, 0.2)], scanned, 3),
+            vec![(5, 0.9), (6, 0.2), (100, 0.1)]
+        );
+        assert_eq!(
+            merge_top(vec![(5, 0.9)], [(1, 0.5)].into_iter(), 0),
+            Vec::new()
+        );
     }
 }
