@@ -364,11 +364,15 @@ fn a_candidate_no_signal_scores_is_not_a_hit() {
     assert_eq!(found, ["auth/passwords.py"]);
 }
 
-#[test]
-fn candidates_looked_up_while_the_query_embeds_rank_as_looked_up_after() {
-    let (_dir, root) = repo();
-    let fake = FakeEmbedder::new(DIMS);
-    let (index, vectors) = build(&root, &fake);
+/// The same hybrid search twice: through `embed_while_searching` (whose keyword thread also
+/// looks up the candidates' vector slots and their files' chunk counts) and through
+/// `search_ranked`, which looks everything up itself; the answers must be equal.
+fn assert_overlapped_ranks_as_plain(
+    index: &CodeIndex,
+    vectors: &VectorIndex,
+    fake: &FakeEmbedder,
+    query: &str,
+) {
     let opts = SearchOptions::hybrid(&code_intel_session::config::SearchWeights {
         vector: 0.3,
         keyword: 0.7,
@@ -376,66 +380,79 @@ fn candidates_looked_up_while_the_query_embeds_rank_as_looked_up_after() {
         reference: 0.0,
     });
     let rank = code_intel_core::index::rank::RankParams::default();
+    let (embedded, searched) =
+        hybrid::embed_while_searching(index, Some(vectors), query, 5, &opts, &rank, true, || {
+            fake.embed_queries(&[query])
+        });
+    let q = embedded.unwrap().pop().unwrap();
+    let lexical = searched.expect("searched").unwrap();
+    assert!(
+        lexical.is_some(),
+        "{query}: a hybrid search has BM25 candidates"
+    );
+    let overlapped = hybrid::search_ranked_from(
+        index,
+        Some(vectors),
+        Some(&q),
+        lexical,
+        query,
+        5,
+        &opts,
+        &rank,
+    )
+    .unwrap();
+    let plain =
+        hybrid::search_ranked(index, Some(vectors), Some(&q), query, 5, &opts, &rank).unwrap();
+    assert_eq!(overlapped.mode, SearchMode::Hybrid);
+    assert!(!plain.hits.is_empty(), "{query}");
+    let view = |r: &hybrid::HybridResults| -> Vec<(String, u32, f32, Vec<Option<f32>>)> {
+        r.hits
+            .iter()
+            .map(|h| {
+                (
+                    h.hit.file.clone(),
+                    h.hit.start_line,
+                    h.hit.score,
+                    h.explanation.parts.iter().map(|p| p.raw).collect(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(view(&overlapped), view(&plain), "{query}");
+    // The cosines were read: some shown hit has a vector part with a value.
+    assert!(
+        overlapped.hits.iter().any(|h| h
+            .explanation
+            .parts
+            .iter()
+            .any(|p| p.signal == Signal::Vector && p.raw.is_some())),
+        "{query}"
+    );
+}
+
+#[test]
+fn candidates_looked_up_while_the_query_embeds_rank_as_looked_up_after() {
+    let (dir, root) = repo();
+    let fake = FakeEmbedder::new(DIMS);
+    let (index, mut vectors) = build(&root, &fake);
     for query in [
         "render the coupon record",
         "hash a password before storing it",
         "update_refund",
     ] {
-        // The keyword search's thread also looks up the candidates' vector slots and their
-        // files' chunk counts; fusion must give what it gives when it looks them up itself.
-        let (embedded, searched) = hybrid::embed_while_searching(
-            &index,
-            Some(&vectors),
-            query,
-            5,
-            &opts,
-            &rank,
-            true,
-            || fake.embed_queries(&[query]),
-        );
-        let q = embedded.unwrap().pop().unwrap();
-        let lexical = searched.expect("searched").unwrap();
-        assert!(
-            lexical.is_some(),
-            "{query}: a hybrid search has BM25 candidates"
-        );
-        let overlapped = hybrid::search_ranked_from(
-            &index,
-            Some(&vectors),
-            Some(&q),
-            lexical,
-            query,
-            5,
-            &opts,
-            &rank,
-        )
-        .unwrap();
-        let plain = hybrid::search_ranked(&index, Some(&vectors), Some(&q), query, 5, &opts, &rank)
-            .unwrap();
-        assert_eq!(overlapped.mode, SearchMode::Hybrid);
-        assert!(!plain.hits.is_empty(), "{query}");
-        let view = |r: &hybrid::HybridResults| -> Vec<(String, u32, f32, Vec<Option<f32>>)> {
-            r.hits
-                .iter()
-                .map(|h| {
-                    (
-                        h.hit.file.clone(),
-                        h.hit.start_line,
-                        h.hit.score,
-                        h.explanation.parts.iter().map(|p| p.raw).collect(),
-                    )
-                })
-                .collect()
-        };
-        assert_eq!(view(&overlapped), view(&plain), "{query}");
-        // The cosines were read: some shown hit has a vector part with a value.
-        assert!(
-            overlapped.hits.iter().any(|h| h
-                .explanation
-                .parts
-                .iter()
-                .any(|p| p.signal == Signal::Vector && p.raw.is_some())),
-            "{query}"
-        );
+        assert_overlapped_ranks_as_plain(&index, &vectors, &fake, query);
+    }
+    // Partly embedded: a new file's chunks are BM25 candidates without a vector.
+    std::fs::write(
+        dir.path().join("shop/gift_card.py"),
+        "def redeem_gift_card(card):\n    \"\"\"Redeem a gift card like a coupon.\"\"\"\n    return store.redeem('coupon', card)\n",
+    )
+    .unwrap();
+    index.sync(&mut |_| {}).unwrap();
+    vectors.refresh().unwrap();
+    let coverage = vectors.coverage();
+    assert!(coverage.embedded < coverage.total, "{coverage:?}");
+    for query in ["redeem a gift card coupon", "render the coupon record"] {
+        assert_overlapped_ranks_as_plain(&index, &vectors, &fake, query);
     }
 }

@@ -945,8 +945,10 @@ pub fn search_ranked_from(
                 ),
             );
         }
-        // BM25 candidates outside the vector top: their cosine, when embedded. The BM25
-        // candidates are the first keys of `order`, in the order their slots were looked up.
+        // BM25 candidates outside the vector top: their cosine, when embedded. Every hit
+        // without one is a BM25 candidate (the vector hits carry theirs). The BM25 candidates
+        // are the first keys of `order`, in the order their slots were looked up; a candidate
+        // whose slot was `None` is not embedded and is not looked up again.
         if let Some(slots) = &prepared_slots {
             for (key, slot) in order.iter().zip(slots) {
                 if let Some((_, s)) = hits.get_mut(key)
@@ -955,10 +957,11 @@ pub fn search_ranked_from(
                     s.cosine = slot.map(|slot| v.cosine_of_slot(slot, q));
                 }
             }
-        }
-        for (hit, s) in hits.values_mut() {
-            if s.cosine.is_none() {
-                s.cosine = v.cosine_at(&hit.file, hit.start_line, &hit.sha256, q);
+        } else {
+            for (hit, s) in hits.values_mut() {
+                if s.cosine.is_none() {
+                    s.cosine = v.cosine_at(&hit.file, hit.start_line, &hit.sha256, q);
+                }
             }
         }
     }

@@ -564,8 +564,11 @@ pub fn group_files<T>(
         std::collections::HashMap::new();
     for item in items {
         let v = view(&item);
-        let known = by_file.get(v.file).map(|(role, _)| *role);
-        let role = known.unwrap_or_else(|| params.role_factor(FileRole::of(v.file)));
+        let known = by_file.get_mut(v.file);
+        let role = match &known {
+            Some((role, _)) => *role,
+            None => params.role_factor(FileRole::of(v.file)),
+        };
         let mut score = v.score * role;
         if v.text_window {
             score *= params.text_factor;
@@ -573,7 +576,7 @@ pub fn group_files<T>(
         if v.route {
             score *= params.route_factor;
         }
-        match by_file.get_mut(v.file) {
+        match known {
             Some((_, items)) => items.push((item, score)),
             None => {
                 let file = v.file.to_string();

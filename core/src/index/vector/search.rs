@@ -242,11 +242,11 @@ fn merge_top(
     scanned: impl Iterator<Item = (usize, f32)>,
     k: usize,
 ) -> Vec<(usize, f32)> {
-    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    let mut scanned: Vec<(usize, f32)> = scanned.collect();
     if k == 0 {
         return Vec::new();
     }
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    let mut scanned: Vec<(usize, f32)> = scanned.collect();
     if scanned.len() > k {
         scanned.select_nth_unstable_by(k - 1, order);
         scanned.truncate(k);
